@@ -1,0 +1,24 @@
+# breeze-agent — the two commands a newcomer needs are `make run` and `make test` (README.md).
+SWIFT ?= swift
+RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
+CONFIG ?= config/local.yaml
+
+.PHONY: run test build release deps clean
+
+deps:
+	scripts/deps.sh
+
+build: deps
+	$(SWIFT) build -Xswiftc -warnings-as-errors
+
+release: deps
+	$(SWIFT) build $(RELEASE_FLAGS)
+
+run: release
+	scripts/run.sh $(CONFIG)
+
+test:
+	scripts/test.sh
+
+clean:
+	rm -rf .build

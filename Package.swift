@@ -1,0 +1,66 @@
+// swift-tools-version:6.0
+// breeze-agent: pollen and climate trend → retained MQTT topics for home hubs.
+//
+// Layout (data flows one way, see docs/architecture.md):
+//   C<Lib>       system-library modules over libmosquitto, libcurl, libyaml (module.modulemap + shim.h)
+//   Breeze<Lib>  thin Swift wrappers over them (the edges)
+//   BreezeCore   the pure core: decode → domain → topic tree, no I/O
+//   BreezeAgent  the runtime: config, sources, state, scheduler, publisher, CLI commands
+//   breeze-agent the thin executable
+import PackageDescription
+
+let package = Package(
+    name: "breeze-agent",
+    products: [
+        .executable(name: "breeze-agent", targets: ["breeze-agent"])
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        .target(name: "BreezeMQTT", dependencies: ["CMosquitto"]),
+        .target(name: "BreezeHTTP", dependencies: ["CCurl"]),
+        .target(name: "BreezeYAML", dependencies: ["CYAML"]),
+        .target(name: "BreezeCore"),
+        .target(
+            name: "BreezeAgent",
+            dependencies: ["BreezeCore", "BreezeMQTT", "BreezeHTTP", "BreezeYAML"]
+        ),
+        .executableTarget(name: "breeze-agent", dependencies: ["BreezeAgent"]),
+
+        // Test support: real parts only (a loopback HTTP server, a mosquitto process runner).
+        .target(name: "BreezeTestSupport", dependencies: ["BreezeHTTP", "BreezeMQTT"]),
+
+        .testTarget(name: "CoreTests", dependencies: ["BreezeCore"]),
+        .testTarget(name: "YAMLTests", dependencies: ["BreezeYAML"]),
+        .testTarget(name: "HTTPTests", dependencies: ["BreezeHTTP", "BreezeTestSupport"]),
+        .testTarget(name: "MQTTTests", dependencies: ["BreezeMQTT", "BreezeTestSupport"]),
+        .testTarget(name: "AgentTests", dependencies: ["BreezeAgent", "BreezeCore", "BreezeTestSupport"]),
+    ]
+)
+
+/// One set of settings for every Swift target (the apple/swift-log pattern).
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+    .enableUpcomingFeature("InferIsolatedConformances"),
+    .unsafeFlags(["-require-explicit-sendable"]),
+]
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the Debian packages breeze-agent builds and tests with, only those missing.
+# Usage: scripts/deps.sh [extra-package ...]
+set -euo pipefail
+pkgs=(pkg-config libmosquitto-dev libcurl4-openssl-dev libyaml-dev mosquitto mosquitto-clients openssl ca-certificates tzdata faketime "$@")
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "deps: installing ${missing[*]}" >&2
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
