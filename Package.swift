@@ -41,7 +41,8 @@ let package = Package(
         .executableTarget(name: "breeze-agent", dependencies: ["BreezeAgent"]),
 
         // Test support: real parts only (a loopback HTTP server, a mosquitto process runner).
-        .target(name: "BreezeTestSupport", dependencies: ["BreezeHTTP", "BreezeMQTT"]),
+        // It lives under Tests/ because it may use Foundation (Process); it never ships.
+        .target(name: "BreezeTestSupport", dependencies: ["BreezeHTTP", "BreezeMQTT"], path: "Tests/BreezeTestSupport"),
 
         .testTarget(name: "CoreTests", dependencies: ["BreezeCore"]),
         .testTarget(name: "YAMLTests", dependencies: ["BreezeYAML"]),
