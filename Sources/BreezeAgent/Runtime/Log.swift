@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import BreezeCore
+import Synchronization
+
+/// Log severity, ordered; `log_level` in the config picks the lowest one written.
+public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
+    case debug, info, warning, error
+
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "debug": self = .debug
+        case "info": self = .info
+        case "warning", "warn": self = .warning
+        case "error": self = .error
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .debug: "debug"
+        case .info: "info"
+        case .warning: "warning"
+        case .error: "error"
+        }
+    }
+
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// One line per event on stderr (journald-friendly: stderr is unbuffered and each line is one
+/// `write(2)`), with every configured secret replaced by `********` before it is written.
+///
+/// Under systemd (`JOURNAL_STREAM` set) the timestamp is left out: journald adds its own.
+public final class Log: Sendable {
+    private struct State {
+        var level: LogLevel
+        var secrets: [String]
+    }
+    private let state: Mutex<State>
+    private let withTimestamps: Bool
+    private let sink: @Sendable (String) -> Void
+
+    /// - Parameter sink: where finished lines go; stderr by default (tests capture lines).
+    public init(
+        level: LogLevel = .info, timestamps: Bool? = nil,
+        sink: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.state = Mutex(State(level: level, secrets: []))
+        self.withTimestamps = timestamps ?? (getenv("JOURNAL_STREAM") == nil)
+        self.sink = sink ?? { line in
+            var bytes = Array(line.utf8)
+            bytes.append(UInt8(ascii: "\n"))
+            _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+        }
+    }
+
+    public var level: LogLevel {
+        get { state.withLock { $0.level } }
+        set { state.withLock { $0.level = newValue } }
+    }
+
+    /// Registers values that must never appear in a log line (API keys, passwords).
+    public func redact(_ secrets: [String]) {
+        state.withLock { $0.secrets = secrets.filter { $0.count >= 4 } }
+    }
+
+    public func debug(_ message: @autoclosure () -> String) { emit(.debug, message) }
+    public func info(_ message: @autoclosure () -> String) { emit(.info, message) }
+    public func warning(_ message: @autoclosure () -> String) { emit(.warning, message) }
+    public func error(_ message: @autoclosure () -> String) { emit(.error, message) }
+
+    private func emit(_ level: LogLevel, _ message: () -> String) {
+        let (minimum, secrets) = state.withLock { ($0.level, $0.secrets) }
+        guard level >= minimum else { return }
+        var text = message()
+        for secret in secrets where text.contains(secret) {
+            text = text.replacing(secret, with: "********")
+        }
+        let prefix = withTimestamps ? UTCTimestamp.rfc3339(unixSeconds: Timestamp.nowUnixSeconds()) + " " : ""
+        sink("\(prefix)\(level): \(text)")
+    }
+}
+
+/// Wall-clock helpers for the edges (the core receives times as plain numbers).
+public enum Timestamp {
+    public static func nowUnixSeconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec)
+    }
+
+    /// Monotonic seconds, for schedules and cooldowns (immune to clock steps).
+    public static func monotonicSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

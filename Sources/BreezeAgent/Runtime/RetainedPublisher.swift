@@ -1,0 +1,95 @@
+public import BreezeCore
+import Synchronization
+
+/// Where retained messages go: the MQTT client in production, a recorder in unit tests.
+public protocol RetainedTransport: Sendable {
+    /// Queues one publish; false when it could not be queued (e.g. not connected).
+    func send(topic: String, payload: String, retain: Bool) -> Bool
+}
+
+/// Keeps the broker's retained topics equal to what the agent wants there, publishing only
+/// the difference (SPEC §3).
+///
+/// The wanted state is split into *scopes*, each a topic prefix the agent owns
+/// (`breeze/home/pollen`, `breeze/home/climate`, `homeassistant/device/breeze_home`). A scope
+/// holds either a tree (its topics are exactly those) or `nil` — "not known yet" — in which
+/// case whatever was published under it stays: a failed fetch never clears. Published topics
+/// under no scope at all (a location removed from the config, say) are cleared with an empty
+/// retained payload. What was published is persisted so that this holds across restarts.
+public final class RetainedPublisher: Sendable {
+    private struct State {
+        var published: [String: String]
+        var scopes: [String: TopicTree?] = [:]
+    }
+    private let state: Mutex<State>
+    private let transport: any RetainedTransport
+    private let store: StateStore?
+
+    public init(transport: any RetainedTransport, store: StateStore?) {
+        self.transport = transport
+        self.store = store
+        self.state = Mutex(State(published: store?.publishedTopics() ?? [:]))
+    }
+
+    /// Sets what a scope should hold; `nil` keeps what is published under it.
+    public func set(scope: String, _ tree: TopicTree?) {
+        state.withLock { $0.scopes[scope] = .some(tree) }
+    }
+
+    /// Publishes what changed since the last flush; returns how many messages were sent.
+    @discardableResult
+    public func flush() -> Int { publish(everything: false) }
+
+    /// Publishes every wanted topic again (after a reconnect the broker may have lost them).
+    @discardableResult
+    public func republishAll() -> Int { publish(everything: true) }
+
+    /// The retained topics as the agent believes the broker holds them.
+    public var published: [String: String] { state.withLock { $0.published } }
+
+    /// Everything the agent wants on the broker now (kept scopes included).
+    public var wanted: [String: String] { state.withLock { Self.wanted(in: $0) } }
+
+    private static func wanted(in state: State) -> [String: String] {
+        var wanted: [String: String] = [:]
+        for (scope, tree) in state.scopes {
+            if let tree {
+                wanted.merge(tree.payloads) { _, new in new }
+            } else {
+                for (topic, payload) in state.published where belongs(topic, to: scope) {
+                    wanted[topic] = payload
+                }
+            }
+        }
+        return wanted
+    }
+
+    static func belongs(_ topic: String, to scope: String) -> Bool {
+        topic == scope || (topic.hasPrefix(scope) && topic.utf8.dropFirst(scope.utf8.count).first == UInt8(ascii: "/"))
+    }
+
+    private func publish(everything: Bool) -> Int {
+        // The lock is held across the sends so that two flushes cannot interleave their
+        // diffs; a send only queues into libmosquitto and never blocks on the network.
+        let (count, snapshot): (Int, [String: String]?) = state.withLock { state in
+            let wanted = Self.wanted(in: state)
+            var sent = 0
+            let order = wanted.keys.sorted()
+            for topic in order where everything || state.published[topic] != wanted[topic] {
+                if transport.send(topic: topic, payload: wanted[topic]!, retain: true) {
+                    state.published[topic] = wanted[topic]
+                    sent += 1
+                }
+            }
+            for topic in state.published.keys.sorted() where wanted[topic] == nil {
+                if transport.send(topic: topic, payload: "", retain: true) {
+                    state.published[topic] = nil
+                    sent += 1
+                }
+            }
+            return (sent, sent > 0 ? state.published : nil)
+        }
+        if let snapshot { store?.savePublishedTopics(snapshot) }
+        return count
+    }
+}

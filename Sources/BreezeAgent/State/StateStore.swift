@@ -1,0 +1,132 @@
+import FoundationEssentials
+import Synchronization
+
+/// What the agent keeps in `state_dir` between runs (SPEC §3, §5):
+///
+/// - `published.json`: every retained topic the agent put on the broker, so topics that no
+///   longer apply are cleared even after a restart or a config change;
+/// - `units.json`: the display unit chosen per location with `climate/unit/set`;
+/// - `calls.json`: Google calls per location and local day (the daily cap survives restarts);
+/// - `responses/<loc>.<source>.json`: the last good response per location and source, so a
+///   restart publishes at once and spends no quota.
+///
+/// Every file is replaced atomically. A file that does not decode is logged, set aside as
+/// `<name>.corrupt` and ignored. Without a usable directory (`nil`, or unwritable) the store
+/// keeps everything in memory only: the agent runs without persistence, as SPEC §4 allows.
+public final class StateStore: Sendable {
+    /// A response body as fetched, with the time of the fetch.
+    public struct StoredResponse: Codable, Sendable, Equatable {
+        public var fetchedAt: Int64
+        public var body: String
+        /// Source-specific context needed to reuse the body (e.g. the local date it was fetched for).
+        public var context: [String: String]
+        public init(fetchedAt: Int64, body: String, context: [String: String] = [:]) {
+            self.fetchedAt = fetchedAt
+            self.body = body
+            self.context = context
+        }
+    }
+
+    /// Calls made to a paid API for one location on one local day.
+    public struct CallCount: Codable, Sendable, Equatable {
+        public var date: String
+        public var calls: Int
+        public init(date: String, calls: Int) {
+            self.date = date
+            self.calls = calls
+        }
+    }
+
+    public let directory: String?
+    private let log: Log
+    private let memory: Mutex<[String: [UInt8]]>
+
+    /// - Parameter directory: `state_dir`; nil runs without persistence.
+    public init(directory: String?, log: Log) {
+        self.log = log
+        self.memory = Mutex([:])
+        guard let directory else {
+            self.directory = nil
+            return
+        }
+        do {
+            try AtomicFile.makeDirectory(directory + "/responses")
+            let probe = directory + "/.write-test"
+            try AtomicFile.write([], to: probe)
+            _ = unlinkFile(probe)
+            self.directory = directory
+        } catch {
+            log.warning("state_dir \(directory) is not writable (\(error)); running without persistence")
+            self.directory = nil
+        }
+    }
+
+    // MARK: typed state
+
+    public func publishedTopics() -> [String: String] { load("published.json") ?? [:] }
+    public func savePublishedTopics(_ topics: [String: String]) { save(topics, "published.json") }
+
+    public func units() -> [String: String] { load("units.json") ?? [:] }
+    public func saveUnit(_ unit: String, for location: String) {
+        var all = units()
+        all[location] = unit
+        save(all, "units.json")
+    }
+
+    public func callCounts() -> [String: CallCount] { load("calls.json") ?? [:] }
+    public func saveCallCounts(_ counts: [String: CallCount]) { save(counts, "calls.json") }
+
+    public func response(location: String, source: String) -> StoredResponse? {
+        load("responses/\(location).\(source).json")
+    }
+    public func saveResponse(_ response: StoredResponse, location: String, source: String) {
+        save(response, "responses/\(location).\(source).json")
+    }
+    public func removeResponse(location: String, source: String) {
+        let name = "responses/\(location).\(source).json"
+        memory.withLock { _ = $0.removeValue(forKey: name) }
+        if let directory { _ = unlinkFile(directory + "/" + name) }
+    }
+
+    // MARK: files
+
+    private func load<T: Decodable>(_ name: String) -> T? {
+        let bytes: [UInt8]?
+        if let directory {
+            do {
+                bytes = try AtomicFile.read(directory + "/" + name)
+            } catch {
+                log.warning("state: \(error); ignoring it")
+                return nil
+            }
+        } else {
+            bytes = memory.withLock { $0[name] }
+        }
+        guard let bytes else { return nil }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(bytes))
+        } catch {
+            if let directory {
+                log.warning("state file \(directory)/\(name) is corrupt; set aside as \(name).corrupt and ignored")
+                AtomicFile.setAside(directory + "/" + name)
+            }
+            return nil
+        }
+    }
+
+    private func save<T: Encodable>(_ value: T, _ name: String) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(value) else { return }
+        let bytes = [UInt8](data)
+        guard let directory else {
+            memory.withLock { $0[name] = bytes }
+            return
+        }
+        do {
+            try AtomicFile.write(bytes, to: directory + "/" + name)
+        } catch {
+            log.warning("state: \(error)")
+        }
+    }
+}
