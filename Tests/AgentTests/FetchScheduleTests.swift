@@ -1,0 +1,53 @@
+import BreezeAgent
+import Testing
+
+@Suite struct FetchScheduleTests {
+    @Test func successSchedulesOneIntervalLaterWithBoundedJitter() {
+        var s = FetchSchedule(interval: 21_600, refreshCooldown: 900, nextDue: 0)
+        #expect(s.isDue(at: 0))
+        s.succeeded(at: 1000, jitter: 0)
+        #expect(s.nextDue == 22_600)
+        s.succeeded(at: 1000, jitter: 0.999)
+        #expect(s.nextDue > 22_600 && s.nextDue <= 22_900)
+        #expect(!s.isDue(at: 22_599) && s.isDue(at: 22_900))
+    }
+
+    @Test func failuresBackOffExponentiallyUpToTheCap() {
+        var s = FetchSchedule(interval: 21_600, refreshCooldown: 900, nextDue: 0)
+        let delays = (0..<10).map { _ in s.failed(at: 0, retryAfter: nil, jitter: 0) }
+        #expect(delays == [60, 120, 240, 480, 960, 1920, 3600, 3600, 3600, 3600])
+        #expect(s.consecutiveFailures == 10)
+        s.succeeded(at: 0, jitter: 0)
+        #expect(s.consecutiveFailures == 0)
+        let jittered = s.failed(at: 0, retryAfter: nil, jitter: 0.999)
+        #expect(jittered == 74)
+    }
+
+    @Test func retryAfterIsHonouredButNotShortened() {
+        var s = FetchSchedule(interval: 21_600, refreshCooldown: 900, nextDue: 0)
+        let honoured = s.failed(at: 100, retryAfter: 600, jitter: 0)
+        #expect(honoured == 600)
+        #expect(s.nextDue == 700)
+        let notShortened = s.failed(at: 100, retryAfter: 5, jitter: 0)
+        #expect(notShortened == 120)
+    }
+
+    @Test func rejectedKeyWaitsADay() {
+        var s = FetchSchedule(interval: 21_600, refreshCooldown: 900, nextDue: 0)
+        s.keyRejected(at: 50)
+        #expect(s.nextDue == 86_450)
+    }
+
+    @Test func refreshHonoursTheCooldown() {
+        var s = FetchSchedule(interval: 21_600, refreshCooldown: 900, nextDue: 99_999)
+        let granted = s.refresh(at: 1000)
+        #expect(granted)
+        #expect(s.isDue(at: 1000))
+        s.succeeded(at: 1000, jitter: 0)
+        let refused = s.refresh(at: 1899)
+        #expect(!refused)
+        #expect(!s.isDue(at: 1899))
+        let grantedAgain = s.refresh(at: 1900)
+        #expect(grantedAgain)
+    }
+}
