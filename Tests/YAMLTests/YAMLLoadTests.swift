@@ -41,6 +41,7 @@ struct YAMLLoadTests {
             literal: |
               two
               lines
+
             """)
         let entries = try pairs(root)
         #expect(entries.map { $0.key.scalarText } == ["plain", "single", "double", "number", "quotedNumber", "empty", "literal"])

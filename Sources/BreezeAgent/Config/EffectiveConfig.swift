@@ -72,7 +72,10 @@ public func renderEffective(_ c: AgentConfig) -> String {
         ("moderate", p.colors.moderate?.description), ("high", p.colors.high?.description),
         ("very_high", p.colors.veryHigh?.description), ("unknown", p.colors.unknown?.description),
     ]
-    for (key, value) in colors { optional(4, key, value, unset: "default") }
+    for (key, value) in colors {
+        // An empty `none:` would read back as a (refused) unquoted `#…`; a comment reads back as "default".
+        if let value { line(4, key, quoted(value)) } else { out.append("    # \(key): default") }
+    }
 
     let cl = c.climate
     line(0, "climate", "")
