@@ -15,7 +15,8 @@ public enum YAML {
         let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
         defer { parser.deallocate() }
         guard yaml_parser_initialize(parser) == 1 else {
-            throw YAMLError(file: file, line: 1, column: 1, message: "libyaml could not initialise a parser (out of memory)")
+            throw YAMLError(
+                file: file, line: 1, column: 1, message: "libyaml could not initialise a parser (out of memory)")
         }
         defer { yaml_parser_delete(parser) }
         return try bytes.withUnsafeBufferPointer { (buffer) throws(YAMLError) -> YAMLNode? in
@@ -82,9 +83,10 @@ private struct TreeBuilder {
         case YAML_SCALAR_EVENT:
             let data = event.data.scalar
             try rejectAnchor(data.anchor, line: line, column: column)
-            let text = data.value.map {
-                String(decoding: UnsafeBufferPointer(start: $0, count: data.length), as: UTF8.self)
-            } ?? ""
+            let text =
+                data.value.map {
+                    String(decoding: UnsafeBufferPointer(start: $0, count: data.length), as: UTF8.self)
+                } ?? ""
             let style: YAMLNode.ScalarStyle =
                 switch data.style {
                 case YAML_SINGLE_QUOTED_SCALAR_STYLE: .singleQuoted

@@ -19,9 +19,10 @@ struct ConfigLoaderTests {
         #expect(config.mqtt.protocolVersion == .v5)
         #expect(config.mqtt.tls == nil)
         #expect(config.homeAssistant == HomeAssistantSettings(discovery: true, prefix: "homeassistant"))
-        #expect(config.locations == [
-            LocationConfig(id: "home", name: "home", latitude: 52.52, longitude: 13.405, timezone: "Europe/Berlin")
-        ])
+        #expect(
+            config.locations == [
+                LocationConfig(id: "home", name: "home", latitude: 52.52, longitude: 13.405, timezone: "Europe/Berlin")
+            ])
         #expect(config.pollen.enabled)
         #expect(config.pollen.source == .auto)
         #expect(config.pollen.apiKey == nil)
@@ -31,7 +32,11 @@ struct ConfigLoaderTests {
         #expect(config.pollen.refreshCooldown == .seconds(900))
         #expect(config.pollen.maxCallsPerDay == 24)
         #expect(config.pollen.colors == PollenColorOverrides())
-        #expect(config.climate == ClimateSettings(enabled: true, unit: .fahrenheit, years: [1980, 1990, 2000, 2010, 2020], refreshCooldown: .seconds(3600)))
+        #expect(
+            config.climate
+                == ClimateSettings(
+                    enabled: true, unit: .fahrenheit, years: [1980, 1990, 2000, 2010, 2020],
+                    refreshCooldown: .seconds(3600)))
         #expect(config.endpoints == Endpoints())
         #expect(config.endpoints.pollen == "https://pollen.googleapis.com/v1")
         #expect(config.stateDir == "/var/lib/breeze-agent")
@@ -79,7 +84,8 @@ struct ConfigLoaderTests {
         #expect(config.mqtt.qos == 2)
         #expect(config.mqtt.keepalive == 30)
         #expect(config.mqtt.protocolVersion == .v311)
-        #expect(config.mqtt.tls == TLSSettings(caFile: "/etc/ca.pem", certFile: "c.crt", keyFile: "c.key", insecure: true))
+        #expect(
+            config.mqtt.tls == TLSSettings(caFile: "/etc/ca.pem", certFile: "c.crt", keyFile: "c.key", insecure: true))
         #expect(config.homeAssistant == HomeAssistantSettings(discovery: false, prefix: "ha"))
         #expect(config.locations.map(\.id) == ["home", "office_2"])
         #expect(config.locations[0].name == "Our flat")
@@ -164,49 +170,86 @@ struct ConfigLoaderTests {
         ("mqtt:\n  topic_prefix: a//b\n" + oneLocation, 2, "mqtt.topic_prefix", "got \"a//b\""),
         ("mqtt:\n  topic_prefix: a/+/b\n" + oneLocation, 2, "mqtt.topic_prefix", "got \"a/+/b\""),
         ("mqtt:\n  tls: {cert_file: c.crt}\n" + oneLocation, 2, "mqtt.tls.cert_file", "go together"),
-        ("mqtt:\n  tls: {insecure: maybe}\n" + oneLocation, 2, "mqtt.tls.insecure", "expected true or false, got \"maybe\""),
+        (
+            "mqtt:\n  tls: {insecure: maybe}\n" + oneLocation, 2, "mqtt.tls.insecure",
+            "expected true or false, got \"maybe\""
+        ),
         ("mqtt: [a, b]\n" + oneLocation, 1, "mqtt", "expected a mapping of keys, got a list"),
         ("homeassistant:\n  prefix: \"ha#\"\n" + oneLocation, 2, "homeassistant.prefix", "got \"ha#\""),
-        ("log_level: verbose\n" + oneLocation, 1, "log_level", "expected one of \"debug\", \"info\", \"warning\", \"error\""),
+        (
+            "log_level: verbose\n" + oneLocation, 1, "log_level",
+            "expected one of \"debug\", \"info\", \"warning\", \"error\""
+        ),
         ("mqtt: {}\n", 1, "locations", "required: a list of one or more locations"),
         ("locations: []\n", 1, "locations", "expected a list of one or more locations"),
         ("locations:\n  - home\n", 2, "locations[0]", "expected a mapping"),
-        ("locations:\n  - {id: home, latitude: 91, longitude: 0, timezone: UTC}\n", 2, "locations[0].latitude",
-         "expected a latitude in degrees, −90 to 90, got \"91\""),
-        ("locations:\n  - id: home\n    latitude: 1\n    longitude: -180.5\n    timezone: UTC\n", 4,
-         "locations[0].longitude", "got \"-180.5\""),
+        (
+            "locations:\n  - {id: home, latitude: 91, longitude: 0, timezone: UTC}\n", 2, "locations[0].latitude",
+            "expected a latitude in degrees, −90 to 90, got \"91\""
+        ),
+        (
+            "locations:\n  - id: home\n    latitude: 1\n    longitude: -180.5\n    timezone: UTC\n", 4,
+            "locations[0].longitude", "got \"-180.5\""
+        ),
         ("locations:\n  - id: home\n    latitude: north\n", 3, "locations[0].latitude", "got \"north\""),
         ("locations:\n  - id: home\n    longitude: 2\n", 2, "locations[0].latitude", "required: a latitude"),
         ("locations:\n  - {latitude: 1, longitude: 2}\n", 2, "locations[0].id", "required: an id"),
-        ("locations:\n  - {id: Home, latitude: 1, longitude: 2, timezone: UTC}\n", 2, "locations[0].id",
-         "lower-case letters, digits, _ and -"),
+        (
+            "locations:\n  - {id: Home, latitude: 1, longitude: 2, timezone: UTC}\n", 2, "locations[0].id",
+            "lower-case letters, digits, _ and -"
+        ),
         ("locations:\n  - {id: a/b, latitude: 1, longitude: 2, timezone: UTC}\n", 2, "locations[0].id", "got \"a/b\""),
-        ("locations:\n  - {id: home, latitude: 1, longitude: 2, timezone: UTC}\n  - id: work\n    latitude: 1\n"
-            + "    longitude: 2\n    timezone: UTC\n  - {id: home, latitude: 3, longitude: 4, timezone: UTC}\n", 7,
-         "locations[2].id", "duplicate location id \"home\" (first used at line 2)"),
-        ("locations:\n  - {id: home, latitude: 1, longitude: 2, timezone: Mars/Base}\n", 2, "locations[0].timezone",
-         "expected an IANA time zone name like Europe/Berlin"),
-        ("locations:\n  - {id: home, latitude: 1, longitude: 2, timezone: Broken/Zone}\n", 2, "locations[0].timezone",
-         "got \"Broken/Zone\""),
-        ("locations:\n  - {id: home, latitude: 1, longitude: 2, timezone: ../zoneinfo/UTC}\n", 2,
-         "locations[0].timezone", "got \"../zoneinfo/UTC\""),
-        ("locations:\n  - {id: home, latitude: 1, longitude: 2, tz: UTC}\n", 2, "locations[0].tz",
-         "unknown key \"tz\""),
+        (
+            "locations:\n  - {id: home, latitude: 1, longitude: 2, timezone: UTC}\n  - id: work\n    latitude: 1\n"
+                + "    longitude: 2\n    timezone: UTC\n  - {id: home, latitude: 3, longitude: 4, timezone: UTC}\n", 7,
+            "locations[2].id", "duplicate location id \"home\" (first used at line 2)"
+        ),
+        (
+            "locations:\n  - {id: home, latitude: 1, longitude: 2, timezone: Mars/Base}\n", 2, "locations[0].timezone",
+            "expected an IANA time zone name like Europe/Berlin"
+        ),
+        (
+            "locations:\n  - {id: home, latitude: 1, longitude: 2, timezone: Broken/Zone}\n", 2,
+            "locations[0].timezone",
+            "got \"Broken/Zone\""
+        ),
+        (
+            "locations:\n  - {id: home, latitude: 1, longitude: 2, timezone: ../zoneinfo/UTC}\n", 2,
+            "locations[0].timezone", "got \"../zoneinfo/UTC\""
+        ),
+        (
+            "locations:\n  - {id: home, latitude: 1, longitude: 2, tz: UTC}\n", 2, "locations[0].tz",
+            "unknown key \"tz\""
+        ),
         (oneLocation + "\npollen:\n  interval: 10m\n", 4, "pollen.interval", "(at least 15m), got \"10m\""),
         (oneLocation + "\npollen:\n  days: 6\n", 4, "pollen.days", "expected an integer 1–5"),
-        (oneLocation + "\npollen:\n  source: bing\n", 4, "pollen.source", "expected one of \"auto\", \"google\", \"open-meteo\""),
+        (
+            oneLocation + "\npollen:\n  source: bing\n", 4, "pollen.source",
+            "expected one of \"auto\", \"google\", \"open-meteo\""
+        ),
         (oneLocation + "\npollen:\n  source: google\n", 4, "pollen.source", "source google needs an API key"),
         (oneLocation + "\npollen:\n  enabled: maybe\n", 4, "pollen.enabled", "expected true or false"),
         (oneLocation + "\npollen:\n  language: \"en us\"\n", 4, "pollen.language", "expected a language code"),
         (oneLocation + "\npollen:\n  colors:\n    low: #ff0000\n", 5, "pollen.colors.low", "in quotes"),
-        (oneLocation + "\npollen:\n  colors:\n    high: \"#ff00zz\"\n", 5, "pollen.colors.high", "got the quoted string \"#ff00zz\""),
-        (oneLocation + "\npollen:\n  colors:\n    hihg: \"#ff0000\"\n", 5, "pollen.colors.hihg", "did you mean \"high\"?"),
-        (oneLocation + "\nclimate:\n  years: [1980, 1930]\n", 4, "climate.years[1]",
-         "expected a year from 1940 to 2025 (before the current year), got \"1930\""),
+        (
+            oneLocation + "\npollen:\n  colors:\n    high: \"#ff00zz\"\n", 5, "pollen.colors.high",
+            "got the quoted string \"#ff00zz\""
+        ),
+        (
+            oneLocation + "\npollen:\n  colors:\n    hihg: \"#ff0000\"\n", 5, "pollen.colors.hihg",
+            "did you mean \"high\"?"
+        ),
+        (
+            oneLocation + "\nclimate:\n  years: [1980, 1930]\n", 4, "climate.years[1]",
+            "expected a year from 1940 to 2025 (before the current year), got \"1930\""
+        ),
         (oneLocation + "\nclimate:\n  years:\n    - 2000\n    - 2026\n", 6, "climate.years[1]", "got \"2026\""),
         (oneLocation + "\nclimate:\n  years: []\n", 4, "climate.years", "one or more years"),
         (oneLocation + "\nclimate:\n  unit: kelvin\n", 4, "climate.unit", "\"fahrenheit\", \"celsius\""),
-        (oneLocation + "\nendpoints:\n  pollen: ftp://x\n", 4, "endpoints.pollen", "expected an http:// or https:// base URL"),
+        (
+            oneLocation + "\nendpoints:\n  pollen: ftp://x\n", 4, "endpoints.pollen",
+            "expected an http:// or https:// base URL"
+        ),
         (oneLocation + "\nstate_dir: [a]\n", 3, "state_dir", "expected a directory path, got a list"),
         ("mqtt:\n  host: a\n  host: b\n" + oneLocation, 3, "", "duplicate key \"host\" (first given at line 2)"),
         ("mqtt:\n  host: [a\n" + oneLocation, 3, "", "flow sequence"),
@@ -228,7 +271,8 @@ struct ConfigLoaderTests {
         let sandbox = try ConfigSandbox()
         let path = sandbox.root.appendingPathComponent("nope.yaml").path
         #expect {
-            try ConfigLoader.load(path: path, environment: [:], currentYear: 2026, hostname: "h", timeZones: sandbox.resolver)
+            try ConfigLoader.load(
+                path: path, environment: [:], currentYear: 2026, hostname: "h", timeZones: sandbox.resolver)
         } throws: { error in
             let error = error as? ConfigError
             return error?.description == "\(path): cannot read the configuration file: No such file or directory"

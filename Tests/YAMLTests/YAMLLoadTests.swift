@@ -44,16 +44,37 @@ struct YAMLLoadTests {
 
             """)
         let entries = try pairs(root)
-        #expect(entries.map { $0.key.scalarText } == ["plain", "single", "double", "number", "quotedNumber", "empty", "literal"])
+        #expect(
+            entries.map { $0.key.scalarText } == [
+                "plain", "single", "double", "number", "quotedNumber", "empty", "literal",
+            ])
         let values = entries.map(\.value)
-        guard case .scalar("hello world", .plain) = values[0].kind else { Issue.record("plain: \(values[0].kind)"); return }
-        guard case .scalar("it's", .singleQuoted) = values[1].kind else { Issue.record("single: \(values[1].kind)"); return }
-        guard case .scalar("tab\tend", .doubleQuoted) = values[2].kind else { Issue.record("double: \(values[2].kind)"); return }
-        guard case .scalar("1883", .plain) = values[3].kind else { Issue.record("number: \(values[3].kind)"); return }
-        guard case .scalar("1883", .doubleQuoted) = values[4].kind else { Issue.record("quoted: \(values[4].kind)"); return }
+        guard case .scalar("hello world", .plain) = values[0].kind else {
+            Issue.record("plain: \(values[0].kind)")
+            return
+        }
+        guard case .scalar("it's", .singleQuoted) = values[1].kind else {
+            Issue.record("single: \(values[1].kind)")
+            return
+        }
+        guard case .scalar("tab\tend", .doubleQuoted) = values[2].kind else {
+            Issue.record("double: \(values[2].kind)")
+            return
+        }
+        guard case .scalar("1883", .plain) = values[3].kind else {
+            Issue.record("number: \(values[3].kind)")
+            return
+        }
+        guard case .scalar("1883", .doubleQuoted) = values[4].kind else {
+            Issue.record("quoted: \(values[4].kind)")
+            return
+        }
         #expect(values[5].isNull)
         #expect(!values[4].isNull)
-        guard case .scalar("two\nlines\n", .literal) = values[6].kind else { Issue.record("literal: \(values[6].kind)"); return }
+        guard case .scalar("two\nlines\n", .literal) = values[6].kind else {
+            Issue.record("literal: \(values[6].kind)")
+            return
+        }
     }
 
     @Test func nullSpellings() throws {
@@ -95,13 +116,22 @@ struct YAMLLoadTests {
     @Test func flowStyle() throws {
         let root = try load("tls: {}\nyears: [1980, 2000]\nm: {a: 1, b: [x, 'y']}\n")
         let top = try pairs(root)
-        guard case .mapping(let tls) = top[0].value.kind else { Issue.record("tls"); return }
+        guard case .mapping(let tls) = top[0].value.kind else {
+            Issue.record("tls")
+            return
+        }
         #expect(tls.isEmpty)
-        guard case .sequence(let years) = top[1].value.kind else { Issue.record("years"); return }
+        guard case .sequence(let years) = top[1].value.kind else {
+            Issue.record("years")
+            return
+        }
         #expect(years.map(\.scalarText) == ["1980", "2000"])
         #expect(years[1].line == 2 && years[1].column == 15)
         let m = try pairs(top[2].value)
-        guard case .sequence(let b) = m[1].value.kind else { Issue.record("b"); return }
+        guard case .sequence(let b) = m[1].value.kind else {
+            Issue.record("b")
+            return
+        }
         #expect(b.map(\.scalarText) == ["x", "y"])
     }
 

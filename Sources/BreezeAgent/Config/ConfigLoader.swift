@@ -124,7 +124,9 @@ private struct ConfigParser {
             }
         }
         var host = try r.text("host", expected: "a host name or address") ?? "localhost"
-        if host.contains(" ") { throw r.fail("host", "expected a host name or address, got \(MappingReader.quote(host))") }
+        if host.contains(" ") {
+            throw r.fail("host", "expected a host name or address, got \(MappingReader.quote(host))")
+        }
         var port = try r.int("port", in: 1...65535) ?? (tls == nil ? 1883 : 8883)
         var username = try r.text("username")
         var password = try secret(r, inline: "password", file: "password_file")
@@ -175,7 +177,8 @@ private struct ConfigParser {
             throw ConfigError(
                 file: file, line: second, keyPath: r.keyPath(inline),
                 message:
-                    "give either \(r.keyPath(inline)) or \(r.keyPath(fileKey)), not both (lines \(first) and \(second))")
+                    "give either \(r.keyPath(inline)) or \(r.keyPath(fileKey)), not both (lines \(first) and \(second))"
+            )
         }
         if let value {
             guard !value.isEmpty else { throw r.fail(inline, "expected a non-empty string") }
@@ -223,7 +226,9 @@ private struct ConfigParser {
             guard case .mapping = item.kind else {
                 throw ConfigError(
                     file: file, line: item.line, keyPath: path,
-                    message: "expected a mapping with id, name, latitude, longitude, timezone, got \(MappingReader.describe(item))")
+                    message:
+                        "expected a mapping with id, name, latitude, longitude, timezone, got \(MappingReader.describe(item))"
+                )
             }
             let r = try MappingReader(
                 item, path: path, keys: ["id", "name", "latitude", "longitude", "timezone"], file: file)
@@ -293,18 +298,24 @@ private struct ConfigParser {
         if settings.enabled, settings.source == .google, settings.apiKey == nil {
             throw r.fail(
                 "source",
-                "source google needs an API key: set pollen.api_key, pollen.api_key_file or BREEZE_GOOGLE_API_KEY (or use auto)")
+                "source google needs an API key: set pollen.api_key, pollen.api_key_file or BREEZE_GOOGLE_API_KEY (or use auto)"
+            )
         }
         settings.days = try r.int("days", in: 1...5) ?? 5
         if let language = try r.text("language", expected: "a language code like en or de") {
-            let ok = language.count <= 35
-                && language.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5a) || ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d }
+            let ok =
+                language.count <= 35
+                && language.utf8.allSatisfy {
+                    ($0 >= 0x41 && $0 <= 0x5a) || ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d
+                }
             guard ok else {
-                throw r.fail("language", "expected a language code like en, de or pt-BR, got \(MappingReader.quote(language))")
+                throw r.fail(
+                    "language", "expected a language code like en, de or pt-BR, got \(MappingReader.quote(language))")
             }
             settings.language = language
         }
-        settings.interval = try r.duration("interval", atLeast: .seconds(15 * 60), minimumText: "15m") ?? .seconds(6 * 3600)
+        settings.interval =
+            try r.duration("interval", atLeast: .seconds(15 * 60), minimumText: "15m") ?? .seconds(6 * 3600)
         settings.refreshCooldown =
             try r.duration("refresh_cooldown", atLeast: .seconds(60), minimumText: "1m") ?? .seconds(15 * 60)
         settings.maxCallsPerDay = try r.int("max_calls_per_day", in: 1...10_000) ?? 24
@@ -322,7 +333,9 @@ private struct ConfigParser {
                 throw r.fail(key, "expected a color \"#rrggbb\" in quotes (an unquoted # starts a YAML comment)")
             }
             guard let text = value.scalarText, text.utf8.count == 7, text.hasPrefix("#"),
-                text.utf8.dropFirst().allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }),
+                text.utf8.dropFirst().allSatisfy({
+                    ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66)
+                }),
                 let parsed = HexColor(hex: text)
             else { throw r.fail(key, "expected a color \"#rrggbb\", got \(MappingReader.describe(value))", at: value) }
             return parsed
@@ -335,14 +348,18 @@ private struct ConfigParser {
     // MARK: climate
 
     private func parseClimate(_ node: YAMLNode?) throws(ConfigError) -> ClimateSettings {
-        let r = try MappingReader(node, path: "climate", keys: ["enabled", "unit", "years", "refresh_cooldown"], file: file)
+        let r = try MappingReader(
+            node, path: "climate", keys: ["enabled", "unit", "years", "refresh_cooldown"], file: file)
         var settings = ClimateSettings()
         settings.enabled = try r.bool("enabled") ?? true
         settings.unit = try r.choice("unit", ["fahrenheit", "celsius"]).flatMap(TemperatureUnit.init) ?? .fahrenheit
         let yearExpected = "a year from 1940 to \(currentYear - 1) (before the current year)"
         if let node = r.node("years") {
             guard case .sequence(let items) = node.kind, !items.isEmpty else {
-                throw r.fail("years", "expected a list of one or more years like [1980, 2000], got \(MappingReader.describe(node))", at: node)
+                throw r.fail(
+                    "years",
+                    "expected a list of one or more years like [1980, 2000], got \(MappingReader.describe(node))",
+                    at: node)
             }
             var years: [Int] = []
             for (index, item) in items.enumerated() {
@@ -372,11 +389,13 @@ private struct ConfigParser {
             node, path: "endpoints", keys: ["pollen", "air_quality", "climate_archive", "climate_forecast"], file: file)
         func url(_ key: String, _ fallback: String) throws(ConfigError) -> String {
             guard var text = try r.text(key, expected: "an http:// or https:// base URL") else { return fallback }
-            let rest = text.hasPrefix("https://") ? text.dropFirst(8) : text.hasPrefix("http://") ? text.dropFirst(7) : nil
+            let rest =
+                text.hasPrefix("https://") ? text.dropFirst(8) : text.hasPrefix("http://") ? text.dropFirst(7) : nil
             guard let rest, !rest.isEmpty, !rest.hasPrefix("/"), !text.contains(" "), !text.contains("?"),
                 !text.contains("#")
             else {
-                throw r.fail(key, "expected an http:// or https:// base URL without query, got \(MappingReader.quote(text))")
+                throw r.fail(
+                    key, "expected an http:// or https:// base URL without query, got \(MappingReader.quote(text))")
             }
             while text.hasSuffix("/") { text.removeLast() }
             return text

@@ -15,7 +15,8 @@ public struct TimeZoneResolver: Sendable {
         zoneInfoRoot: String = "/usr/share/zoneinfo", timezoneFile: String = "/etc/timezone",
         localtimeLink: String = "/etc/localtime"
     ) {
-        self.zoneInfoRoot = zoneInfoRoot.count > 1 && zoneInfoRoot.hasSuffix("/")
+        self.zoneInfoRoot =
+            zoneInfoRoot.count > 1 && zoneInfoRoot.hasSuffix("/")
             ? String(zoneInfoRoot.dropLast()) : zoneInfoRoot
         self.timezoneFile = timezoneFile
         self.localtimeLink = localtimeLink
