@@ -1,0 +1,272 @@
+public import BreezeCore
+
+/// The whole validated configuration (SPEC §4): every default applied, every secret read,
+/// every location's time zone resolved to an IANA name. Built only by `ConfigLoader.load`.
+public struct AgentConfig: Sendable {
+    public var mqtt: MQTTSettings
+    public var homeAssistant: HomeAssistantSettings
+    /// One or more, ids unique, in file order.
+    public var locations: [LocationConfig]
+    public var pollen: PollenSettings
+    public var climate: ClimateSettings
+    public var endpoints: Endpoints
+    /// As written (may be relative to the working directory); an unwritable one is the runtime's warning.
+    public var stateDir: String
+    public var logLevel: LogLevel
+    /// The file this configuration came from, for messages.
+    public var sourceFile: String
+
+    public init(
+        mqtt: MQTTSettings, homeAssistant: HomeAssistantSettings, locations: [LocationConfig], pollen: PollenSettings,
+        climate: ClimateSettings, endpoints: Endpoints, stateDir: String, logLevel: LogLevel, sourceFile: String
+    ) {
+        self.mqtt = mqtt
+        self.homeAssistant = homeAssistant
+        self.locations = locations
+        self.pollen = pollen
+        self.climate = climate
+        self.endpoints = endpoints
+        self.stateDir = stateDir
+        self.logLevel = logLevel
+        self.sourceFile = sourceFile
+    }
+}
+
+/// A password or API key. Its `description` is masked so that string interpolation into a log
+/// line, an error or `check-config` output can never leak it; read `value` deliberately.
+public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The secret itself. Only the HTTP header / MQTT login should ever read this.
+    public let value: String
+    /// Where it came from, safe to show: `inline`, `file /run/keys/x`, `environment BREEZE_MQTT_PASSWORD`.
+    public let origin: String
+
+    public init(_ value: String, origin: String) {
+        self.value = value
+        self.origin = origin
+    }
+
+    public var description: String { "********" }
+    public var debugDescription: String { "Secret(********, from \(origin))" }
+}
+
+/// MQTT protocol version spoken to the broker.
+public enum MQTTProtocolVersion: String, Sendable, Hashable {
+    case v5 = "5"
+    case v311 = "3.1.1"
+}
+
+/// `mqtt:` — broker connection and topic layout.
+public struct MQTTSettings: Sendable {
+    public var host: String
+    /// 1883 by default, 8883 when `tls` is set.
+    public var port: Int
+    public var username: String?
+    public var password: Secret?
+    /// `breeze-agent-<hostname>` by default.
+    public var clientID: String
+    /// Valid as a topic prefix: no wildcards, no empty levels, no leading or trailing `/`.
+    public var topicPrefix: String
+    /// 0, 1 or 2.
+    public var qos: Int
+    /// Seconds.
+    public var keepalive: Int
+    public var protocolVersion: MQTTProtocolVersion
+    /// Non-nil means TLS on (`tls: {}` is enough).
+    public var tls: TLSSettings?
+
+    public init(
+        host: String = "localhost", port: Int = 1883, username: String? = nil, password: Secret? = nil,
+        clientID: String, topicPrefix: String = "breeze", qos: Int = 1, keepalive: Int = 60,
+        protocolVersion: MQTTProtocolVersion = .v5, tls: TLSSettings? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.clientID = clientID
+        self.topicPrefix = topicPrefix
+        self.qos = qos
+        self.keepalive = keepalive
+        self.protocolVersion = protocolVersion
+        self.tls = tls
+    }
+}
+
+/// `mqtt.tls:` — present means TLS on.
+public struct TLSSettings: Sendable, Equatable {
+    /// nil: the system's CA store.
+    public var caFile: String?
+    public var certFile: String?
+    public var keyFile: String?
+    /// Skip certificate and host name verification (for self-signed test brokers only).
+    public var insecure: Bool
+
+    public init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, insecure: Bool = false) {
+        self.caFile = caFile
+        self.certFile = certFile
+        self.keyFile = keyFile
+        self.insecure = insecure
+    }
+}
+
+/// `homeassistant:` — MQTT discovery.
+public struct HomeAssistantSettings: Sendable, Equatable {
+    public var discovery: Bool
+    public var prefix: String
+
+    public init(discovery: Bool = true, prefix: String = "homeassistant") {
+        self.discovery = discovery
+        self.prefix = prefix
+    }
+}
+
+/// One entry of `locations:`.
+public struct LocationConfig: Sendable, Equatable {
+    /// `[a-z0-9_-]+`, unique; becomes a topic level.
+    public var id: String
+    /// Defaults to the id.
+    public var name: String
+    /// −90…90.
+    public var latitude: Double
+    /// −180…180.
+    public var longitude: Double
+    /// An IANA name verified to exist under the zoneinfo root (TZif file), from the config or the system.
+    public var timezone: String
+
+    public init(id: String, name: String, latitude: Double, longitude: Double, timezone: String) {
+        self.id = id
+        self.name = name
+        self.latitude = latitude
+        self.longitude = longitude
+        self.timezone = timezone
+    }
+}
+
+/// Where pollen comes from (SPEC §1b).
+public enum PollenSourceChoice: String, Sendable, Hashable {
+    /// Google when an API key is configured, else Open-Meteo.
+    case auto
+    case google
+    case openMeteo = "open-meteo"
+}
+
+/// `pollen.colors:` — per-level overrides of SPEC §1's color table; nil keeps the default.
+public struct PollenColorOverrides: Sendable, Equatable {
+    public var none: HexColor?
+    public var low: HexColor?
+    public var moderate: HexColor?
+    public var high: HexColor?
+    public var veryHigh: HexColor?
+    public var unknown: HexColor?
+
+    public init(
+        none: HexColor? = nil, low: HexColor? = nil, moderate: HexColor? = nil, high: HexColor? = nil,
+        veryHigh: HexColor? = nil, unknown: HexColor? = nil
+    ) {
+        self.none = none
+        self.low = low
+        self.moderate = moderate
+        self.high = high
+        self.veryHigh = veryHigh
+        self.unknown = unknown
+    }
+}
+
+/// `pollen:`.
+public struct PollenSettings: Sendable {
+    public var enabled: Bool
+    public var source: PollenSourceChoice
+    public var apiKey: Secret?
+    /// 1…5.
+    public var days: Int
+    /// BCP 47 language code for Google's localized texts.
+    public var language: String
+    /// At least 15 minutes.
+    public var interval: Duration
+    /// At least 1 minute.
+    public var refreshCooldown: Duration
+    /// Google calls per location and local day.
+    public var maxCallsPerDay: Int
+    public var colors: PollenColorOverrides
+
+    public init(
+        enabled: Bool = true, source: PollenSourceChoice = .auto, apiKey: Secret? = nil, days: Int = 5,
+        language: String = "en", interval: Duration = .seconds(6 * 3600), refreshCooldown: Duration = .seconds(15 * 60),
+        maxCallsPerDay: Int = 24, colors: PollenColorOverrides = PollenColorOverrides()
+    ) {
+        self.enabled = enabled
+        self.source = source
+        self.apiKey = apiKey
+        self.days = days
+        self.language = language
+        self.interval = interval
+        self.refreshCooldown = refreshCooldown
+        self.maxCallsPerDay = maxCallsPerDay
+        self.colors = colors
+    }
+}
+
+/// Display unit of the climate topics.
+public enum TemperatureUnit: String, Sendable, Hashable {
+    case fahrenheit
+    case celsius
+}
+
+/// `climate:`.
+public struct ClimateSettings: Sendable, Equatable {
+    public var enabled: Bool
+    public var unit: TemperatureUnit
+    /// Sorted, without duplicates, each 1940 ≤ year < the current year.
+    public var years: [Int]
+    /// At least 1 minute.
+    public var refreshCooldown: Duration
+
+    public init(
+        enabled: Bool = true, unit: TemperatureUnit = .fahrenheit, years: [Int] = [1980, 1990, 2000, 2010, 2020],
+        refreshCooldown: Duration = .seconds(3600)
+    ) {
+        self.enabled = enabled
+        self.unit = unit
+        self.years = years
+        self.refreshCooldown = refreshCooldown
+    }
+}
+
+/// `endpoints:` — API base URLs without a trailing `/` (tests and proxies point these elsewhere).
+public struct Endpoints: Sendable, Equatable {
+    public var pollen: String
+    public var airQuality: String
+    public var climateArchive: String
+    public var climateForecast: String
+
+    public init(
+        pollen: String = "https://pollen.googleapis.com/v1",
+        airQuality: String = "https://air-quality-api.open-meteo.com/v1",
+        climateArchive: String = "https://archive-api.open-meteo.com/v1",
+        climateForecast: String = "https://api.open-meteo.com/v1"
+    ) {
+        self.pollen = pollen
+        self.airQuality = airQuality
+        self.climateArchive = climateArchive
+        self.climateForecast = climateForecast
+    }
+}
+
+/// `log_level:`; ordered so that `level >= .warning` reads naturally.
+public enum LogLevel: String, Sendable, Hashable, Comparable, CaseIterable {
+    case debug
+    case info
+    case warning
+    case error
+
+    private var rank: Int {
+        switch self {
+        case .debug: 0
+        case .info: 1
+        case .warning: 2
+        case .error: 3
+        }
+    }
+
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
+}

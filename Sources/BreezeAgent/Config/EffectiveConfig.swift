@@ -1,0 +1,126 @@
+import BreezeCore
+
+/// The effective configuration as YAML for `check-config`: every default filled in, every
+/// secret shown only as `********` (with where it came from) or `(not set)`.
+///
+/// The output is valid YAML that `ConfigLoader` would accept again, except that masked
+/// secrets are placeholders.
+public func renderEffective(_ c: AgentConfig) -> String {
+    var out: [String] = ["# effective configuration from \(c.sourceFile); secrets masked"]
+    func line(_ indent: Int, _ key: String, _ value: String, comment: String? = nil) {
+        let pad = String(repeating: " ", count: indent)
+        out.append(pad + key + ":" + (value.isEmpty ? "" : " " + value) + (comment.map { "  # " + $0 } ?? ""))
+    }
+    func secret(_ indent: Int, _ key: String, _ s: Secret?) {
+        if let s {
+            line(indent, key, quoted(s.description), comment: "from \(s.origin)")
+        } else {
+            line(indent, key, "", comment: "(not set)")
+        }
+    }
+    func optional(_ indent: Int, _ key: String, _ value: String?, unset: String) {
+        if let value { line(indent, key, quoted(value)) } else { line(indent, key, "", comment: unset) }
+    }
+
+    let m = c.mqtt
+    line(0, "mqtt", "")
+    line(2, "host", quoted(m.host))
+    line(2, "port", String(m.port))
+    optional(2, "username", m.username, unset: "(not set)")
+    secret(2, "password", m.password)
+    line(2, "client_id", quoted(m.clientID))
+    line(2, "topic_prefix", quoted(m.topicPrefix))
+    line(2, "qos", String(m.qos))
+    line(2, "keepalive", String(m.keepalive))
+    line(2, "protocol", quoted(m.protocolVersion.rawValue))
+    if let tls = m.tls {
+        line(2, "tls", "")
+        optional(4, "ca_file", tls.caFile, unset: "system CAs")
+        optional(4, "cert_file", tls.certFile, unset: "(not set)")
+        optional(4, "key_file", tls.keyFile, unset: "(not set)")
+        line(4, "insecure", String(tls.insecure))
+    } else {
+        out.append("  # tls: off")
+    }
+
+    line(0, "homeassistant", "")
+    line(2, "discovery", String(c.homeAssistant.discovery))
+    line(2, "prefix", quoted(c.homeAssistant.prefix))
+
+    line(0, "locations", "")
+    for location in c.locations {
+        out.append("  - id: " + quoted(location.id))
+        line(4, "name", quoted(location.name))
+        line(4, "latitude", String(location.latitude))
+        line(4, "longitude", String(location.longitude))
+        line(4, "timezone", quoted(location.timezone))
+    }
+
+    let p = c.pollen
+    line(0, "pollen", "")
+    line(2, "enabled", String(p.enabled))
+    line(2, "source", p.source.rawValue)
+    secret(2, "api_key", p.apiKey)
+    line(2, "days", String(p.days))
+    line(2, "language", quoted(p.language))
+    line(2, "interval", durationText(p.interval))
+    line(2, "refresh_cooldown", durationText(p.refreshCooldown))
+    line(2, "max_calls_per_day", String(p.maxCallsPerDay))
+    line(2, "colors", "")
+    let colors: [(String, String?)] = [
+        ("none", p.colors.none?.description), ("low", p.colors.low?.description),
+        ("moderate", p.colors.moderate?.description), ("high", p.colors.high?.description),
+        ("very_high", p.colors.veryHigh?.description), ("unknown", p.colors.unknown?.description),
+    ]
+    for (key, value) in colors {
+        // An empty `none:` would read back as a (refused) unquoted `#…`; a comment reads back as "default".
+        if let value { line(4, key, quoted(value)) } else { out.append("    # \(key): default") }
+    }
+
+    let cl = c.climate
+    line(0, "climate", "")
+    line(2, "enabled", String(cl.enabled))
+    line(2, "unit", cl.unit.rawValue)
+    line(2, "years", "[" + cl.years.map(String.init).joined(separator: ", ") + "]")
+    line(2, "refresh_cooldown", durationText(cl.refreshCooldown))
+
+    line(0, "endpoints", "")
+    line(2, "pollen", quoted(c.endpoints.pollen))
+    line(2, "air_quality", quoted(c.endpoints.airQuality))
+    line(2, "climate_archive", quoted(c.endpoints.climateArchive))
+    line(2, "climate_forecast", quoted(c.endpoints.climateForecast))
+
+    line(0, "state_dir", quoted(c.stateDir))
+    line(0, "log_level", c.logLevel.rawValue)
+    return out.joined(separator: "\n") + "\n"
+}
+
+/// A YAML double-quoted string (always quoted: `#`, `:` and `yes` then need no thought).
+private func quoted(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\t": out += "\\t"
+        default:
+            if scalar.value < 0x20 || scalar.value == 0x7f {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return out + "\""
+}
+
+/// The largest whole unit: 6h, 90s, 1d.
+func durationText(_ d: Duration) -> String {
+    let seconds = Int(d.components.seconds)
+    for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60)] where seconds > 0 && seconds % size == 0 {
+        return "\(seconds / size)\(unit)"
+    }
+    return "\(seconds)s"
+}
