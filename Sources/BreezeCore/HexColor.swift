@@ -13,7 +13,8 @@ public struct HexColor: Sendable, Hashable, CustomStringConvertible {
     /// Parses `#rrggbb` (case-insensitive); nil for anything else.
     public init?(hex: String) {
         let digits = Array(hex.utf8)
-        guard digits.count == 7, digits[0] == UInt8(ascii: "#"),
+        let isHexDigit = { (c: UInt8) in (48...57).contains(c) || (65...70).contains(c) || (97...102).contains(c) }
+        guard digits.count == 7, digits[0] == UInt8(ascii: "#"), digits.dropFirst().allSatisfy(isHexDigit),
             let value = UInt32(String(decoding: digits[1...], as: UTF8.self), radix: 16)
         else { return nil }
         self.init(red: UInt8(value >> 16 & 0xff), green: UInt8(value >> 8 & 0xff), blue: UInt8(value & 0xff))

@@ -95,6 +95,8 @@ import Testing
         #expect(HexColor(hex: "#FF9500")?.description == "#ff9500")
         #expect(HexColor(hex: "#ff950") == nil)
         #expect(HexColor(hex: "ff9500") == nil)
+        #expect(HexColor(hex: "#+12345") == nil)
+        #expect(HexColor(hex: "#-12345") == nil)
         #expect(HexColor(red: 0, green: 158, blue: 58).json.serialized == "[0,158,58]")
     }
 }

@@ -4,32 +4,6 @@ import Glibc
 import BreezeCore
 import Synchronization
 
-/// Log severity, ordered; `log_level` in the config picks the lowest one written.
-public enum LogLevel: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
-    case debug, info, warning, error
-
-    public init?(name: String) {
-        switch name.lowercased() {
-        case "debug": self = .debug
-        case "info": self = .info
-        case "warning", "warn": self = .warning
-        case "error": self = .error
-        default: return nil
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .debug: "debug"
-        case .info: "info"
-        case .warning: "warning"
-        case .error: "error"
-        }
-    }
-
-    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
-}
-
 /// One line per event on stderr (journald-friendly: stderr is unbuffered and each line is one
 /// `write(2)`), with every configured secret replaced by `********` before it is written.
 ///
@@ -80,7 +54,7 @@ public final class Log: Sendable {
             text = text.replacing(secret, with: "********")
         }
         let prefix = withTimestamps ? UTCTimestamp.rfc3339(unixSeconds: Timestamp.nowUnixSeconds()) + " " : ""
-        sink("\(prefix)\(level): \(text)")
+        sink("\(prefix)\(level.rawValue): \(text)")
     }
 }
 
