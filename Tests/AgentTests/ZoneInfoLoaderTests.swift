@@ -12,8 +12,10 @@ import Testing
         #expect(utc.utcOffset(atUnixTime: 1_782_864_000) == 0)
     }
 
-    @Test(arguments: ["../etc/passwd", "Europe/../../etc/passwd", "/etc/passwd", "", "Europe//Berlin", "Europe/Berlin\n",
-        "./UTC", "Europe/Ber lin"])
+    @Test(arguments: [
+        "../etc/passwd", "Europe/../../etc/passwd", "/etc/passwd", "", "Europe//Berlin", "Europe/Berlin\n",
+        "./UTC", "Europe/Ber lin",
+    ])
     func rejectsUnsafeNames(_ name: String) {
         #expect(throws: ZoneInfoError.invalidName(name)) { try ZoneInfoLoader.load(name) }
     }
@@ -37,7 +39,10 @@ import Testing
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         try Data("not a zone".utf8).write(to: dir.appendingPathComponent("Fake"))
-        #expect(throws: ZoneInfoError.invalidFile(name: "Fake", path: dir.path + "/Fake", reason: ZoneRulesError.notTZif.description)) {
+        #expect(
+            throws: ZoneInfoError.invalidFile(
+                name: "Fake", path: dir.path + "/Fake", reason: ZoneRulesError.notTZif.description)
+        ) {
             try ZoneInfoLoader.load("Fake", root: dir.path)
         }
     }

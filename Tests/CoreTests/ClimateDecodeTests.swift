@@ -11,10 +11,14 @@ private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y
 
 @Suite struct ClimateDecodeTests {
     // Real compact bodies quoted in public code (fixtures/open-meteo/observed-snippets.md).
-    static let forecastGalicia = #"{"latitude":42.5625,"longitude":-8.8125,"generationtime_ms":0.033020973205566406,"utc_offset_seconds":0,"timezone":"GMT","timezone_abbreviation":"GMT","elevation":2.0,"daily_units":{"time":"iso8601","temperature_2m_max":"°C"},"daily":{"time":["2024-11-09"],"temperature_2m_max":[20.6]}}"#
-    static let forecastUtrecht = #"{"latitude":52.1,"longitude":5.1199994,"generationtime_ms":0.6630420684814453,"utc_offset_seconds":7200,"timezone":"Europe/Amsterdam","timezone_abbreviation":"CEST","elevation":10.0,"daily_units":{"time":"iso8601","temperature_2m_max":"°C"},"daily":{"time":["2023-09-13"],"temperature_2m_max":[19.6]}}"#
-    static let fahrenheit = #"{"latitude":33.993935,"longitude":-81.068756,"generationtime_ms":0.9579658508300781,"utc_offset_seconds":-14400,"timezone":"America/New_York","timezone_abbreviation":"EDT","elevation":85.0,"daily_units":{"time":"iso8601","weathercode":"wmo code","temperature_2m_max":"°F"},"daily":{"time":["2023-03-28","2023-03-29"],"weathercode":[45,3],"temperature_2m_max":[74.5,59.1]}}"#
-    static let missingDay = #"{"daily": {"time": ["2026-08-30"], "temperature_2m_max": [null], "temperature_2m_min": [null]}}"#
+    static let forecastGalicia =
+        #"{"latitude":42.5625,"longitude":-8.8125,"generationtime_ms":0.033020973205566406,"utc_offset_seconds":0,"timezone":"GMT","timezone_abbreviation":"GMT","elevation":2.0,"daily_units":{"time":"iso8601","temperature_2m_max":"°C"},"daily":{"time":["2024-11-09"],"temperature_2m_max":[20.6]}}"#
+    static let forecastUtrecht =
+        #"{"latitude":52.1,"longitude":5.1199994,"generationtime_ms":0.6630420684814453,"utc_offset_seconds":7200,"timezone":"Europe/Amsterdam","timezone_abbreviation":"CEST","elevation":10.0,"daily_units":{"time":"iso8601","temperature_2m_max":"°C"},"daily":{"time":["2023-09-13"],"temperature_2m_max":[19.6]}}"#
+    static let fahrenheit =
+        #"{"latitude":33.993935,"longitude":-81.068756,"generationtime_ms":0.9579658508300781,"utc_offset_seconds":-14400,"timezone":"America/New_York","timezone_abbreviation":"EDT","elevation":85.0,"daily_units":{"time":"iso8601","weathercode":"wmo code","temperature_2m_max":"°F"},"daily":{"time":["2023-03-28","2023-03-29"],"weathercode":[45,3],"temperature_2m_max":[74.5,59.1]}}"#
+    static let missingDay =
+        #"{"daily": {"time": ["2026-08-30"], "temperature_2m_max": [null], "temperature_2m_min": [null]}}"#
 
     @Test func realForecastBodies() throws {
         #expect(try decode(Self.forecastGalicia) == [ClimateObservation(date: date(2024, 11, 9), tenthsCelsius: 206)])
@@ -45,7 +49,8 @@ private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y
 
     @Test func unixTimeIsLocalMidnight() throws {
         // Pacific/Kiritimati (+14): local midnight of 2026-12-01 is 2026-11-30T10:00Z = 1_796_032_800.
-        let body = #"{"utc_offset_seconds":50400,"daily_units":{"time":"unixtime","temperature_2m_max":"°C"},"daily":{"time":[1796032800,1796119200],"temperature_2m_max":[30.1,29.9]}}"#
+        let body =
+            #"{"utc_offset_seconds":50400,"daily_units":{"time":"unixtime","temperature_2m_max":"°C"},"daily":{"time":[1796032800,1796119200],"temperature_2m_max":[30.1,29.9]}}"#
         #expect(
             try decode(body) == [
                 ClimateObservation(date: date(2026, 12, 1), tenthsCelsius: 301),
@@ -62,7 +67,10 @@ private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y
         #"[{"reason":"Parameter 'end_date' is out of allowed range from 1940-01-01 to 2026-09-29","error":true}]"#,
     ])
     func errorBodyInAnyKeyOrder(_ body: String) {
-        #expect(throws: ClimateDecodeError.api(reason: "Parameter 'end_date' is out of allowed range from 1940-01-01 to 2026-09-29")) {
+        #expect(
+            throws: ClimateDecodeError.api(
+                reason: "Parameter 'end_date' is out of allowed range from 1940-01-01 to 2026-09-29")
+        ) {
             try decode(body)
         }
     }
@@ -75,7 +83,8 @@ private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y
         }
         // Integers and exponent forms are numbers too.
         #expect(try decode(#"{"daily":{"time":["2026-01-01"],"temperature_2m_max":[20]}}"#).first?.tenthsCelsius == 200)
-        #expect(try decode(#"{"daily":{"time":["2026-01-01"],"temperature_2m_max":[1.96e1]}}"#).first?.tenthsCelsius == 196)
+        #expect(
+            try decode(#"{"daily":{"time":["2026-01-01"],"temperature_2m_max":[1.96e1]}}"#).first?.tenthsCelsius == 196)
     }
 
     @Test func malformedBodies() {
@@ -123,7 +132,8 @@ private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y
             try OpenMeteoDailyDecoder.decode(load("frenck-python-open-meteo__satellite_radiation_not_covered.txt"))
         }
         #expect(throws: ClimateDecodeError.missingVariable) {
-            try OpenMeteoDailyDecoder.decode(load("open-meteo-server__OutputformatTests_multilocation_json_synthetic.json"))
+            try OpenMeteoDailyDecoder.decode(
+                load("open-meteo-server__OutputformatTests_multilocation_json_synthetic.json"))
         }
     }
 }

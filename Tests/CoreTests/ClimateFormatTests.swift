@@ -62,7 +62,8 @@ import Testing
     @Test func temperatureTextsMatchPrintf() {
         for c in -600...600 {
             let celsius = Double(c) / 10
-            #expect(ClimateFormat.temperatureText(tenthsCelsius: c, unit: .celsius) == String(format: "%.1f°C", celsius))
+            #expect(
+                ClimateFormat.temperatureText(tenthsCelsius: c, unit: .celsius) == String(format: "%.1f°C", celsius))
             #expect(
                 ClimateFormat.temperatureText(tenthsCelsius: c, unit: .fahrenheit)
                     == String(format: "%.1f°F", celsius * 9 / 5 + 32), "\(c)")
@@ -74,7 +75,8 @@ import Testing
             let celsius = Double(d) / 10
             #expect(ClimateFormat.changeText(tenthsCelsius: d, unit: .celsius) == String(format: "%+.1f°C", celsius))
             #expect(
-                ClimateFormat.changeText(tenthsCelsius: d, unit: .fahrenheit) == String(format: "%+.1f°F", celsius * 9 / 5),
+                ClimateFormat.changeText(tenthsCelsius: d, unit: .fahrenheit)
+                    == String(format: "%+.1f°F", celsius * 9 / 5),
                 "\(d)")
         }
     }

@@ -7,10 +7,14 @@ private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y
 
 @Suite struct ClimateRequestTests {
     @Test func yearsAreSortedDeduplicatedAndBounded() {
-        let points = ClimateRequestPlan.points(today: date(2026, 7, 15), years: [2020, 1980, 2000, 1980, 1939, 1940, 2026, 2030])
+        let points = ClimateRequestPlan.points(
+            today: date(2026, 7, 15), years: [2020, 1980, 2000, 1980, 1939, 1940, 2026, 2030])
         #expect(points.map(\.year) == [1940, 1980, 2000, 2020, 2026])
         #expect(points.map(\.source) == [.archive, .archive, .archive, .archive, .forecast])
-        #expect(points.map(\.date) == [date(1940, 7, 15), date(1980, 7, 15), date(2000, 7, 15), date(2020, 7, 15), date(2026, 7, 15)])
+        #expect(
+            points.map(\.date) == [
+                date(1940, 7, 15), date(1980, 7, 15), date(2000, 7, 15), date(2020, 7, 15), date(2026, 7, 15),
+            ])
     }
 
     @Test func leapDayFallsBackToTheTwentyEighth() {
@@ -29,12 +33,14 @@ private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y
     @Test func archiveQueryUsesCommaLists() throws {
         let points = ClimateRequestPlan.points(today: date(2026, 7, 15), years: [1980, 2000])
         let query = try #require(
-            ClimateRequestPlan.archiveQuery(points: points, latitude: 52.52, longitude: 13.41, timeZone: "Europe/Berlin"))
+            ClimateRequestPlan.archiveQuery(
+                points: points, latitude: 52.52, longitude: 13.41, timeZone: "Europe/Berlin"))
         #expect(query.path == "/archive")
         #expect(
             query.parameters == [
                 QueryParameter("latitude", "52.52"), QueryParameter("longitude", "13.41"),
-                QueryParameter("start_date", "1980-07-15,2000-07-15"), QueryParameter("end_date", "1980-07-15,2000-07-15"),
+                QueryParameter("start_date", "1980-07-15,2000-07-15"),
+                QueryParameter("end_date", "1980-07-15,2000-07-15"),
                 QueryParameter("daily", "temperature_2m_max"), QueryParameter("timezone", "Europe/Berlin"),
             ])
     }

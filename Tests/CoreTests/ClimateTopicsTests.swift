@@ -19,7 +19,8 @@ private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y
         {"latitude":52.52,"longitude":13.419998,"generationtime_ms":0.1,"utc_offset_seconds":7200,"timezone":"Europe/Berlin","timezone_abbreviation":"GMT+2","elevation":38.0,"daily_units":{"time":"iso8601","temperature_2m_max":"°C"},"daily":{"time":["2020-07-15"],"temperature_2m_max":[21.6]}}]
         """
     // Local midnight 2026-07-15 in Berlin (UTC+2) as unixtime: 1_784_066_400.
-    static let forecastBody = ##"{"latitude":52.52,"longitude":13.419998,"utc_offset_seconds":7200,"timezone":"Europe/Berlin","daily_units":{"time":"unixtime","temperature_2m_max":"°C"},"daily":{"time":[1784066400],"temperature_2m_max":[22.3]}}"##
+    static let forecastBody =
+        ##"{"latitude":52.52,"longitude":13.419998,"utc_offset_seconds":7200,"timezone":"Europe/Berlin","daily_units":{"time":"unixtime","temperature_2m_max":"°C"},"daily":{"time":[1784066400],"temperature_2m_max":[22.3]}}"##
 
     static func fullTrend() throws -> ClimateTrend {
         let points = ClimateRequestPlan.points(today: today, years: [2020, 1980, 2000])
@@ -91,8 +92,10 @@ private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y
         let points = ClimateRequestPlan.points(today: Self.today, years: [1980, 2020])
         let trend = try ClimateTrend.compute(
             today: Self.today, points: points,
-            archive: [ClimateObservation(date: date(1980, 7, 15), tenthsCelsius: -4),
-                ClimateObservation(date: date(2020, 7, 15), tenthsCelsius: -11)],
+            archive: [
+                ClimateObservation(date: date(1980, 7, 15), tenthsCelsius: -4),
+                ClimateObservation(date: date(2020, 7, 15), tenthsCelsius: -11),
+            ],
             forecast: [ClimateObservation(date: Self.today, tenthsCelsius: nil)])
         let tree = ClimateTopics.tree(
             prefix: "breeze", locationID: "home", trend: trend, unit: .celsius, updatedAt: "2026-07-15T04:05:06Z",
@@ -111,7 +114,10 @@ private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y
         #expect(json.contains(##""stale":true,"##))
         #expect(json.contains(##""change":{"celsius":null,"value":null,"text":null,"color":"#8e8e93"}"##))
         #expect(json.contains(##""deviation_celsius":-0.7,"bar":0.000"##))
-        #expect(json.contains(##""celsius":-0.4,"value":-0.4,"text":"-0.4°C","color":"#8e8e93","deviation_celsius":0.0,"bar":1.000"##))
+        #expect(
+            json.contains(
+                ##""celsius":-0.4,"value":-0.4,"text":"-0.4°C","color":"#8e8e93","deviation_celsius":0.0,"bar":1.000"##)
+        )
     }
 
     @Test func attributionIsTheSpecText() {

@@ -64,24 +64,30 @@ private func trend(_ archive: [Int: Int?], current: Int?) throws(ClimateTrendErr
     }
 
     @Test func allNullIsAFailure() {
-        #expect(throws: ClimateTrendError(years: [1980, 2000, 2026])) { try trend([1980: nil, 2000: nil], current: nil) }
+        #expect(throws: ClimateTrendError(years: [1980, 2000, 2026])) {
+            try trend([1980: nil, 2000: nil], current: nil)
+        }
     }
 
     @Test func datesAbsentFromTheResponseCountAsMissing() throws {
         let points = ClimateRequestPlan.points(today: today, years: [1980, 2000])
         let t = try ClimateTrend.compute(
             today: today, points: points,
-            archive: [ClimateObservation(date: date(1980, 7, 15), tenthsCelsius: 100),
+            archive: [
+                ClimateObservation(date: date(1980, 7, 15), tenthsCelsius: 100),
                 // 2000 answered for the wrong day: ignored.
-                ClimateObservation(date: date(2000, 7, 16), tenthsCelsius: 300)],
+                ClimateObservation(date: date(2000, 7, 16), tenthsCelsius: 300),
+            ],
             forecast: [ClimateObservation(date: date(2026, 7, 15), tenthsCelsius: 110)])
         #expect(t.omittedYears == [2000])
         #expect(t.points.map(\.year) == [1980, 2026])
         // A forecast value never stands in for an archive year.
         let swapped = try ClimateTrend.compute(
             today: today, points: points, archive: [],
-            forecast: [ClimateObservation(date: date(1980, 7, 15), tenthsCelsius: 1),
-                ClimateObservation(date: date(2026, 7, 15), tenthsCelsius: 110)])
+            forecast: [
+                ClimateObservation(date: date(1980, 7, 15), tenthsCelsius: 1),
+                ClimateObservation(date: date(2026, 7, 15), tenthsCelsius: 110),
+            ])
         #expect(swapped.points.map(\.year) == [2026])
     }
 
@@ -110,8 +116,10 @@ private func trend(_ archive: [Int: Int?], current: Int?) throws(ClimateTrendErr
         let points = ClimateRequestPlan.points(today: leapToday, years: [2023, 2024])
         let t = try ClimateTrend.compute(
             today: leapToday, points: points,
-            archive: [ClimateObservation(date: date(2023, 2, 28), tenthsCelsius: 50),
-                ClimateObservation(date: date(2024, 2, 29), tenthsCelsius: 60)],
+            archive: [
+                ClimateObservation(date: date(2023, 2, 28), tenthsCelsius: 50),
+                ClimateObservation(date: date(2024, 2, 29), tenthsCelsius: 60),
+            ],
             forecast: [ClimateObservation(date: leapToday, tenthsCelsius: 70)])
         #expect(t.points.map(\.date) == [date(2023, 2, 28), date(2024, 2, 29), leapToday])
         #expect(t.changeTenths == 20)

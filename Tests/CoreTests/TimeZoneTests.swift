@@ -54,7 +54,8 @@ private func unix(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 0, _ min: Int = 0, _ 
             let t = Int64(next.timeIntervalSince1970)
             for probe in [t - 1, t] {
                 let expected = oracle.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(probe)))
-                #expect(rules.utcOffset(atUnixTime: probe) == expected, "\(name) at \(RFC3339.format(unixSeconds: probe))")
+                #expect(
+                    rules.utcOffset(atUnixTime: probe) == expected, "\(name) at \(RFC3339.format(unixSeconds: probe))")
             }
             edges += 1
             date = next
@@ -116,7 +117,9 @@ private func unix(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 0, _ min: Int = 0, _ 
         #expect(rules.footer == nil)
         #expect(rules.utcOffset(atUnixTime: 999) == 3600)
         #expect(rules.utcOffset(atUnixTime: 1000) == 7200)
-        #expect(rules.localTimeType(atUnixTime: 5000) == .init(utcOffset: 7200, isDaylightSaving: true, abbreviation: "BBB"))
+        #expect(
+            rules.localTimeType(atUnixTime: 5000) == .init(utcOffset: 7200, isDaylightSaving: true, abbreviation: "BBB")
+        )
         #expect(throws: ZoneRulesError.truncated) { try ZoneRules(tzif: Array(bytes.dropLast(3))) }
     }
 
@@ -168,8 +171,10 @@ private func unix(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 0, _ min: Int = 0, _ 
         }
     }
 
-    @Test(arguments: ["", "C", "CET", "CET-1CEST", "CET-1CEST,M3.5.0", "CET-1CEST,M13.5.0,M10.5.0", "CET-1CEST,J0,J10",
-        "CET-1CEST,M3.5.0,M10.5.0/3x", "<+1>-1", "CET-25"])
+    @Test(arguments: [
+        "", "C", "CET", "CET-1CEST", "CET-1CEST,M3.5.0", "CET-1CEST,M13.5.0,M10.5.0", "CET-1CEST,J0,J10",
+        "CET-1CEST,M3.5.0,M10.5.0/3x", "<+1>-1", "CET-25",
+    ])
     func rejectsMalformed(_ text: String) {
         #expect(throws: PosixTimeZoneRuleError.self) { try PosixTimeZoneRule(text) }
     }

@@ -72,11 +72,14 @@ public enum ClimateRequestPlan {
         let list = dates.joined(separator: ",")
         return ClimateQuery(
             path: "/archive",
-            parameters: common(latitude: latitude, longitude: longitude, startDate: list, endDate: list, timeZone: timeZone))
+            parameters: common(
+                latitude: latitude, longitude: longitude, startDate: list, endDate: list, timeZone: timeZone))
     }
 
     /// The forecast request for today (start and end date both today).
-    public static func forecastQuery(today: CivilDate, latitude: Double, longitude: Double, timeZone: String) -> ClimateQuery {
+    public static func forecastQuery(today: CivilDate, latitude: Double, longitude: Double, timeZone: String)
+        -> ClimateQuery
+    {
         ClimateQuery(
             path: "/forecast",
             parameters: common(

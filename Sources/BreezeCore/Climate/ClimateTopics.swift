@@ -41,7 +41,9 @@ public enum ClimateTopics {
         return tree
     }
 
-    private static func setPoint(_ tree: inout TopicTree, _ topic: String, _ point: ClimateTrendPoint?, _ unit: TemperatureUnit) {
+    private static func setPoint(
+        _ tree: inout TopicTree, _ topic: String, _ point: ClimateTrendPoint?, _ unit: TemperatureUnit
+    ) {
         if let point {
             tree.set(topic, ClimateFormat.temperatureValue(tenthsCelsius: point.tenthsCelsius, unit: unit))
             tree.set("\(topic)/text", ClimateFormat.temperatureText(tenthsCelsius: point.tenthsCelsius, unit: unit))

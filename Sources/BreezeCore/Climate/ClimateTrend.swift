@@ -113,7 +113,9 @@ public struct ClimateTrend: Sendable, Equatable {
     public var current: ClimateTrendPoint? { points.first { $0.year == currentYear } }
 
     /// The change color; gray when there is no change to color (see ``ClimateTopics``).
-    public var changeColor: HexColor { changeTenths.map { ClimateColors.change(tenthsCelsius: $0) } ?? ClimateColors.gray }
+    public var changeColor: HexColor {
+        changeTenths.map { ClimateColors.change(tenthsCelsius: $0) } ?? ClimateColors.gray
+    }
 
     /// Matches each point with the observation for its date from its source and computes the trend.
     ///

@@ -1,6 +1,7 @@
 /// A POSIX `TZ` rule as found in a TZif footer: `CET-1CEST,M3.5.0,M10.5.0/3`, `<+0545>-5:45`, `EST5EDT,M3.2.0,M11.1.0`.
 ///
-/// Grammar (POSIX.1-2017 §8.3 with the RFC 8536 §3.3.1 extensions): `std offset [dst [offset] [,start[/time],end[/time]]]`.
+/// Grammar (POSIX.1-2017 §8.3 with the RFC 8536 §3.3.1 extensions):
+/// `std offset [dst [offset] [,start[/time],end[/time]]]`.
 /// Names are three or more letters, or anything alphanumeric/`+`/`-` between `<` and `>`. POSIX offsets count
 /// hours *west* of Greenwich (`CET-1` is UTC+1); this type stores them east-positive like TZif.
 /// A rule date is `Jn` (1…365, 29 February never counted), `n` (0…365, counted) or `Mm.w.d`

@@ -235,7 +235,9 @@ private struct TZifReader {
     mutating func footer() throws(ZoneRulesError) -> String {
         guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\n") else { throw .invalid("missing footer") }
         offset += 1
-        guard let end = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) else { throw .invalid("unterminated footer") }
+        guard let end = bytes[offset...].firstIndex(of: UInt8(ascii: "\n")) else {
+            throw .invalid("unterminated footer")
+        }
         let text = String(decoding: bytes[offset..<end], as: UTF8.self)
         offset = end + 1
         return text
