@@ -82,6 +82,6 @@ import Testing
     }
 
     @Test func rfc3339() {
-        #expect(RFC3339.format(unixSeconds: 1_796_007_983) == "2026-11-30T03:06:23Z")
+        #expect(UTCTimestamp.rfc3339(unixSeconds: 1_796_007_983) == "2026-11-30T03:06:23Z")
     }
 }

@@ -33,7 +33,7 @@ private func unix(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 0, _ min: Int = 0, _ 
         while t < unix(2100, 1, 1) {
             let expected = oracle.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(t)))
             let got = rules.utcOffset(atUnixTime: t)
-            if got != expected { mismatches.append("\(RFC3339.format(unixSeconds: t)): \(got) != \(expected)") }
+            if got != expected { mismatches.append("\(UTCTimestamp.rfc3339(unixSeconds: t)): \(got) != \(expected)") }
             compared += 1
             t += 631_193  // 7 days, 7 h, 19 min, 53 s: walks through every hour of the day and weekday
         }
@@ -55,7 +55,7 @@ private func unix(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 0, _ min: Int = 0, _ 
             for probe in [t - 1, t] {
                 let expected = oracle.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(probe)))
                 #expect(
-                    rules.utcOffset(atUnixTime: probe) == expected, "\(name) at \(RFC3339.format(unixSeconds: probe))")
+                    rules.utcOffset(atUnixTime: probe) == expected, "\(name) at \(UTCTimestamp.rfc3339(unixSeconds: probe))")
             }
             edges += 1
             date = next
@@ -180,11 +180,11 @@ private func unix(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 0, _ min: Int = 0, _ 
     }
 }
 
-@Suite struct RFC3339Tests {
+@Suite struct RFC3339FormatTests {
     @Test func formatsUTC() {
-        #expect(RFC3339.format(unixSeconds: 0) == "1970-01-01T00:00:00Z")
-        #expect(RFC3339.format(unixSeconds: unix(2026, 11, 30, 3, 6, 23)) == "2026-11-30T03:06:23Z")
-        #expect(RFC3339.format(unixSeconds: -1) == "1969-12-31T23:59:59Z")
-        #expect(RFC3339.format(unixSeconds: unix(2028, 2, 29, 23, 59, 59)) == "2028-02-29T23:59:59Z")
+        #expect(UTCTimestamp.rfc3339(unixSeconds: 0) == "1970-01-01T00:00:00Z")
+        #expect(UTCTimestamp.rfc3339(unixSeconds: unix(2026, 11, 30, 3, 6, 23)) == "2026-11-30T03:06:23Z")
+        #expect(UTCTimestamp.rfc3339(unixSeconds: -1) == "1969-12-31T23:59:59Z")
+        #expect(UTCTimestamp.rfc3339(unixSeconds: unix(2028, 2, 29, 23, 59, 59)) == "2028-02-29T23:59:59Z")
     }
 }

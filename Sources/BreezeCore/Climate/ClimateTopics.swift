@@ -13,7 +13,7 @@ public enum ClimateTopics {
     /// Builds `<prefix>/<location>/climate…`.
     ///
     /// - Parameters:
-    ///   - updatedAt: RFC 3339 UTC time of the fetch behind the data (``RFC3339/format(unixSeconds:)``).
+    ///   - updatedAt: RFC 3339 UTC time of the fetch behind the data (``UTCTimestamp/rfc3339(unixSeconds:)``).
     ///   - stale: the runtime's flag (last fetch failed); the JSON also says `stale: true` when
     ///     there is no change (SPEC §2).
     public static func tree(
