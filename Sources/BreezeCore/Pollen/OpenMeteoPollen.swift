@@ -21,9 +21,12 @@ public enum OpenMeteoPollen {
 
     /// The six species, in publishing order (trees, grass, weeds).
     public static let plants: [Plant] = [
-        Plant(code: "ALDER", name: "Alder", variable: "alder_pollen", category: "TREE", thresholds: [1, 11, 28, 70, 250]),
-        Plant(code: "BIRCH", name: "Birch", variable: "birch_pollen", category: "TREE", thresholds: [1, 11, 28, 70, 300]),
-        Plant(code: "OLIVE", name: "Olive", variable: "olive_pollen", category: "TREE", thresholds: [1, 51, 101, 201, 400]),
+        Plant(code: "ALDER", name: "Alder", variable: "alder_pollen", category: "TREE",
+              thresholds: [1, 11, 28, 70, 250]),
+        Plant(code: "BIRCH", name: "Birch", variable: "birch_pollen", category: "TREE",
+              thresholds: [1, 11, 28, 70, 300]),
+        Plant(code: "OLIVE", name: "Olive", variable: "olive_pollen", category: "TREE",
+              thresholds: [1, 51, 101, 201, 400]),
         Plant(code: "GRAMINALES", name: "Grasses", variable: "grass_pollen", category: "GRASS",
               thresholds: [1, 20, 30, 50, 150]),
         Plant(code: "MUGWORT", name: "Mugwort", variable: "mugwort_pollen", category: "WEED",
@@ -119,7 +122,8 @@ public enum OpenMeteoPollen {
                 plantItems.append(
                     PollenItem(
                         code: plant.code, name: plant.name, isPlant: true, category: plant.category,
-                        value: measuredDay.map { plant.value(meanGrains: $0.wholeMean) }, grainsPerCubicMetre: measuredDay?.grains))
+                        value: measuredDay.map { plant.value(meanGrains: $0.wholeMean) },
+                        grainsPerCubicMetre: measuredDay?.grains))
             }
             func typeValue(_ category: String) -> Int? {
                 plantItems.filter { $0.category == category }.compactMap(\.value).max()
