@@ -1,0 +1,212 @@
+internal import FoundationEssentials
+
+/// The key-free pollen source: Open-Meteo's air-quality API (CAMS Europe), hourly grains/m³
+/// turned into daily 0–5 values (SPEC §1b, POLLEN-KEYFREE.md).
+public enum OpenMeteoPollen {
+    /// A CAMS pollen species, published under Google's plant code so topics do not depend on
+    /// the source.
+    public struct Plant: Sendable, Hashable {
+        public var code: String
+        public var name: String
+        /// The hourly variable (`alder_pollen`, …).
+        public var variable: String
+        /// The general type it counts towards.
+        public var category: String
+        /// Lowest whole daily mean (grains/m³) for values 1, 2, 3, 4, 5 (SPEC §1b table).
+        public var thresholds: [Int]
+
+        /// The 0–5 value of a whole-grain daily mean: how many thresholds it reaches.
+        public func value(meanGrains: Int) -> Int { thresholds.filter { meanGrains >= $0 }.count }
+    }
+
+    /// The six species, in publishing order (trees, grass, weeds).
+    public static let plants: [Plant] = [
+        Plant(code: "ALDER", name: "Alder", variable: "alder_pollen", category: "TREE",
+              thresholds: [1, 11, 28, 70, 250]),
+        Plant(code: "BIRCH", name: "Birch", variable: "birch_pollen", category: "TREE",
+              thresholds: [1, 11, 28, 70, 300]),
+        Plant(code: "OLIVE", name: "Olive", variable: "olive_pollen", category: "TREE",
+              thresholds: [1, 51, 101, 201, 400]),
+        Plant(code: "GRAMINALES", name: "Grasses", variable: "grass_pollen", category: "GRASS",
+              thresholds: [1, 20, 30, 50, 150]),
+        Plant(code: "MUGWORT", name: "Mugwort", variable: "mugwort_pollen", category: "WEED",
+              thresholds: [1, 6, 10, 15, 50]),
+        Plant(code: "RAGWEED", name: "Ragweed", variable: "ragweed_pollen", category: "WEED",
+              thresholds: [1, 6, 8, 11, 40]),
+    ]
+
+    /// A day with fewer non-null hours than this is Unknown (the CAMS horizon runs out mid-day).
+    public static let minimumHours = 12
+
+    /// Query parameters of `GET {endpoints.air_quality}/air-quality` (SPEC §1b). `domains=cams_europe`
+    /// turns "outside Europe" into a clean HTTP 400 with a fixed reason.
+    public static func query(latitude: Double, longitude: Double, timezone: String) -> [(name: String, value: String)] {
+        [
+            ("latitude", PollenCoordinate.text(latitude)),
+            ("longitude", PollenCoordinate.text(longitude)),
+            ("hourly", "alder_pollen,birch_pollen,grass_pollen,mugwort_pollen,olive_pollen,ragweed_pollen"),
+            ("domains", "cams_europe"),
+            ("forecast_days", "4"),
+            ("timezone", timezone),
+            ("timeformat", "iso8601"),
+        ]
+    }
+
+    /// What an HTTP exchange means. HTTP 400 "No data is available for this location" and a 200
+    /// whose pollen values are all null (outside Europe with `domains=auto`) are unsupported.
+    public static func interpret(httpStatus: Int, body: some Collection<UInt8>) -> PollenOutcome {
+        let data = Data(body)
+        if let error = try? JSONDecoder().decode(OpenMeteoErrorBody.self, from: data), error.error {
+            let reason = error.reason ?? ""
+            if reason.contains("No data is available for this location") {
+                return .unsupportedLocation(message: "HTTP \(httpStatus): \(reason)")
+            }
+            return .failed(message: reason.isEmpty ? "HTTP \(httpStatus)" : "HTTP \(httpStatus): \(reason)")
+        }
+        guard httpStatus == 200 else { return .failed(message: "HTTP \(httpStatus)") }
+        let response: OpenMeteoAirQualityResponse
+        do {
+            response = try JSONDecoder().decode(OpenMeteoAirQualityResponse.self, from: data)
+        } catch {
+            return .failed(message: "invalid Open-Meteo air-quality response: \(error)")
+        }
+        guard let report = report(from: response) else {
+            return .unsupportedLocation(message: "Open-Meteo has no pollen for this location (all values null)")
+        }
+        return .report(report)
+    }
+
+    /// Daily values per local date; nil when every pollen value is null (unsupported location).
+    public static func report(from response: OpenMeteoAirQualityResponse) -> PollenReport? {
+        var warnings: [String] = []
+        // Hour index → local date. ISO times are already local (we ask for timezone=<IANA>);
+        // Unix times are shifted by the response's UTC offset.
+        var dates: [CivilDate] = []
+        var hourDates: [CivilDate?] = []
+        for time in response.times {
+            let local: CivilDate?
+            switch time {
+            case .iso(let text): local = CivilDate(iso: text.prefix(10))
+            case .unix(let seconds):
+                let shifted = seconds + Int64(response.utcOffsetSeconds)
+                var days = shifted / 86_400
+                if shifted % 86_400 < 0 { days -= 1 }
+                local = CivilDate(daysSinceEpoch: Int(days))
+            }
+            if local == nil { warnings.append("pollen: unreadable hour \(time), skipped") }
+            if let local, !dates.contains(local) { dates.append(local) }
+            hourDates.append(local)
+        }
+
+        var anyValue = false
+        // plant code → date → measurement
+        var measured: [String: [CivilDate: (grains: GrainsPerCubicMetre, wholeMean: Int)]] = [:]
+        for plant in plants {
+            let series = response.series[plant.variable] ?? []
+            var byDate: [CivilDate: [Int]] = [:]
+            for (index, value) in series.enumerated() where index < hourDates.count {
+                guard let value, value.isFinite, let day = hourDates[index] else { continue }
+                anyValue = true
+                byDate[day, default: []].append(Swift.max(0, Int((value * 10).rounded())))
+            }
+            var perDay: [CivilDate: (grains: GrainsPerCubicMetre, wholeMean: Int)] = [:]
+            for (day, tenths) in byDate where tenths.count >= minimumHours { perDay[day] = daily(tenths) }
+            measured[plant.code] = perDay
+        }
+        guard anyValue else { return nil }
+
+        let days = dates.sorted().map { day -> PollenDay in
+            var plantItems: [PollenItem] = []
+            for plant in plants {
+                let measuredDay = measured[plant.code]?[day]
+                plantItems.append(
+                    PollenItem(
+                        code: plant.code, name: plant.name, isPlant: true, category: plant.category,
+                        value: measuredDay.map { plant.value(meanGrains: $0.wholeMean) },
+                        grainsPerCubicMetre: measuredDay?.grains))
+            }
+            func typeValue(_ category: String) -> Int? {
+                plantItems.filter { $0.category == category }.compactMap(\.value).max()
+            }
+            let types = [("GRASS", "Grass"), ("TREE", "Tree"), ("WEED", "Weed")].map { code, name in
+                PollenItem(code: code, name: name, isPlant: false, category: code, value: typeValue(code))
+            }
+            return PollenDay(date: day, items: types + plantItems)
+        }
+        return PollenReport(source: .openMeteo, region: nil, days: days, warnings: warnings)
+    }
+
+    /// One day's hourly tenths → the published mean (tenths, half up) and max, plus the whole-grain
+    /// mean that picks the value. Both roundings start from the exact sum: rounding the already
+    /// rounded tenths would turn 10.45 into 10.5 and then 11.
+    static func daily(_ tenths: [Int]) -> (grains: GrainsPerCubicMetre, wholeMean: Int) {
+        let sum = tenths.reduce(0, +)
+        let grains = GrainsPerCubicMetre(
+            meanTenths: FixedPoint.roundedDivision(sum, tenths.count), maxTenths: tenths.max() ?? 0)
+        return (grains, FixedPoint.roundedDivision(sum, 10 * tenths.count))
+    }
+}
+
+/// `{"error": true, "reason": "…"}`, Open-Meteo's error envelope.
+struct OpenMeteoErrorBody: Decodable {
+    var error: Bool
+    var reason: String?
+}
+
+/// The parts of an air-quality response the pollen source needs.
+public struct OpenMeteoAirQualityResponse: Sendable, Hashable, Decodable {
+    /// One hourly time stamp as sent.
+    public enum Time: Sendable, Hashable, CustomStringConvertible {
+        /// `YYYY-MM-DDTHH:MM`, local to the requested time zone.
+        case iso(String)
+        /// UTC epoch seconds (`timeformat=unixtime`).
+        case unix(Int64)
+
+        public var description: String {
+            switch self {
+            case .iso(let s): return s
+            case .unix(let t): return String(t)
+            }
+        }
+    }
+
+    public var utcOffsetSeconds: Int
+    public var times: [Time]
+    /// Hourly series by variable name; null hours are nil.
+    public var series: [String: [Double?]]
+
+    public init(utcOffsetSeconds: Int, times: [Time], series: [String: [Double?]]) {
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.times = times
+        self.series = series
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        utcOffsetSeconds = c.lenient(Int.self, AnyKey(stringValue: "utc_offset_seconds")) ?? 0
+        guard c.contains(AnyKey(stringValue: "hourly")) else {
+            times = []
+            series = [:]
+            return
+        }
+        let hourly = try c.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(stringValue: "hourly"))
+        let timeKey = AnyKey(stringValue: "time")
+        if let unix = try? hourly.decode([Int64].self, forKey: timeKey) {
+            times = unix.map(Time.unix)
+        } else {
+            times = try hourly.decode([String].self, forKey: timeKey).map(Time.iso)
+        }
+        var series: [String: [Double?]] = [:]
+        for key in hourly.allKeys where key.stringValue.hasSuffix("_pollen") {
+            series[key.stringValue] = hourly.lenient([Double?].self, key) ?? []
+        }
+        self.series = series
+    }
+}

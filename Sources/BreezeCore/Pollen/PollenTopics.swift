@@ -1,0 +1,174 @@
+/// The pollen part of the topic tree for one location (SPEC §3).
+///
+/// ```
+/// <p>/<loc>/pollen                      JSON summary (items without their forecast; days[] has it)
+/// <p>/<loc>/pollen/<id>                 JSON item with forecast[]
+/// <p>/<loc>/pollen/<id>/value|level|color
+/// <p>/<loc>/pollen/<id>/d<N>/value|level|color
+/// <p>/<loc>/pollen/max                  JSON {id, name, value, level, color}
+/// <p>/<loc>/pollen/max/value|level|color
+/// <p>/<loc>/pollen/updated_at|stale
+/// ```
+public enum PollenTopics {
+    /// The `…/value` scalar of "no index": Home Assistant reads `None` as unknown.
+    public static let noValue = "None"
+
+    /// Selects the days (``PollenSelection/select(report:today:days:fetchedAt:now:stale:)``) and
+    /// builds the tree.
+    public static func tree(
+        prefix: String, locationID: String, report: PollenReport, today: CivilDate, days: Int,
+        fetchedAt: Int64, now: Int64, stale: Bool, palette: PollenPalette = .standard
+    ) -> TopicTree {
+        let selection = PollenSelection.select(
+            report: report, today: today, days: days, fetchedAt: fetchedAt, now: now, stale: stale)
+        return tree(prefix: prefix, locationID: locationID, selection: selection, fetchedAt: fetchedAt,
+                    palette: palette)
+    }
+
+    /// Builds the tree from an already selected set of days.
+    public static func tree(
+        prefix: String, locationID: String, selection: PollenSelection, fetchedAt: Int64,
+        palette: PollenPalette = .standard
+    ) -> TopicTree {
+        let base = "\(prefix)/\(locationID)/pollen"
+        let updatedAt = PollenTime.rfc3339(unixSeconds: fetchedAt)
+        var tree = TopicTree()
+        let today = selection.items
+        let forecastDays = Array(selection.days.dropFirst())
+
+        let summary: JSONValue = .object([
+            "date": .string(selection.today.description),
+            "region": .optional(selection.region),
+            "source": .string(selection.source.rawValue),
+            "updated_at": .string(updatedAt),
+            "stale": .bool(selection.stale),
+            "attribution": .string(selection.source.attribution(year: selection.today.year)),
+            "max": maxJSON(selection.max, palette: palette),
+            "items": .array(today.map { itemJSON($0, forecast: nil, palette: palette) }),
+            "days": .array(
+                selection.days.map { day in
+                    .object([
+                        "date": .string(day.date.description),
+                        "items": .array(
+                            day.items.map { item in
+                                .object([
+                                    "id": .string(item.topicID),
+                                    "value": valueJSON(item.value),
+                                    "level": .string(item.level.label),
+                                    "color": .string(palette.color(for: item.level).description),
+                                ])
+                            }),
+                    ])
+                }),
+        ])
+        tree.set(base, json: summary)
+
+        for (index, item) in today.enumerated() {
+            let topic = "\(base)/\(item.topicID)"
+            let forecast = forecastDays.map { ($0.date, $0.items[index]) }
+            tree.set(topic, json: itemJSON(item, forecast: forecast, palette: palette))
+            setScalars(&tree, topic, item.value, palette: palette)
+            for (n, day) in forecastDays.enumerated() {
+                setScalars(&tree, "\(topic)/d\(n + 1)", day.items[index].value, palette: palette)
+            }
+        }
+
+        tree.set("\(base)/max", json: maxJSON(selection.max, palette: palette))
+        setScalars(&tree, "\(base)/max", selection.max?.value, palette: palette)
+        tree.set("\(base)/updated_at", updatedAt)
+        tree.set("\(base)/stale", selection.stale ? "true" : "false")
+        return tree
+    }
+
+    /// `value`, `level` and `color` under `topic`.
+    private static func setScalars(_ tree: inout TopicTree, _ topic: String, _ value: Int?, palette: PollenPalette) {
+        let level = PollenLevel(value: value)
+        tree.set("\(topic)/value", value.map { String($0) } ?? noValue)
+        tree.set("\(topic)/level", level.label)
+        tree.set("\(topic)/color", palette.color(for: level).description)
+    }
+
+    private static func valueJSON(_ value: Int?) -> JSONValue { value.map { .integer($0) } ?? .null }
+
+    private static func maxJSON(_ item: PollenItem?, palette: PollenPalette) -> JSONValue {
+        let level = PollenLevel(value: item?.value)
+        return .object([
+            "id": .optional(item?.topicID),
+            "name": .optional(item?.name),
+            "value": valueJSON(item?.value),
+            "level": .string(level.label),
+            "color": .string(palette.color(for: level).description),
+        ])
+    }
+
+    /// One item with every SPEC §1 field; `forecast` nil leaves the key out (summary payload).
+    static func itemJSON(_ item: PollenItem, forecast: [(CivilDate, PollenItem)]?, palette: PollenPalette)
+        -> JSONValue
+    {
+        let level = item.level
+        let color = palette.color(for: level)
+        var members: [JSONMember] = [
+            JSONMember("id", .string(item.topicID)),
+            JSONMember("name", .string(item.name)),
+            JSONMember("value", valueJSON(item.value)),
+            JSONMember("level", .string(level.label)),
+            JSONMember("color", .string(color.description)),
+            JSONMember("color_rgb", color.json),
+            JSONMember("category", .optional(item.category)),
+            JSONMember("is_plant", .bool(item.isPlant)),
+            JSONMember("in_season", item.inSeason.map(JSONValue.bool) ?? .null),
+            JSONMember("image_url", .optional(item.imageURL)),
+            JSONMember("image_closeup_url", .optional(item.imageCloseupURL)),
+            JSONMember("family", .optional(item.family)),
+            JSONMember("season", .optional(item.season)),
+            JSONMember("appearance", .optional(item.appearance)),
+            JSONMember("cross_reaction", .optional(item.crossReaction)),
+            JSONMember(
+                "health_recommendations",
+                item.healthRecommendations.map { .array($0.map(JSONValue.string)) } ?? .null),
+            JSONMember("index_category", .optional(item.indexCategory)),
+            JSONMember("index_description", .optional(item.indexDescription)),
+            JSONMember("index_color", .optional(item.indexColor?.description)),
+            JSONMember(
+                "grains_per_m3",
+                item.grainsPerCubicMetre.map {
+                    .object([
+                        "mean": .fixed($0.meanTenths, scale: 1),
+                        "max": .fixed($0.maxTenths, scale: 1),
+                    ])
+                } ?? .null),
+        ]
+        if let forecast {
+            members.append(
+                JSONMember(
+                    "forecast",
+                    .array(
+                        forecast.map { date, day in
+                            let dayLevel = day.level
+                            return .object([
+                                "date": .string(date.description),
+                                "value": valueJSON(day.value),
+                                "level": .string(dayLevel.label),
+                                "color": .string(palette.color(for: dayLevel).description),
+                            ])
+                        })))
+        }
+        return .object(members)
+    }
+}
+
+/// RFC 3339 UTC text for Unix seconds, without Foundation's formatters (ICU).
+enum PollenTime {
+    /// `2026-11-30T03:06:23Z`.
+    static func rfc3339(unixSeconds t: Int64) -> String {
+        var days = t / 86_400
+        var second = t % 86_400
+        if second < 0 {
+            days -= 1
+            second += 86_400
+        }
+        let date = CivilDate(daysSinceEpoch: Int(days))
+        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(date)T\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))Z"
+    }
+}
