@@ -114,4 +114,14 @@ public enum FixedPoint {
         if 2 * r.magnitude >= UInt(denominator) { return q + (numerator < 0 ? -1 : 1) }
         return q
     }
+
+    /// Decimal degrees for query strings, never in exponent notation (`Double.description`
+    /// writes `1e-05`): at most six decimals (about 0.1 m), trailing zeros trimmed.
+    public static func coordinate(_ degrees: Double) -> String {
+        guard degrees.isFinite else { return "0" }
+        var text = format(Int((degrees * 1_000_000).rounded()), scale: 6)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text == "-0" ? "0" : text
+    }
 }

@@ -7,7 +7,6 @@ private func decode(_ text: String) throws(ClimateDecodeError) -> [ClimateObserv
     try OpenMeteoDailyDecoder.decode(Array(text.utf8))
 }
 
-private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y, month: m, day: d)! }
 
 @Suite struct ClimateDecodeTests {
     // Real compact bodies quoted in public code (fixtures/open-meteo/observed-snippets.md).

@@ -3,7 +3,6 @@ import Testing
 
 @testable import BreezeCore
 
-private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y, month: m, day: d)! }
 
 @Suite struct ClimateRequestTests {
     @Test func yearsAreSortedDeduplicatedAndBounded() {
@@ -62,7 +61,7 @@ private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y
         (90.0, "90"), (13.4199981, "13.419998"),
     ])
     func coordinatesHaveNoExponent(_ value: Double, _ text: String) {
-        #expect(ClimateRequestPlan.coordinate(value) == text)
+        #expect(FixedPoint.coordinate(value) == text)
     }
 
     /// "Today" is the location's date: at 12:00 UTC on 30 November it is already 1 December on Kiritimati.

@@ -3,7 +3,6 @@ import Testing
 
 @testable import BreezeCore
 
-private func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y, month: m, day: d)! }
 
 private let today = date(2026, 7, 15)
 

@@ -11,7 +11,6 @@ func googleReport(_ body: [UInt8]) throws -> PollenReport {
     return report
 }
 
-func date(_ y: Int, _ m: Int, _ d: Int) -> CivilDate { CivilDate(year: y, month: m, day: d)! }
 
 /// A one-day Google body with GRASS carrying `indexInfo` (as JSON text) and a plain TREE/WEED.
 func oneDay(grassIndex: String, extraPlant: String = "") -> [UInt8] {

@@ -91,22 +91,12 @@ public enum ClimateRequestPlan {
         latitude: Double, longitude: Double, startDate: String, endDate: String, timeZone: String
     ) -> [QueryParameter] {
         [
-            QueryParameter("latitude", coordinate(latitude)),
-            QueryParameter("longitude", coordinate(longitude)),
+            QueryParameter("latitude", FixedPoint.coordinate(latitude)),
+            QueryParameter("longitude", FixedPoint.coordinate(longitude)),
             QueryParameter("start_date", startDate),
             QueryParameter("end_date", endDate),
             QueryParameter("daily", "temperature_2m_max"),
             QueryParameter("timezone", timeZone),
         ]
-    }
-
-    /// Decimal text without an exponent (`Double.description` writes `1e-05`): at most six decimals,
-    /// about 0.1 m, finer than any weather grid.
-    static func coordinate(_ value: Double) -> String {
-        let micro = Int((value * 1_000_000).rounded())
-        var text = FixedPoint.format(micro, scale: 6)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text == "-0" ? "0" : text
     }
 }

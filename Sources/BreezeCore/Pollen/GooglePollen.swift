@@ -10,8 +10,8 @@ public enum GooglePollen {
         -> [(name: String, value: String)]
     {
         [
-            ("location.latitude", PollenCoordinate.text(latitude)),
-            ("location.longitude", PollenCoordinate.text(longitude)),
+            ("location.latitude", FixedPoint.coordinate(latitude)),
+            ("location.longitude", FixedPoint.coordinate(longitude)),
             ("days", String(min(5, max(1, days)))),
             ("languageCode", language),
             ("plantsDescription", "true"),
@@ -113,17 +113,5 @@ public enum GooglePollen {
         item.indexCategory = index.category
         item.indexDescription = index.indexDescription
         item.indexColor = index.color?.hexColor
-    }
-}
-
-/// Coordinates in query strings: fixed decimals, never exponent notation.
-enum PollenCoordinate {
-    /// Six decimals (~0.1 m), trailing zeros trimmed: `49.1951`, `-74`, `0`.
-    static func text(_ degrees: Double) -> String {
-        guard degrees.isFinite else { return "0" }
-        var s = FixedPoint.format(Int((degrees * 1_000_000).rounded()), scale: 6)
-        while s.hasSuffix("0") { s.removeLast() }
-        if s.hasSuffix(".") { s.removeLast() }
-        return s == "-0" ? "0" : s
     }
 }

@@ -42,8 +42,8 @@ public enum OpenMeteoPollen {
     /// turns "outside Europe" into a clean HTTP 400 with a fixed reason.
     public static func query(latitude: Double, longitude: Double, timezone: String) -> [(name: String, value: String)] {
         [
-            ("latitude", PollenCoordinate.text(latitude)),
-            ("longitude", PollenCoordinate.text(longitude)),
+            ("latitude", FixedPoint.coordinate(latitude)),
+            ("longitude", FixedPoint.coordinate(longitude)),
             ("hourly", "alder_pollen,birch_pollen,grass_pollen,mugwort_pollen,olive_pollen,ragweed_pollen"),
             ("domains", "cams_europe"),
             ("forecast_days", "4"),

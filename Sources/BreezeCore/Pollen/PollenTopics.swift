@@ -31,7 +31,7 @@ public enum PollenTopics {
         palette: PollenPalette = .standard
     ) -> TopicTree {
         let base = "\(prefix)/\(locationID)/pollen"
-        let updatedAt = PollenTime.rfc3339(unixSeconds: fetchedAt)
+        let updatedAt = UTCTimestamp.rfc3339(unixSeconds: fetchedAt)
         var tree = TopicTree()
         let today = selection.items
         let forecastDays = Array(selection.days.dropFirst())
@@ -154,21 +154,5 @@ public enum PollenTopics {
                         })))
         }
         return .object(members)
-    }
-}
-
-/// RFC 3339 UTC text for Unix seconds, without Foundation's formatters (ICU).
-enum PollenTime {
-    /// `2026-11-30T03:06:23Z`.
-    static func rfc3339(unixSeconds t: Int64) -> String {
-        var days = t / 86_400
-        var second = t % 86_400
-        if second < 0 {
-            days -= 1
-            second += 86_400
-        }
-        let date = CivilDate(daysSinceEpoch: Int(days))
-        func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(date)T\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60))Z"
     }
 }
