@@ -31,7 +31,7 @@ struct ConfigLoaderTests {
         #expect(config.pollen.interval == .seconds(6 * 3600))
         #expect(config.pollen.refreshCooldown == .seconds(900))
         #expect(config.pollen.maxCallsPerDay == 24)
-        #expect(config.pollen.colors == PollenColorOverrides())
+        #expect(config.pollen.colors == PollenPalette.standard)
         #expect(
             config.climate
                 == ClimateSettings(
@@ -101,7 +101,7 @@ struct ConfigLoaderTests {
         #expect(config.pollen.maxCallsPerDay == 4)
         #expect(config.pollen.colors.low == HexColor(red: 0, green: 255, blue: 0))
         #expect(config.pollen.colors.veryHigh == HexColor(red: 0x80, green: 0, blue: 0))
-        #expect(config.pollen.colors.none == nil)
+        #expect(config.pollen.colors.none == PollenPalette.standard.none)
         #expect(config.climate.unit == .celsius)
         #expect(config.climate.years == [1950, 1980, 2020])
         #expect(config.climate.refreshCooldown == .seconds(7200))
@@ -400,7 +400,7 @@ struct ConfigLoaderTests {
         #expect(text.contains("  api_key:  # (not set)"))
         #expect(text.contains("    ca_file:  # system CAs"))
         #expect(text.contains("    low: \"#00ff00\""))
-        #expect(text.contains("    # high: default"))
+        #expect(text.contains("    high: \"#ff3b30\""))
         // The rendering is itself a valid config that gives the same settings back.
         let again = try sandbox.load(text)
         #expect(again.mqtt.port == 8883)

@@ -150,28 +150,6 @@ public enum PollenSourceChoice: String, Sendable, Hashable {
     case openMeteo = "open-meteo"
 }
 
-/// `pollen.colors:` — per-level overrides of SPEC §1's color table; nil keeps the default.
-public struct PollenColorOverrides: Sendable, Equatable {
-    public var none: HexColor?
-    public var low: HexColor?
-    public var moderate: HexColor?
-    public var high: HexColor?
-    public var veryHigh: HexColor?
-    public var unknown: HexColor?
-
-    public init(
-        none: HexColor? = nil, low: HexColor? = nil, moderate: HexColor? = nil, high: HexColor? = nil,
-        veryHigh: HexColor? = nil, unknown: HexColor? = nil
-    ) {
-        self.none = none
-        self.low = low
-        self.moderate = moderate
-        self.high = high
-        self.veryHigh = veryHigh
-        self.unknown = unknown
-    }
-}
-
 /// `pollen:`.
 public struct PollenSettings: Sendable {
     public var enabled: Bool
@@ -187,12 +165,13 @@ public struct PollenSettings: Sendable {
     public var refreshCooldown: Duration
     /// Google calls per location and local day.
     public var maxCallsPerDay: Int
-    public var colors: PollenColorOverrides
+    /// The level colors: SPEC §1's table with `pollen.colors` applied.
+    public var colors: PollenPalette
 
     public init(
         enabled: Bool = true, source: PollenSourceChoice = .auto, apiKey: Secret? = nil, days: Int = 5,
         language: String = "en", interval: Duration = .seconds(6 * 3600), refreshCooldown: Duration = .seconds(15 * 60),
-        maxCallsPerDay: Int = 24, colors: PollenColorOverrides = PollenColorOverrides()
+        maxCallsPerDay: Int = 24, colors: PollenPalette = .standard
     ) {
         self.enabled = enabled
         self.source = source

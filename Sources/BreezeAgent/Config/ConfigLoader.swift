@@ -323,7 +323,7 @@ private struct ConfigParser {
         return settings
     }
 
-    private func parseColors(_ node: YAMLNode?) throws(ConfigError) -> PollenColorOverrides {
+    private func parseColors(_ node: YAMLNode?) throws(ConfigError) -> PollenPalette {
         let r = try MappingReader(
             node, path: "pollen.colors", keys: ["none", "low", "moderate", "high", "very_high", "unknown"], file: file)
         func color(_ key: String) throws(ConfigError) -> HexColor? {
@@ -340,9 +340,11 @@ private struct ConfigParser {
             else { throw r.fail(key, "expected a color \"#rrggbb\", got \(MappingReader.describe(value))", at: value) }
             return parsed
         }
-        return PollenColorOverrides(
-            none: try color("none"), low: try color("low"), moderate: try color("moderate"), high: try color("high"),
-            veryHigh: try color("very_high"), unknown: try color("unknown"))
+        let standard = PollenPalette.standard
+        return PollenPalette(
+            none: try color("none") ?? standard.none, low: try color("low") ?? standard.low,
+            moderate: try color("moderate") ?? standard.moderate, high: try color("high") ?? standard.high,
+            veryHigh: try color("very_high") ?? standard.veryHigh, unknown: try color("unknown") ?? standard.unknown)
     }
 
     // MARK: climate

@@ -67,15 +67,11 @@ public func renderEffective(_ c: AgentConfig) -> String {
     line(2, "refresh_cooldown", durationText(p.refreshCooldown))
     line(2, "max_calls_per_day", String(p.maxCallsPerDay))
     line(2, "colors", "")
-    let colors: [(String, String?)] = [
-        ("none", p.colors.none?.description), ("low", p.colors.low?.description),
-        ("moderate", p.colors.moderate?.description), ("high", p.colors.high?.description),
-        ("very_high", p.colors.veryHigh?.description), ("unknown", p.colors.unknown?.description),
+    let colors: [(String, HexColor)] = [
+        ("none", p.colors.none), ("low", p.colors.low), ("moderate", p.colors.moderate), ("high", p.colors.high),
+        ("very_high", p.colors.veryHigh), ("unknown", p.colors.unknown),
     ]
-    for (key, value) in colors {
-        // An empty `none:` would read back as a (refused) unquoted `#…`; a comment reads back as "default".
-        if let value { line(4, key, quoted(value)) } else { out.append("    # \(key): default") }
-    }
+    for (key, value) in colors { line(4, key, quoted(value.description)) }
 
     let cl = c.climate
     line(0, "climate", "")
