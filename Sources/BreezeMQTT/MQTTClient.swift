@@ -18,10 +18,6 @@ public enum MQTTEvent: Sendable, Equatable {
 /// lazily and thread-safely by the runtime).
 private let mosquittoLibrary: Void = { _ = mosquitto_lib_init() }()
 
-/// Shutdown joins mosquitto's network thread (`mosquitto_loop_stop`), a blocking call that must not
-/// occupy one of the cooperative pool's threads (two on the target machines).
-private let shutdownQueue = DispatchQueue(label: "breeze.mqtt.shutdown")
-
 /// An MQTT client over libmosquitto, running on libmosquitto's own network thread
 /// (`mosquitto_loop_start`), which also reconnects by itself with capped backoff.
 ///
@@ -62,9 +58,14 @@ public final class MQTTClient: Sendable {
         // must not outlive the box it reads from.
         let leftover: (MosquittoHandle, Bool)? = lifecycle.withLock { state in
             switch state {
-            case .created(let handle): (handle, false)
-            case .running(let handle): (handle, true)
-            case .stopping, .stopped: nil
+            case .created(let handle):
+                return (handle, false)
+            case .running(let handle):
+                // Without this the network thread keeps running and loop_stop never returns.
+                _ = mosquitto_disconnect(handle.raw)
+                return (handle, true)
+            case .stopping, .stopped:
+                return nil
             }
         }
         if let (handle, started) = leftover {
@@ -179,8 +180,10 @@ public final class MQTTClient: Sendable {
             }
         }
         guard let (handle, started) = toShutDown else { return }
+        // Joining mosquitto's thread (`mosquitto_loop_stop`) blocks: keep it off the cooperative
+        // pool (two threads on the target machines), on a queue of its own per client.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            shutdownQueue.async {
+            DispatchQueue(label: "breeze.mqtt.shutdown").async {
                 handle.shutDown(loopStarted: started)
                 continuation.resume()
             }

@@ -121,10 +121,14 @@ public final class MosquittoBroker: Sendable {
         throw Failure.notListening(port: port, log: log)
     }
 
-    /// Stops the broker (SIGTERM) and waits for it to exit. Safe to call when not running.
+    /// Stops the broker and waits for it to exit. Safe to call when not running.
+    ///
+    /// SIGKILL, not SIGTERM: the child inherits the signal mask of the (Dispatch) thread that
+    /// spawned it, where SIGTERM and SIGINT are blocked, so mosquitto would never see them. With
+    /// `persistence false` there is nothing to save, and clients just see the connection drop.
     public func stop() {
         guard let process = self.process.withLock({ $0.take() }) else { return }
-        if process.isRunning { process.terminate() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
