@@ -97,13 +97,38 @@ public final class MQTTClient: Sendable {
                 handle.raw, configuration.host, Int32(configuration.port), Int32(configuration.keepalive))
             var deferredError: MosquittoError?
             if result != .mosqSuccess {
-                let error = MosquittoError(code: result)
+                var error = MosquittoError(code: result)
+                // A TLS handshake that fails right here is explained only in the log (OpenSSL's text).
+                if let logged = core.state.withLock({ $0.lastLoggedError }) {
+                    error = MosquittoError(kind: .library, code: result, message: "\(error.message) (\(logged))")
+                }
                 guard Self.isRetriedByLoop(result) else { throw error }
                 deferredError = error
             }
             try check(mosquitto_loop_start(handle.raw))
             state = .running(handle)
-            if let deferredError { core.state.withLock { $0.lastError = deferredError } }
+            if let deferredError {
+                core.state.withLock { $0.lastError = deferredError }
+                scheduleInitialConnect(after: configuration.reconnectDelayMin)
+            }
+        }
+    }
+
+    /// libmosquitto's thread only starts its reconnect loop after a first connect got as far as
+    /// a socket; until then it idles. So a failed first attempt is retried here, with the same
+    /// capped doubling backoff, on a Dispatch thread (it resolves and connects, which may block).
+    private func scheduleInitialConnect(after seconds: Int) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { [weak self] in
+            guard let self else { return }
+            let failure: MosquittoError? = lifecycle.withLock { state in
+                guard case .running(let handle) = state else { return nil }
+                let result = mosquitto_connect_async(
+                    handle.raw, configuration.host, Int32(configuration.port), Int32(configuration.keepalive))
+                return result == .mosqSuccess ? nil : MosquittoError(code: result)
+            }
+            guard let failure else { return }
+            core.state.withLock { $0.lastError = failure }
+            scheduleInitialConnect(after: min(seconds * 2, configuration.reconnectDelayMax))
         }
     }
 
@@ -112,8 +137,8 @@ public final class MQTTClient: Sendable {
         await core.wait(for: .connected, timeout: timeout)
     }
 
-    /// Publishes a message. QoS 1/2 messages are queued by libmosquitto while disconnected and
-    /// sent after reconnecting; QoS 0 while disconnected fails with "not currently connected".
+    /// Publishes a message. While disconnected libmosquitto 2.0 refuses every QoS with "The client
+    /// is not currently connected." (code 4): republish after the next ``MQTTEvent/connected``.
     public func publish(_ topic: String, _ payload: [UInt8], qos: Int = 0, retain: Bool = false) throws(MosquittoError) {
         try MQTTConfiguration.validatePublish(topic: topic, qos: qos, what: "publish")
         try lifecycle.withLock { state throws(MosquittoError) in
@@ -398,8 +423,18 @@ final class ClientCore: Sendable {
             .message(MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain)))
     }
 
+    /// libmosquitto ends its thread on a failed TLS handshake without calling on_disconnect; the
+    /// OpenSSL text it logs is then the only account of why, so it becomes the error and event.
     func didLogError(_ text: String) {
-        state.withLock { $0.lastLoggedError = text }
+        let failure: MosquittoError? = state.withLock { state in
+            state.lastLoggedError = text
+            guard !state.connected, text.hasPrefix("OpenSSL Error") else { return nil }
+            let tls = MosquittoError(code: Int32(MOSQ_ERR_TLS.rawValue))
+            let error = MosquittoError(kind: .library, code: tls.code, message: "\(tls.message) (\(text))")
+            state.lastError = error
+            return error
+        }
+        if let failure { continuation.yield(.disconnected(reason: failure.message)) }
     }
 
     // MARK: Swift side
