@@ -1,0 +1,153 @@
+/// The MQTT protocol level spoken to the broker.
+public enum MQTTProtocolVersion: Sendable, Equatable, CustomStringConvertible {
+    case v311
+    case v5
+
+    /// Reads the spellings a configuration file uses: `"5"`, `"5.0"`, `"3.1.1"`, `"311"`.
+    public init?(_ text: String) {
+        switch text {
+        case "5", "5.0", "v5": self = .v5
+        case "3.1.1", "311", "v311": self = .v311
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .v311: "3.1.1"
+        case .v5: "5"
+        }
+    }
+}
+
+/// TLS settings. Their presence turns TLS on; server certificate verification is always on,
+/// `insecure` only skips the host-name check (for brokers reached by IP with a name-only cert).
+public struct MQTTTLSOptions: Sendable, Equatable {
+    /// PEM file with the CA(s) to trust; `nil` trusts the system CAs in ``systemCAPath``.
+    public var caFile: String?
+    /// Client certificate (PEM) for brokers that require one; needs ``keyFile``.
+    public var certFile: String?
+    /// Private key (PEM, unencrypted) matching ``certFile``.
+    public var keyFile: String?
+    /// Skip the check that the certificate names the host connected to. The chain is still verified.
+    public var insecure: Bool
+
+    /// Where Debian's `ca-certificates` keeps the hashed system CA directory.
+    public static let systemCAPath = "/etc/ssl/certs"
+
+    public init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, insecure: Bool = false) {
+        self.caFile = caFile
+        self.certFile = certFile
+        self.keyFile = keyFile
+        self.insecure = insecure
+    }
+}
+
+/// One MQTT message, outgoing (publish, will) or incoming.
+public struct MQTTMessage: Sendable, Equatable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var qos: Int
+    public var retain: Bool
+
+    public init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false) {
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.retain = retain
+    }
+
+    public init(topic: String, string: String, qos: Int = 0, retain: Bool = false) {
+        self.init(topic: topic, payload: Array(string.utf8), qos: qos, retain: retain)
+    }
+
+    /// The payload read as UTF-8 (invalid sequences become U+FFFD).
+    public var payloadString: String { String(decoding: payload, as: UTF8.self) }
+}
+
+/// Everything needed to connect; checked by ``validate()`` before libmosquitto sees it.
+public struct MQTTConfiguration: Sendable, Equatable {
+    public var host: String
+    public var port: Int
+    public var clientID: String
+    /// Seconds; 0 disables keepalive, otherwise libmosquitto requires at least 5.
+    public var keepalive: Int
+    public var username: String?
+    public var password: String?
+    /// `nil` = plain TCP.
+    public var tls: MQTTTLSOptions?
+    public var protocolVersion: MQTTProtocolVersion
+    /// Registered before connecting; the broker publishes it if the client vanishes without a
+    /// clean disconnect (and discards it on ``MQTTClient/stop()``).
+    public var will: MQTTMessage?
+    /// Reconnect backoff in seconds: starts at the minimum, grows, capped at the maximum.
+    public var reconnectDelayMin: Int
+    public var reconnectDelayMax: Int
+    /// A clean session drops broker-side state on reconnect; subscriptions are replayed by the client.
+    public var cleanSession: Bool
+
+    /// `port` defaults to 8883 with TLS and 1883 without.
+    public init(
+        host: String = "localhost",
+        port: Int? = nil,
+        clientID: String,
+        keepalive: Int = 60,
+        username: String? = nil,
+        password: String? = nil,
+        tls: MQTTTLSOptions? = nil,
+        protocolVersion: MQTTProtocolVersion = .v5,
+        will: MQTTMessage? = nil,
+        reconnectDelayMin: Int = 1,
+        reconnectDelayMax: Int = 60,
+        cleanSession: Bool = true
+    ) {
+        self.host = host
+        self.port = port ?? (tls == nil ? 1883 : 8883)
+        self.clientID = clientID
+        self.keepalive = keepalive
+        self.username = username
+        self.password = password
+        self.tls = tls
+        self.protocolVersion = protocolVersion
+        self.will = will
+        self.reconnectDelayMin = reconnectDelayMin
+        self.reconnectDelayMax = reconnectDelayMax
+        self.cleanSession = cleanSession
+    }
+
+    /// Rejects values libmosquitto would refuse later with a bare "Invalid arguments", so the
+    /// user sees which setting is wrong.
+    public func validate() throws(MosquittoError) {
+        func fail(_ text: String) -> MosquittoError { .invalidConfiguration(text) }
+        if host.isEmpty { throw fail("host is empty") }
+        if !(1...65535).contains(port) { throw fail("port \(port) is outside 1…65535") }
+        if clientID.isEmpty { throw fail("client id is empty") }
+        if clientID.utf8.count > 65535 { throw fail("client id is longer than 65535 bytes") }
+        if keepalive != 0 && !(5...65535).contains(keepalive) {
+            throw fail("keepalive \(keepalive) s must be 0 (off) or 5…65535 s")
+        }
+        if password != nil && username == nil { throw fail("a password needs a username") }
+        if reconnectDelayMin < 1 { throw fail("reconnect delay minimum \(reconnectDelayMin) s must be at least 1 s") }
+        if reconnectDelayMax < reconnectDelayMin {
+            throw fail("reconnect delay maximum \(reconnectDelayMax) s is below the minimum \(reconnectDelayMin) s")
+        }
+        if let tls {
+            if (tls.certFile == nil) != (tls.keyFile == nil) {
+                throw fail("TLS client certificate and key must be given together")
+            }
+        }
+        if let will {
+            try MQTTConfiguration.validatePublish(topic: will.topic, qos: will.qos, what: "will")
+        }
+    }
+
+    /// Topic rules for publishing (no wildcards, not empty, at most 65535 bytes) and QoS range.
+    static func validatePublish(topic: String, qos: Int, what: String) throws(MosquittoError) {
+        if topic.isEmpty { throw .invalidConfiguration("\(what) topic is empty") }
+        if topic.utf8.count > 65535 { throw .invalidConfiguration("\(what) topic is longer than 65535 bytes") }
+        if topic.contains("+") || topic.contains("#") {
+            throw .invalidConfiguration("\(what) topic \"\(topic)\" contains a wildcard")
+        }
+        if !(0...2).contains(qos) { throw .invalidConfiguration("\(what) QoS \(qos) is not 0, 1 or 2") }
+    }
+}

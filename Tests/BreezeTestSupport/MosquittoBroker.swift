@@ -1,0 +1,140 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `mosquitto` broker process on a free 127.0.0.1 port, configured from lines written to
+/// its own temporary directory. Add users or TLS before ``start()``; ``restart()`` keeps the port.
+public final class MosquittoBroker: Sendable {
+    public enum Failure: Error, CustomStringConvertible {
+        case exited(status: Int32, log: String)
+        case notListening(port: Int, log: String)
+        public var description: String {
+            switch self {
+            case .exited(let status, let log): "mosquitto exited with \(status): \(log)"
+            case .notListening(let port, let log): "mosquitto did not listen on \(port) in time: \(log)"
+            }
+        }
+    }
+
+    /// The port of the broker `make test` started (env `BREEZE_TEST_MQTT_PORT`), if any.
+    public static var sharedPort: Int? {
+        ProcessInfo.processInfo.environment["BREEZE_TEST_MQTT_PORT"].flatMap { Int($0) }
+    }
+
+    /// Runs `body` with the port of a plain anonymous broker: the shared one when `make test`
+    /// provides it, otherwise a private broker started for `body` and stopped after it.
+    public static func withPlainBroker<T>(_ body: (Int) async throws -> T) async throws -> T {
+        if let sharedPort { return try await body(sharedPort) }
+        let broker = try MosquittoBroker()
+        try await broker.start()
+        defer { broker.stop() }
+        return try await body(broker.port)
+    }
+
+    public let port: Int
+    public let directory: String
+    private let settings: Mutex<[String]>
+    private let process: Mutex<Process?>
+
+    /// `configuration` lines are appended after the listener and defaults.
+    public init(configuration: [String] = []) throws {
+        port = try FreePort.loopback()
+        directory = try makeTemporaryDirectory(prefix: "breeze-mosquitto")
+        settings = Mutex(configuration)
+        process = Mutex(nil)
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Requires these users (created with `mosquitto_passwd -b`) and refuses anonymous clients.
+    public func addPasswordFile(users: [String: String]) throws {
+        let file = directory + "/passwords"
+        for (index, (user, password)) in users.sorted(by: { $0.key < $1.key }).enumerated() {
+            try TestProcess.run("mosquitto_passwd", (index == 0 ? ["-c"] : []) + ["-b", file, user, password])
+        }
+        settings.withLock { $0 += ["password_file \(file)", "allow_anonymous false"] }
+    }
+
+    /// Serves TLS with `certificates` on the listener; optionally requires a client certificate.
+    public func enableTLS(_ certificates: TestCertificates, requireClientCertificate: Bool = false) {
+        settings.withLock {
+            $0 += [
+                "cafile \(certificates.caFile)", "certfile \(certificates.serverCertFile)",
+                "keyfile \(certificates.serverKeyFile)",
+                "require_certificate \(requireClientCertificate)",
+            ]
+        }
+    }
+
+    /// The broker's own log (connections, refusals, wills), for diagnosing a failed test.
+    public var log: String {
+        (try? String(contentsOfFile: directory + "/mosquitto.log", encoding: .utf8)) ?? ""
+    }
+
+    /// Starts mosquitto and returns once the port accepts connections.
+    public func start() async throws {
+        let lines = settings.withLock { $0 }
+        var config = [
+            "listener \(port) 127.0.0.1",
+            "persistence false",
+            "log_dest stderr",
+            "log_type error", "log_type warning", "log_type notice", "log_type information",
+            "connection_messages true",
+        ]
+        // As root mosquitto would switch to the `mosquitto` user, who cannot read our 0600 files.
+        if geteuid() == 0 { config.append("user root") }
+        if !lines.contains("allow_anonymous false") { config.append("allow_anonymous true") }
+        config += lines
+        let configFile = directory + "/mosquitto.conf"
+        try (config.joined(separator: "\n") + "\n").write(toFile: configFile, atomically: true, encoding: .utf8)
+
+        let logFile = directory + "/mosquitto.log"
+        if !FileManager.default.fileExists(atPath: logFile) {
+            _ = FileManager.default.createFile(atPath: logFile, contents: nil)
+        }
+        let logHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
+        logHandle.seekToEndOfFile()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try TestProcess.locate("mosquitto"))
+        process.arguments = ["-c", configFile]
+        process.standardOutput = logHandle
+        process.standardError = logHandle
+        try process.run()
+        try? logHandle.close()
+        self.process.withLock { $0 = process }
+
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if !process.isRunning {
+                throw Failure.exited(status: process.terminationStatus, log: log)
+            }
+            if FreePort.isAccepting(port: port) { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        stop()
+        throw Failure.notListening(port: port, log: log)
+    }
+
+    /// Stops the broker and waits for it to exit. Safe to call when not running.
+    ///
+    /// SIGKILL, not SIGTERM: the child inherits the signal mask of the (Dispatch) thread that
+    /// spawned it, where SIGTERM and SIGINT are blocked, so mosquitto would never see them. With
+    /// `persistence false` there is nothing to save, and clients just see the connection drop.
+    public func stop() {
+        guard let process = self.process.withLock({ $0.take() }) else { return }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Stops and starts again on the same port (clients see the connection drop).
+    public func restart() async throws {
+        stop()
+        try await start()
+    }
+}

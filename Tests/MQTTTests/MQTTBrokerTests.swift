@@ -1,0 +1,259 @@
+@testable import BreezeMQTT
+import BreezeTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Against a real mosquitto: the shared `make test` broker when there is one, else private ones.
+@Suite("MQTT client against mosquitto")
+struct MQTTBrokerTests {
+    @Test("publish/subscribe round trip", arguments: [0, 1, 2])
+    func roundTrip(qos: Int) async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let topic = uniqueTopic("roundTrip\(qos)")
+            let (subscriber, received) = try await makeClient(port: port, role: "sub")
+            let (publisher, _) = try await makeClient(port: port, role: "pub")
+            try await subscribeAndConfirm(subscriber, received, topic, qos: 2)
+            try publisher.publish(topic, "hello \(qos)", qos: qos)
+            let message = await received.waitForMessage(on: topic, payload: "hello \(qos)")
+            #expect(message?.qos == qos)
+            #expect(message?.retain == false)
+            #expect(await publisher.waitForAcknowledgements(timeout: .seconds(10)))
+            await publisher.stop()
+            await subscriber.stop()
+        }
+    }
+
+    @Test("MQTT 3.1.1 and 5 both connect and exchange messages", arguments: [MQTTProtocolVersion.v311, .v5])
+    func protocolVersions(version: MQTTProtocolVersion) async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let topic = uniqueTopic()
+            let (client, recorder) = try await makeClient(port: port, role: "v\(version)") { $0.protocolVersion = version }
+            try await subscribeAndConfirm(client, recorder, topic)
+            try client.publish(topic, [0, 255, 10], qos: 1)
+            let message = await recorder.waitFor { _ in recorder.messages(on: topic).first { $0.payload == [0, 255, 10] } }
+            #expect(message != nil)
+            await client.stop()
+        }
+    }
+
+    @Test func acknowledgementsAfterQoS1Publishes() async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let topic = uniqueTopic()
+            let (client, _) = try await makeClient(port: port, role: "acks")
+            for index in 0..<50 { try client.publish(topic, "\(index)", qos: 1) }
+            #expect(await client.waitForAcknowledgements(timeout: .seconds(15)))
+            await client.stop()
+        }
+    }
+
+    @Test func retainedMessageReadBackBySecondClient() async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let topic = uniqueTopic()
+            let (publisher, _) = try await makeClient(port: port, role: "retain-pub")
+            try publisher.publish(topic, "kept", qos: 1, retain: true)
+            #expect(await publisher.waitForAcknowledgements(timeout: .seconds(10)))
+
+            let (reader, recorder) = try await makeClient(port: port, role: "retain-read")
+            try reader.subscribe(topic, qos: 1)
+            let message = await recorder.waitForMessage(on: topic, payload: "kept")
+            #expect(message?.retain == true)
+            // Leave a shared broker clean: an empty retained payload deletes it.
+            try publisher.publish(topic, [], qos: 1, retain: true)
+            #expect(await publisher.waitForAcknowledgements(timeout: .seconds(10)))
+            await reader.stop()
+            await publisher.stop()
+        }
+    }
+
+    @Test func willIsPublishedWhenTheClientDiesUncleanly() async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let willTopic = uniqueTopic()
+            let (watcher, watched) = try await makeClient(port: port, role: "watcher")
+            try await subscribeAndConfirm(watcher, watched, willTopic, qos: 1)
+            let (victim, _) = try await makeClient(port: port, role: "victim") {
+                $0.will = MQTTMessage(topic: willTopic, string: "offline", qos: 1, retain: false)
+            }
+            // Cut the TCP connection under libmosquitto without a DISCONNECT: to the broker this
+            // client died, so it must publish the will.
+            let socket = victim.socketDescriptorForTesting
+            try #require(socket >= 0)
+            #expect(shutdown(socket, Int32(SHUT_RDWR)) == 0)
+            let will = await watched.waitForMessage(on: willTopic, payload: "offline")
+            #expect(will?.qos == 1)
+            await victim.stop()
+            await watcher.stop()
+        }
+    }
+
+    @Test func willIsNotPublishedOnCleanStop() async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let willTopic = uniqueTopic()
+            let (watcher, watched) = try await makeClient(port: port, role: "watcher")
+            try await subscribeAndConfirm(watcher, watched, willTopic, qos: 1)
+            let (leaver, _) = try await makeClient(port: port, role: "leaver") {
+                $0.will = MQTTMessage(topic: willTopic, string: "offline", qos: 1, retain: false)
+            }
+            await leaver.stop()
+            #expect(leaver.isConnected == false)
+            // Give the broker a moment to process the disconnect, then send a marker after it:
+            // a will would have arrived before the marker.
+            try await Task.sleep(for: .milliseconds(300))
+            try watcher.publish(willTopic, "marker", qos: 1)
+            #expect(await watched.waitForMessage(on: willTopic, payload: "marker") != nil)
+            #expect(watched.messages(on: willTopic).contains { $0.payloadString == "offline" } == false)
+            await watcher.stop()
+        }
+    }
+
+    @Test func usernameAndPassword() async throws {
+        let broker = try MosquittoBroker()
+        try broker.addPasswordFile(users: ["breeze": "correct horse"])
+        try await broker.start()
+        defer { broker.stop() }
+
+        let (accepted, _) = try await makeClient(port: broker.port, role: "auth-ok") {
+            $0.username = "breeze"
+            $0.password = "correct horse"
+        }
+        #expect(accepted.isConnected)
+        await accepted.stop()
+
+        for version in [MQTTProtocolVersion.v311, .v5] {
+            let (refused, recorder) = try await makeClient(port: broker.port, role: "auth-bad", ready: false) {
+                $0.username = "breeze"
+                $0.password = "wrong"
+                $0.protocolVersion = version
+            }
+            let reason = await recorder.waitFor { events in
+                events.lazy.compactMap { event -> String? in
+                    if case .disconnected(let reason) = event { return reason }
+                    return nil
+                }.first
+            }
+            #expect(refused.isConnected == false)
+            let error = try #require(refused.lastError)
+            #expect(error.kind == .connectionRefused)
+            // The broker's answer in the library's words, per protocol table.
+            let expected = version == .v5 ? "Not authorized" : "Connection Refused: not authorised."
+            #expect(error.message == expected, "broker log: \(broker.log)")
+            #expect(reason == error.message)
+            await refused.stop()
+        }
+    }
+
+    @Test func tlsVerifiesTheBrokerAgainstTheConfiguredCA() async throws {
+        let certificates = try TestCertificates.generate()
+        let otherCA = try TestCertificates.generate(caName: "Some Other CA")
+        let broker = try MosquittoBroker()
+        broker.enableTLS(certificates)
+        try await broker.start()
+        defer { broker.stop() }
+
+        let topic = uniqueTopic()
+        let (trusting, recorder) = try await makeClient(port: broker.port, role: "tls-ok") {
+            $0.host = "localhost"
+            $0.tls = MQTTTLSOptions(caFile: certificates.caFile)
+        }
+        try await subscribeAndConfirm(trusting, recorder, topic)
+        await trusting.stop()
+
+        // The handshake fails either inside start() (thrown) or on mosquitto's thread (event);
+        // which one depends on timing. Both must carry OpenSSL's reason.
+        let distrusting = try MQTTClient(
+            MQTTConfiguration(
+                host: "localhost", port: broker.port, clientID: uniqueClientID("tls-bad"),
+                tls: MQTTTLSOptions(caFile: otherCA.caFile)))
+        let rejected = EventRecorder(distrusting)
+        var reason: String?
+        do {
+            try distrusting.start()
+            reason = await rejected.waitFor { events in
+                events.lazy.compactMap { event -> String? in
+                    if case .disconnected(let reason) = event { return reason }
+                    return nil
+                }.first
+            }
+        } catch {
+            #expect(error.code == 8)  // MOSQ_ERR_TLS
+            reason = error.message
+        }
+        #expect(distrusting.isConnected == false)
+        #expect(
+            reason?.contains("certificate verify failed") == true,
+            "reason: \(String(describing: reason)), error: \(String(describing: distrusting.lastError)), events: \(rejected.events)")
+        await distrusting.stop()
+    }
+
+    @Test func tlsClientCertificate() async throws {
+        let certificates = try TestCertificates.generate()
+        let broker = try MosquittoBroker()
+        broker.enableTLS(certificates, requireClientCertificate: true)
+        try await broker.start()
+        defer { broker.stop() }
+        let (client, _) = try await makeClient(port: broker.port, role: "tls-cert") {
+            $0.host = "127.0.0.1"
+            $0.tls = MQTTTLSOptions(
+                caFile: certificates.caFile, certFile: certificates.clientCertFile, keyFile: certificates.clientKeyFile)
+        }
+        #expect(client.isConnected)
+        await client.stop()
+    }
+
+    @Test func reconnectsAfterBrokerRestartAndResubscribes() async throws {
+        let broker = try MosquittoBroker()
+        try await broker.start()
+        defer { broker.stop() }
+        let topic = uniqueTopic()
+        let (client, recorder) = try await makeClient(port: broker.port, role: "reconnect") {
+            $0.reconnectDelayMin = 1
+            $0.reconnectDelayMax = 2
+        }
+        try await subscribeAndConfirm(client, recorder, topic, qos: 1)
+
+        broker.stop()
+        let dropped = await recorder.waitFor { events in events.contains { if case .disconnected = $0 { true } else { false } } ? true : nil }
+        #expect(dropped == true)
+        #expect(client.isConnected == false)
+        // libmosquitto 2.0 refuses publishing while disconnected, QoS 1 included.
+        #expect(throws: MosquittoError(code: 4)) { try client.publish(topic, "while down", qos: 1) }
+
+        try await broker.start()
+        let reconnected = await recorder.waitFor(timeout: .seconds(20)) { _ in recorder.connectedCount >= 2 ? true : nil }
+        #expect(reconnected == true)
+        #expect(await client.waitForAcknowledgements(timeout: .seconds(15)))
+        // The subscription was replayed: another client's publish reaches us.
+        let (other, _) = try await makeClient(port: broker.port, role: "after-restart")
+        try other.publish(topic, "after restart", qos: 1)
+        #expect(await recorder.waitForMessage(on: topic, payload: "after restart") != nil)
+        await other.stop()
+        await client.stop()
+    }
+
+    @Test func connectsOnceABrokerAppearsLater() async throws {
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        let (client, _) = try await makeClient(port: broker.port, role: "early", ready: false) {
+            $0.reconnectDelayMin = 1
+            $0.reconnectDelayMax = 1
+        }
+        #expect(client.isConnected == false)
+        try await broker.start()
+        #expect(await client.waitUntilConnected(timeout: .seconds(20)))
+        await client.stop()
+    }
+
+    @Test func stopIsPromptWhileTheBrokerIsDown() async throws {
+        let port = try FreePort.loopback()
+        let (client, _) = try await makeClient(port: port, role: "nobroker", ready: false) {
+            $0.reconnectDelayMin = 30
+            $0.reconnectDelayMax = 60
+        }
+        let started = ContinuousClock.now
+        await client.stop()
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+}

@@ -1,0 +1,85 @@
+import BreezeMQTT
+import Foundation
+import Synchronization
+import Testing
+
+/// Collects a client's events so a test can wait for one (up to a deadline) without sleeping.
+final class EventRecorder: Sendable {
+    private let recorded = Mutex<[MQTTEvent]>([])
+
+    init(_ client: MQTTClient) {
+        let stream = client.events
+        Task { [self] in
+            for await event in stream { recorded.withLock { $0.append(event) } }
+        }
+    }
+
+    var events: [MQTTEvent] { recorded.withLock { $0 } }
+
+    func messages(on topic: String) -> [MQTTMessage] {
+        events.compactMap { event in
+            if case .message(let message) = event, message.topic == topic { return message }
+            return nil
+        }
+    }
+
+    var connectedCount: Int { events.filter { $0 == .connected }.count }
+
+    /// Polls until `pick` finds something; nil after `timeout`.
+    func waitFor<T>(timeout: Duration = .seconds(15), _ pick: ([MQTTEvent]) -> T?) async -> T? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let found = pick(events) { return found }
+            if ContinuousClock.now >= deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// The first message on `topic` with `payload`.
+    func waitForMessage(on topic: String, payload: String, timeout: Duration = .seconds(15)) async -> MQTTMessage? {
+        await waitFor(timeout: timeout) { events in
+            events.lazy.compactMap { event -> MQTTMessage? in
+                if case .message(let message) = event, message.topic == topic, message.payloadString == payload {
+                    return message
+                }
+                return nil
+            }.first
+        }
+    }
+}
+
+/// A topic no other test (or earlier run on a shared broker) uses.
+func uniqueTopic(_ name: String = #function) -> String {
+    let clean = name.filter { $0.isLetter || $0.isNumber }
+    return "breeze-test/\(clean)/\(UUID().uuidString)"
+}
+
+func uniqueClientID(_ role: String) -> String {
+    "breeze-test-\(role)-\(UUID().uuidString.prefix(8))"
+}
+
+/// A started client and its recorder; `ready` waits for the first connection.
+func makeClient(
+    port: Int, role: String, ready: Bool = true, _ adjust: (inout MQTTConfiguration) -> Void = { _ in }
+) async throws -> (MQTTClient, EventRecorder) {
+    var configuration = MQTTConfiguration(host: "127.0.0.1", port: port, clientID: uniqueClientID(role))
+    adjust(&configuration)
+    let client = try MQTTClient(configuration)
+    let recorder = EventRecorder(client)
+    try client.start()
+    if ready {
+        let connected = await client.waitUntilConnected(timeout: .seconds(15))
+        try #require(connected, "client \(role) did not connect: \(String(describing: client.lastError))")
+    }
+    return (client, recorder)
+}
+
+/// Subscribes and returns once the subscription is active: the broker handles one connection's
+/// packets in order, so our own probe coming back proves the SUBSCRIBE was processed.
+func subscribeAndConfirm(_ client: MQTTClient, _ recorder: EventRecorder, _ topic: String, qos: Int = 2) async throws {
+    try client.subscribe(topic, qos: qos)
+    let probe = "probe-\(UUID().uuidString)"
+    try client.publish(topic, probe, qos: 1)
+    let echoed = await recorder.waitForMessage(on: topic, payload: probe)
+    try #require(echoed != nil, "subscription to \(topic) never became active")
+}
