@@ -282,15 +282,6 @@ struct HTTPClientTests {
         #expect(error.code == 1)  // CURLE_UNSUPPORTED_PROTOCOL
         #expect(error.kind == .other)
     }
-
-    @Test("https to a server that does not speak TLS is a tls error")
-    func tlsFailure() async throws {
-        try await withServer({ _ in .respond(status: 200) }) { server in
-            let error = try #require(
-                await failure(HTTPRequest(url: "https://127.0.0.1:\(server.port)/", totalTimeout: .seconds(5))))
-            #expect(error.kind == .tls)
-        }
-    }
 }
 
 /// A loopback port nobody listens on: bound by us, then released.
