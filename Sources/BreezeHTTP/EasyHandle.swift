@@ -55,13 +55,17 @@ final class EasyHandle {
     init(userAgent: String, caFile: String?) throws(CurlError) {
         guard curlGlobalInitCode == CURLE_OK else {
             throw CurlError(
-                code: Int32(truncatingIfNeeded: curlGlobalInitCode.rawValue), kind: .other,
-                message: "curl_global_init: " + String(cString: curl_easy_strerror(curlGlobalInitCode)))
+                code: Int32(truncatingIfNeeded: curlGlobalInitCode.rawValue),
+                kind: .other,
+                message: "curl_global_init: " + String(cString: curl_easy_strerror(curlGlobalInitCode))
+            )
         }
         guard let raw = curl_easy_init() else {
             throw CurlError(
-                code: Int32(truncatingIfNeeded: CURLE_FAILED_INIT.rawValue), kind: .other,
-                message: "curl_easy_init returned NULL")
+                code: Int32(truncatingIfNeeded: CURLE_FAILED_INIT.rawValue),
+                kind: .other,
+                message: "curl_easy_init returned NULL"
+            )
         }
         self.raw = raw
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -104,7 +108,8 @@ final class EasyHandle {
                     transfer.body.append(contentsOf: bytes)
                 }
                 return length
-            })
+            }
+        )
         try check(
             ccurl_setopt_data_callback(raw, CURLOPT_HEADERFUNCTION) { data, size, count, userdata in
                 guard let userdata else { return 0 }
@@ -116,7 +121,8 @@ final class EasyHandle {
                     }
                 }
                 return length
-            })
+            }
+        )
         // The progress callback is the only hook curl offers inside a blocking perform, so it is
         // where task cancellation takes effect.
         try check(ccurl_setopt_long(raw, CURLOPT_NOPROGRESS, 0))
@@ -125,7 +131,8 @@ final class EasyHandle {
                 guard let userdata else { return 0 }
                 let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
                 return transfer.cancellation.isCancelled ? 1 : 0
-            })
+            }
+        )
     }
 
     func perform(_ request: HTTPRequest, cancellation: CancellationFlag) -> Result<HTTPResponse, CurlError> {
@@ -136,7 +143,9 @@ final class EasyHandle {
         }
     }
 
-    private func performThrowing(_ request: HTTPRequest, cancellation: CancellationFlag) throws(CurlError) -> HTTPResponse {
+    private func performThrowing(_ request: HTTPRequest, cancellation: CancellationFlag) throws(CurlError)
+        -> HTTPResponse
+    {
         errorBuffer[0] = 0
         let transfer = Transfer(maxBodyBytes: request.maxBodyBytes, cancellation: cancellation)
         let userdata = Unmanaged.passRetained(transfer)
@@ -151,13 +160,17 @@ final class EasyHandle {
         for header in request.headers {
             guard !(header.name + header.value).contains(where: { $0 == "\r" || $0 == "\n" }) else {
                 throw CurlError(
-                    code: Int32(truncatingIfNeeded: CURLE_BAD_FUNCTION_ARGUMENT.rawValue), kind: .other,
-                    message: "header \(header.name) contains a line break")
+                    code: Int32(truncatingIfNeeded: CURLE_BAD_FUNCTION_ARGUMENT.rawValue),
+                    kind: .other,
+                    message: "header \(header.name) contains a line break"
+                )
             }
             guard let appended = curl_slist_append(headerList, "\(header.name): \(header.value)") else {
                 throw CurlError(
-                    code: Int32(truncatingIfNeeded: CURLE_OUT_OF_MEMORY.rawValue), kind: .other,
-                    message: "curl_slist_append failed")
+                    code: Int32(truncatingIfNeeded: CURLE_OUT_OF_MEMORY.rawValue),
+                    kind: .other,
+                    message: "curl_slist_append failed"
+                )
             }
             headerList = appended
         }
@@ -228,7 +241,8 @@ final class EasyHandle {
     /// headers) and key-like query parameters.
     private func secrets(of request: HTTPRequest) -> [String] {
         let keyNames: Set<String> = ["key", "apikey", "api_key", "token", "access_token"]
-        return request.headers.map(\.value) + request.query.filter { keyNames.contains($0.name.lowercased()) }.map(\.value)
+        return request.headers.map(\.value)
+            + request.query.filter { keyNames.contains($0.name.lowercased()) }.map(\.value)
     }
 }
 

@@ -40,7 +40,8 @@ public final class HTTPClient: Sendable {
     public func get(_ request: HTTPRequest) async throws(CurlError) -> HTTPResponse {
         let cancellation = CancellationFlag()
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPResponse, CurlError>, Never>) in
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<HTTPResponse, CurlError>, Never>) in
                 queue.async {
                     continuation.resume(returning: self.run(request, cancellation: cancellation))
                 }
@@ -55,7 +56,9 @@ public final class HTTPClient: Sendable {
     private func run(_ request: HTTPRequest, cancellation: CancellationFlag) -> Result<HTTPResponse, CurlError> {
         handle.withLock { slot -> Result<HTTPResponse, CurlError> in
             if cancellation.isCancelled {
-                return .failure(CurlError(code: CurlCodes.abortedByCallback, kind: .cancelled, message: "request cancelled"))
+                return .failure(
+                    CurlError(code: CurlCodes.abortedByCallback, kind: .cancelled, message: "request cancelled")
+                )
             }
             let easy: EasyHandle
             if let existing = slot {

@@ -8,7 +8,9 @@ public enum RetryAfter {
     /// The wait `value` asks for, counted from `now`. A date in the past gives `.zero`; an
     /// unparseable value gives `nil` (the caller falls back to its own backoff).
     public static func parse(_ value: String, now: Date) -> Duration? {
-        let trimmed = String(value.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        let trimmed = String(
+            value.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
+        )
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             // Digits only but too big for Int: still "a very long time", not "unparseable".
             return .seconds(Int(trimmed) ?? Int.max)

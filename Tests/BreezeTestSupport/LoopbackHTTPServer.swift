@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// A real HTTP/1.1 server on `127.0.0.1` for tests: libcurl talks to it over TCP like to any server.
@@ -57,7 +57,8 @@ public final class LoopbackHTTPServer: Sendable {
     /// What the server does with one request.
     public indirect enum Action: Sendable {
         /// A complete response. `Content-Length` is added unless `headers` already set it or a
-        /// `Transfer-Encoding` (so a test can lie about the length on purpose).
+        /// `Transfer-Encoding` (so a test can lie about the length on purpose). The connection stays
+        /// open for the next request unless `headers` include `Connection: close`.
         case respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = [])
         /// The body gzip-compressed (by the `gzip` tool) and sent with `Content-Encoding: gzip`.
         case respondGzip(status: Int, headers: [(String, String)] = [], body: [UInt8])
@@ -239,18 +240,28 @@ public final class LoopbackHTTPServer: Sendable {
     private func perform(_ action: Action, on fd: Int32, wakeFD: Int32) -> Outcome {
         switch action {
         case .respond(let status, let headers, let body):
-            return sendResponse(fd, status: status, headers: headers, body: body) ? .keepAlive : .finish
+            let sent = sendResponse(fd, status: status, headers: headers, body: body)
+            // A handler that says `Connection: close` gets it: the server closes after this response.
+            let closing = headers.contains { $0.0.lowercased() == "connection" && $0.1.lowercased() == "close" }
+            return sent && !closing ? .keepAlive : .finish
         case .respondGzip(let status, let headers, let body):
             guard let compressed = try? Self.gzip(body) else {
                 _ = sendResponse(fd, status: 500, headers: [], body: Array("gzip failed".utf8))
                 return .finish
             }
-            let sent = sendResponse(fd, status: status, headers: headers + [("Content-Encoding", "gzip")], body: compressed)
+            let sent = sendResponse(
+                fd,
+                status: status,
+                headers: headers + [("Content-Encoding", "gzip")],
+                body: compressed
+            )
             return sent ? .keepAlive : .finish
         case .delay(let duration, let next):
             let (seconds, attoseconds) = duration.components
             let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-            guard waitReadable(nil, wakeFD: wakeFD, timeoutMilliseconds: milliseconds) == .timeout else { return .finish }
+            guard waitReadable(nil, wakeFD: wakeFD, timeoutMilliseconds: milliseconds) == .timeout else {
+                return .finish
+            }
             return perform(next, on: fd, wakeFD: wakeFD)
         case .truncated(let status, let headers, let body, let sentBytes):
             var head = statusLine(status)
@@ -364,7 +375,9 @@ public final class LoopbackHTTPServer: Sendable {
         }
         let query = rawQuery.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let pieces = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return (name: percentDecode(String(pieces[0])), value: pieces.count > 1 ? percentDecode(String(pieces[1])) : "")
+            return (
+                name: percentDecode(String(pieces[0])), value: pieces.count > 1 ? percentDecode(String(pieces[1])) : ""
+            )
         }
         let headers = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
             guard let colon = line.firstIndex(of: ":") else { return nil }
@@ -374,8 +387,15 @@ public final class LoopbackHTTPServer: Sendable {
             )
         }
         return Request(
-            method: String(parts[0]), target: target, path: path, rawQuery: rawQuery, query: query,
-            headers: headers, body: [], connection: 0)
+            method: String(parts[0]),
+            target: target,
+            path: path,
+            rawQuery: rawQuery,
+            query: query,
+            headers: headers,
+            body: [],
+            connection: 0
+        )
     }
 
     /// `%XX` → byte, everything else kept as is (a malformed escape stays literal).

@@ -17,7 +17,8 @@ struct QueryEncodingTests {
             ("100%", "100%25"),
             ("birch_pollen,grass_pollen", "birch_pollen,grass_pollen"),
             ("AZaz09-._~", "AZaz09-._~"),
-        ])
+        ]
+    )
     func encodes(input: String, expected: String) {
         #expect(HTTPClient.percentEncode(input) == expected)
     }
@@ -27,7 +28,9 @@ struct QueryEncodingTests {
     func matchesFoundation() throws {
         var allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
         allowed.insert(charactersIn: "-._~,")
-        let samples = ["", "plain", "a b+c&d=e/f", "ümlaut ß", "emoji 🌼🌳", "tab\tnew\nline", "\"quoted\" 'single'", "[]{}|\\^`<>"]
+        let samples = [
+            "", "plain", "a b+c&d=e/f", "ümlaut ß", "emoji 🌼🌳", "tab\tnew\nline", "\"quoted\" 'single'", "[]{}|\\^`<>",
+        ]
         for sample in samples {
             let oracle = try #require(sample.addingPercentEncoding(withAllowedCharacters: allowed))
             #expect(HTTPClient.percentEncode(sample) == oracle, "\(sample)")
@@ -39,7 +42,8 @@ struct QueryEncodingTests {
         let items = [QueryItem("latitude", "52.52"), QueryItem("hourly", "alder_pollen,birch_pollen")]
         #expect(
             HTTPClient.urlWithQuery("https://h/v1/air-quality", items)
-                == "https://h/v1/air-quality?latitude=52.52&hourly=alder_pollen,birch_pollen")
+                == "https://h/v1/air-quality?latitude=52.52&hourly=alder_pollen,birch_pollen"
+        )
         #expect(HTTPClient.urlWithQuery("https://h/p?a=1", [QueryItem("b", "2")]) == "https://h/p?a=1&b=2")
         #expect(HTTPClient.urlWithQuery("https://h/p?", [QueryItem("b", "2")]) == "https://h/p?b=2")
         #expect(HTTPClient.urlWithQuery("https://h/p?a=1&", [QueryItem("b", "2")]) == "https://h/p?a=1&b=2")

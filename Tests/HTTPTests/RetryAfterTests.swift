@@ -14,7 +14,8 @@ struct RetryAfterTests {
 
     @Test(
         "the three HTTP-date forms give the same instant",
-        arguments: ["Wed, 21 Oct 2015 07:28:00 GMT", "Wednesday, 21-Oct-15 07:28:00 GMT", "Wed Oct 21 07:28:00 2015"])
+        arguments: ["Wed, 21 Oct 2015 07:28:00 GMT", "Wednesday, 21-Oct-15 07:28:00 GMT", "Wed Oct 21 07:28:00 2015"]
+    )
     func httpDate(value: String) {
         #expect(RetryAfter.parseHTTPDate(value) == Self.example)
         let now = Date(timeIntervalSince1970: TimeInterval(Self.example - 90))
@@ -32,7 +33,8 @@ struct RetryAfterTests {
         arguments: [
             "", "soon", "-5", "1.5", "Wed, 32 Oct 2015 07:28:00 GMT", "Wed, 21 Foo 2015 07:28:00 GMT",
             "Wed, 21 Oct 2015 25:28:00 GMT", "Wed, 21 Oct 2015 07:28:00 CET", "Wed, 21 Oct 2015",
-        ])
+        ]
+    )
     func garbage(value: String) {
         #expect(RetryAfter.parse(value, now: Date()) == nil)
     }
@@ -54,7 +56,8 @@ struct RetryAfterTests {
             epoch += 1_299_827
             checked += 1
         }
-        for leap in ["Thu, 29 Feb 2024 12:00:00 GMT", "Tue, 29 Feb 2000 00:00:00 GMT", "Fri, 01 Mar 2100 23:59:59 GMT"] {
+        for leap in ["Thu, 29 Feb 2024 12:00:00 GMT", "Tue, 29 Feb 2000 00:00:00 GMT", "Fri, 01 Mar 2100 23:59:59 GMT"]
+        {
             let expected = formatter.date(from: leap).map { Int($0.timeIntervalSince1970) }
             #expect(RetryAfter.parseHTTPDate(leap) == expected, "\(leap)")
         }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// `openssl s_server` with a fresh self-signed certificate for 127.0.0.1: certificate
@@ -27,7 +27,8 @@ struct TLSTests {
                     "-addext", "subjectAltName=IP:127.0.0.1",
                     "-keyout", directory.appendingPathComponent("key.pem").path,
                     "-out", directory.appendingPathComponent("cert.pem").path,
-                ])
+                ]
+            )
             port = try closedPort()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
             process.arguments = [
