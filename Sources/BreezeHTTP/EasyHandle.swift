@@ -1,0 +1,259 @@
+internal import CCurl
+
+/// `curl_global_init` is not thread-safe and must precede the first easy handle. A global `let`
+/// is initialized lazily and exactly once (under the runtime's once-lock), which is what we need.
+private let curlGlobalInitCode: CURLcode = ccurl_global_init_default()
+
+/// Raw `CURLcode` values used outside the C layer.
+enum CurlCodes {
+    static let abortedByCallback = Int32(truncatingIfNeeded: CURLE_ABORTED_BY_CALLBACK.rawValue)
+}
+
+/// What one transfer accumulates; reached from curl's callbacks through `userdata`.
+private final class Transfer {
+    let maxBodyBytes: Int
+    let cancellation: CancellationFlag
+    var body: [UInt8] = []
+    var headers: [HTTPHeader] = []
+    var exceededCap = false
+
+    init(maxBodyBytes: Int, cancellation: CancellationFlag) {
+        self.maxBodyBytes = maxBodyBytes
+        self.cancellation = cancellation
+    }
+
+    /// One raw header line as curl hands it over (CRLF included).
+    func receiveHeaderLine(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var line = String(decoding: bytes, as: UTF8.self)
+        while line.hasSuffix("\n") || line.hasSuffix("\r") || line.hasSuffix("\r\n") { line.removeLast() }
+        if line.hasPrefix("HTTP/") {
+            // A new status line: an interim (1xx) or earlier response's headers are not ours.
+            headers.removeAll()
+        } else if line.isEmpty {
+            return
+        } else if line.first == " " || line.first == "\t", !headers.isEmpty {
+            // Obsolete line folding (RFC 9112 §5.2): the value continues.
+            headers[headers.count - 1].value += " " + trimmed(line)
+        } else if let colon = line.firstIndex(of: ":") {
+            headers.append(HTTPHeader(trimmed(line[..<colon]), trimmed(line[line.index(after: colon)...])))
+        }
+    }
+
+    private func trimmed(_ text: some StringProtocol) -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        return String(text.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+    }
+}
+
+/// One curl easy handle and its error buffer. Not thread-safe: ``HTTPClient`` confines it to
+/// its queue (behind a mutex).
+final class EasyHandle {
+    private let raw: UnsafeMutableRawPointer
+    /// `CURLOPT_ERRORBUFFER` is not copied by curl: it must live as long as the handle.
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init(userAgent: String, caFile: String?) throws(CurlError) {
+        guard curlGlobalInitCode == CURLE_OK else {
+            throw CurlError(
+                code: Int32(truncatingIfNeeded: curlGlobalInitCode.rawValue),
+                kind: .other,
+                message: "curl_global_init: " + String(cString: curl_easy_strerror(curlGlobalInitCode))
+            )
+        }
+        guard let raw = curl_easy_init() else {
+            throw CurlError(
+                code: Int32(truncatingIfNeeded: CURLE_FAILED_INIT.rawValue),
+                kind: .other,
+                message: "curl_easy_init returned NULL"
+            )
+        }
+        self.raw = raw
+        self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        try configure(userAgent: userAgent, caFile: caFile)
+    }
+
+    deinit {
+        curl_easy_cleanup(raw)
+        errorBuffer.deallocate()
+    }
+
+    /// Options that hold for every request on this handle.
+    private func configure(userAgent: String, caFile: String?) throws(CurlError) {
+        try check(ccurl_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer))
+        // No SIGALRM for DNS timeouts: signals and a multi-threaded process do not mix.
+        try check(ccurl_setopt_long(raw, CURLOPT_NOSIGNAL, 1))
+        try check(ccurl_setopt_string(raw, CURLOPT_USERAGENT, userAgent))
+        // "" = every encoding this libcurl can decode (gzip, deflate, ...), decoded before the write callback.
+        try check(ccurl_setopt_string(raw, CURLOPT_ACCEPT_ENCODING, ""))
+        try check(ccurl_setopt_string(raw, CURLOPT_PROTOCOLS_STR, "http,https"))
+        try check(ccurl_setopt_string(raw, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
+        try check(ccurl_setopt_long(raw, CURLOPT_FOLLOWLOCATION, 0))
+        try check(ccurl_setopt_long(raw, CURLOPT_SSL_VERIFYPEER, 1))
+        try check(ccurl_setopt_long(raw, CURLOPT_SSL_VERIFYHOST, 2))
+        if let caFile { try check(ccurl_setopt_string(raw, CURLOPT_CAINFO, caFile)) }
+
+        try check(
+            ccurl_setopt_data_callback(raw, CURLOPT_WRITEFUNCTION) { data, size, count, userdata in
+                guard let userdata else { return 0 }
+                let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+                let length = size * count
+                guard transfer.body.count + length <= transfer.maxBodyBytes else {
+                    // Returning less than `length` makes curl fail with CURLE_WRITE_ERROR.
+                    transfer.exceededCap = true
+                    return 0
+                }
+                if let data, length > 0 {
+                    let bytes = UnsafeRawBufferPointer(start: data, count: length)
+                    transfer.body.append(contentsOf: bytes)
+                }
+                return length
+            }
+        )
+        try check(
+            ccurl_setopt_data_callback(raw, CURLOPT_HEADERFUNCTION) { data, size, count, userdata in
+                guard let userdata else { return 0 }
+                let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+                let length = size * count
+                if let data, length > 0 {
+                    data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                        transfer.receiveHeaderLine(UnsafeBufferPointer(start: $0, count: length))
+                    }
+                }
+                return length
+            }
+        )
+        // The progress callback is the only hook curl offers inside a blocking perform, so it is
+        // where task cancellation takes effect.
+        try check(ccurl_setopt_long(raw, CURLOPT_NOPROGRESS, 0))
+        try check(
+            ccurl_setopt_xferinfo_callback(raw, CURLOPT_XFERINFOFUNCTION) { userdata, _, _, _, _ in
+                guard let userdata else { return 0 }
+                let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+                return transfer.cancellation.isCancelled ? 1 : 0
+            }
+        )
+    }
+
+    func perform(_ request: HTTPRequest, cancellation: CancellationFlag) -> Result<HTTPResponse, CurlError> {
+        do {
+            return .success(try performThrowing(request, cancellation: cancellation))
+        } catch {
+            return .failure(error.redacting(secrets(of: request)))
+        }
+    }
+
+    private func performThrowing(_ request: HTTPRequest, cancellation: CancellationFlag) throws(CurlError)
+        -> HTTPResponse
+    {
+        errorBuffer[0] = 0
+        let transfer = Transfer(maxBodyBytes: request.maxBodyBytes, cancellation: cancellation)
+        let userdata = Unmanaged.passRetained(transfer)
+        defer { userdata.release() }
+
+        var headerList: UnsafeMutablePointer<curl_slist>? = nil
+        defer {
+            // Unhook the list before freeing it so the handle never holds a dangling pointer.
+            _ = ccurl_setopt_slist(raw, CURLOPT_HTTPHEADER, nil)
+            curl_slist_free_all(headerList)
+        }
+        for header in request.headers {
+            guard !(header.name + header.value).contains(where: { $0 == "\r" || $0 == "\n" }) else {
+                throw CurlError(
+                    code: Int32(truncatingIfNeeded: CURLE_BAD_FUNCTION_ARGUMENT.rawValue),
+                    kind: .other,
+                    message: "header \(header.name) contains a line break"
+                )
+            }
+            guard let appended = curl_slist_append(headerList, "\(header.name): \(header.value)") else {
+                throw CurlError(
+                    code: Int32(truncatingIfNeeded: CURLE_OUT_OF_MEMORY.rawValue),
+                    kind: .other,
+                    message: "curl_slist_append failed"
+                )
+            }
+            headerList = appended
+        }
+
+        try check(ccurl_setopt_long(raw, CURLOPT_HTTPGET, 1))
+        try check(ccurl_setopt_string(raw, CURLOPT_URL, request.fullURL))
+        try check(ccurl_setopt_slist(raw, CURLOPT_HTTPHEADER, headerList))
+        try check(ccurl_setopt_long(raw, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout)))
+        try check(ccurl_setopt_long(raw, CURLOPT_TIMEOUT_MS, milliseconds(request.totalTimeout)))
+        let opaque = userdata.toOpaque()
+        try check(ccurl_setopt_pointer(raw, CURLOPT_WRITEDATA, opaque))
+        try check(ccurl_setopt_pointer(raw, CURLOPT_HEADERDATA, opaque))
+        try check(ccurl_setopt_pointer(raw, CURLOPT_XFERINFODATA, opaque))
+
+        let code = curl_easy_perform(raw)
+        guard code == CURLE_OK else {
+            throw error(for: code, transfer: transfer, maxBodyBytes: request.maxBodyBytes)
+        }
+        var status = 0
+        try check(ccurl_getinfo_long(raw, CURLINFO_RESPONSE_CODE, &status))
+        return HTTPResponse(status: status, headers: transfer.headers, body: transfer.body)
+    }
+
+    /// curl treats a timeout of 0 as "none": round up so a tiny duration still bounds the transfer.
+    private func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        let millis = Int(clamping: seconds).multipliedReportingOverflow(by: 1000)
+        guard !millis.overflow else { return Int.max }
+        return max(1, millis.partialValue + Int(attoseconds / 1_000_000_000_000_000))
+    }
+
+    private func check(_ code: CURLcode) throws(CurlError) {
+        guard code == CURLE_OK else { throw error(for: code, transfer: nil, maxBodyBytes: 0) }
+    }
+
+    private func error(for code: CURLcode, transfer: Transfer?, maxBodyBytes: Int) -> CurlError {
+        let raw = Int32(truncatingIfNeeded: code.rawValue)
+        if let transfer, transfer.exceededCap {
+            return CurlError(code: raw, kind: .tooLarge, message: "body exceeds \(maxBodyBytes) bytes")
+        }
+        if let transfer, code == CURLE_ABORTED_BY_CALLBACK, transfer.cancellation.isCancelled {
+            return CurlError(code: raw, kind: .cancelled, message: "request cancelled")
+        }
+        let summary = String(cString: curl_easy_strerror(code))
+        var detail = String(cString: errorBuffer)
+        while detail.hasSuffix("\n") { detail.removeLast() }
+        let message = detail.isEmpty || detail == summary ? summary : "\(summary): \(detail)"
+        return CurlError(code: raw, kind: Self.kind(of: code), message: message)
+    }
+
+    private static func kind(of code: CURLcode) -> CurlError.Kind {
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT: .timeout
+        case CURLE_COULDNT_CONNECT: .couldNotConnect
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .dnsFailure
+        case CURLE_FILESIZE_EXCEEDED: .tooLarge
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+            CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ENGINE_NOTFOUND,
+            CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_SHUTDOWN_FAILED,
+            CURLE_USE_SSL_FAILED:
+            .tls
+        default: .other
+        }
+    }
+
+    /// Values that must never reach an error message: every header value (API keys travel as
+    /// headers) and key-like query parameters.
+    private func secrets(of request: HTTPRequest) -> [String] {
+        let keyNames: Set<String> = ["key", "apikey", "api_key", "token", "access_token"]
+        return request.headers.map(\.value)
+            + request.query.filter { keyNames.contains($0.name.lowercased()) }.map(\.value)
+    }
+}
+
+extension CurlError {
+    /// This error with every occurrence of `secrets` in its message replaced by `<redacted>`.
+    func redacting(_ secrets: [String]) -> CurlError {
+        var copy = self
+        for secret in secrets where secret.count >= 4 {
+            copy.message = copy.message.replacing(secret, with: "<redacted>")
+            copy.message = copy.message.replacing(HTTPClient.percentEncode(secret), with: "<redacted>")
+        }
+        return copy
+    }
+}

@@ -1,0 +1,57 @@
+/// One header line: a name (matched case-insensitively) and its value.
+public struct HTTPHeader: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// One query parameter, unescaped; ``HTTPClient/urlWithQuery(_:_:)`` escapes it.
+public struct QueryItem: Sendable, Equatable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A GET request: where to go, what to send, and how long and how much to accept.
+///
+/// Header values are treated as secrets (API keys travel as `X-Goog-Api-Key`): they are sent
+/// but never appear in a ``CurlError``.
+public struct HTTPRequest: Sendable {
+    /// The URL without the query (it may already carry one; the items are appended).
+    public var url: String
+    public var query: [QueryItem]
+    public var headers: [HTTPHeader]
+    /// Time allowed for DNS + TCP + TLS setup.
+    public var connectTimeout: Duration
+    /// Time allowed for the whole transfer, connect included.
+    public var totalTimeout: Duration
+    /// The largest (decoded) body accepted; a bigger one aborts the transfer with ``CurlError/Kind/tooLarge``.
+    public var maxBodyBytes: Int
+
+    public init(
+        url: String,
+        query: [QueryItem] = [],
+        headers: [HTTPHeader] = [],
+        connectTimeout: Duration = .seconds(10),
+        totalTimeout: Duration = .seconds(30),
+        maxBodyBytes: Int = 4 << 20
+    ) {
+        self.url = url
+        self.query = query
+        self.headers = headers
+        self.connectTimeout = connectTimeout
+        self.totalTimeout = totalTimeout
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// The full URL that goes on the wire.
+    public var fullURL: String { HTTPClient.urlWithQuery(url, query) }
+}

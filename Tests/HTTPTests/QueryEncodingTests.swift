@@ -1,0 +1,66 @@
+import BreezeHTTP
+import BreezeTestSupport
+import Foundation
+import Testing
+
+@Suite("Query escaping")
+struct QueryEncodingTests {
+    @Test(
+        "reserved and non-ASCII characters are percent-encoded",
+        arguments: [
+            ("a b", "a%20b"),
+            ("x&y=z", "x%26y%3Dz"),
+            ("1+1", "1%2B1"),
+            ("a/b?c#d", "a%2Fb%3Fc%23d"),
+            ("Zürich", "Z%C3%BCrich"),
+            ("東京", "%E6%9D%B1%E4%BA%AC"),
+            ("100%", "100%25"),
+            ("birch_pollen,grass_pollen", "birch_pollen,grass_pollen"),
+            ("AZaz09-._~", "AZaz09-._~"),
+        ]
+    )
+    func encodes(input: String, expected: String) {
+        #expect(HTTPClient.percentEncode(input) == expected)
+    }
+
+    /// Foundation's encoder, given the same allowed set, is an independent oracle.
+    @Test("matches Foundation's encoder for the unreserved set plus comma")
+    func matchesFoundation() throws {
+        var allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        allowed.insert(charactersIn: "-._~,")
+        let samples = [
+            "", "plain", "a b+c&d=e/f", "ümlaut ß", "emoji 🌼🌳", "tab\tnew\nline", "\"quoted\" 'single'", "[]{}|\\^`<>",
+        ]
+        for sample in samples {
+            let oracle = try #require(sample.addingPercentEncoding(withAllowedCharacters: allowed))
+            #expect(HTTPClient.percentEncode(sample) == oracle, "\(sample)")
+        }
+    }
+
+    @Test("query items are appended with ? or & as the base needs")
+    func joinsBase() {
+        let items = [QueryItem("latitude", "52.52"), QueryItem("hourly", "alder_pollen,birch_pollen")]
+        #expect(
+            HTTPClient.urlWithQuery("https://h/v1/air-quality", items)
+                == "https://h/v1/air-quality?latitude=52.52&hourly=alder_pollen,birch_pollen"
+        )
+        #expect(HTTPClient.urlWithQuery("https://h/p?a=1", [QueryItem("b", "2")]) == "https://h/p?a=1&b=2")
+        #expect(HTTPClient.urlWithQuery("https://h/p?", [QueryItem("b", "2")]) == "https://h/p?b=2")
+        #expect(HTTPClient.urlWithQuery("https://h/p?a=1&", [QueryItem("b", "2")]) == "https://h/p?a=1&b=2")
+        #expect(HTTPClient.urlWithQuery("https://h/p", []) == "https://h/p")
+        #expect(HTTPClient.urlWithQuery("https://h/p", [QueryItem("k y", "v=1")]) == "https://h/p?k%20y=v%3D1")
+    }
+
+    @Test("encoding round-trips through a percent-decoder")
+    func roundTrips() {
+        for sample in ["a b&c=d+e/f", "Zürich, ZH", "%41", "東京/大阪", "+-*/="] {
+            #expect(LoopbackHTTPServer.percentDecode(HTTPClient.percentEncode(sample)) == sample)
+        }
+    }
+
+    @Test("User-Agent names the agent and its version")
+    func userAgent() {
+        #expect(HTTPClient.userAgent(version: "0.3.1") == "breeze-agent/0.3.1 (+https://github.com/breeze-agent)")
+        #expect(HTTPClient(version: "2.0.0").userAgent == "breeze-agent/2.0.0 (+https://github.com/breeze-agent)")
+    }
+}
