@@ -1,5 +1,6 @@
 import BreezeAgent
 import BreezeCore
+import BreezeMQTT
 import Foundation
 import Testing
 
@@ -85,7 +86,7 @@ struct ConfigLoaderTests {
         #expect(config.mqtt.keepalive == 30)
         #expect(config.mqtt.protocolVersion == .v311)
         #expect(
-            config.mqtt.tls == TLSSettings(caFile: "/etc/ca.pem", certFile: "c.crt", keyFile: "c.key", insecure: true))
+            config.mqtt.tls == MQTTTLSOptions(caFile: "/etc/ca.pem", certFile: "c.crt", keyFile: "c.key", insecure: true))
         #expect(config.homeAssistant == HomeAssistantSettings(discovery: false, prefix: "ha"))
         #expect(config.locations.map(\.id) == ["home", "office_2"])
         #expect(config.locations[0].name == "Our flat")
@@ -124,7 +125,7 @@ struct ConfigLoaderTests {
     @Test func emptyTLSMappingTurnsTLSOn() throws {
         let sandbox = try ConfigSandbox()
         let on = try sandbox.load("mqtt:\n  tls: {}\n" + oneLocation)
-        #expect(on.mqtt.tls == TLSSettings())
+        #expect(on.mqtt.tls == MQTTTLSOptions())
         #expect(on.mqtt.port == 8883)
         let explicit = try sandbox.load("mqtt:\n  port: 8884\n  tls:\n" + oneLocation)
         #expect(explicit.mqtt.tls != nil)
@@ -404,7 +405,7 @@ struct ConfigLoaderTests {
         // The rendering is itself a valid config that gives the same settings back.
         let again = try sandbox.load(text)
         #expect(again.mqtt.port == 8883)
-        #expect(again.mqtt.tls == TLSSettings())
+        #expect(again.mqtt.tls == MQTTTLSOptions())
         #expect(again.pollen.colors == config.pollen.colors)
         #expect(again.locations == config.locations)
         #expect(again.climate == config.climate)

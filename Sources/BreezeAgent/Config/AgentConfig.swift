@@ -1,4 +1,5 @@
 public import BreezeCore
+public import BreezeMQTT
 
 /// The whole validated configuration (SPEC §4): every default applied, every secret read,
 /// every location's time zone resolved to an IANA name. Built only by `ConfigLoader.load`.
@@ -49,12 +50,6 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     public var debugDescription: String { "Secret(********, from \(origin))" }
 }
 
-/// MQTT protocol version spoken to the broker.
-public enum MQTTProtocolVersion: String, Sendable, Hashable {
-    case v5 = "5"
-    case v311 = "3.1.1"
-}
-
 /// `mqtt:` — broker connection and topic layout.
 public struct MQTTSettings: Sendable {
     public var host: String
@@ -72,12 +67,12 @@ public struct MQTTSettings: Sendable {
     public var keepalive: Int
     public var protocolVersion: MQTTProtocolVersion
     /// Non-nil means TLS on (`tls: {}` is enough).
-    public var tls: TLSSettings?
+    public var tls: MQTTTLSOptions?
 
     public init(
         host: String = "localhost", port: Int = 1883, username: String? = nil, password: Secret? = nil,
         clientID: String, topicPrefix: String = "breeze", qos: Int = 1, keepalive: Int = 60,
-        protocolVersion: MQTTProtocolVersion = .v5, tls: TLSSettings? = nil
+        protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSOptions? = nil
     ) {
         self.host = host
         self.port = port
@@ -89,23 +84,6 @@ public struct MQTTSettings: Sendable {
         self.keepalive = keepalive
         self.protocolVersion = protocolVersion
         self.tls = tls
-    }
-}
-
-/// `mqtt.tls:` — present means TLS on.
-public struct TLSSettings: Sendable, Equatable {
-    /// nil: the system's CA store.
-    public var caFile: String?
-    public var certFile: String?
-    public var keyFile: String?
-    /// Skip certificate and host name verification (for self-signed test brokers only).
-    public var insecure: Bool
-
-    public init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, insecure: Bool = false) {
-        self.caFile = caFile
-        self.certFile = certFile
-        self.keyFile = keyFile
-        self.insecure = insecure
     }
 }
 
@@ -183,12 +161,6 @@ public struct PollenSettings: Sendable {
         self.maxCallsPerDay = maxCallsPerDay
         self.colors = colors
     }
-}
-
-/// Display unit of the climate topics.
-public enum TemperatureUnit: String, Sendable, Hashable {
-    case fahrenheit
-    case celsius
 }
 
 /// `climate:`.

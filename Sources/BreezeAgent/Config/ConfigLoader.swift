@@ -1,4 +1,5 @@
 import BreezeCore
+import BreezeMQTT
 import BreezeYAML
 
 /// Reads, validates and completes the configuration file (SPEC §4).
@@ -109,11 +110,11 @@ private struct ConfigParser {
                 "host", "port", "username", "password", "password_file", "client_id", "topic_prefix", "qos",
                 "keepalive", "protocol", "tls",
             ], file: file)
-        var tls: TLSSettings?
+        var tls: MQTTTLSOptions?
         if r.isPresent("tls") {
             let t = try MappingReader(
                 r.rawNode("tls"), path: "mqtt.tls", keys: ["ca_file", "cert_file", "key_file", "insecure"], file: file)
-            tls = TLSSettings(
+            tls = MQTTTLSOptions(
                 caFile: try t.text("ca_file", expected: "a file path"),
                 certFile: try t.text("cert_file", expected: "a file path"),
                 keyFile: try t.text("key_file", expected: "a file path"),
@@ -143,7 +144,7 @@ private struct ConfigParser {
         var version = MQTTProtocolVersion.v5
         if let value = r.node("protocol") {
             // `protocol: 5` arrives as a plain scalar "5", the same text as `protocol: "5"`.
-            guard let text = value.scalarText, let parsed = MQTTProtocolVersion(rawValue: text) else {
+            guard let text = value.scalarText, let parsed = MQTTProtocolVersion(text) else {
                 throw r.fail("protocol", "expected \"5\" or \"3.1.1\", got \(MappingReader.describe(value))", at: value)
             }
             version = parsed
@@ -354,7 +355,7 @@ private struct ConfigParser {
             node, path: "climate", keys: ["enabled", "unit", "years", "refresh_cooldown"], file: file)
         var settings = ClimateSettings()
         settings.enabled = try r.bool("enabled") ?? true
-        settings.unit = try r.choice("unit", ["fahrenheit", "celsius"]).flatMap(TemperatureUnit.init) ?? .fahrenheit
+        settings.unit = try r.choice("unit", ["fahrenheit", "celsius"]).flatMap { TemperatureUnit(rawValue: $0) } ?? .fahrenheit
         let yearExpected = "a year from 1940 to \(currentYear - 1) (before the current year)"
         if let node = r.node("years") {
             guard case .sequence(let items) = node.kind, !items.isEmpty else {

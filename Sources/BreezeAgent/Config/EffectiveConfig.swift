@@ -1,4 +1,5 @@
 import BreezeCore
+import BreezeMQTT
 
 /// The effective configuration as YAML for `check-config`: every default filled in, every
 /// secret shown only as `********` (with where it came from) or `(not set)`.
@@ -32,7 +33,7 @@ public func renderEffective(_ c: AgentConfig) -> String {
     line(2, "topic_prefix", quoted(m.topicPrefix))
     line(2, "qos", String(m.qos))
     line(2, "keepalive", String(m.keepalive))
-    line(2, "protocol", quoted(m.protocolVersion.rawValue))
+    line(2, "protocol", quoted(m.protocolVersion.description))
     if let tls = m.tls {
         line(2, "tls", "")
         optional(4, "ca_file", tls.caFile, unset: "system CAs")
