@@ -7,11 +7,15 @@ struct DiscoveryDiagnosticsTests {
     private let snapshot = AgentDiagnostics(
         uptimeSeconds: 3_600,
         sources: [
-            .init(source: "google", fetchesOK: 4, fetchesFailed: 1, lastSuccess: "2025-05-01T06:00:00Z",
-                  lastError: (at: "2025-05-01T05:00:00Z", message: "HTTP 503")),
+            .init(
+                source: "google", fetchesOK: 4, fetchesFailed: 1, lastSuccess: "2025-05-01T06:00:00Z",
+                lastError: (at: "2025-05-01T05:00:00Z", message: "HTTP 503")),
             .init(source: "open_meteo", fetchesOK: 9),
         ],
-        apiCallsToday: [.init(locationID: "home", google: 5, openMeteo: 3), .init(locationID: "summer-house", google: 0, openMeteo: 2)],
+        apiCallsToday: [
+            .init(locationID: "home", google: 5, openMeteo: 3),
+            .init(locationID: "summer-house", google: 0, openMeteo: 2),
+        ],
         reconnects: 2)
 
     private func decoded() throws -> [String: Any] {
@@ -25,7 +29,8 @@ struct DiscoveryDiagnosticsTests {
 
     @Test func shapeMatchesTheDocumentedOne() throws {
         let root = try decoded()
-        #expect(Set(root.keys) == ["uptime_s", "fetches", "api_calls_today", "last_success", "last_error", "reconnects"])
+        #expect(
+            Set(root.keys) == ["uptime_s", "fetches", "api_calls_today", "last_success", "last_error", "reconnects"])
         #expect(root["uptime_s"] as? Int == 3_600)
         #expect(root["reconnects"] as? Int == 2)
         let fetches = try #require(root["fetches"] as? [String: [String: Int]])
@@ -50,7 +55,8 @@ struct DiscoveryDiagnosticsTests {
             agentVersion: "1", location: .init(id: "summer-house", name: "Summer house"),
             pollenAvailable: false, pollenItems: [], climateEnabled: false)
         let component = try #require(
-            try discoveryComponents(decodeDiscovery(HomeAssistantDiscovery.deviceConfig(for: input)))["api_calls_today"])
+            try discoveryComponents(decodeDiscovery(HomeAssistantDiscovery.deviceConfig(for: input)))["api_calls_today"]
+        )
         let template = try #require(component["value_template"] as? String)
         #expect(template.contains("api_calls_today['summer-house']"))
         #expect(template.contains("c.google") && template.contains("c.open_meteo"))

@@ -81,7 +81,8 @@ public struct AgentDiagnostics: Sendable, Equatable {
             "uptime_s": .integer(uptimeSeconds),
             "fetches": .object(
                 sources.map {
-                    JSONMember($0.source, .object(["ok": .integer($0.fetchesOK), "failed": .integer($0.fetchesFailed)]))
+                    JSONMember(
+                        $0.source, .object(["ok": .integer($0.fetchesOK), "failed": .integer($0.fetchesFailed)]))
                 }),
             "api_calls_today": .object(
                 apiCallsToday.map {
@@ -94,7 +95,8 @@ public struct AgentDiagnostics: Sendable, Equatable {
                 sources.map { status in
                     JSONMember(
                         status.source,
-                        status.lastError.map { .object(["at": .string($0.at), "message": .string($0.message)]) } ?? .null)
+                        status.lastError.map { .object(["at": .string($0.at), "message": .string($0.message)]) }
+                            ?? .null)
                 }),
             "reconnects": .integer(reconnects),
         ])
