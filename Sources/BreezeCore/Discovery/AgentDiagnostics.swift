@@ -1,0 +1,104 @@
+/// The `<p>/diagnostics` payload (not retained, published periodically).
+///
+/// The shape is fixed here, next to the Home Assistant discovery that reads it, so that the
+/// "API calls today" sensor's template and the payload cannot drift apart:
+///
+/// ```json
+/// {"uptime_s": 3600,
+///  "fetches": {"google": {"ok": 4, "failed": 1}, "open_meteo": {"ok": 9, "failed": 0}},
+///  "api_calls_today": {"home": {"google": 5, "open_meteo": 3}},
+///  "last_success": {"google": "2025-05-01T06:00:00Z", "open_meteo": null},
+///  "last_error": {"google": {"at": "2025-05-01T05:00:00Z", "message": "HTTP 503"}, "open_meteo": null},
+///  "reconnects": 0}
+/// ```
+///
+/// Times are RFC 3339 UTC text, formatted by the caller (the core has no clock).
+public struct AgentDiagnostics: Sendable, Equatable {
+    /// Counters and last outcomes of one source (`google`, `open_meteo`, …).
+    public struct SourceStatus: Sendable, Equatable {
+        public var source: String
+        public var fetchesOK: Int
+        public var fetchesFailed: Int
+        /// RFC 3339 time of the last successful fetch, nil when none yet.
+        public var lastSuccess: String?
+        /// The last failure, nil when none yet.
+        public var lastError: (at: String, message: String)?
+
+        public init(
+            source: String,
+            fetchesOK: Int = 0,
+            fetchesFailed: Int = 0,
+            lastSuccess: String? = nil,
+            lastError: (at: String, message: String)? = nil
+        ) {
+            self.source = source
+            self.fetchesOK = fetchesOK
+            self.fetchesFailed = fetchesFailed
+            self.lastSuccess = lastSuccess
+            self.lastError = lastError
+        }
+
+        public static func == (lhs: SourceStatus, rhs: SourceStatus) -> Bool {
+            lhs.source == rhs.source && lhs.fetchesOK == rhs.fetchesOK && lhs.fetchesFailed == rhs.fetchesFailed
+                && lhs.lastSuccess == rhs.lastSuccess && lhs.lastError?.at == rhs.lastError?.at
+                && lhs.lastError?.message == rhs.lastError?.message
+        }
+    }
+
+    /// API calls made today (the location's local day) for one location.
+    public struct LocationCalls: Sendable, Equatable {
+        public var locationID: String
+        /// Google Pollen calls: the billed ones, capped by `pollen.max_calls_per_day`.
+        public var google: Int
+        /// Open-Meteo calls (air quality, archive, forecast).
+        public var openMeteo: Int
+
+        public init(locationID: String, google: Int, openMeteo: Int) {
+            self.locationID = locationID
+            self.google = google
+            self.openMeteo = openMeteo
+        }
+    }
+
+    public var uptimeSeconds: Int
+    public var sources: [SourceStatus]
+    public var apiCallsToday: [LocationCalls]
+    public var reconnects: Int
+
+    public init(uptimeSeconds: Int, sources: [SourceStatus], apiCallsToday: [LocationCalls], reconnects: Int) {
+        self.uptimeSeconds = uptimeSeconds
+        self.sources = sources
+        self.apiCallsToday = apiCallsToday
+        self.reconnects = reconnects
+    }
+
+    /// `<p>/diagnostics`.
+    public static func topic(prefix: String) -> String { prefix + "/diagnostics" }
+
+    /// The payload, keys in the documented order.
+    public var json: JSONValue {
+        .object([
+            "uptime_s": .integer(uptimeSeconds),
+            "fetches": .object(
+                sources.map {
+                    JSONMember(
+                        $0.source, .object(["ok": .integer($0.fetchesOK), "failed": .integer($0.fetchesFailed)]))
+                }),
+            "api_calls_today": .object(
+                apiCallsToday.map {
+                    JSONMember(
+                        $0.locationID,
+                        .object(["google": .integer($0.google), "open_meteo": .integer($0.openMeteo)]))
+                }),
+            "last_success": .object(sources.map { JSONMember($0.source, .optional($0.lastSuccess)) }),
+            "last_error": .object(
+                sources.map { status in
+                    JSONMember(
+                        status.source,
+                        status.lastError.map { .object(["at": .string($0.at), "message": .string($0.message)]) }
+                            ?? .null)
+                }),
+            "reconnects": .integer(reconnects),
+        ])
+    }
+}

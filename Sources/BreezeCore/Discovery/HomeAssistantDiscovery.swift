@@ -1,0 +1,362 @@
+/// What Home Assistant discovery needs to know about one location (SPEC §3).
+public struct DiscoveryInput: Sendable, Equatable {
+    /// A location as configured: its topic id (`[a-z0-9_-]+`) and display name.
+    public struct Location: Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+
+    /// One pollen item: a general type or a plant.
+    public struct PollenItem: Sendable, Equatable {
+        /// The topic id: the code in lower case (`grass`, `japanese_cedar`).
+        public var id: String
+        /// The display name (localized by the source), e.g. `Grass`.
+        public var name: String
+        /// Plants are many and rarely wanted on a dashboard: they start disabled in Home Assistant.
+        public var isPlant: Bool
+        public init(id: String, name: String, isPlant: Bool) {
+            self.id = id
+            self.name = name
+            self.isPlant = isPlant
+        }
+    }
+
+    /// `<p>`, `mqtt.topic_prefix`.
+    public var topicPrefix: String
+    /// `homeassistant.prefix`.
+    public var discoveryPrefix: String
+    /// The agent's version, shown as the device's and origin's `sw_version`.
+    public var agentVersion: String
+    /// Where users get help, shown by Home Assistant as the origin's link.
+    public var supportURL: String
+    /// `mqtt.qos`, shared by every component of the device.
+    public var qos: Int
+    public var location: Location
+    /// False when pollen is disabled or the location is unsupported: the pollen components are
+    /// left out, so Home Assistant removes them.
+    public var pollenAvailable: Bool
+    /// The items published for the location, in the order they are announced.
+    public var pollenItems: [PollenItem]
+    /// `climate.enabled`.
+    public var climateEnabled: Bool
+
+    public init(
+        topicPrefix: String = "breeze",
+        discoveryPrefix: String = DiscoveryNaming.defaultDiscoveryPrefix,
+        agentVersion: String,
+        supportURL: String = HomeAssistantDiscovery.defaultSupportURL,
+        qos: Int = 1,
+        location: Location,
+        pollenAvailable: Bool,
+        pollenItems: [PollenItem],
+        climateEnabled: Bool
+    ) {
+        self.topicPrefix = topicPrefix
+        self.discoveryPrefix = discoveryPrefix
+        self.agentVersion = agentVersion
+        self.supportURL = supportURL
+        self.qos = qos
+        self.location = location
+        self.pollenAvailable = pollenAvailable
+        self.pollenItems = pollenItems
+        self.climateEnabled = climateEnabled
+    }
+}
+
+/// A retained message for the discovery topic: a device config, or an empty payload that
+/// removes the device from Home Assistant.
+public struct DiscoveryMessage: Sendable, Equatable {
+    public var topic: String
+    public var payload: String
+    public init(topic: String, payload: String) {
+        self.topic = topic
+        self.payload = payload
+    }
+}
+
+/// Home Assistant MQTT device-based discovery (SPEC §3), as pure functions: one device per
+/// location at `<discovery prefix>/device/<slug(p)>_<slug(loc)>/config`.
+///
+/// Full option names are used (no abbreviations) so that the payload reads like the Home
+/// Assistant documentation. Entity ids are suggested with `default_entity_id` (Home Assistant
+/// 2025.10+), never the deprecated `object_id`.
+public enum HomeAssistantDiscovery {
+    public static let defaultSupportURL = "https://github.com/breeze-agent/breeze-agent"
+    public static let manufacturer = "breeze-agent"
+    public static let model = "Pollen & climate agent"
+    public static let originName = "breeze-agent"
+
+    /// The level options of the `enum` sensors, in severity order. `None` (zero pollen) is a
+    /// real option here: Home Assistant maps the text `None` to "unknown" only for numeric
+    /// sensors, and an `enum` sensor is not one.
+    public static let levelOptions = ["None", "Low", "Moderate", "High", "Very High", "Unknown"]
+
+    /// The options of the unit select; the agent accepts both on `climate/unit/set`.
+    public static let unitOptions = ["°C", "°F"]
+
+    /// The retained config of a location's device.
+    public static func deviceConfig(for input: DiscoveryInput) -> DiscoveryMessage {
+        DiscoveryMessage(topic: configTopic(for: input), payload: devicePayload(for: input).serialized)
+    }
+
+    /// The empty retained payload that removes a location's device (a location left the
+    /// config, or `homeassistant.discovery` was turned off).
+    public static func removal(
+        discoveryPrefix: String = DiscoveryNaming.defaultDiscoveryPrefix,
+        topicPrefix: String,
+        locationID: String
+    ) -> DiscoveryMessage {
+        DiscoveryMessage(
+            topic: DiscoveryNaming.configTopic(
+                discoveryPrefix: discoveryPrefix, topicPrefix: topicPrefix, locationID: locationID),
+            payload: "")
+    }
+
+    /// The config topic of the input's device.
+    public static func configTopic(for input: DiscoveryInput) -> String {
+        DiscoveryNaming.configTopic(
+            discoveryPrefix: input.discoveryPrefix, topicPrefix: input.topicPrefix, locationID: input.location.id)
+    }
+
+    /// The device config document.
+    public static func devicePayload(for input: DiscoveryInput) -> JSONValue {
+        let deviceID = DiscoveryNaming.deviceID(topicPrefix: input.topicPrefix, locationID: input.location.id)
+        var components = ComponentList(deviceID: deviceID)
+        let base = input.topicPrefix + "/" + input.location.id
+
+        if input.pollenAvailable { addPollen(input, base: base, to: &components) }
+        if input.climateEnabled { addClimate(base: base, to: &components) }
+        components.add(
+            "refresh", platform: "button", name: "Refresh",
+            [
+                "command_topic": .string(base + "/refresh"),
+                "payload_press": .string("PRESS"),
+                "icon": .string("mdi:refresh"),
+            ])
+        if input.climateEnabled {
+            components.add(
+                "climate_unit", platform: "select", name: "Temperature unit",
+                [
+                    "state_topic": .string(base + "/climate/unit"),
+                    "command_topic": .string(base + "/climate/unit/set"),
+                    "options": .array(unitOptions.map(JSONValue.string)),
+                    "entity_category": .string("config"),
+                    "icon": .string("mdi:thermometer"),
+                ])
+        }
+        addDiagnostics(input, base: base, to: &components)
+
+        return .object([
+            "device": .object([
+                "identifiers": .array([.string(deviceID)]),
+                "name": .string("Breeze " + input.location.name),
+                "manufacturer": .string(manufacturer),
+                "model": .string(model),
+                "sw_version": .string(input.agentVersion),
+            ]),
+            "origin": .object([
+                "name": .string(originName),
+                "sw_version": .string(input.agentVersion),
+                "support_url": .string(input.supportURL),
+            ]),
+            "availability": Availability.discoveryList(prefix: input.topicPrefix),
+            "qos": .integer(input.qos),
+            "components": .object(components.members),
+        ])
+    }
+
+    // MARK: - Components
+
+    private static func addPollen(_ input: DiscoveryInput, base: String, to components: inout ComponentList) {
+        // The summary first: an item whose code happens to be `max` then loses the clash
+        // (its topics collide with the summary's anyway), and ids stay unique.
+        components.addGroup([
+            pollenValue("pollen_max", name: "Pollen max", base: base + "/pollen/max", enabled: true),
+            pollenLevel("pollen_max_level", name: "Pollen max level", base: base + "/pollen/max", enabled: true),
+        ])
+        for item in input.pollenItems {
+            let metric = "pollen_" + DiscoveryNaming.slug(item.id)
+            let topic = base + "/pollen/" + item.id
+            components.addGroup([
+                pollenValue(metric, name: item.name + " pollen", base: topic, enabled: !item.isPlant),
+                pollenLevel(metric + "_level", name: item.name + " pollen level", base: topic, enabled: !item.isPlant),
+            ])
+        }
+    }
+
+    /// A numeric 0–5 sensor. The `None` scalar (no index) needs no template: Home Assistant
+    /// reads the text `None` as "unknown" on a sensor with a `state_class`.
+    private static func pollenValue(_ metric: String, name: String, base: String, enabled: Bool) -> Component {
+        var options: [JSONMember] = [
+            JSONMember("state_topic", .string(base + "/value")),
+            JSONMember("state_class", .string("measurement")),
+            JSONMember("suggested_display_precision", .integer(0)),
+            JSONMember("json_attributes_topic", .string(base)),
+            JSONMember("icon", .string("mdi:flower-pollen")),
+        ]
+        if !enabled { options.append(JSONMember("enabled_by_default", .bool(false))) }
+        return Component(metric: metric, platform: "sensor", name: name, options: options)
+    }
+
+    /// An `enum` sensor on the level text: no `state_class`, no unit (Home Assistant refuses both
+    /// on `enum`).
+    private static func pollenLevel(_ metric: String, name: String, base: String, enabled: Bool) -> Component {
+        var options: [JSONMember] = [
+            JSONMember("state_topic", .string(base + "/level")),
+            JSONMember("device_class", .string("enum")),
+            JSONMember("options", .array(levelOptions.map(JSONValue.string))),
+            JSONMember("icon", .string("mdi:flower-pollen-outline")),
+        ]
+        if !enabled { options.append(JSONMember("enabled_by_default", .bool(false))) }
+        return Component(metric: metric, platform: "sensor", name: name, options: options)
+    }
+
+    /// Temperatures read `celsius` from the climate JSON: the scalar topics carry the display
+    /// unit, which the user can switch at run time, while Home Assistant wants one fixed unit
+    /// and converts to the user's preference itself. A JSON `null` renders as `None`, which
+    /// Home Assistant reads as unknown.
+    private static func addClimate(base: String, to components: inout ComponentList) {
+        let climateTopic = base + "/climate"
+        func temperature(_ metric: String, name: String, deviceClass: String, template: String) {
+            components.add(
+                metric, platform: "sensor", name: name,
+                [
+                    "state_topic": .string(climateTopic),
+                    "value_template": .string(template),
+                    "device_class": .string(deviceClass),
+                    "unit_of_measurement": .string("°C"),
+                    "state_class": .string("measurement"),
+                    "suggested_display_precision": .integer(1),
+                ])
+        }
+        // The current year is the point with `source: forecast` (the same point `climate/current`
+        // mirrors, stable across New Year); `last` on an empty selection is undefined → None.
+        temperature(
+            "climate_current", name: "Temperature this year", deviceClass: "temperature",
+            template:
+                "{{ (value_json.points | selectattr('source', 'eq', 'forecast') | map(attribute='celsius') | list | last) | default(none) }}"
+        )
+        temperature(
+            "climate_baseline", name: "Baseline temperature", deviceClass: "temperature",
+            template:
+                "{{ (value_json.points | selectattr('year', 'eq', value_json.baseline_year) | map(attribute='celsius') | list | first) | default(none) }}"
+        )
+        temperature(
+            "climate_change", name: "Temperature change", deviceClass: "temperature_delta",
+            template: "{{ value_json.change.celsius if value_json.change else none }}")
+    }
+
+    private static func addDiagnostics(_ input: DiscoveryInput, base: String, to components: inout ComponentList) {
+        if input.pollenAvailable {
+            components.add(
+                "pollen_updated_at", platform: "sensor", name: "Pollen last update",
+                [
+                    "state_topic": .string(base + "/pollen/updated_at"),
+                    "device_class": .string("timestamp"),
+                    "entity_category": .string("diagnostic"),
+                ])
+            components.add(
+                "pollen_stale", platform: "binary_sensor", name: "Pollen stale",
+                [
+                    "state_topic": .string(base + "/pollen/stale"),
+                    "payload_on": .string("true"),
+                    "payload_off": .string("false"),
+                    "device_class": .string("problem"),
+                    "entity_category": .string("diagnostic"),
+                ])
+        }
+        if input.climateEnabled {
+            components.add(
+                "climate_stale", platform: "binary_sensor", name: "Climate stale",
+                [
+                    "state_topic": .string(base + "/climate"),
+                    "value_template": .string("{{ 'true' if value_json.stale else 'false' }}"),
+                    "payload_on": .string("true"),
+                    "payload_off": .string("false"),
+                    "device_class": .string("problem"),
+                    "entity_category": .string("diagnostic"),
+                ])
+        }
+        // `<p>/diagnostics` is global: the templates pick this location's counts. The state is
+        // the total; the split per source comes as attributes.
+        let diagnosticsTopic = AgentDiagnostics.topic(prefix: input.topicPrefix)
+        let key = jinjaString(input.location.id)
+        components.add(
+            "api_calls_today", platform: "sensor", name: "API calls today",
+            [
+                "state_topic": .string(diagnosticsTopic),
+                "value_template": .string(
+                    "{% set c = value_json.api_calls_today[\(key)] if \(key) in value_json.api_calls_today else none %}"
+                        + "{{ (c.google + c.open_meteo) if c else none }}"),
+                "json_attributes_topic": .string(diagnosticsTopic),
+                "json_attributes_template": .string(
+                    "{{ (value_json.api_calls_today[\(key)] if \(key) in value_json.api_calls_today else {}) | tojson }}"
+                ),
+                "state_class": .string("total_increasing"),
+                "suggested_display_precision": .integer(0),
+                "entity_category": .string("diagnostic"),
+                "icon": .string("mdi:counter"),
+            ])
+    }
+
+    /// A single-quoted Jinja string literal.
+    static func jinjaString(_ text: String) -> String {
+        var out = "'"
+        for character in text {
+            if character == "'" || character == "\\" { out.append("\\") }
+            out.append(character)
+        }
+        return out + "'"
+    }
+}
+
+/// One component before its ids are derived.
+private struct Component {
+    var metric: String
+    var platform: String
+    var name: String
+    var options: [JSONMember]
+}
+
+/// The components of one device, keyed by metric; derives `unique_id` and `default_entity_id`
+/// and keeps metrics unique.
+private struct ComponentList {
+    let deviceID: String
+    var members: [JSONMember] = []
+    var used: Set<String> = []
+
+    init(deviceID: String) { self.deviceID = deviceID }
+
+    mutating func add(_ metric: String, platform: String, name: String, _ options: KeyValuePairs<String, JSONValue>) {
+        addGroup([
+            Component(
+                metric: metric, platform: platform, name: name,
+                options: options.map { JSONMember($0.key, $0.value) })
+        ])
+    }
+
+    /// Adds all of a group or, when any of its metrics is taken, none of it: an item's value and
+    /// level sensors come and go together.
+    mutating func addGroup(_ group: [Component]) {
+        let metrics = group.map(\.metric)
+        guard Set(metrics).count == metrics.count, used.isDisjoint(with: metrics) else { return }
+        for component in group {
+            used.insert(component.metric)
+            let uniqueID = deviceID + "_" + component.metric
+            let config: [JSONMember] =
+                [
+                    JSONMember("platform", .string(component.platform)),
+                    JSONMember("name", .string(component.name)),
+                    JSONMember("unique_id", .string(uniqueID)),
+                    JSONMember(
+                        "default_entity_id",
+                        .string(component.platform + "." + DiscoveryNaming.entityObjectID(uniqueID))),
+                ] + component.options
+            members.append(JSONMember(component.metric, .object(config)))
+        }
+    }
+}
