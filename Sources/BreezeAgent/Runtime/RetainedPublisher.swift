@@ -44,6 +44,19 @@ public final class RetainedPublisher: Sendable {
     @discardableResult
     public func republishAll() -> Int { publish(everything: true) }
 
+    /// Publishes the wanted topics under one scope again (e.g. discovery after Home Assistant restarts).
+    @discardableResult
+    public func republish(scope: String) -> Int {
+        let topics = state.withLock { state in
+            Self.wanted(in: state).filter { Self.belongs($0.key, to: scope) }
+        }
+        var sent = 0
+        for topic in topics.keys.sorted() where transport.send(topic: topic, payload: topics[topic]!, retain: true) {
+            sent += 1
+        }
+        return sent
+    }
+
     /// The retained topics as the agent believes the broker holds them.
     public var published: [String: String] { state.withLock { $0.published } }
 

@@ -1,0 +1,173 @@
+import BreezeCore
+import BreezeMQTT
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The program: parses the command line, loads the configuration, wires the parts and runs the
+/// chosen command. Returns the process exit code (SPEC §4).
+public enum AgentMain {
+    public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+        let invocation: Invocation
+        do {
+            invocation = try Invocation.parse(arguments)
+        } catch {
+            printError("breeze-agent: \(error)")
+            return Invocation.ExitCode.usage
+        }
+        if invocation.help {
+            writeStdout(Invocation.helpText + "\n")
+            return Invocation.ExitCode.success
+        }
+        if invocation.version {
+            writeStdout("breeze-agent \(BreezeVersion.string)\n")
+            return Invocation.ExitCode.success
+        }
+
+        let now = Timestamp.nowUnixSeconds()
+        let currentYear = CivilDate(daysSinceEpoch: Int(now / 86_400)).year
+        var config: AgentConfig
+        do {
+            config = try loadConfig(invocation, environment: environment, currentYear: currentYear)
+        } catch {
+            printError("breeze-agent: configuration error: \(error)")
+            return Invocation.ExitCode.configuration
+        }
+        if invocation.demo { applyDemo(&config) }
+
+        if invocation.command == .checkConfig {
+            writeStdout(renderEffective(config))
+            if !invocation.demo, !isWritableDirectoryOrCreatable(config.stateDir) {
+                printError("warning: state_dir \(config.stateDir) is not writable: the agent would run without persistence")
+            }
+            return Invocation.ExitCode.success
+        }
+
+        let log = Log(level: config.logLevel)
+        log.redact([config.pollen.apiKey?.value, config.mqtt.password?.value].compactMap { $0 })
+        let store = StateStore(directory: invocation.demo ? nil : config.stateDir, log: log)
+        let http: any HTTPFetching =
+            invocation.demo
+            ? DemoResponder(today: { [zoneName = config.locations[0].timezone] in
+                let zone = (try? ZoneInfoLoader.load(zoneName)) ?? .utc
+                return zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
+            }) : CurlFetcher()
+        if invocation.demo {
+            log.info("demo: bundled sample data (not real measurements), prefix \(config.mqtt.topicPrefix), no discovery")
+        }
+        let agent: Agent
+        do {
+            agent = try Agent(config: config, log: log, store: store, http: http, demo: invocation.demo, now: now)
+        } catch {
+            printError("breeze-agent: configuration error: \(error)")
+            return Invocation.ExitCode.configuration
+        }
+
+        switch invocation.command {
+        case .print:
+            return await agent.printTree()
+        case .once, .run:
+            let client: MQTTClient
+            do {
+                client = try MQTTClient(mqttConfiguration(config, once: invocation.command == .once))
+            } catch {
+                printError("breeze-agent: configuration error: mqtt: \(error)")
+                return Invocation.ExitCode.configuration
+            }
+            return invocation.command == .once ? await agent.once(client: client) : await agent.run(client: client)
+        case .checkConfig:
+            return Invocation.ExitCode.success
+        }
+    }
+
+    /// `--config`, else `$BREEZE_CONFIG`, else `/etc/breeze-agent/config.yaml`; `--demo` with
+    /// no config file at all uses a built-in one (a local broker and one sample location).
+    static func loadConfig(_ invocation: Invocation, environment: [String: String], currentYear: Int)
+        throws(ConfigError) -> AgentConfig
+    {
+        let explicit = invocation.configPath ?? environment["BREEZE_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        let path = explicit ?? "/etc/breeze-agent/config.yaml"
+        let hostname = currentHostname()
+        if invocation.demo, explicit == nil, access(path, R_OK) != 0 {
+            return try ConfigLoader.load(
+                text: demoConfig, file: "(built-in demo config)", environment: environment, currentYear: currentYear,
+                hostname: hostname)
+        }
+        return try ConfigLoader.load(
+            path: path, environment: environment, currentYear: currentYear, hostname: hostname)
+    }
+
+    static let demoConfig = """
+        mqtt:
+          host: localhost
+        locations:
+          - id: demo
+            name: Demo Garden
+            latitude: 52.52
+            longitude: 13.405
+            timezone: Europe/Berlin
+        """
+
+    /// `--demo`: the sample responses are Google-shaped (the richest tree), published under
+    /// `breeze-demo` so a real Home Assistant or display never sees made-up pollen.
+    static func applyDemo(_ config: inout AgentConfig) {
+        config.mqtt.topicPrefix = "breeze-demo"
+        config.mqtt.clientID += "-demo"
+        config.homeAssistant.discovery = false
+        config.pollen.source = .google
+        config.pollen.apiKey = Secret("breeze-demo-sample-data-no-key", origin: "--demo")
+    }
+
+    static func mqttConfiguration(_ config: AgentConfig, once: Bool) -> MQTTConfiguration {
+        let status = Availability.topic(prefix: config.mqtt.topicPrefix)
+        return MQTTConfiguration(
+            host: config.mqtt.host, port: config.mqtt.port,
+            // `once` must not take over the daemon's session (same client id = the broker drops one).
+            clientID: once ? config.mqtt.clientID + "-once" : config.mqtt.clientID,
+            keepalive: config.mqtt.keepalive, username: config.mqtt.username, password: config.mqtt.password?.value,
+            tls: config.mqtt.tls, protocolVersion: config.mqtt.protocolVersion,
+            will: once ? nil : MQTTMessage(topic: status, string: Availability.offline, qos: max(1, config.mqtt.qos), retain: true),
+            reconnectDelayMin: 1, reconnectDelayMax: 60)
+    }
+}
+
+func printError(_ text: String) {
+    var bytes = Array((text + "\n").utf8)
+    _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+func currentHostname() -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count) == 0 else { return "" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// True when `path` is a writable directory, or does not exist under a writable parent.
+func isWritableDirectoryOrCreatable(_ path: String) -> Bool {
+    if access(path, W_OK) == 0 { return true }
+    guard errno == ENOENT else { return false }
+    var parent = path
+    while let slash = parent.lastIndex(of: "/") {
+        parent = String(parent[..<slash])
+        let candidate = parent.isEmpty ? "/" : parent
+        if access(candidate, F_OK) == 0 { return access(candidate, W_OK) == 0 }
+    }
+    return access(".", W_OK) == 0
+}
+
+/// The process environment as a dictionary (FoundationEssentials has no ProcessInfo).
+public enum Environment {
+    public static var current: [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+}

@@ -1,0 +1,47 @@
+import BreezeHTTP
+import BreezeMQTT
+import FoundationEssentials
+
+/// `HTTPFetching` over libcurl: one client (one reused handle, its own thread) for all sources.
+public struct CurlFetcher: HTTPFetching {
+    private let client: HTTPClient
+    private let totalTimeout: Duration
+
+    public init(version: String = BreezeVersion.string, caFile: String? = nil, totalTimeout: Duration = .seconds(30)) {
+        self.client = HTTPClient(version: version, caFile: caFile)
+        self.totalTimeout = totalTimeout
+    }
+
+    public func get(
+        _ url: String, query: [(name: String, value: String)], headers: [(name: String, value: String)]
+    ) async throws(FetchFailure) -> FetchedResponse {
+        let request = HTTPRequest(
+            url: url, query: query.map { QueryItem($0.name, $0.value) },
+            headers: headers.map { HTTPHeader($0.name, $0.value) }, connectTimeout: .seconds(10),
+            totalTimeout: totalTimeout, maxBodyBytes: 4 << 20)
+        do {
+            let response = try await client.get(request)
+            let retryAfter = response.retryAfter(now: Date()).map { Int($0.components.seconds) }
+            return FetchedResponse(status: response.status, body: response.body, retryAfterSeconds: retryAfter)
+        } catch {
+            throw FetchFailure(error.description)
+        }
+    }
+}
+
+/// The publisher's transport over the MQTT client: retained publishes at the configured QoS.
+struct MQTTTransport: RetainedTransport {
+    let client: MQTTClient
+    let qos: Int
+    let log: Log
+
+    func send(topic: String, payload: String, retain: Bool) -> Bool {
+        do {
+            try client.publish(topic, payload, qos: qos, retain: retain)
+            return true
+        } catch {
+            log.debug("mqtt: publish \(topic) not sent: \(error)")
+            return false
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import BreezeCore
+import BreezeMQTT
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Agent {
+    /// Fetches every enabled source of every location now (`once`, `print`); returns the
+    /// sources that failed with no usable data (stored or fresh) behind them.
+    func fetchEverything(now: Int64) async -> [String] {
+        var unusable: [String] = []
+        for index in locations.indices {
+            let id = locations[index].config.id
+            if config.pollen.enabled {
+                var job = pollenJob(index, now: now)
+                while let current = job {
+                    job = nil
+                    let completed = await current()
+                    apply(completed, now: now)
+                    // `auto` falls back to Open-Meteo at once when Google rejects the key.
+                    if case .pollen(_, .keyRejected) = completed, locations[index].googleRejected,
+                        config.pollen.source == .auto
+                    {
+                        job = pollenJob(index, now: now)
+                    }
+                }
+                if locations[index].pollen == nil { unusable.append("pollen[\(id)]") }
+            }
+            if config.climate.enabled {
+                apply(await climateJob(index, now: now)(), now: now)
+                if locations[index].climate == nil { unusable.append("climate[\(id)]") }
+            }
+        }
+        return unusable
+    }
+
+    /// `print`: fetch and write `topic<TAB>payload` lines to stdout; no broker.
+    func printTree() async -> Int32 {
+        let now = Timestamp.nowUnixSeconds()
+        let unusable = await fetchEverything(now: now)
+        var out = ""
+        let tree = printableTree(now: now)
+        for topic in tree.topics { out += "\(topic)\t\(tree[topic]!)\n" }
+        writeStdout(out)
+        if !unusable.isEmpty {
+            log.error("no usable data for \(unusable.joined(separator: ", "))")
+            return Invocation.ExitCode.unavailable
+        }
+        return Invocation.ExitCode.success
+    }
+
+    /// `once`: connect, fetch, publish, wait for the broker's acknowledgements, disconnect.
+    /// `<p>/status` is left alone: a one-shot run is not the daemon being online.
+    func once(client: MQTTClient) async -> Int32 {
+        let publisher = RetainedPublisher(transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store)
+        do {
+            try client.start()
+        } catch {
+            log.error("mqtt: \(error)")
+            return Invocation.ExitCode.unavailable
+        }
+        guard await client.waitUntilConnected(timeout: .seconds(10)) else {
+            let reason = client.lastError.map { "\($0)" } ?? "no answer"
+            log.error("mqtt: cannot connect to \(config.mqtt.host):\(config.mqtt.port): \(reason)")
+            await client.stop()
+            return Invocation.ExitCode.unavailable
+        }
+        let now = Timestamp.nowUnixSeconds()
+        restoreStoredResponses(now: now)
+        let unusable = await fetchEverything(now: now)
+        updateScopes(publisher, now: now)
+        let sent = publisher.flush()
+        let acknowledged = await client.waitForAcknowledgements(timeout: .seconds(10))
+        await client.stop()
+        guard acknowledged else {
+            log.error("mqtt: the broker did not acknowledge every publish within 10 s")
+            return Invocation.ExitCode.unavailable
+        }
+        log.info("once: \(sent) topics published and acknowledged")
+        if !unusable.isEmpty {
+            log.error("no usable data for \(unusable.joined(separator: ", "))")
+            return Invocation.ExitCode.unavailable
+        }
+        return Invocation.ExitCode.success
+    }
+}
+
+func writeStdout(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { write(1, $0.baseAddress! + offset, $0.count - offset) }
+        if n <= 0 { break }
+        offset += n
+    }
+    bytes.removeAll()
+}
