@@ -163,14 +163,15 @@ public final class MQTTClient: Sendable {
         await core.wait(for: .acknowledged, timeout: timeout)
     }
 
-    /// Subscribes now if connected, and again after every reconnect (the list is kept).
+    /// Subscribes now if connected, and again after every reconnect (the list is kept). With
+    /// MQTT 5 messages keep the retain flag they were published with (see `subscribeOptions`).
     public func subscribe(_ pattern: String, qos: Int = 0) throws(MosquittoError) {
         if !(0...2).contains(qos) { throw .invalidConfiguration("subscribe QoS \(qos) is not 0, 1 or 2") }
         try check(mosquitto_sub_topic_check(pattern))
         try lifecycle.withLock { state throws(MosquittoError) in
             guard let handle = state.usableHandle else { throw MosquittoError(code: .mosqNoConnection) }
             core.state.withLock { $0.subscriptions[pattern] = Int32(qos) }
-            let result = mosquitto_subscribe(handle.raw, nil, pattern, Int32(qos))
+            let result = mosquitto_subscribe_v5(handle.raw, nil, pattern, Int32(qos), core.subscribeOptions, nil)
             // Not connected: the connect callback sends it.
             if result != .mosqNoConnection { try check(result) }
         }
@@ -342,6 +343,13 @@ final class ClientCore: Sendable {
     private let continuation: AsyncStream<MQTTEvent>.Continuation
     let state = Mutex(State())
 
+    /// Subscription options: with MQTT 5, "retain as published", so a message that a client
+    /// published retained while we were subscribed still arrives with `retain` set (3.1.1 clears
+    /// the flag on live delivery, and its SUBSCRIBE has no options byte to ask otherwise).
+    var subscribeOptions: Int32 {
+        protocolVersion == .v5 ? Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue) : 0
+    }
+
     init(protocolVersion: MQTTProtocolVersion) {
         self.protocolVersion = protocolVersion
         (events, continuation) = AsyncStream.makeStream()
@@ -375,7 +383,7 @@ final class ClientCore: Sendable {
         // Going through MQTTClient would need its lock, which a stop() in progress may hold.
         if let raw = handle {
             for (pattern, qos) in subscriptions.sorted(by: { $0.key < $1.key }) {
-                _ = mosquitto_subscribe(raw, nil, pattern, qos)
+                _ = mosquitto_subscribe_v5(raw, nil, pattern, qos, subscribeOptions, nil)
             }
         }
         for waiter in ready { waiter.continuation.resume(returning: true) }
