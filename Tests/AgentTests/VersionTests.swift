@@ -1,0 +1,13 @@
+import BreezeAgent
+import Foundation
+import Testing
+
+@Suite struct VersionTests {
+    /// The .deb, the User-Agent and Home Assistant's sw_version must agree.
+    @Test func versionMatchesTheVERSIONFile() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("VERSION"), encoding: .utf8)
+        #expect(text.trimmingCharacters(in: .whitespacesAndNewlines) == BreezeVersion.string)
+    }
+}
