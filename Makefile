@@ -15,7 +15,7 @@ release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 run: release
-	scripts/run.sh $(CONFIG)
+	scripts/run.sh $(CONFIG) $(ARGS)
 
 test:
 	scripts/test.sh
