@@ -48,7 +48,7 @@ install -D -m 0644 packaging/breeze-agent.1 "$stage/usr/share/man/man1/breeze-ag
 gzip -9n "$stage/usr/share/man/man1/breeze-agent.1"
 install -D -m 0644 packaging/copyright "$doc/copyright"
 install -m 0644 docs/installing.md "$doc/installing.md"
-[ -f README.md ] && install -m 0644 README.md "$doc/README.md"
+if [ -f README.md ]; then install -m 0644 README.md "$doc/README.md"; fi
 install -D -m 0644 packaging/lintian-overrides "$stage/usr/share/lintian/overrides/breeze-agent"
 
 # The changelog's top entry must name the version being built; a version given through
