@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
-.PHONY: run test build release deps clean
+.PHONY: run test build release deps clean deb test-deb
 
 deps:
 	scripts/deps.sh
@@ -22,3 +22,9 @@ test:
 
 clean:
 	rm -rf .build
+
+deb:
+	scripts/deb.sh
+
+test-deb:
+	scripts/test-deb.sh
