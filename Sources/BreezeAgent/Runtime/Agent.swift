@@ -174,7 +174,7 @@ final class Agent {
             store.saveResponse(
                 .init(fetchedAt: fetchedAt, body: String(decoding: body, as: UTF8.self)), location: id,
                 source: "pollen-\(report.source.rawValue)")
-            diagnostics.success("pollen-\(report.source.rawValue)", at: now)
+            diagnostics.success(Self.diagnosticsKey(report.source), at: now)
             log.info("pollen[\(id)]: fetched from \(report.source.rawValue) (\(report.days.count) days)")
             return true
         case .unsupported(let unsupportedSource, let message):
@@ -182,7 +182,7 @@ final class Agent {
             locations[index].pollenStale = false
             locations[index].pollenSchedule.succeeded(at: now, jitter: .random(in: 0..<1))
             store.removeResponse(location: id, source: "pollen-\(unsupportedSource.rawValue)")
-            diagnostics.success("pollen-\(unsupportedSource.rawValue)", at: now)
+            diagnostics.success(Self.diagnosticsKey(unsupportedSource), at: now)
             if locations[index].pollenWarned != "unsupported" {
                 if unsupportedSource == .openMeteo {
                     log.warning(
@@ -194,7 +194,7 @@ final class Agent {
             }
             return true
         case .keyRejected(let message):
-            diagnostics.failure("pollen-google", at: now, message: message)
+            diagnostics.failure(Self.diagnosticsKey(.google), at: now, message: message)
             if config.pollen.source == .auto {
                 locations[index].googleRejected = true
                 locations[index].pollenSchedule.due(at: now)
@@ -208,7 +208,7 @@ final class Agent {
         case .failed(let failedSource, let message, let retryAfter):
             locations[index].pollenStale = locations[index].pollen != nil
             let delay = locations[index].pollenSchedule.failed(at: now, retryAfter: retryAfter, jitter: .random(in: 0..<1))
-            diagnostics.failure("pollen-\(failedSource.rawValue)", at: now, message: message)
+            diagnostics.failure(Self.diagnosticsKey(failedSource), at: now, message: message)
             log.warning("pollen[\(id)]: fetch from \(failedSource.rawValue) failed: \(message); retry in \(delay) s")
             return false
         }
@@ -224,16 +224,21 @@ final class Agent {
             if let json = try? JSONEncoderShim.encode(bodies) {
                 store.saveResponse(.init(fetchedAt: fetchedAt, body: json), location: id, source: "climate")
             }
-            diagnostics.success("climate", at: now)
+            diagnostics.success("open_meteo_climate", at: now)
             log.info("climate[\(id)]: fetched \(trend.points.count) years for \(trend.date)")
             return true
         case .failed(let message, let retryAfter):
             locations[index].climateStale = locations[index].climate != nil
             let delay = locations[index].climateSchedule.failed(at: now, retryAfter: retryAfter, jitter: .random(in: 0..<1))
-            diagnostics.failure("climate", at: now, message: message)
+            diagnostics.failure("open_meteo_climate", at: now, message: message)
             log.warning("climate[\(id)]: fetch failed: \(message); retry in \(delay) s")
             return false
         }
+    }
+
+    /// The source names of `<p>/diagnostics` (`fetches`, `last_success`, `last_error`).
+    static func diagnosticsKey(_ source: PollenSource) -> String {
+        source == .google ? "google_pollen" : "open_meteo_pollen"
     }
 
     // MARK: the wanted tree
