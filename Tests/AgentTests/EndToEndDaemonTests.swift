@@ -84,6 +84,9 @@ struct EndToEndDaemonTests {
             // No HTTP for the unit change, none for the refused refresh.
             #expect(upstream.totalRequests == requestsBefore)
             #expect(upstream.googleRequests.count == 2)
+            // The agent said so too (a refused refresh starts no fetch, so the count alone could race).
+            #expect(agent.stderr.contains("refresh home: pollen skipped (cooldown), climate skipped (cooldown)"), "\(agent.stderr)")
+            #expect(agent.stderr.contains("ignoring retained message on \(base)/refresh"), "\(agent.stderr)")
 
             // Home Assistant restarts: the discovery config comes back after `online`.
             try commander.client.publish(discoveryTopic, "", qos: 1, retain: true)
