@@ -17,25 +17,25 @@ struct FaultFetchTests {
     static let faults: [(id: String, action: LoopbackHTTPServer.Action, logged: String)] = [
         ("e500", .respond(status: 500, text: "internal error"), "HTTP 500"),
         ("e429", .respond(status: 429, headers: [("Retry-After", "120")], text: "slow down"), "retry in 120 s"),
-        ("e503", .respond(status: 503, text: "unavailable"), "failed"),
+        ("e503", .respond(status: 503, text: "unavailable"), "HTTP 503"),
         (
             "truncated",
             .truncated(
                 status: 200, headers: [("Content-Type", "application/json")],
                 body: Array(#"{"dailyInfo":[{"date":{"year":2026,"month":1,"day":1}}],"regionCode":"DE"}"#.utf8),
                 sentBytes: 20),
-            "failed"
+            "partial"
         ),
-        ("invalid", .respond(status: 200, headers: [("Content-Type", "application/json")], text: "{\"daily\": [1,2,"), "failed"),
-        ("oversized", .respond(status: 200, headers: [("Content-Type", "application/json")], body: oversized), "failed"),
+        ("invalid", .respond(status: 200, headers: [("Content-Type", "application/json")], text: "{\"daily\": [1,2,"), "not valid JSON"),
+        ("oversized", .respond(status: 200, headers: [("Content-Type", "application/json")], body: oversized), "exceeds 4194304 bytes"),
         (
             "envelope",
             .respond(
                 status: 200, headers: [("Content-Type", "application/json")],
                 text: #"{"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"},"reason":"Internal error","daily":null}"#),
-            "failed"
+            "HTTP 200 with an error body: Internal error encountered."
         ),
-        ("hanging", .hang, "failed"),
+        ("hanging", .hang, "Timeout"),
     ]
 
     @Test("every fetch fault keeps the last good values, marks them stale and keeps updated_at")
@@ -159,5 +159,23 @@ struct FaultFetchTests {
             #expect(view.value("\(pollenTopic)/stale") == "false")
             #expect(await agent.terminate() == 0)
         }
+    }
+
+    @Test("a 200 whose body is an Open-Meteo or Google error envelope is a failure, not data or 'no pollen here'")
+    func errorEnvelopesOn200AreFailures() {
+        let openMeteo = FetchedResponse(
+            status: 200, body: Array(#"{"error":true,"reason":"Cannot initialize WeatherVariable from invalid String value"}"#.utf8))
+        guard case .failed(_, let message, _) = PollenFetcher.interpret(openMeteo, source: .openMeteo, fetchedAt: 0) else {
+            Issue.record("Open-Meteo error envelope on 200 not a failure")
+            return
+        }
+        #expect(message.contains("Cannot initialize"), "\(message)")
+        let google = FetchedResponse(
+            status: 200, body: Array(#"{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}"#.utf8))
+        guard case .failed(.google, let googleMessage, _) = PollenFetcher.interpret(google, source: .google, fetchedAt: 0) else {
+            Issue.record("Google error envelope on 200 not a failure")
+            return
+        }
+        #expect(googleMessage == "HTTP 200 with an error body: The service is currently unavailable.")
     }
 }
