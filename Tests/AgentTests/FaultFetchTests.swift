@@ -1,9 +1,10 @@
-@testable import BreezeAgent
 import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport
 import Foundation
 import Testing
+
+@testable import BreezeAgent
 
 /// Fetch faults after a good fetch (SPEC §5): last good values stay on the broker, `stale`
 /// becomes true, `updated_at` is unchanged, nothing is cleared, and the log says why and when
@@ -26,13 +27,22 @@ struct FaultFetchTests {
                 sentBytes: 20),
             "partial"
         ),
-        ("invalid", .respond(status: 200, headers: [("Content-Type", "application/json")], text: "{\"daily\": [1,2,"), "not valid JSON"),
-        ("oversized", .respond(status: 200, headers: [("Content-Type", "application/json")], body: oversized), "exceeds 4194304 bytes"),
+        (
+            "invalid",
+            .respond(status: 200, headers: [("Content-Type", "application/json")], text: "{\"daily\": [1,2,"),
+            "not valid JSON"
+        ),
+        (
+            "oversized", .respond(status: 200, headers: [("Content-Type", "application/json")], body: oversized),
+            "exceeds 4194304 bytes"
+        ),
         (
             "envelope",
             .respond(
                 status: 200, headers: [("Content-Type", "application/json")],
-                text: #"{"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"},"reason":"Internal error","daily":null}"#),
+                text:
+                    #"{"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"},"reason":"Internal error","daily":null}"#
+            ),
             "HTTP 200 with an error body: Internal error encountered."
         ),
         ("hanging", .hang, "Timeout"),
@@ -40,7 +50,9 @@ struct FaultFetchTests {
 
     @Test("every fetch fault keeps the last good values, marks them stale and keeps updated_at")
     func fetchFaultsKeepLastGoodValues() async throws {
-        var locations = Self.faults.enumerated().map { FaultLocation(id: $0.element.id, latitude: 47.0 + Double($0.offset)) }
+        var locations = Self.faults.enumerated().map {
+            FaultLocation(id: $0.element.id, latitude: 47.0 + Double($0.offset))
+        }
         locations.append(FaultLocation(id: "control", latitude: 46.0))
         let scenario = try FaultScenario(locations: locations)
         try await MosquittoBroker.withPlainBroker { port in
@@ -124,7 +136,8 @@ struct FaultFetchTests {
     @Test("a rejected key with source google is logged once and not retried")
     func rejectedKeyIsNotHammered() async throws {
         let scenario = try FaultScenario(locations: [FaultLocation(id: "home", latitude: 48.5)])
-        scenario.apis.setGoogle(.respond(status: 400, headers: [("Content-Type", "application/json")], text: Self.rejectedKeyBody))
+        scenario.apis.setGoogle(
+            .respond(status: 400, headers: [("Content-Type", "application/json")], text: Self.rejectedKeyBody))
         try await MosquittoBroker.withPlainBroker { port in
             try scenario.writeConfig(brokerPort: port)
             let agent = try AgentProcess(["run", "--config", scenario.configPath], directory: scenario.directory)
@@ -142,7 +155,8 @@ struct FaultFetchTests {
     @Test("a rejected key with source auto falls back to Open-Meteo")
     func rejectedKeyFallsBackWithAuto() async throws {
         let scenario = try FaultScenario(locations: [FaultLocation(id: "home", latitude: 48.5)])
-        scenario.apis.setGoogle(.respond(status: 400, headers: [("Content-Type", "application/json")], text: Self.rejectedKeyBody))
+        scenario.apis.setGoogle(
+            .respond(status: 400, headers: [("Content-Type", "application/json")], text: Self.rejectedKeyBody))
         try await MosquittoBroker.withPlainBroker { port in
             try scenario.writeConfig(brokerPort: port, pollen: "source: auto\n  api_key: test-key-0123456789")
             let view = try await BrokerView(port: port, patterns: ["\(scenario.prefix)/#"])
@@ -164,15 +178,22 @@ struct FaultFetchTests {
     @Test("a 200 whose body is an Open-Meteo or Google error envelope is a failure, not data or 'no pollen here'")
     func errorEnvelopesOn200AreFailures() {
         let openMeteo = FetchedResponse(
-            status: 200, body: Array(#"{"error":true,"reason":"Cannot initialize WeatherVariable from invalid String value"}"#.utf8))
-        guard case .failed(_, let message, _) = PollenFetcher.interpret(openMeteo, source: .openMeteo, fetchedAt: 0) else {
+            status: 200,
+            body: Array(#"{"error":true,"reason":"Cannot initialize WeatherVariable from invalid String value"}"#.utf8))
+        guard case .failed(_, let message, _) = PollenFetcher.interpret(openMeteo, source: .openMeteo, fetchedAt: 0)
+        else {
             Issue.record("Open-Meteo error envelope on 200 not a failure")
             return
         }
         #expect(message.contains("Cannot initialize"), "\(message)")
         let google = FetchedResponse(
-            status: 200, body: Array(#"{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}"#.utf8))
-        guard case .failed(.google, let googleMessage, _) = PollenFetcher.interpret(google, source: .google, fetchedAt: 0) else {
+            status: 200,
+            body: Array(
+                #"{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}"#.utf8
+            ))
+        guard
+            case .failed(.google, let googleMessage, _) = PollenFetcher.interpret(google, source: .google, fetchedAt: 0)
+        else {
             Issue.record("Google error envelope on 200 not a failure")
             return
         }

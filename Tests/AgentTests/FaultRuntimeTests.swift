@@ -1,12 +1,13 @@
-@testable import BreezeAgent
 import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport
 import Foundation
 import Testing
 
+@testable import BreezeAgent
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Restarts, broker faults, signals and bad command input, against the real agent binary, a
@@ -23,7 +24,8 @@ struct FaultRuntimeTests {
             let view = try await BrokerView(port: port, patterns: ["\(scenario.prefix)/#"])
             defer { Task { await view.stop() } }
             let first = try AgentProcess(["run", "--config", scenario.configPath], directory: scenario.directory)
-            let topics = scenario.essentialTopics("warm").filter { !$0.contains("/device/") }
+            let topics =
+                scenario.essentialTopics("warm").filter { !$0.contains("/device/") }
                 + scenario.essentialTopics("broken").filter { !$0.contains("/device/") }
             try #require(await view.waitForTopics(topics), "\(first.log)")
             let warmUpdated = try #require(view.value("\(scenario.prefix)/warm/pollen/updated_at"))
@@ -50,7 +52,8 @@ struct FaultRuntimeTests {
             try await Task.sleep(until: windowEnd)
             let after = Array(scenario.apis.requests().dropFirst(requestsBefore))
             #expect(after.count == 1, "requests after restart: \(after.map(\.target))")
-            #expect(after.allSatisfy { scenario.apis.location(of: $0) == "broken" && $0.path.hasSuffix("forecast:lookup") })
+            #expect(
+                after.allSatisfy { scenario.apis.location(of: $0) == "broken" && $0.path.hasSuffix("forecast:lookup") })
             #expect(view.value("\(scenario.prefix)/warm/pollen/updated_at") == warmUpdated)
             #expect(view.value("\(scenario.prefix)/warm/pollen/stale") == "false")
             #expect(await second.terminate() == 0)
@@ -165,8 +168,9 @@ struct FaultRuntimeTests {
             // Exactly one unit change (the valid one): the bad ones never touched the topic.
             #expect(await view.waitFor(unitTopic, "°C"))
             #expect(view.history(unitTopic) == ["°F", "°C"])
-            #expect(jsonObject(view.value("\(scenario.prefix)/home/climate"))?["updated_at"] as? String
-                == jsonObject(climateBefore)?["updated_at"] as? String)
+            #expect(
+                jsonObject(view.value("\(scenario.prefix)/home/climate"))?["updated_at"] as? String
+                    == jsonObject(climateBefore)?["updated_at"] as? String)
             #expect(scenario.apis.requests().count == requests, "a bad command caused a fetch")
             #expect(agent.isRunning)
             #expect(await agent.terminate() == 0)

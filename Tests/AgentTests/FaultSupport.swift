@@ -1,4 +1,3 @@
-@testable import BreezeAgent
 import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport
@@ -6,8 +5,10 @@ import Foundation
 import Synchronization
 import Testing
 
+@testable import BreezeAgent
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Support for the fault-injection suite (Fault*Tests.swift): the three APIs on one loopback
@@ -252,7 +253,8 @@ final class BrokerView: Sendable {
 
     init(port: Int, patterns: [String]) async throws {
         let client = try MQTTClient(
-            MQTTConfiguration(host: "127.0.0.1", port: port, clientID: "breeze-fault-view-\(UUID().uuidString.prefix(8))"))
+            MQTTConfiguration(
+                host: "127.0.0.1", port: port, clientID: "breeze-fault-view-\(UUID().uuidString.prefix(8))"))
         self.client = client
         let stream = client.events
         Task { [self] in
