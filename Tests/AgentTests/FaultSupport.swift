@@ -175,8 +175,12 @@ final class AgentProcess: Sendable {
         logPath = directory + "/\(name)-\(UUID().uuidString.prefix(6)).log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        let binary = agentBinaryPath()
+        try #require(
+            FileManager.default.isExecutableFile(atPath: binary),
+            "\(binary) is missing: build it first (swift build --build-tests)")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: agentBinaryPath())
+        process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["JOURNAL_STREAM"] = nil
