@@ -52,7 +52,7 @@ public enum AgentMain {
             ? DemoResponder(today: { [zoneName = config.locations[0].timezone] in
                 let zone = (try? ZoneInfoLoader.load(zoneName)) ?? .utc
                 return zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
-            }) : CurlFetcher()
+            }) : CurlFetcher(totalTimeout: testHTTPTimeout(environment) ?? .seconds(30))
         if invocation.demo {
             log.info("demo: bundled sample data (not real measurements), prefix \(config.mqtt.topicPrefix), no discovery")
         }
@@ -79,6 +79,15 @@ public enum AgentMain {
         case .checkConfig:
             return Invocation.ExitCode.success
         }
+    }
+
+    /// TEST-ONLY: `BREEZE_TEST_HTTP_TIMEOUT` (whole seconds, 1…30) shortens curl's total timeout
+    /// so the fault suite can inject a hanging API without waiting 30 s per case. Read from the
+    /// environment only, never from the config file; documented in docs/operations.md as test-only.
+    static func testHTTPTimeout(_ environment: [String: String]) -> Duration? {
+        guard let text = environment["BREEZE_TEST_HTTP_TIMEOUT"], let seconds = Int(text), (1...30).contains(seconds)
+        else { return nil }
+        return .seconds(seconds)
     }
 
     /// `--config`, else `$BREEZE_CONFIG`, else `/etc/breeze-agent/config.yaml`; `--demo` with

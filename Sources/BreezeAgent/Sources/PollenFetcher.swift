@@ -65,6 +65,15 @@ public struct PollenFetcher: Sendable {
     public static func interpret(_ response: FetchedResponse, source: PollenSource, fetchedAt: Int64)
         -> PollenFetchResult
     {
+        // A 200 whose body is Google's error envelope (a proxy or a front end answering with the
+        // wrong status) decodes as a response without `dailyInfo`, which the core reads as "no
+        // pollen here" and would clear the topics: it is a failure to retry instead.
+        if source == .google, response.status == 200, let error = GoogleAPIError.decode(response.body) {
+            let message = error.message
+            return .failed(
+                source: source, message: "HTTP 200 with an error body\(message.isEmpty ? "" : ": " + message)",
+                retryAfter: response.retryAfterSeconds.map(Int64.init))
+        }
         let outcome: PollenOutcome
         switch source {
         case .google: outcome = GooglePollen.interpret(httpStatus: response.status, body: response.body)
