@@ -96,7 +96,7 @@ struct EndToEndDaemonTests {
 
             // SIGTERM: offline, exit 0 within 2 s.
             var started = ContinuousClock.now
-            kill(agent.process.processIdentifier, SIGTERM)
+            agent.signal(SIGTERM)
             var status = await agent.waitForExit(timeout: .seconds(2))
             #expect(status == 0, "exit \(String(describing: status)) after \(ContinuousClock.now - started): \(agent.stderr)")
             #expect(await view.waitFor("\(prefix)/status", "offline"))
@@ -111,7 +111,7 @@ struct EndToEndDaemonTests {
             #expect(upstream.totalRequests == requestsBeforeRestart)
 
             started = ContinuousClock.now
-            kill(agent.process.processIdentifier, SIGINT)
+            agent.signal(SIGINT)
             status = await agent.waitForExit(timeout: .seconds(2))
             #expect(status == 0, "exit \(String(describing: status)) after \(ContinuousClock.now - started): \(agent.stderr)")
             #expect(await view.waitFor("\(prefix)/status", "offline"))
