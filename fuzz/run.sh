@@ -5,8 +5,8 @@
 #   fuzz/run.sh config tzif     build, then run only these targets
 #   fuzz/run.sh --build-only    build only
 #
-# Environment: FUZZ_SECONDS (per target), FUZZ_JOBS (parallel libFuzzer workers per target,
-# default 1), SWIFTC (default: swiftc on PATH, else /opt/swift/usr/bin/swiftc).
+# Environment: FUZZ_SECONDS (per target), SWIFTC (default: swiftc on PATH, else
+# /opt/swift/usr/bin/swiftc).
 #
 # The package's sources are compiled directly with swiftc (SwiftPM cannot build a libFuzzer
 # binary): BreezeCore, BreezeYAML and the Config folder of BreezeAgent become modules built
@@ -22,7 +22,6 @@ cd "$ROOT"
 
 SWIFTC=${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
-JOBS=${FUZZ_JOBS:-1}
 OUT=build/fuzz
 MODULES=$OUT/modules
 ALL_TARGETS=(google-pollen openmeteo-pollen climate config tzif posix-tz)
@@ -103,7 +102,7 @@ run() {
         # The Swift backtracer fights ASan over the crashed process; libFuzzer reports instead.
         if SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 "$OUT/$target" "$work" "fuzz/corpus/$target" \
             -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-            -jobs="$JOBS" -workers="$JOBS" -artifact_prefix="$artifacts" -print_final_stats=1 \
+            -artifact_prefix="$artifacts" -print_final_stats=1 \
             >"$log" 2>&1; then
             grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb)|cov: .*DONE|#[0-9]+.*DONE' \
                 "$log" | tail -4 || true
