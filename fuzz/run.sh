@@ -50,13 +50,16 @@ source_of() {
     esac
 }
 
-# Rebuilds a module when any of its sources is newer than its object file.
+# Rebuilds a module when any of its sources, or a module built before it (its dependencies,
+# in build order), is newer than its object file.
+BUILT=()
 build_module() {
     local name=$1; shift
     local object=$OUT/obj/$name.o
     local stale=0
     [[ -f $object ]] || stale=1
-    for f in "$@"; do [[ $f -nt $object ]] && stale=1; done
+    for f in "$@" "${BUILT[@]}"; do [[ $f -nt $object ]] && stale=1; done
+    BUILT+=("$object")
     ((stale)) || return 0
     echo "fuzz: compiling module $name ($# files)"
     "$SWIFTC" "${SWIFT_FLAGS[@]}" -module-name "$name" -wmo -c "$@" -o "$object" \

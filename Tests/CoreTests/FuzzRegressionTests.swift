@@ -40,8 +40,9 @@ import Testing
                 #expect(tree["breeze/home/pollen/updated_at"] == "2026-05-01T10:00:00Z")
                 for topic in tree.topics where topic.hasSuffix("/value") {
                     let value = tree[topic]!
-                    #expect(value == PollenTopics.noValue || (Int(value).map { (0...5).contains($0) } ?? false),
-                            "\(topic) = \(value)")
+                    #expect(
+                        value == PollenTopics.noValue || (Int(value).map { (0...5).contains($0) } ?? false),
+                        "\(topic) = \(value)")
                 }
             }
         }

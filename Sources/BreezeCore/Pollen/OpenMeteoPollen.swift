@@ -128,8 +128,8 @@ public enum OpenMeteoPollen {
                 byDate[day, default: []].append(Swift.max(0, Int((value * 10).rounded())))
             }
             if implausible > 0 {
-                warnings.append(
-                    "pollen: \(implausible) implausible \(plant.variable) value(s) beyond ±\(Int(maximumGrains)), skipped")
+                let what = "\(implausible) implausible \(plant.variable) value(s)"
+                warnings.append("pollen: \(what) beyond ±\(Int(maximumGrains)), skipped")
             }
             var perDay: [CivilDate: (grains: GrainsPerCubicMetre, wholeMean: Int)] = [:]
             for (day, tenths) in byDate where tenths.count >= minimumHours { perDay[day] = daily(tenths) }
