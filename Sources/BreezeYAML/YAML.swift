@@ -7,8 +7,15 @@ internal import CYAML
 /// - anchors and aliases are rejected (they buy nothing in a small config and an alias bomb
 ///   would expand without bound);
 /// - duplicate scalar keys in a mapping are rejected with both line numbers (libyaml itself
-///   accepts them and the later one would silently win).
+///   accepts them and the later one would silently win);
+/// - collections nest at most ``maximumDepth`` deep.
 public enum YAML {
+    /// Deepest nesting of sequences and mappings accepted; the configuration needs four. Found
+    /// by fuzzing: 60 000 nested `[` overflowed the stack when the recursive `YAMLNode` tree was
+    /// released, and left unclosed kept libyaml busy for half a minute (it rescans its stack of
+    /// flow levels per token). Stopping at the first collection past the limit avoids both.
+    public static let maximumDepth = 64
+
     /// The document's root node, or nil when the text holds no document (empty, or comments only).
     public static func load(_ text: String, file: String) throws(YAMLError) -> YAMLNode? {
         let bytes = Array(text.utf8)
@@ -99,9 +106,11 @@ private struct TreeBuilder {
                 YAMLNode(kind: .scalar(text, style: style), line: line, column: column, tag: string(data.tag)))
         case YAML_SEQUENCE_START_EVENT:
             try rejectAnchor(event.data.sequence_start.anchor, line: line, column: column)
+            try checkDepth(line: line, column: column)
             stack.append(.sequence(items: [], line: line, column: column, tag: string(event.data.sequence_start.tag)))
         case YAML_MAPPING_START_EVENT:
             try rejectAnchor(event.data.mapping_start.anchor, line: line, column: column)
+            try checkDepth(line: line, column: column)
             stack.append(
                 .mapping(
                     pairs: [], pendingKey: nil, line: line, column: column,
@@ -151,6 +160,14 @@ private struct TreeBuilder {
             }
             firstLine[key] = pair.key.line
         }
+    }
+
+    /// Called before a collection is opened: `stack` holds the collections it sits in.
+    private func checkDepth(line: Int, column: Int) throws(YAMLError) {
+        guard stack.count >= YAML.maximumDepth else { return }
+        throw YAMLError(
+            file: file, line: line, column: column,
+            message: "collections are nested more than \(YAML.maximumDepth) levels deep")
     }
 
     private func rejectAnchor(_ anchor: UnsafeMutablePointer<yaml_char_t>?, line: Int, column: Int) throws(YAMLError) {

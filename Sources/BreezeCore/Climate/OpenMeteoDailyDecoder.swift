@@ -118,8 +118,15 @@ public enum OpenMeteoDailyDecoder {
                 }
                 dates = parsed
             case .unix(let seconds):
-                // Daily unixtime stamps are local midnight: shift by the response's offset.
-                dates = seconds.map { CivilDate(daysSinceEpoch: Int(($0 + utcOffset).floorDivided(by: 86_400))) }
+                // Daily unixtime stamps are local midnight: shift by the response's offset. A sum
+                // that overflows (absurd time or offset, found by fuzzing) is an invalid date.
+                var shifted: [CivilDate] = []
+                for stamp in seconds {
+                    let (local, overflow) = stamp.addingReportingOverflow(utcOffset)
+                    guard !overflow else { throw .invalidDate(String(stamp)) }
+                    shifted.append(CivilDate(daysSinceEpoch: Int(local.floorDivided(by: 86_400))))
+                }
+                dates = shifted
             }
             guard dates.count == values.count else { throw .lengthMismatch(times: dates.count, values: values.count) }
             var out: [ClimateObservation] = []

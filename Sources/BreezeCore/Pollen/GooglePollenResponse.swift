@@ -15,8 +15,13 @@ public struct GooglePollenResponse: Sendable, Hashable, Decodable {
         public var month: Int
         public var day: Int
 
-        /// nil for a date that does not exist (month 13, 31 April …).
-        public var civil: CivilDate? { CivilDate(year: year, month: month, day: day) }
+        /// nil for a date that does not exist (month 13, 31 April …) or lies outside the years
+        /// 1–9999: day arithmetic on a year near `Int.max` overflows (found by fuzzing), and an
+        /// ISO date has four year digits anyway.
+        public var civil: CivilDate? {
+            guard (1...9999).contains(year) else { return nil }
+            return CivilDate(year: year, month: month, day: day)
+        }
     }
 
     public struct DayInfo: Sendable, Hashable, Decodable {

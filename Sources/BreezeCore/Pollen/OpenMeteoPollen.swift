@@ -38,6 +38,11 @@ public enum OpenMeteoPollen {
     /// A day with fewer non-null hours than this is Unknown (the CAMS horizon runs out mid-day).
     public static let minimumHours = 12
 
+    /// Largest hourly magnitude (grains/m³) taken as a measurement; beyond it the hour counts as
+    /// null. Real CAMS peaks are in the thousands; the bound keeps tenths and sums far from
+    /// `Int` overflow whatever the body says.
+    public static let maximumGrains = 1_000_000.0
+
     /// Query parameters of `GET {endpoints.air_quality}/air-quality` (SPEC §1b). `domains=cams_europe`
     /// turns "outside Europe" into a clean HTTP 400 with a fixed reason.
     public static func query(latitude: Double, longitude: Double, timezone: String) -> [(name: String, value: String)] {
@@ -88,10 +93,16 @@ public enum OpenMeteoPollen {
             switch time {
             case .iso(let text): local = CivilDate(iso: text.prefix(10))
             case .unix(let seconds):
-                let shifted = seconds + Int64(response.utcOffsetSeconds)
-                var days = shifted / 86_400
-                if shifted % 86_400 < 0 { days -= 1 }
-                local = CivilDate(daysSinceEpoch: Int(days))
+                // Adding the offset to an absurd time or offset must not trap (found by fuzzing):
+                // an hour that cannot be placed is unreadable.
+                let (shifted, overflow) = seconds.addingReportingOverflow(Int64(response.utcOffsetSeconds))
+                if overflow {
+                    local = nil
+                } else {
+                    var days = shifted / 86_400
+                    if shifted % 86_400 < 0 { days -= 1 }
+                    local = CivilDate(daysSinceEpoch: Int(days))
+                }
             }
             if local == nil { warnings.append("pollen: unreadable hour \(time), skipped") }
             if let local, !dates.contains(local) { dates.append(local) }
@@ -104,10 +115,21 @@ public enum OpenMeteoPollen {
         for plant in plants {
             let series = response.series[plant.variable] ?? []
             var byDate: [CivilDate: [Int]] = [:]
+            var implausible = 0
             for (index, value) in series.enumerated() where index < hourDates.count {
                 guard let value, value.isFinite, let day = hourDates[index] else { continue }
+                // Converting an absurd value to Int would trap (found by fuzzing): such an hour
+                // counts as null, like a non-finite one.
+                guard abs(value) <= maximumGrains else {
+                    implausible += 1
+                    continue
+                }
                 anyValue = true
                 byDate[day, default: []].append(Swift.max(0, Int((value * 10).rounded())))
+            }
+            if implausible > 0 {
+                let what = "\(implausible) implausible \(plant.variable) value(s)"
+                warnings.append("pollen: \(what) beyond ±\(Int(maximumGrains)), skipped")
             }
             var perDay: [CivilDate: (grains: GrainsPerCubicMetre, wholeMean: Int)] = [:]
             for (day, tenths) in byDate where tenths.count >= minimumHours { perDay[day] = daily(tenths) }

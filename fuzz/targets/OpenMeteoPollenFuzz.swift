@@ -1,0 +1,24 @@
+// libFuzzer target: Open-Meteo air-quality bodies through the whole pure pipeline.
+// Built by fuzz/run.sh against BreezeCore; not part of the Swift package.
+import BreezeCore
+
+/// The fetch instant the harness pretends: 2026-05-01T10:00:00Z.
+private let fetchedAt: Int64 = 1_777_629_600
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOpenMeteoPollen(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let body = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    for status in [200, 400] {
+        guard case .report(let report) = OpenMeteoPollen.interpret(httpStatus: status, body: body) else { continue }
+        guard let first = report.days.first, let last = report.days.last else { continue }
+        for today in [first.date, last.date] {
+            for age: Int64 in [0, 30 * 3600, 50 * 3600] {
+                let tree = PollenTopics.tree(
+                    prefix: "breeze", locationID: "home", report: report, today: today, days: 4,
+                    fetchedAt: fetchedAt, now: fetchedAt + age, stale: age > 0)
+                precondition(!tree.isEmpty, "a report always yields topics")
+            }
+        }
+    }
+    return 0
+}
