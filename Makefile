@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
-.PHONY: run test build release deps clean deb test-deb
+.PHONY: run test build release deps clean deb test-deb fuzz
 
 deps:
 	scripts/deps.sh
@@ -28,3 +28,6 @@ deb:
 
 test-deb:
 	scripts/test-deb.sh
+
+fuzz:
+	fuzz/run.sh
