@@ -8,7 +8,7 @@
 #   SOAK_MAX_GROWTH_KIB=8192 scripts/soak.sh     allowed RSS growth (default 4096 KiB)
 #
 # The soak is Tests/AgentTests/SoakTests.swift, enabled by BREEZE_SOAK_CYCLES; it is built in
-# release mode (-c release; testable imports stay enabled, the SwiftPM default) so the
+# release mode (-c release, -enable-testing for the @testable imports) so the
 # numbers resemble the shipped binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +29,6 @@ if [ -n "${SOAK_MAX_GROWTH_KIB:-}" ]; then export BREEZE_SOAK_MAX_GROWTH_KIB="$S
 echo "soak: mosquitto on 127.0.0.1:$port, $cycles cycles" >&2
 
 scratch=.build/soak
-swift build --build-tests -c release --scratch-path "$scratch" -Xswiftc -warnings-as-errors
-swift test --skip-build -c release --scratch-path "$scratch" --filter 'SoakTests/soakMemoryStaysFlat' 2>&1 | tee .build/soak.log
+swift build --build-tests -c release -Xswiftc -enable-testing --scratch-path "$scratch" -Xswiftc -warnings-as-errors
+swift test --skip-build -c release -Xswiftc -enable-testing --scratch-path "$scratch" --filter 'SoakTests/soakMemoryStaysFlat' 2>&1 | tee .build/soak.log
 grep -q 'soak: RSS start' .build/soak.log || { echo "soak: the soak did not run (see .build/soak.log)" >&2; exit 1; }

@@ -71,7 +71,9 @@ final class SoakAPIs: Sendable {
         prague = try ZoneInfoLoader.load("Europe/Prague")
         clock = Atomic(now)
         server = LoopbackHTTPServer()
-        server.setHandler { [self] request in answer(request) }
+        // Weak: the server keeps its handler, and a strong `self` here would be a cycle that
+        // leaks the whole fixture set (LeakSanitizer found it).
+        server.setHandler { [weak self] request in self?.answer(request) ?? .close }
         try server.start()
     }
 
