@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
-.PHONY: run test build release deps clean deb test-deb fuzz
+.PHONY: run test build release deps clean deb test-deb fuzz sanitize soak
 
 deps:
 	scripts/deps.sh
@@ -31,3 +31,9 @@ test-deb:
 
 fuzz:
 	fuzz/run.sh
+
+sanitize:
+	scripts/sanitize.sh
+
+soak:
+	scripts/soak.sh

@@ -123,6 +123,11 @@ public final class LoopbackHTTPServer: Sendable {
     /// Every request received so far, in arrival order.
     public var requests: [Request] { state.withLock { $0.requests } }
 
+    /// Forgets the recorded requests, so a long-running test (the soak) does not grow with them.
+    public func removeRecordedRequests() {
+        state.withLock { $0.requests.removeAll() }
+    }
+
     /// Replaces the handler for requests that arrive from now on.
     public func setHandler(_ handler: @escaping Handler) {
         state.withLock { $0.handler = handler }
