@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
-.PHONY: run test build release deps clean deb test-deb fuzz sanitize soak
+.PHONY: run test build release deps clean deb test-deb fuzz sanitize soak bench
 
 deps:
 	scripts/deps.sh
@@ -37,3 +37,6 @@ sanitize:
 
 soak:
 	scripts/soak.sh
+
+bench:
+	scripts/bench.sh

@@ -35,6 +35,7 @@ public enum AgentMain {
             return Invocation.ExitCode.configuration
         }
         if invocation.demo { applyDemo(&config) }
+        applyTestOverrides(&config, environment: environment)
 
         if invocation.command == .checkConfig {
             writeStdout(renderEffective(config))
@@ -52,7 +53,7 @@ public enum AgentMain {
             ? DemoResponder(today: { [zoneName = config.locations[0].timezone] in
                 let zone = (try? ZoneInfoLoader.load(zoneName)) ?? .utc
                 return zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
-            }) : CurlFetcher(totalTimeout: testHTTPTimeout(environment) ?? .seconds(30))
+            }) : CurlFetcher(caFile: testCAFile(environment), totalTimeout: testHTTPTimeout(environment) ?? .seconds(30))
         if invocation.demo {
             log.info("demo: bundled sample data (not real measurements), prefix \(config.mqtt.topicPrefix), no discovery")
         }
@@ -126,6 +127,25 @@ public enum AgentMain {
         config.homeAssistant.discovery = false
         config.pollen.source = .google
         config.pollen.apiKey = Secret("breeze-demo-sample-data-no-key", origin: "--demo")
+    }
+
+    /// `BREEZE_TEST_REFRESH_COOLDOWN` (whole seconds, ≥ 1): both refresh cooldowns, below the
+    /// config's 1 m floor, so the benchmark can drive many full cycles with `refresh` commands in
+    /// a few seconds. Test and bench only (docs/operations.md "Test-only settings").
+    static func applyTestOverrides(_ config: inout AgentConfig, environment: [String: String]) {
+        guard let text = environment["BREEZE_TEST_REFRESH_COOLDOWN"], let seconds = Int64(text), seconds >= 1 else {
+            return
+        }
+        config.pollen.refreshCooldown = .seconds(seconds)
+        config.climate.refreshCooldown = .seconds(seconds)
+    }
+
+    /// `BREEZE_TEST_CA_FILE`: a PEM bundle the API client trusts instead of the system store.
+    /// libcurl (unlike the curl tool) ignores `CURL_CA_BUNDLE`, and Debian's libcurl loads its
+    /// built-in CA path rather than OpenSSL's defaults, so `SSL_CERT_FILE` does not reach it
+    /// either; a loopback HTTPS server with a self-signed CA needs this. Test and bench only.
+    static func testCAFile(_ environment: [String: String]) -> String? {
+        environment["BREEZE_TEST_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     static func mqttConfiguration(_ config: AgentConfig, once: Bool) -> MQTTConfiguration {

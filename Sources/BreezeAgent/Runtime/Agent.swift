@@ -244,15 +244,26 @@ final class Agent {
     // MARK: the wanted tree
 
     /// Sets every scope of every location on the publisher from the current state.
-    func updateScopes(_ publisher: RetainedPublisher, now: Int64) {
-        for location in locations {
-            publisher.set(
-                scope: location.pollenScope(prefix: prefix),
-                location.pollenTree(prefix: prefix, settings: config.pollen, now: now))
-            publisher.set(
-                scope: location.climateScope(prefix: prefix),
-                location.climateTree(prefix: prefix, enabled: config.climate.enabled))
-            if discoveryEnabled {
+    ///
+    /// `only` and `kind` narrow it to what one completed fetch changed: building the trees is
+    /// the bulk of a cycle's CPU (the discovery payload above all), and rebuilding every
+    /// location after each of N fetches made a cycle cost O(N²) (bench/RESULTS.md). Time-driven
+    /// changes (staleness edges, midnight) still come from the full update on every tick.
+    func updateScopes(_ publisher: RetainedPublisher, now: Int64, only: Int? = nil, kind: Kind? = nil) {
+        for index in locations.indices where only == nil || only == index {
+            let location = locations[index]
+            if kind != .climate {
+                publisher.set(
+                    scope: location.pollenScope(prefix: prefix),
+                    location.pollenTree(prefix: prefix, settings: config.pollen, now: now))
+            }
+            if kind != .pollen {
+                publisher.set(
+                    scope: location.climateScope(prefix: prefix),
+                    location.climateTree(prefix: prefix, enabled: config.climate.enabled))
+            }
+            // The device config lists the pollen items; climate's part of it depends on config only.
+            if discoveryEnabled, kind != .climate {
                 let scope = DiscoveryNaming.configTopic(
                     discoveryPrefix: config.homeAssistant.prefix, topicPrefix: prefix, locationID: location.config.id)
                 publisher.set(scope: scope, discoveryTree(location, now: now))

@@ -15,6 +15,8 @@ extension Agent {
         case mqtt(MQTTEvent)
         case signal(Int32)
         case tick
+        /// A granted `refresh`: start the due fetches; nothing to publish until they complete.
+        case fetchNow
         case completed(Agent.Kind, Agent.Completed)
         case rediscover
     }
@@ -60,6 +62,9 @@ extension Agent {
             "breeze-agent \(BreezeVersion.string) running: \(locations.count) location(s), broker \(config.mqtt.host):\(config.mqtt.port), prefix \(prefix)")
 
         var timer: Task<Void, Never>?
+        /// When the timer was last set to fire: a completion handled at or after it also does
+        /// the tick's full update, so no time edge is skipped when completions keep re-arming it.
+        var timerWake: Int64 = 0
         var fetches: [String: Task<Void, Never>] = [:]
         var connectedBefore = false
         var reconnects = 0
@@ -76,6 +81,7 @@ extension Agent {
                     location.nextWake(
                         after: now, pollenEnabled: config.pollen.enabled, climateEnabled: config.climate.enabled))
             }
+            timerWake = wake
             let delay = max(0, wake - Timestamp.nowUnixSeconds())
             timer = Task {
                 try? await Task.sleep(for: .seconds(delay))
@@ -136,7 +142,7 @@ extension Agent {
                 let climate = config.climate.enabled && locations[index].climateSchedule.refresh(at: now)
                 log.info(
                     "command: refresh \(id): pollen \(pollen ? "now" : "skipped (cooldown)"), climate \(climate ? "now" : "skipped (cooldown)")")
-                if pollen || climate { continuation.yield(.tick) }
+                if pollen || climate { continuation.yield(.fetchNow) }
                 return
             }
             let text = String(decoding: message.payload, as: UTF8.self)
@@ -169,14 +175,25 @@ extension Agent {
                     nextDiagnostics = now + Self.diagnosticsInterval
                 }
                 scheduleTimer()
+            case .fetchNow:
+                startDueFetches()
+                scheduleTimer()
             case .completed(let kind, let completed):
-                if case .pollen(let index, _) = completed { fetches["\(kind.rawValue)/\(locations[index].config.id)"] = nil }
-                if case .climate(let index, _) = completed { fetches["\(kind.rawValue)/\(locations[index].config.id)"] = nil }
+                let index: Int
+                switch completed {
+                case .pollen(let i, _), .climate(let i, _): index = i
+                }
+                fetches["\(kind.rawValue)/\(locations[index].config.id)"] = nil
                 apply(completed, now: now)
                 // `auto` falls back to Open-Meteo at once when Google rejects the key: start it now.
                 startDueFetches()
-                updateScopes(publisher, now: now)
-                publisher.flush()
+                if now >= timerWake {
+                    updateScopes(publisher, now: now)
+                } else {
+                    updateScopes(publisher, now: now, only: index, kind: kind)
+                }
+                // Saved once the last fetch in flight is done, not after each of them.
+                publisher.flush(persist: fetches.isEmpty)
                 scheduleTimer()
             case .mqtt(.connected):
                 if connectedBefore { reconnects += 1 }
@@ -212,6 +229,7 @@ extension Agent {
         }
 
         timer?.cancel()
+        publisher.persist()
         for task in fetches.values { task.cancel() }
         forwarder.cancel()
         if client.isConnected {

@@ -1,0 +1,538 @@
+#!/usr/bin/env python3
+"""breeze-agent benchmark (`make bench`, issue 8): footprint and cost per cycle of the release binary.
+
+Everything runs on loopback: a mosquitto broker, and a stand-in for the Google Pollen and
+Open-Meteo APIs (stdlib ThreadingHTTPServer, plain HTTP and HTTPS with a CA this script makes
+with openssl, so OpenSSL's cost is counted). The agent is pointed at it with `endpoints:`.
+
+Figures (each over several runs; median and min..max):
+  - `once` wall time, process start to exit after the broker acknowledged the whole tree (QoS 1),
+    with an empty state_dir (fetch, decode, compute, publish, acks);
+  - `run` with a warm state_dir: process start to the last topic of the full tree seen by a
+    subscriber (the broker forwards a QoS 1 publish when it acknowledges it);
+  - `run` CPU (user+sys, /proc/<pid>/stat) per full cycle, cycles driven by `refresh` commands
+    (BREEZE_TEST_REFRESH_COOLDOWN=1, docs/operations.md "Test-only settings");
+  - `run` RSS: steady (VmRSS after the cycles) and peak (VmHWM);
+  - idle CPU of `run` over 60 s after its cycles (1 location, HTTP).
+Decode throughput, binary and .deb size are measured by scripts/bench.sh and passed in.
+
+Usage: bench.py --agent BIN [--quick] [--idle SECONDS] [--extra KEY=VALUE ...]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import ssl
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURE = os.path.join(ROOT, "Tests/CoreTests/Fixtures/eXPerience83-pollenlevels__google_pollen_forecast_5_days.es.json")
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- the API stand-in
+
+class APIState:
+    """Bodies per request shape, cached; a request counter the cycles wait on."""
+
+    def __init__(self):
+        with open(FIXTURE, "rb") as f:
+            self.google = json.load(f)
+        self.cache = {}
+        self.lock = threading.Lock()
+        self.requests = 0
+
+    def count(self):
+        with self.lock:
+            return self.requests
+
+    def body(self, path, query):
+        def q(name, default=""):
+            return query.get(name, [default])[0]
+
+        if path.endswith("/forecast:lookup"):
+            # The 5-day Google fixture, its dates moved to today (UTC; the bench locations use UTC).
+            today = datetime.datetime.now(datetime.timezone.utc).date()
+            key = ("google", today)
+            if key not in self.cache:
+                doc = json.loads(json.dumps(self.google))
+                for offset, day in enumerate(doc["dailyInfo"]):
+                    d = today + datetime.timedelta(days=offset)
+                    day["date"] = {"year": d.year, "month": d.month, "day": d.day}
+                self.cache[key] = json.dumps(doc, ensure_ascii=False).encode()
+            return self.cache[key]
+        if path.endswith("/archive") or path.endswith("/forecast"):
+            # Open-Meteo daily: one object per start_date (a list for several, as the archive answers).
+            dates = [d for d in q("start_date").split(",") if d]
+            tz = q("timezone", "GMT")
+            objects = []
+            for d in dates:
+                year = int(d[:4])
+                tenths = 118 + (year - 1980) * 3 // 10 + (year * 7) % 11 - 5
+                objects.append(
+                    '{"latitude":%s,"longitude":%s,"generationtime_ms":0.4,"utc_offset_seconds":0,'
+                    '"timezone":"%s","timezone_abbreviation":"GMT","elevation":38.0,'
+                    '"daily_units":{"time":"iso8601","temperature_2m_max":"\u00b0C"},'
+                    '"daily":{"time":["%s"],"temperature_2m_max":[%d.%d]}}'
+                    % (q("latitude", "0"), q("longitude", "0"), tz, d, tenths // 10, tenths % 10))
+            text = objects[0] if len(objects) == 1 else "[" + ",".join(objects) + "]"
+            return text.encode()
+        if path.endswith("/air-quality"):
+            today = datetime.datetime.now(datetime.timezone.utc).date()
+            times = ['"%sT%02d:00"' % (today + datetime.timedelta(days=h // 24), h % 24) for h in range(96)]
+            series = ",".join('"%s":[%s]' % (n, ",".join("%.1f" % (p * (h % 24) / 24) for h in range(96)))
+                              for n, p in [("alder_pollen", 8), ("birch_pollen", 32), ("grass_pollen", 2.5),
+                                           ("mugwort_pollen", 0.7), ("olive_pollen", 0), ("ragweed_pollen", 0.9)])
+            return ('{"latitude":52.5,"longitude":13.4,"generationtime_ms":1.0,"utc_offset_seconds":0,'
+                    '"timezone":"GMT","timezone_abbreviation":"GMT","elevation":38.0,'
+                    '"hourly_units":{"time":"iso8601"},"hourly":{"time":[%s],%s}}'
+                    % (",".join(times), series)).encode()
+        return None
+
+
+def make_handler(state):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive: the agent reuses one curl handle
+
+        def do_GET(self):
+            parts = urlsplit(self.path)
+            body = state.body(parts.path, parse_qs(parts.query))
+            status = 200
+            if body is None:
+                status, body = 404, b'{"error":true,"reason":"Not found"}'
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            with state.lock:
+                state.requests += 1
+
+        def log_message(self, *args):
+            pass
+
+    return Handler
+
+
+def make_ca(directory):
+    """A CA and a server certificate for 127.0.0.1 / localhost, made with openssl."""
+    def run(*args):
+        subprocess.run(["openssl", *args], check=True, cwd=directory, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+        "-subj", "/CN=breeze bench CA")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+        "-subj", "/CN=127.0.0.1")
+    with open(os.path.join(directory, "san.ext"), "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+        "-out", "server.pem", "-days", "2", "-extfile", "san.ext")
+    return os.path.join(directory, "ca.pem"), os.path.join(directory, "server.pem"), os.path.join(directory, "server.key")
+
+
+def start_api(state, tls=None):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state))
+    server.daemon_threads = True
+    if tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(tls[0], tls[1])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+# ---------------------------------------------------------------- MQTT helpers
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_broker(directory):
+    port = free_port()
+    conf = os.path.join(directory, "mosquitto.conf")
+    with open(conf, "w") as f:
+        f.write("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\n"
+                "log_type error\nmax_queued_messages 100000\n" % port)
+    proc = subprocess.Popen(["mosquitto", "-c", conf], stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit("bench: mosquitto did not start")
+
+
+def mqtt_string(text):
+    data = text.encode()
+    return struct.pack("!H", len(data)) + data
+
+
+def mqtt_packet(kind, body):
+    length, encoded = len(body), b""
+    while True:
+        byte, length = length % 128, length // 128
+        encoded += bytes([byte | (0x80 if length else 0)])
+        if not length:
+            break
+    return bytes([kind]) + encoded + body
+
+
+def mqtt_publish_all(port, messages):
+    """Publishes (topic, payload) pairs at QoS 0, not retained, over one MQTT 3.1.1 connection."""
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        s.sendall(mqtt_packet(0x10, mqtt_string("MQTT") + bytes([4, 2]) + struct.pack("!H", 30)
+                              + mqtt_string("bench-cmd-%d" % os.getpid())))
+        if s.recv(4)[:1] != b"\x20":
+            raise SystemExit("bench: broker refused the command connection")
+        s.sendall(b"".join(mqtt_packet(0x30, mqtt_string(t) + p.encode()) for t, p in messages))
+        s.sendall(b"\xe0\x00")
+
+
+class Subscriber:
+    """mosquitto_sub on the bench prefixes; records (monotonic time, retained?, topic) per message."""
+
+    def __init__(self, port):
+        self.lines = []
+        self.lock = threading.Lock()
+        self.proc = subprocess.Popen(
+            ["stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-q", "1",
+             "-t", "bench/#", "-t", "homeassistant/#", "-F", "%r %t"],
+            stdout=subprocess.PIPE, text=True)
+        threading.Thread(target=self._read, daemon=True).start()
+        time.sleep(0.5)
+
+    def _read(self):
+        for line in self.proc.stdout:
+            now = time.monotonic()
+            retained, _, topic = line.rstrip("\n").partition(" ")
+            with self.lock:
+                self.lines.append((now, retained == "1", topic))
+
+    def live_since(self, since):
+        with self.lock:
+            return [(t, topic) for t, r, topic in self.lines if t >= since and not r]
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+# ---------------------------------------------------------------- the agent
+
+def write_config(directory, name, broker_port, api_base, locations, state_dir):
+    lines = [
+        "mqtt:", "  host: 127.0.0.1", "  port: %d" % broker_port, "  client_id: bench-%s" % name,
+        "  topic_prefix: bench", "  qos: 1",
+        "homeassistant:", "  discovery: true",
+        "locations:",
+    ]
+    for i in range(locations):
+        lines += ["  - id: loc%03d" % i, "    latitude: %.3f" % (40 + (i % 20) * 0.5),
+                  "    longitude: %.3f" % (-5 + (i // 20) * 2.5), "    timezone: UTC"]
+    lines += [
+        "pollen:", "  source: google", "  api_key: bench-not-a-key", "  max_calls_per_day: 10000",
+        "climate:", "  unit: celsius",
+        "endpoints:",
+        "  pollen: %s/google/v1" % api_base, "  air_quality: %s/aq/v1" % api_base,
+        "  climate_archive: %s/archive/v1" % api_base, "  climate_forecast: %s/forecast/v1" % api_base,
+        "state_dir: %s" % state_dir, "log_level: info",
+    ]
+    path = os.path.join(directory, "%s.yaml" % name)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def proc_cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rpartition(")")[2].split()
+    # fields[0] is state (field 3); utime is field 14, stime field 15.
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def proc_status(pid):
+    out = {}
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            out[key] = value.strip()
+    return {"rss_kb": int(out["VmRSS"].split()[0]), "hwm_kb": int(out["VmHWM"].split()[0]),
+            "threads": int(out["Threads"])}
+
+
+def wait_idle(pid, quiet=0.4, timeout=60):
+    """Waits until the process has used no CPU for `quiet` seconds."""
+    deadline = time.monotonic() + timeout
+    last, since = proc_cpu_seconds(pid), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        now_cpu = proc_cpu_seconds(pid)
+        if now_cpu != last:
+            last, since = now_cpu, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return
+    raise SystemExit("bench: agent %d never went idle" % pid)
+
+
+class Scenario:
+    def __init__(self, bench, locations, tls):
+        self.bench, self.locations, self.tls = bench, locations, tls
+        self.name = "%d-%s" % (locations, "https" if tls else "http")
+        self.api_base = bench.https_base if tls else bench.http_base
+        self.env = dict(os.environ, BREEZE_TEST_REFRESH_COOLDOWN="1")
+        if tls:
+            self.env["BREEZE_TEST_CA_FILE"] = bench.ca_file
+        self.tree_size = None
+
+    def config(self, tag, state_dir):
+        return write_config(self.bench.work, "%s-%s" % (self.name, tag), self.bench.broker_port,
+                            self.api_base, self.locations, state_dir)
+
+    def fresh_state(self):
+        return tempfile.mkdtemp(prefix="state-", dir=self.bench.work)
+
+    def once(self, state_dir):
+        config = self.config("once", state_dir)
+        start = time.monotonic()
+        proc = subprocess.Popen([self.bench.agent, "once", "--config", config], env=self.env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - start
+        err = proc.stderr.read()
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit("bench: once failed (%s):\n%s" % (self.name, err))
+        sent = [int(w) for line in err.splitlines() if "topics published and acknowledged" in line
+                for w in line.split() if w.isdigit()]
+        return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, sent[-1] if sent else None
+
+    def measure_once(self, runs):
+        walls, cpus, rsss = [], [], []
+        for _ in range(runs):
+            wall, cpu, maxrss, sent = self.once(self.fresh_state())
+            walls.append(wall)
+            cpus.append(cpu)
+            rsss.append(maxrss)
+            self.tree_size = sent
+        return walls, cpus, rsss
+
+    def run_process(self, cycles, idle_seconds=0):
+        """One `run` process on a warm state_dir: start latency, then `cycles` refresh cycles."""
+        state_dir = self.fresh_state()
+        self.once(state_dir)  # warm: stored responses and published topics
+        config = self.config("run", state_dir)
+        sub = self.bench.subscriber
+        start = time.monotonic()
+        proc = subprocess.Popen([self.bench.agent, "run", "--config", config], env=self.env,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        stderr_lines = []
+        threading.Thread(target=lambda: stderr_lines.extend(proc.stderr), daemon=True).start()
+        try:
+            # Start to full tree: every topic of the tree forwarded live by the broker.
+            startup = None
+            deadline = start + 20
+            while time.monotonic() < deadline:
+                seen = {}
+                for t, topic in sub.live_since(start):
+                    if topic != "bench/status":
+                        seen.setdefault(topic, t)
+                if len(seen) >= self.tree_size:
+                    startup = max(seen.values()) - start
+                    break
+                time.sleep(0.005)
+            if startup is None:
+                raise SystemExit("bench: run (%s) published %d of %d topics in 20 s:\n%s"
+                                 % (self.name, len(seen), self.tree_size, "".join(stderr_lines)))
+            wait_idle(proc.pid)
+            # A warm start fetches nothing (the data is fresh); refresh drives full cycles.
+            messages = [("bench/loc%03d/refresh" % i, "now") for i in range(self.locations)]
+            cycle_cpu = []
+            cpu_start = proc_cpu_seconds(proc.pid)
+            for _ in range(cycles):
+                # Cooldown is 1 s in whole Unix seconds: refresh in a later second than the last.
+                time.sleep(1.02 - (time.time() % 1.0))
+                before_cpu, before_req = proc_cpu_seconds(proc.pid), self.bench.api.count()
+                mqtt_publish_all(self.bench.broker_port, messages)
+                want = before_req + 3 * self.locations  # pollen, climate archive and forecast
+                limit = time.monotonic() + 60
+                while self.bench.api.count() < want:
+                    if time.monotonic() > limit or proc.poll() is not None:
+                        raise SystemExit("bench: cycle (%s) stalled at %d of %d requests:\n%s" % (
+                            self.name, self.bench.api.count() - before_req, 3 * self.locations,
+                            "".join(stderr_lines)))
+                    time.sleep(0.01)
+                wait_idle(proc.pid, quiet=0.3)
+                cycle_cpu.append(proc_cpu_seconds(proc.pid) - before_cpu)
+            per_cycle = (proc_cpu_seconds(proc.pid) - cpu_start) / cycles
+            status = proc_status(proc.pid)
+            idle = None
+            if idle_seconds:
+                c0, t0 = proc_cpu_seconds(proc.pid), time.monotonic()
+                time.sleep(idle_seconds)
+                idle = (proc_cpu_seconds(proc.pid) - c0) / (time.monotonic() - t0)
+            return {"startup": startup, "per_cycle": per_cycle, "cycle_cpu": cycle_cpu, "idle": idle, **status}
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+class Bench:
+    def __init__(self, agent):
+        self.agent = agent
+        self.work = tempfile.mkdtemp(prefix="breeze-bench-")
+        self.api = APIState()
+        self.ca_file, cert, key = make_ca(self.work)
+        self.http = start_api(self.api)
+        self.https = start_api(self.api, tls=(cert, key))
+        self.http_base = "http://127.0.0.1:%d" % self.http.server_address[1]
+        self.https_base = "https://127.0.0.1:%d" % self.https.server_address[1]
+        self.broker, self.broker_port = start_broker(self.work)
+        self.subscriber = Subscriber(self.broker_port)
+
+    def close(self):
+        self.subscriber.stop()
+        self.broker.terminate()
+        self.broker.wait()
+        self.http.shutdown()
+        self.https.shutdown()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- report
+
+def fmt(values, unit, scale=1.0, digits=1):
+    values = [v * scale for v in values]
+    med = statistics.median(values)
+    return "%.*f %s (%.*f..%.*f, n=%d)" % (digits, med, unit, digits, min(values), digits, max(values), len(values))
+
+
+def machine():
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    with open("/proc/meminfo") as f:
+        mem = f.readline().split()[1]
+    distro = "?"
+    if os.path.exists("/etc/os-release"):
+        with open("/etc/os-release") as f:
+            for line in f:
+                if line.startswith("PRETTY_NAME="):
+                    distro = line.split("=", 1)[1].strip().strip('"')
+    return "%s, %d CPU(s) %s, %d MB RAM, kernel %s, load %s" % (
+        distro, os.cpu_count(), cpu, int(mem) // 1024, platform.release(),
+        " ".join("%.2f" % x for x in os.getloadavg()))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--agent", required=True)
+    parser.add_argument("--quick", action="store_true", help="fewer runs (a smoke test of the bench)")
+    parser.add_argument("--idle", type=float, default=60.0)
+    parser.add_argument("--extra", action="append", default=[], help="KEY=VALUE lines printed first")
+    args = parser.parse_args()
+
+    once_runs, processes = (2, 1) if args.quick else (5, 3)
+    cycles = {1: 4 if args.quick else 20, 100: 2 if args.quick else 5}
+
+    print("breeze-agent bench, %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    print("machine: %s" % machine())
+    print("figures: median (min..max, n=runs)")
+    for extra in args.extra:
+        key, _, value = extra.partition("=")
+        print("%-34s %s" % (key + ":", value))
+    sys.stdout.flush()
+
+    # A timeout's SIGTERM must still stop the broker and the agent (the finally below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    bench = Bench(os.path.abspath(args.agent))
+    results = {}
+    try:
+        for locations in (1, 100):
+            for tls in (False, True):
+                sc = Scenario(bench, locations, tls)
+                try:
+                    log("bench: %s: once x%d" % (sc.name, once_runs))
+                    walls, cpus, rsss = sc.measure_once(once_runs)
+                    runs = []
+                    for p in range(processes):
+                        idle = args.idle if (locations == 1 and not tls and p == 0) else 0
+                        log("bench: %s: run #%d, %d cycles%s" % (sc.name, p + 1, cycles[locations],
+                                                                 ", %.0f s idle" % idle if idle else ""))
+                        runs.append(sc.run_process(cycles[locations], idle_seconds=idle))
+                except SystemExit as failure:
+                    # One scenario failing (a stall, a timeout) must not hide the others' figures.
+                    print("\n[%s] FAILED: %s" % (sc.name, str(failure).splitlines()[0] if str(failure) else "?"))
+                    sys.stdout.flush()
+                    continue
+                results[sc.name] = (sc, walls, cpus, rsss, runs)
+                print("\n[%d location%s, %s] tree: %d topics" % (
+                    locations, "" if locations == 1 else "s", "HTTPS" if tls else "HTTP", sc.tree_size))
+                print("  once: start to tree acked (exit)  %s" % fmt(walls, "ms", 1000))
+                print("  once: CPU user+sys               %s" % fmt(cpus, "ms", 1000))
+                print("  once: peak RSS                   %s" % fmt([r / 1024 for r in rsss], "MB", 1, 2))
+                print("  run warm: start to full tree     %s" % fmt([r["startup"] for r in runs], "ms", 1000))
+                print("  run: CPU per full cycle          %s" % fmt([r["per_cycle"] for r in runs], "ms", 1000))
+                print("        (%d cycles per process; per-cycle values %s ms)" % (
+                    cycles[locations], " ".join("%.0f" % (c * 1000) for c in runs[0]["cycle_cpu"])))
+                print("  run: steady RSS after cycles     %s" % fmt([r["rss_kb"] / 1024 for r in runs], "MB", 1, 2))
+                print("  run: peak RSS (VmHWM)            %s" % fmt([r["hwm_kb"] / 1024 for r in runs], "MB", 1, 2))
+                print("  run: threads                     %s" % fmt([r["threads"] for r in runs], "", 1, 0))
+                for r in runs:
+                    if r["idle"] is not None:
+                        print("  run: idle CPU over %.0f s          %.4f %% (%.0f ms)" % (
+                            args.idle, r["idle"] * 100, r["idle"] * args.idle * 1000))
+                sys.stdout.flush()
+    finally:
+        bench.close()
+
+    if "1-http" not in results:
+        return
+    one = results["1-http"][4]
+    hundred = results["100-http"][4] if "100-http" in results else None
+    c1 = statistics.median(r["per_cycle"] for r in one)
+    c100 = statistics.median(r["per_cycle"] for r in hundred) if hundred else None
+    print("\ngoals (1 location, HTTP unless noted):")
+    rss = statistics.median(r["rss_kb"] for r in one) / 1024
+    print("  steady RSS <= 12 MB:              %.2f MB  %s" % (rss, "met" if rss <= 12 else "MISSED"))
+    print("  CPU per cycle <= 15 ms:           %.1f ms  %s" % (c1 * 1000, "met" if c1 <= 0.015 else "MISSED"))
+    if c100 is None:
+        print("  linear: 100 locations:            not measured (the 100-location scenario failed)")
+    else:
+        print("  linear: 100 locations / 100:      %.1f ms per location  %s" % (
+            c100 * 10, "met" if c100 / 100 <= max(c1, 0.001) * 1.1 else "check"))
+    idle = [r["idle"] for r in one if r["idle"] is not None]
+    if idle:
+        print("  idle CPU < 0.1 %%:                 %.4f %%  %s" % (idle[0] * 100, "met" if idle[0] < 0.001 else "MISSED"))
+    warm = statistics.median(r["startup"] for r in one)
+    print("  warm start to full tree <= 100 ms: %.0f ms  %s" % (warm * 1000, "met" if warm <= 0.1 else "MISSED"))
+
+
+if __name__ == "__main__":
+    main()
