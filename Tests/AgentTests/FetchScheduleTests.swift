@@ -51,3 +51,18 @@ import Testing
         #expect(grantedAgain)
     }
 }
+
+@Suite struct FetchScheduleInFlightTests {
+    /// A due source whose fetch is in flight must not stay due: the daemon's timer would fire
+    /// at once again and again until the fetch completes (a busy loop).
+    @Test func startedFetchIsNotDueWhileInFlight() {
+        var s = FetchSchedule(interval: 21_600, refreshCooldown: 900, nextDue: 100)
+        #expect(s.isDue(at: 100))
+        s.started(at: 100)
+        #expect(!s.isDue(at: 101))
+        #expect(!s.isDue(at: 100 + FetchSchedule.inFlightLimit - 1))
+        #expect(s.isDue(at: 100 + FetchSchedule.inFlightLimit))
+        s.succeeded(at: 130, jitter: 0)
+        #expect(s.nextDue == 130 + 21_600)
+    }
+}

@@ -139,6 +139,7 @@ final class Agent {
             }
         }
         countCall(index, source: source == .google ? "google" : "open_meteo", now: now)
+        locations[index].pollenSchedule.started(at: now)
         let fetcher = pollenFetcher
         let location = locations[index].config
         return { .pollen(index: index, await fetcher.fetch(location, source: source, now: now)) }
@@ -150,6 +151,7 @@ final class Agent {
         let today = locations[index].today(at: now)
         let log = self.log
         countCall(index, source: "open_meteo", now: now)
+        locations[index].climateSchedule.started(at: now)
         return { .climate(index: index, await fetcher.fetch(location, today: today, now: now, log: log)) }
     }
 

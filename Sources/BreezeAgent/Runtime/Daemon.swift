@@ -78,8 +78,10 @@ extension Agent {
             for location in locations {
                 wake = min(
                     wake,
+                    // A source with a fetch in flight is not waited for: its completion wakes the loop.
                     location.nextWake(
-                        after: now, pollenEnabled: config.pollen.enabled, climateEnabled: config.climate.enabled))
+                        after: now, pollenEnabled: config.pollen.enabled && fetches["pollen/\(location.config.id)"] == nil,
+                        climateEnabled: config.climate.enabled && fetches["climate/\(location.config.id)"] == nil))
             }
             timerWake = wake
             let delay = max(0, wake - Timestamp.nowUnixSeconds())
@@ -168,10 +170,14 @@ extension Agent {
                 startDueFetches()
                 updateScopes(publisher, now: now)
                 publisher.flush()
-                if now >= nextDiagnostics, client.isConnected {
-                    try? client.publish(
-                        AgentDiagnostics.topic(prefix: prefix), diagnosticsJSON(now: now, reconnects: reconnects),
-                        qos: 0, retain: false)
+                if now >= nextDiagnostics {
+                    // Not retained: skipped while disconnected, but always rescheduled, or the
+                    // timer would keep firing at a time already past.
+                    if client.isConnected {
+                        try? client.publish(
+                            AgentDiagnostics.topic(prefix: prefix), diagnosticsJSON(now: now, reconnects: reconnects),
+                            qos: 0, retain: false)
+                    }
                     nextDiagnostics = now + Self.diagnosticsInterval
                 }
                 scheduleTimer()

@@ -28,6 +28,16 @@ public struct FetchSchedule: Sendable, Equatable {
 
     public func isDue(at now: Int64) -> Bool { now >= nextDue }
 
+    /// How long a fetch may be in flight before the schedule counts it as lost and makes the
+    /// source due again (curl's own total timeout is 30 s, so this is only a safety net).
+    public static let inFlightLimit: Int64 = 300
+
+    /// A fetch started at `now`: not due again while it is in flight, so the scheduler does
+    /// not keep waking up for it (its completion sets the real next time).
+    public mutating func started(at now: Int64) {
+        nextDue = now + Self.inFlightLimit
+    }
+
     /// A fetch succeeded at `now`; `jitter` is a random fraction 0..<1.
     public mutating func succeeded(at now: Int64, jitter: Double) {
         consecutiveFailures = 0

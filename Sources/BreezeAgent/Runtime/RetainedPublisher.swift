@@ -20,6 +20,12 @@ public final class RetainedPublisher: Sendable {
     private struct State {
         var published: [String: String]
         var scopes: [String: TopicTree?] = [:]
+        /// Scopes set since the last flush: a flush compares only their topics, so its cost
+        /// follows what changed, not the size of the whole tree (100 locations: 25 000 topics).
+        var dirty: Set<String> = []
+        /// A scope appeared or none was flushed yet: the next flush compares everything, which
+        /// also clears published topics that belong to no scope.
+        var needsFullPass = true
         /// `published` changed since it was last saved.
         var unsaved = false
     }
@@ -35,7 +41,10 @@ public final class RetainedPublisher: Sendable {
 
     /// Sets what a scope should hold; `nil` keeps what is published under it.
     public func set(scope: String, _ tree: TopicTree?) {
-        state.withLock { $0.scopes[scope] = .some(tree) }
+        state.withLock { state in
+            if state.scopes.updateValue(tree, forKey: scope) == nil { state.needsFullPass = true }
+            state.dirty.insert(scope)
+        }
     }
 
     /// Publishes what changed since the last flush; returns how many messages were sent.
@@ -94,6 +103,20 @@ public final class RetainedPublisher: Sendable {
         return wanted
     }
 
+    /// What the given scopes want (a tree, or for a kept scope what is published under it).
+    private static func wanted(in state: State, scopes: Set<String>) -> [String: String] {
+        var wanted: [String: String] = [:]
+        for scope in scopes {
+            guard let entry = state.scopes[scope] else { continue }
+            if let tree = entry {
+                wanted.merge(tree.payloads) { _, new in new }
+            } else {
+                for (topic, payload) in state.published where belongs(topic, to: scope) { wanted[topic] = payload }
+            }
+        }
+        return wanted
+    }
+
     static func belongs(_ topic: String, to scope: String) -> Bool {
         topic == scope || (topic.hasPrefix(scope) && topic.utf8.dropFirst(scope.utf8.count).first == UInt8(ascii: "/"))
     }
@@ -102,20 +125,39 @@ public final class RetainedPublisher: Sendable {
         // The lock is held across the sends so that two flushes cannot interleave their
         // diffs; a send only queues into libmosquitto and never blocks on the network.
         let (count, snapshot): (Int, [String: String]?) = state.withLock { state in
-            let wanted = Self.wanted(in: state)
+            let full = everything || state.needsFullPass
+            let dirty = state.dirty
+            let wanted = full ? Self.wanted(in: state) : Self.wanted(in: state, scopes: dirty)
             var sent = 0
+            var failed = false
             let order = wanted.keys.sorted()
             for topic in order where everything || state.published[topic] != wanted[topic] {
                 if transport.send(topic: topic, payload: wanted[topic]!, retain: true) {
                     state.published[topic] = wanted[topic]
                     sent += 1
+                } else {
+                    failed = true
                 }
             }
-            for topic in state.published.keys.sorted() where wanted[topic] == nil {
+            // Topics to clear: any published topic not wanted (full pass), or one under a
+            // changed scope that its new tree no longer has.
+            let gone = state.published.keys.filter { topic in
+                wanted[topic] == nil && (full || dirty.contains { Self.belongs(topic, to: $0) })
+            }
+            for topic in gone.sorted() {
                 if transport.send(topic: topic, payload: "", retain: true) {
                     state.published[topic] = nil
                     sent += 1
+                } else {
+                    failed = true
                 }
+            }
+            // What could not be sent (not connected) is compared again at the next flush.
+            if failed {
+                state.needsFullPass = state.needsFullPass || full
+            } else {
+                state.dirty = []
+                state.needsFullPass = false
             }
             guard sent > 0 || state.unsaved else { return (sent, nil) }
             guard persist else {
