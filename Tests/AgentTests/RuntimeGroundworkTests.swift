@@ -138,3 +138,34 @@ func temporaryDirectory() -> String {
         #expect(throws: Invocation.UsageError.self) { try Invocation.parse(arguments) }
     }
 }
+
+@Suite struct RetainedPublisherIncrementalTests {
+    @Test func aChangedScopeClearsOnlyItsOwnDroppedTopics() {
+        let transport = RecordingTransport()
+        let publisher = RetainedPublisher(transport: transport, store: nil)
+        var a = TopicTree()
+        a.set("p/a/x", "1")
+        a.set("p/a/y", "2")
+        var b = TopicTree()
+        b.set("p/b/x", "3")
+        publisher.set(scope: "p/a", a)
+        publisher.set(scope: "p/b", b)
+        publisher.flush()
+        _ = transport.take()
+        var a2 = TopicTree()
+        a2.set("p/a/x", "1")
+        publisher.set(scope: "p/a", a2)
+        publisher.flush()
+        #expect(transport.take() == ["p/a/y="])
+        // A scope that becomes unknown keeps what it published; nothing is sent.
+        publisher.set(scope: "p/b", nil)
+        #expect(publisher.flush() == 0)
+        #expect(publisher.published == ["p/a/x": "1", "p/b/x": "3"])
+        // And a later tree for it is compared with what stayed published.
+        var b2 = TopicTree()
+        b2.set("p/b/z", "4")
+        publisher.set(scope: "p/b", b2)
+        publisher.flush()
+        #expect(transport.take() == ["p/b/z=4", "p/b/x="])
+    }
+}

@@ -26,6 +26,8 @@ public final class RetainedPublisher: Sendable {
         /// A scope appeared or none was flushed yet: the next flush compares everything, which
         /// also clears published topics that belong to no scope.
         var needsFullPass = true
+        /// The topics each scope held at its last successful flush.
+        var scopeTopics: [String: Set<String>] = [:]
         /// `published` changed since it was last saved.
         var unsaved = false
     }
@@ -74,7 +76,7 @@ public final class RetainedPublisher: Sendable {
     @discardableResult
     public func republish(scope: String) -> Int {
         let topics = state.withLock { state in
-            Self.wanted(in: state).filter { Self.belongs($0.key, to: scope) }
+            Self.wanted(in: state, scopes: [scope])[scope] ?? [:]
         }
         var sent = 0
         for topic in topics.keys.sorted() where transport.send(topic: topic, payload: topics[topic]!, retain: true) {
@@ -87,33 +89,34 @@ public final class RetainedPublisher: Sendable {
     public var published: [String: String] { state.withLock { $0.published } }
 
     /// Everything the agent wants on the broker now (kept scopes included).
-    public var wanted: [String: String] { state.withLock { Self.wanted(in: $0) } }
-
-    private static func wanted(in state: State) -> [String: String] {
-        var wanted: [String: String] = [:]
-        for (scope, tree) in state.scopes {
-            if let tree {
-                wanted.merge(tree.payloads) { _, new in new }
-            } else {
-                for (topic, payload) in state.published where belongs(topic, to: scope) {
-                    wanted[topic] = payload
-                }
-            }
-        }
-        return wanted
+    public var wanted: [String: String] {
+        state.withLock { Self.merged(Self.wanted(in: $0, scopes: $0.scopes.keys)) }
     }
 
-    /// What the given scopes want (a tree, or for a kept scope what is published under it).
-    private static func wanted(in state: State, scopes: Set<String>) -> [String: String] {
-        var wanted: [String: String] = [:]
+    /// What each of `scopes` wants: its tree, or for a kept scope what is published under it.
+    private static func wanted(in state: State, scopes: some Sequence<String>) -> [String: [String: String]] {
+        var result: [String: [String: String]] = [:]
+        var kept: [String] = []
         for scope in scopes {
             guard let entry = state.scopes[scope] else { continue }
             if let tree = entry {
-                wanted.merge(tree.payloads) { _, new in new }
+                result[scope] = tree.payloads
             } else {
-                for (topic, payload) in state.published where belongs(topic, to: scope) { wanted[topic] = payload }
+                kept.append(scope)
+                result[scope] = [:]
             }
         }
+        if !kept.isEmpty {
+            for (topic, payload) in state.published {
+                for scope in kept where belongs(topic, to: scope) { result[scope]![topic] = payload }
+            }
+        }
+        return result
+    }
+
+    private static func merged(_ byScope: [String: [String: String]]) -> [String: String] {
+        var wanted: [String: String] = [:]
+        for topics in byScope.values { wanted.merge(topics) { _, new in new } }
         return wanted
     }
 
@@ -126,8 +129,8 @@ public final class RetainedPublisher: Sendable {
         // diffs; a send only queues into libmosquitto and never blocks on the network.
         let (count, snapshot): (Int, [String: String]?) = state.withLock { state in
             let full = everything || state.needsFullPass
-            let dirty = state.dirty
-            let wanted = full ? Self.wanted(in: state) : Self.wanted(in: state, scopes: dirty)
+            let byScope = Self.wanted(in: state, scopes: full ? Set(state.scopes.keys) : state.dirty)
+            let wanted = Self.merged(byScope)
             var sent = 0
             var failed = false
             let order = wanted.keys.sorted()
@@ -139,10 +142,19 @@ public final class RetainedPublisher: Sendable {
                     failed = true
                 }
             }
-            // Topics to clear: any published topic not wanted (full pass), or one under a
-            // changed scope that its new tree no longer has.
-            let gone = state.published.keys.filter { topic in
-                wanted[topic] == nil && (full || dirty.contains { Self.belongs(topic, to: $0) })
+            // Topics to clear: on a full pass any published topic not wanted (topics under no
+            // scope included); otherwise those a changed scope had at its last flush and no
+            // longer has — found from that scope's own list, not by scanning every topic.
+            var gone: [String] = []
+            if full {
+                gone = state.published.keys.filter { wanted[$0] == nil }
+            } else {
+                for (scope, topics) in byScope {
+                    for topic in state.scopeTopics[scope] ?? []
+                    where topics[topic] == nil && wanted[topic] == nil && state.published[topic] != nil {
+                        gone.append(topic)
+                    }
+                }
             }
             for topic in gone.sorted() {
                 if transport.send(topic: topic, payload: "", retain: true) {
@@ -156,6 +168,7 @@ public final class RetainedPublisher: Sendable {
             if failed {
                 state.needsFullPass = state.needsFullPass || full
             } else {
+                for (scope, topics) in byScope { state.scopeTopics[scope] = Set(topics.keys) }
                 state.dirty = []
                 state.needsFullPass = false
             }
