@@ -14,6 +14,8 @@ trap cleanup EXIT
 for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 export BREEZE_TEST_MQTT_PORT="$port"
 echo "test: mosquitto on 127.0.0.1:$port" >&2
+# Formatting is checked first: it takes seconds and says exactly what to fix (.swift-format).
+swift format lint --strict -r Sources Tests fuzz bench
 swift build --build-tests -Xswiftc -warnings-as-errors "$@"
 swift test --skip-build "$@"
 

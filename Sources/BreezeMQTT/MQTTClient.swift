@@ -91,7 +91,8 @@ public final class MQTTClient: Sendable {
     public func start() throws(MosquittoError) {
         try lifecycle.withLock { state throws(MosquittoError) in
             guard case .created(let handle) = state else {
-                throw MosquittoError(kind: .library, code: MosquittoError.invalidCode, message: "the client was already started")
+                throw MosquittoError(
+                    kind: .library, code: MosquittoError.invalidCode, message: "the client was already started")
             }
             let result = mosquitto_connect_async(
                 handle.raw, configuration.host, Int32(configuration.port), Int32(configuration.keepalive))
@@ -139,7 +140,8 @@ public final class MQTTClient: Sendable {
 
     /// Publishes a message. While disconnected libmosquitto 2.0 refuses every QoS with "The client
     /// is not currently connected." (code 4): republish after the next ``MQTTEvent/connected``.
-    public func publish(_ topic: String, _ payload: [UInt8], qos: Int = 0, retain: Bool = false) throws(MosquittoError) {
+    public func publish(_ topic: String, _ payload: [UInt8], qos: Int = 0, retain: Bool = false) throws(MosquittoError)
+    {
         try MQTTConfiguration.validatePublish(topic: topic, qos: qos, what: "publish")
         try lifecycle.withLock { state throws(MosquittoError) in
             guard let handle = state.usableHandle else { throw MosquittoError(code: .mosqNoConnection) }

@@ -2,7 +2,7 @@
 import BreezeAgent
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 let code = await AgentMain.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: Environment.current)

@@ -86,7 +86,8 @@ struct ConfigLoaderTests {
         #expect(config.mqtt.keepalive == 30)
         #expect(config.mqtt.protocolVersion == .v311)
         #expect(
-            config.mqtt.tls == MQTTTLSOptions(caFile: "/etc/ca.pem", certFile: "c.crt", keyFile: "c.key", insecure: true))
+            config.mqtt.tls
+                == MQTTTLSOptions(caFile: "/etc/ca.pem", certFile: "c.crt", keyFile: "c.key", insecure: true))
         #expect(config.homeAssistant == HomeAssistantSettings(discovery: false, prefix: "ha"))
         #expect(config.locations.map(\.id) == ["home", "office_2"])
         #expect(config.locations[0].name == "Our flat")

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The built binary as a subprocess: `run` (signals, commands, discovery), `--demo once`,
@@ -85,7 +85,9 @@ struct EndToEndDaemonTests {
             #expect(upstream.totalRequests == requestsBefore)
             #expect(upstream.googleRequests.count == 2)
             // The agent said so too (a refused refresh starts no fetch, so the count alone could race).
-            #expect(agent.stderr.contains("refresh home: pollen skipped (cooldown), climate skipped (cooldown)"), "\(agent.stderr)")
+            #expect(
+                agent.stderr.contains("refresh home: pollen skipped (cooldown), climate skipped (cooldown)"),
+                "\(agent.stderr)")
             #expect(agent.stderr.contains("ignoring retained message on \(base)/refresh"), "\(agent.stderr)")
 
             // Home Assistant restarts: the discovery config comes back after `online`.
@@ -98,7 +100,9 @@ struct EndToEndDaemonTests {
             var started = ContinuousClock.now
             agent.signal(SIGTERM)
             var status = await agent.waitForExit(timeout: .seconds(2))
-            #expect(status == 0, "exit \(String(describing: status)) after \(ContinuousClock.now - started): \(agent.stderr)")
+            #expect(
+                status == 0,
+                "exit \(String(describing: status)) after \(ContinuousClock.now - started): \(agent.stderr)")
             #expect(await view.waitFor("\(prefix)/status", "offline"))
 
             // Restart: the unit chosen by command persists; data comes from state_dir.
@@ -113,7 +117,9 @@ struct EndToEndDaemonTests {
             started = ContinuousClock.now
             agent.signal(SIGINT)
             status = await agent.waitForExit(timeout: .seconds(2))
-            #expect(status == 0, "exit \(String(describing: status)) after \(ContinuousClock.now - started): \(agent.stderr)")
+            #expect(
+                status == 0,
+                "exit \(String(describing: status)) after \(ContinuousClock.now - started): \(agent.stderr)")
             #expect(await view.waitFor("\(prefix)/status", "offline"))
         }
     }
@@ -135,14 +141,16 @@ struct EndToEndDaemonTests {
                 ["once", "--demo", "--config", sandbox.configPath], logDirectory: sandbox.directory)
             #expect(result.status == 0, "\(result.stderr)")
 
-            let tree = try await BrokerView.snapshot(port: port, ["breeze-demo/\(location)/#", "\(haPrefix)/#", "ignored-by-demo/#"])
+            let tree = try await BrokerView.snapshot(
+                port: port, ["breeze-demo/\(location)/#", "\(haPrefix)/#", "ignored-by-demo/#"])
             let base = "breeze-demo/\(location)"
             #expect(tree["\(base)/pollen/grass/value"] != nil)
             #expect(tree["\(base)/pollen/max/level"] != nil)
             #expect(tree["\(base)/climate/current/text"]?.hasSuffix("°F") == true)
             #expect(tree.keys.filter { $0.hasPrefix(haPrefix) }.sorted() == [])
             #expect(tree.keys.filter { $0.hasPrefix("ignored-by-demo") }.sorted() == [])
-            let homeassistant = try await BrokerView.snapshot(port: port, ["homeassistant/device/breeze_demo_\(location)/#"])
+            let homeassistant = try await BrokerView.snapshot(
+                port: port, ["homeassistant/device/breeze_demo_\(location)/#"])
             #expect(homeassistant.isEmpty)
         }
     }
@@ -165,9 +173,12 @@ struct EndToEndDaemonTests {
             climate: {years: [2010]}
             \(upstream.endpointsYAML)
             """)
-        let result = try await AgentProcess.run(["print", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+        let result = try await AgentProcess.run(
+            ["print", "--config", sandbox.configPath], logDirectory: sandbox.directory)
         #expect(result.status == 0, "\(result.stderr)")
-        let lines = result.stdout.split(separator: "\n").map { $0.split(separator: "\t", maxSplits: 1).map(String.init) }
+        let lines = result.stdout.split(separator: "\n").map {
+            $0.split(separator: "\t", maxSplits: 1).map(String.init)
+        }
         #expect(lines.allSatisfy { $0.count == 2 })
         let tree = Dictionary(lines.map { ($0[0], $0.count > 1 ? $0[1] : "") }) { a, _ in a }
         #expect(tree["e2e-print/home/pollen/grass/value"] == "3")

@@ -77,7 +77,8 @@ struct EndToEndKeyFreeClimateTests {
                 .init(
                     airQuality: { _ in .respond(status: 200, body: body) }, celsius: [2010: 15.0, year: 16.0]))
             try sandbox.writeConfig(
-                port: port, prefix: prefix, Self.keyFreeConfig(upstream, latitude: 50.08, longitude: 14.42, zone: Self.prague))
+                port: port, prefix: prefix,
+                Self.keyFreeConfig(upstream, latitude: 50.08, longitude: 14.42, zone: Self.prague))
 
             #expect(await runAgent("once", sandbox) == 0)
 
@@ -147,10 +148,12 @@ struct EndToEndKeyFreeClimateTests {
             let upstream = try FakeUpstream(
                 .init(
                     airQuality: { _ in
-                        .respond(status: 400, text: #"{"reason":"No data is available for this location","error":true}"#)
+                        .respond(
+                            status: 400, text: #"{"reason":"No data is available for this location","error":true}"#)
                     }, celsius: [2010: 25.0, year: 24.0]))
             try sandbox.writeConfig(
-                port: port, prefix: prefix, Self.keyFreeConfig(upstream, latitude: 40.71, longitude: -74.01, zone: zone))
+                port: port, prefix: prefix, Self.keyFreeConfig(upstream, latitude: 40.71, longitude: -74.01, zone: zone)
+            )
 
             #expect(await runAgent("once", sandbox) == 0)
             #expect(upstream.requests("/aq/air-quality").count == 1)
@@ -259,7 +262,8 @@ struct EndToEndKeyFreeClimateTests {
             #expect(json["unit"] as? String == (fahrenheit ? "°F" : "°C"))
             #expect(json["baseline_year"] as? Int == 1980)
             #expect(json["stale"] as? Bool == false)
-            #expect(json["attribution"] as? String == "Weather data by Open-Meteo.com (CC BY 4.0, https://open-meteo.com/)")
+            #expect(
+                json["attribution"] as? String == "Weather data by Open-Meteo.com (CC BY 4.0, https://open-meteo.com/)")
             #expect(json["updated_at"] is String)
             let changeJSON = try #require(json["change"] as? [String: Any])
             #expect((changeJSON["celsius"] as? NSNumber)?.doubleValue == 2.4)

@@ -136,7 +136,9 @@ struct EndToEndPollenTests {
             #expect(pine["is_plant"] as? Bool == true)
             #expect(pine["in_season"] as? Bool == false)
             #expect(pine["image_url"] as? String == "https://storage.googleapis.com/pollen-pictures/pine_full.jpg")
-            #expect(pine["image_closeup_url"] as? String == "https://storage.googleapis.com/pollen-pictures/pine_closeup.jpg")
+            #expect(
+                pine["image_closeup_url"] as? String
+                    == "https://storage.googleapis.com/pollen-pictures/pine_closeup.jpg")
             #expect(pine["family"] as? String == "Pináceas (familia del pino)")
             #expect(pine["season"] as? String == "Primavera")
             #expect(
@@ -221,7 +223,9 @@ struct EndToEndPollenTests {
             let sandbox = try AgentSandbox()
             let prefix = "e2e-unsup-\(shortID())"
             let body = try googleBody(zone: Self.zone)
-            let upstream = try FakeUpstream(.init(google: Self.google(body), celsius: [2000: 20.0, 2010: 21.0, Day.today(in: Self.zone).year: 22.5]))
+            let upstream = try FakeUpstream(
+                .init(
+                    google: Self.google(body), celsius: [2000: 20.0, 2010: 21.0, Day.today(in: Self.zone).year: 22.5]))
             try sandbox.writeConfig(port: port, prefix: prefix, Self.googleConfig(upstream, climate: true))
             #expect(await runAgent("once", sandbox) == 0)
             let one = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
@@ -232,7 +236,8 @@ struct EndToEndPollenTests {
                 $0.google = { _ in
                     .respond(
                         status: 400,
-                        text: #"{"error":{"code":400,"message":"Information is unavailable for this location. Please try a different location.","status":"INVALID_ARGUMENT"}}"#
+                        text:
+                            #"{"error":{"code":400,"message":"Information is unavailable for this location. Please try a different location.","status":"INVALID_ARGUMENT"}}"#
                     )
                 }
             }

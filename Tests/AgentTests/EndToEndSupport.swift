@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Shared pieces of the end-to-end suites: fixtures with their dates moved to today, a scripted
@@ -191,7 +191,8 @@ final class AgentSandbox: Sendable {
     var stateDir: String { directory + "/state" }
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("breeze-e2e-\(UUID().uuidString)")
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("breeze-e2e-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }

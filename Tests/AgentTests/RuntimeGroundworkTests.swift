@@ -13,7 +13,11 @@ final class RecordingTransport: RetainedTransport {
         sent.withLock { $0.append((topic, payload)) }
         return true
     }
-    func take() -> [String] { sent.withLock { s in defer { s = [] }; return s.map { "\($0.topic)=\($0.payload)" } } }
+    func take() -> [String] {
+        sent.withLock { s in
+            defer { s = [] }; return s.map { "\($0.topic)=\($0.payload)" }
+        }
+    }
 }
 
 func temporaryDirectory() -> String {
@@ -77,7 +81,9 @@ func temporaryDirectory() -> String {
         let dir = temporaryDirectory()
         let store = StateStore(directory: dir, log: Log(level: .error))
         store.saveUnit("°C", for: "home")
-        store.saveResponse(.init(fetchedAt: 42, body: "{\"a\":1}", context: ["date": "2026-11-30"]), location: "home", source: "google")
+        store.saveResponse(
+            .init(fetchedAt: 42, body: "{\"a\":1}", context: ["date": "2026-11-30"]), location: "home", source: "google"
+        )
         let again = StateStore(directory: dir, log: Log(level: .error))
         #expect(again.units() == ["home": "°C"])
         #expect(again.response(location: "home", source: "google")?.fetchedAt == 42)

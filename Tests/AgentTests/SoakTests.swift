@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // The soak (issue 7, point 7): thousands of fetch → decode → compute → publish cycles through
@@ -134,7 +134,8 @@ final class SoakAPIs: Sendable {
     static func climate(dates: [CivilDate]) -> [UInt8] {
         let objects = dates.map { date -> String in
             let tenths = 40 + (date.year % 17) * 3
-            return #"{"latitude":52.52,"longitude":13.419998,"generationtime_ms":0.0450611114501953,"utc_offset_seconds":3600,"timezone":"Europe/Berlin","timezone_abbreviation":"GMT+1","elevation":38.0,"daily_units":{"time":"iso8601","temperature_2m_max":"°C"},"daily":{"time":["\#(date)"],"temperature_2m_max":[\#(FixedPoint.format(tenths, scale: 1))]}}"#
+            return
+                #"{"latitude":52.52,"longitude":13.419998,"generationtime_ms":0.0450611114501953,"utc_offset_seconds":3600,"timezone":"Europe/Berlin","timezone_abbreviation":"GMT+1","elevation":38.0,"daily_units":{"time":"iso8601","temperature_2m_max":"°C"},"daily":{"time":["\#(date)"],"temperature_2m_max":[\#(FixedPoint.format(tenths, scale: 1))]}}"#
         }
         return Array((objects.count == 1 ? objects[0] : "[" + objects.joined(separator: ",") + "]").utf8)
     }

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real `mosquitto` broker process on a free 127.0.0.1 port, configured from lines written to

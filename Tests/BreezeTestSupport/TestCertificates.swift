@@ -26,7 +26,9 @@ public struct TestCertificates: Sendable {
         func issue(_ name: String, commonName: String, extensions: String) throws {
             try TestProcess.run(
                 "openssl",
-                ["req"] + key + ["-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=\(commonName)"])
+                ["req"] + key + [
+                    "-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=\(commonName)",
+                ])
             try extensions.write(toFile: path("\(name).ext"), atomically: true, encoding: .utf8)
             try TestProcess.run(
                 "openssl",
@@ -37,7 +39,8 @@ public struct TestCertificates: Sendable {
         }
         try issue(
             "server", commonName: "localhost",
-            extensions: "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
+            extensions:
+                "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
         try issue(
             "client", commonName: "breeze-test-client",
             extensions: "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n")

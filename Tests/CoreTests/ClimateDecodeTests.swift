@@ -7,7 +7,6 @@ private func decode(_ text: String) throws(ClimateDecodeError) -> [ClimateObserv
     try OpenMeteoDailyDecoder.decode(Array(text.utf8))
 }
 
-
 @Suite struct ClimateDecodeTests {
     // Real compact bodies quoted in public code (fixtures/open-meteo/observed-snippets.md).
     static let forecastGalicia =

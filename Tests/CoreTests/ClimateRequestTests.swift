@@ -3,7 +3,6 @@ import Testing
 
 @testable import BreezeCore
 
-
 @Suite struct ClimateRequestTests {
     @Test func yearsAreSortedDeduplicatedAndBounded() {
         let points = ClimateRequestPlan.points(

@@ -3,7 +3,6 @@ import Testing
 
 @testable import BreezeCore
 
-
 /// A full example from raw response bodies to topics, its numbers worked out by hand:
 /// Berlin, today 2026-07-15; 1980: 19.6, 2000: null, 2020: 21.6, 2026 (forecast): 22.3 °C.
 /// - baseline 1980 (19.6); change 22.3 − 19.6 = 2.7 °C = 4.86 °F → `+4.9°F`, red;

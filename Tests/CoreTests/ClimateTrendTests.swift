@@ -3,7 +3,6 @@ import Testing
 
 @testable import BreezeCore
 
-
 private let today = date(2026, 7, 15)
 
 /// A trend for today with the given archive values (year → tenths or nil) and forecast value.

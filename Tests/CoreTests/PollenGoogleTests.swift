@@ -11,7 +11,6 @@ func googleReport(_ body: [UInt8]) throws -> PollenReport {
     return report
 }
 
-
 /// A one-day Google body with GRASS carrying `indexInfo` (as JSON text) and a plain TREE/WEED.
 func oneDay(grassIndex: String, extraPlant: String = "") -> [UInt8] {
     utf8(
@@ -36,8 +35,11 @@ struct PollenGoogleDecodeTests {
         #expect(report.days.map(\.date) == (3...7).map { date(2025, 8, $0) })
         #expect(report.warnings.isEmpty)
         let codes = report.days[0].items.map(\.code)
-        #expect(codes == ["GRASS", "TREE", "WEED", "HAZEL", "ASH", "COTTONWOOD", "OAK", "PINE", "BIRCH", "OLIVE",
-                          "GRAMINALES", "RAGWEED", "ALDER", "MUGWORT"])
+        #expect(
+            codes == [
+                "GRASS", "TREE", "WEED", "HAZEL", "ASH", "COTTONWOOD", "OAK", "PINE", "BIRCH", "OLIVE",
+                "GRAMINALES", "RAGWEED", "ALDER", "MUGWORT",
+            ])
         let grass = try #require(report.item("GRASS"))
         #expect(grass.value == 2)
         #expect(grass.level == .moderate)
@@ -100,8 +102,11 @@ struct PollenGoogleDecodeTests {
         #expect(report.region == "US")
         #expect(report.days.count == 1)
         let plants = report.days[0].items.filter(\.isPlant).map(\.code)
-        #expect(plants == ["MAPLE", "ELM", "COTTONWOOD", "ALDER", "BIRCH", "ASH", "PINE", "OAK", "JUNIPER",
-                           "GRAMINALES", "RAGWEED"])
+        #expect(
+            plants == [
+                "MAPLE", "ELM", "COTTONWOOD", "ALDER", "BIRCH", "ASH", "PINE", "OAK", "JUNIPER",
+                "GRAMINALES", "RAGWEED",
+            ])
         #expect(report.item("JUNIPER")?.value == nil)
         #expect(report.item("RAGWEED")?.value == 1)
         #expect(report.item("RAGWEED")?.category == "WEED")
@@ -264,10 +269,13 @@ struct PollenGoogleErrorTests {
         "metadata":{"service":"pollen.googleapis.com"}},{"@type":"type.googleapis.com/google.rpc.LocalizedMessage",
         "locale":"en-US","message":"API key not valid. Please pass a valid API key."}]}}
         """#
-    static let expired = #"{"error":{"code":400,"message":"API key expired. Please renew the API key.","status":"INVALID_ARGUMENT"}}"#
+    static let expired =
+        #"{"error":{"code":400,"message":"API key expired. Please renew the API key.","status":"INVALID_ARGUMENT"}}"#
     static let reasonOnly = #"{"error":{"code":400,"message":"Bad.","details":[{"reason":"API_KEY_INVALID"}]}}"#
-    static let forbidden = #"{"error":{"code":403,"message":"The caller does not have permission","status":"PERMISSION_DENIED"}}"#
-    static let quota = #"{"error":{"code":429,"message":"Quota exceeded for quota metric 'Requests'.","status":"RESOURCE_EXHAUSTED"}}"#
+    static let forbidden =
+        #"{"error":{"code":403,"message":"The caller does not have permission","status":"PERMISSION_DENIED"}}"#
+    static let quota =
+        #"{"error":{"code":429,"message":"Quota exceeded for quota metric 'Requests'.","status":"RESOURCE_EXHAUSTED"}}"#
     static let otherBadRequest = #"{"error":{"code":400,"message":"Invalid days: 9","status":"INVALID_ARGUMENT"}}"#
 
     @Test func envelopeDecodes() throws {
@@ -298,7 +306,8 @@ struct PollenGoogleErrorTests {
         #expect(
             GooglePollen.interpret(httpStatus: 400, body: utf8(Self.unsupported))
                 == .unsupportedLocation(
-                    message: "HTTP 400: Information is unavailable for this location. Please try a different location."))
+                    message: "HTTP 400: Information is unavailable for this location. Please try a different location.")
+        )
         #expect(
             GooglePollen.interpret(httpStatus: 400, body: utf8(Self.badKey))
                 == .keyRejected(message: "HTTP 400: API key not valid. Please pass a valid API key."))
@@ -311,10 +320,14 @@ struct PollenGoogleErrorTests {
 
     @Test func queryParameters() {
         let query = GooglePollen.query(latitude: 51.1657, longitude: -0.000001, days: 9, language: "es")
-        #expect(query.map(\.name) == ["location.latitude", "location.longitude", "days", "languageCode",
-                                      "plantsDescription"])
+        #expect(
+            query.map(\.name) == [
+                "location.latitude", "location.longitude", "days", "languageCode",
+                "plantsDescription",
+            ])
         #expect(query.map(\.value) == ["51.1657", "-0.000001", "5", "es", "true"])
-        #expect(GooglePollen.query(latitude: 40, longitude: -74.5, days: 0, language: "en").map(\.value)
-            == ["40", "-74.5", "1", "en", "true"])
+        #expect(
+            GooglePollen.query(latitude: 40, longitude: -74.5, days: 0, language: "en").map(\.value)
+                == ["40", "-74.5", "1", "en", "true"])
     }
 }

@@ -40,8 +40,11 @@ struct PollenOpenMeteoTests {
         #expect(report.region == nil)
         // 1790805600 is 2026-09-30T22:00Z: local (UTC+2) midnight of 1 October.
         #expect(report.days.map(\.date) == [date(2026, 10, 1), date(2026, 10, 2), date(2026, 10, 3)])
-        #expect(report.days[0].items.map(\.code) == ["GRASS", "TREE", "WEED", "ALDER", "BIRCH", "OLIVE", "GRAMINALES",
-                                                     "MUGWORT", "RAGWEED"])
+        #expect(
+            report.days[0].items.map(\.code) == [
+                "GRASS", "TREE", "WEED", "ALDER", "BIRCH", "OLIVE", "GRAMINALES",
+                "MUGWORT", "RAGWEED",
+            ])
         let day0 = report.days[0]
         func item(_ code: String, _ day: PollenDay = day0) -> PollenItem { day.items.first { $0.code == code }! }
         #expect(item("ALDER").value == 0 && item("BIRCH").value == 0 && item("OLIVE").value == 0)
@@ -114,12 +117,30 @@ struct PollenOpenMeteoTests {
     /// Every edge of the SPEC §1b table, for every plant: a constant day at `x` and at the
     /// first value of the next band.
     static let edges: [(String, String, [(Int, Int)])] = [
-        ("alder_pollen", "ALDER", [(0, 0), (1, 1), (10, 1), (11, 2), (27, 2), (28, 3), (69, 3), (70, 4), (249, 4), (250, 5)]),
-        ("birch_pollen", "BIRCH", [(0, 0), (1, 1), (10, 1), (11, 2), (27, 2), (28, 3), (69, 3), (70, 4), (299, 4), (300, 5)]),
-        ("grass_pollen", "GRAMINALES", [(0, 0), (1, 1), (19, 1), (20, 2), (29, 2), (30, 3), (49, 3), (50, 4), (149, 4), (150, 5)]),
-        ("mugwort_pollen", "MUGWORT", [(0, 0), (1, 1), (5, 1), (6, 2), (9, 2), (10, 3), (14, 3), (15, 4), (49, 4), (50, 5)]),
-        ("ragweed_pollen", "RAGWEED", [(0, 0), (1, 1), (5, 1), (6, 2), (7, 2), (8, 3), (10, 3), (11, 4), (39, 4), (40, 5)]),
-        ("olive_pollen", "OLIVE", [(0, 0), (1, 1), (50, 1), (51, 2), (100, 2), (101, 3), (200, 3), (201, 4), (399, 4), (400, 5)]),
+        (
+            "alder_pollen", "ALDER",
+            [(0, 0), (1, 1), (10, 1), (11, 2), (27, 2), (28, 3), (69, 3), (70, 4), (249, 4), (250, 5)]
+        ),
+        (
+            "birch_pollen", "BIRCH",
+            [(0, 0), (1, 1), (10, 1), (11, 2), (27, 2), (28, 3), (69, 3), (70, 4), (299, 4), (300, 5)]
+        ),
+        (
+            "grass_pollen", "GRAMINALES",
+            [(0, 0), (1, 1), (19, 1), (20, 2), (29, 2), (30, 3), (49, 3), (50, 4), (149, 4), (150, 5)]
+        ),
+        (
+            "mugwort_pollen", "MUGWORT",
+            [(0, 0), (1, 1), (5, 1), (6, 2), (9, 2), (10, 3), (14, 3), (15, 4), (49, 4), (50, 5)]
+        ),
+        (
+            "ragweed_pollen", "RAGWEED",
+            [(0, 0), (1, 1), (5, 1), (6, 2), (7, 2), (8, 3), (10, 3), (11, 4), (39, 4), (40, 5)]
+        ),
+        (
+            "olive_pollen", "OLIVE",
+            [(0, 0), (1, 1), (50, 1), (51, 2), (100, 2), (101, 3), (200, 3), (201, 4), (399, 4), (400, 5)]
+        ),
     ]
 
     @Test(arguments: edges)
@@ -140,11 +161,13 @@ struct PollenOpenMeteoTests {
         let day2 = Array(repeating: 10.4, count: 12) + Array(repeating: 10.5, count: 12)
         let report = try openMeteoReport(isoBody(hours: 48, series: ["alder_pollen": (day1 + day2).map { $0 }]))
         #expect(report.value("ALDER", on: date(2026, 4, 1)) == 2)
-        #expect(report.days[0].items.first { $0.code == "ALDER" }?.grainsPerCubicMetre
-            == GrainsPerCubicMetre(meanTenths: 105, maxTenths: 110))
+        #expect(
+            report.days[0].items.first { $0.code == "ALDER" }?.grainsPerCubicMetre
+                == GrainsPerCubicMetre(meanTenths: 105, maxTenths: 110))
         #expect(report.value("ALDER", on: date(2026, 4, 2)) == 1)
-        #expect(report.days[1].items.first { $0.code == "ALDER" }?.grainsPerCubicMetre
-            == GrainsPerCubicMetre(meanTenths: 105, maxTenths: 105))
+        #expect(
+            report.days[1].items.first { $0.code == "ALDER" }?.grainsPerCubicMetre
+                == GrainsPerCubicMetre(meanTenths: 105, maxTenths: 105))
     }
 
     @Test func elevenHoursIsUnknownTwelveIsNot() throws {
@@ -193,9 +216,13 @@ struct PollenOpenMeteoTests {
 
     @Test func query() {
         let q = OpenMeteoPollen.query(latitude: 49.1951, longitude: 16.6068, timezone: "Europe/Prague")
-        #expect(q.map(\.name) == ["latitude", "longitude", "hourly", "domains", "forecast_days", "timezone", "timeformat"])
-        #expect(q.map(\.value) == ["49.1951", "16.6068",
-                                   "alder_pollen,birch_pollen,grass_pollen,mugwort_pollen,olive_pollen,ragweed_pollen",
-                                   "cams_europe", "4", "Europe/Prague", "iso8601"])
+        #expect(
+            q.map(\.name) == ["latitude", "longitude", "hourly", "domains", "forecast_days", "timezone", "timeformat"])
+        #expect(
+            q.map(\.value) == [
+                "49.1951", "16.6068",
+                "alder_pollen,birch_pollen,grass_pollen,mugwort_pollen,olive_pollen,ragweed_pollen",
+                "cams_europe", "4", "Europe/Prague", "iso8601",
+            ])
     }
 }

@@ -67,7 +67,8 @@ struct PollenLevelTests {
         let selection = PollenSelection.select(report: report, today: d, days: 1, fetchedAt: 0, now: 0, stale: false)
         #expect(selection.max == nil)
         let tree = PollenTopics.tree(prefix: "b", locationID: "l", selection: selection, fetchedAt: 0)
-        #expect(tree["b/l/pollen/max"] == ##"{"id":null,"name":null,"value":null,"level":"Unknown","color":"#8e8e93"}"##)
+        #expect(
+            tree["b/l/pollen/max"] == ##"{"id":null,"name":null,"value":null,"level":"Unknown","color":"#8e8e93"}"##)
         #expect(tree["b/l/pollen/max/value"] == "None")
         #expect(tree["b/l/pollen/max/level"] == "Unknown")
         #expect(tree["b/l/pollen/max/color"] == "#8e8e93")
@@ -155,8 +156,10 @@ struct PollenSelectionTests {
         func count(_ days: Int, _ source: PollenSource) -> Int {
             var r = report
             r.source = source
-            return PollenSelection.select(report: r, today: date(2026, 4, 1), days: days, fetchedAt: 0, now: 0,
-                                          stale: false).days.count
+            return PollenSelection.select(
+                report: r, today: date(2026, 4, 1), days: days, fetchedAt: 0, now: 0,
+                stale: false
+            ).days.count
         }
         #expect(count(1, .google) == 1)
         #expect(count(3, .google) == 3)

@@ -30,7 +30,8 @@ struct PollenTopicTests {
                     + ##""category":"TREE","is_plant":true,"in_season":false,"##
                     + ##""image_url":"https://storage.googleapis.com/pollen-pictures/birch_full.jpg","##
                     + ##""image_closeup_url":"https://storage.googleapis.com/pollen-pictures/birch_closeup.jpg","##
-                    + ##""family":"Betulaceae (the Birch family)","season":"Late winter, spring","appearance":"Birch "##))
+                    + ##""family":"Betulaceae (the Birch family)","season":"Late winter, spring","appearance":"Birch "##
+            ))
         #expect(
             birch.hasSuffix(
                 ##""health_recommendations":null,"index_category":"Very Low","index_description":"\##(grassDesc)","##
@@ -84,11 +85,13 @@ struct PollenTopicTests {
         #expect(tree["\(base)/graminales/d3/value"] == "None")
         #expect(tree["\(base)/graminales/d4/level"] == "Unknown")
         #expect(tree["\(base)/mugwort/d1/level"] == "Low")
-        #expect(tree["\(base)/max"] == ##"{"id":"grass","name":"Grass","value":2,"level":"Moderate","color":"#ff9500"}"##)
+        #expect(
+            tree["\(base)/max"] == ##"{"id":"grass","name":"Grass","value":2,"level":"Moderate","color":"#ff9500"}"##)
         // Plant descriptions of the days 4–5 items are borrowed from day 1 entries (same plant).
         let graminales = try #require(tree["\(base)/graminales"])
         #expect(graminales.contains(##""family":"Poaceae""##))
-        #expect(graminales.contains(##""forecast":[{"date":"2025-08-04","value":2,"level":"Moderate","color":"#ff9500"}"##))
+        #expect(
+            graminales.contains(##""forecast":[{"date":"2025-08-04","value":2,"level":"Moderate","color":"#ff9500"}"##))
         #expect(graminales.hasSuffix(##"{"date":"2025-08-07","value":null,"level":"Unknown","color":"#8e8e93"}]}"##))
         let ids = tree.topics.filter { $0.hasPrefix("\(base)/") && $0.hasSuffix("/value") && !$0.contains("/d") }
         #expect(ids.count == 15)  // 14 items + max

@@ -55,7 +55,8 @@ private func unix(_ y: Int, _ m: Int, _ d: Int, _ h: Int = 0, _ min: Int = 0, _ 
             for probe in [t - 1, t] {
                 let expected = oracle.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(probe)))
                 #expect(
-                    rules.utcOffset(atUnixTime: probe) == expected, "\(name) at \(UTCTimestamp.rfc3339(unixSeconds: probe))")
+                    rules.utcOffset(atUnixTime: probe) == expected,
+                    "\(name) at \(UTCTimestamp.rfc3339(unixSeconds: probe))")
             }
             edges += 1
             date = next

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `openssl s_server` with a fresh self-signed certificate for 127.0.0.1: certificate

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Against a real mosquitto: the shared `make test` broker when there is one, else private ones.
@@ -31,10 +31,14 @@ struct MQTTBrokerTests {
     func protocolVersions(version: MQTTProtocolVersion) async throws {
         try await MosquittoBroker.withPlainBroker { port in
             let topic = uniqueTopic()
-            let (client, recorder) = try await makeClient(port: port, role: "v\(version)") { $0.protocolVersion = version }
+            let (client, recorder) = try await makeClient(port: port, role: "v\(version)") {
+                $0.protocolVersion = version
+            }
             try await subscribeAndConfirm(client, recorder, topic)
             try client.publish(topic, [0, 255, 10], qos: 1)
-            let message = await recorder.waitFor { _ in recorder.messages(on: topic).first { $0.payload == [0, 255, 10] } }
+            let message = await recorder.waitFor { _ in
+                recorder.messages(on: topic).first { $0.payload == [0, 255, 10] }
+            }
             #expect(message != nil)
             await client.stop()
         }
@@ -184,7 +188,8 @@ struct MQTTBrokerTests {
         #expect(distrusting.isConnected == false)
         #expect(
             reason?.contains("certificate verify failed") == true,
-            "reason: \(String(describing: reason)), error: \(String(describing: distrusting.lastError)), events: \(rejected.events)")
+            "reason: \(String(describing: reason)), error: \(String(describing: distrusting.lastError)), events: \(rejected.events)"
+        )
         await distrusting.stop()
     }
 
@@ -215,14 +220,17 @@ struct MQTTBrokerTests {
         try await subscribeAndConfirm(client, recorder, topic, qos: 1)
 
         broker.stop()
-        let dropped = await recorder.waitFor { events in events.contains { if case .disconnected = $0 { true } else { false } } ? true : nil }
+        let dropped = await recorder.waitFor { events in
+            events.contains { if case .disconnected = $0 { true } else { false } } ? true : nil
+        }
         #expect(dropped == true)
         #expect(client.isConnected == false)
         // libmosquitto 2.0 refuses publishing while disconnected, QoS 1 included.
         #expect(throws: MosquittoError(code: 4)) { try client.publish(topic, "while down", qos: 1) }
 
         try await broker.start()
-        let reconnected = await recorder.waitFor(timeout: .seconds(20)) { _ in recorder.connectedCount >= 2 ? true : nil }
+        let reconnected = await recorder.waitFor(timeout: .seconds(20)) { _ in recorder.connectedCount >= 2 ? true : nil
+        }
         #expect(reconnected == true)
         #expect(await client.waitForAcknowledgements(timeout: .seconds(15)))
         // The subscription was replayed: another client's publish reaches us.

@@ -12,14 +12,20 @@ struct MQTTUnitTests {
         ("password alone", { $0.password = "secret" }, "a password needs a username"),
         ("delay 0", { $0.reconnectDelayMin = 0 }, "reconnect delay minimum 0 s must be at least 1 s"),
         (
-            "max below min", { $0.reconnectDelayMin = 10; $0.reconnectDelayMax = 5 },
+            "max below min",
+            {
+                $0.reconnectDelayMin = 10; $0.reconnectDelayMax = 5
+            },
             "reconnect delay maximum 5 s is below the minimum 10 s"
         ),
         (
             "cert without key", { $0.tls = MQTTTLSOptions(certFile: "/tmp/c.pem") },
             "TLS client certificate and key must be given together"
         ),
-        ("will wildcard", { $0.will = MQTTMessage(topic: "a/#", string: "x") }, "will topic \"a/#\" contains a wildcard"),
+        (
+            "will wildcard", { $0.will = MQTTMessage(topic: "a/#", string: "x") },
+            "will topic \"a/#\" contains a wildcard"
+        ),
         ("will qos 3", { $0.will = MQTTMessage(topic: "a", string: "x", qos: 3) }, "will QoS 3 is not 0, 1 or 2"),
     ]
 

@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// In-process decode throughput of one pollen response (`make bench`, issue 8).
@@ -43,7 +43,9 @@ enum DecodeBench {
             var elapsed = 0.0
             repeat {
                 for _ in 0..<20 {
-                    if case .report(let r) = GooglePollen.interpret(httpStatus: 200, body: body) { sink &+= r.days.count }
+                    if case .report(let r) = GooglePollen.interpret(httpStatus: 200, body: body) {
+                        sink &+= r.days.count
+                    }
                 }
                 count += 20
                 let d = clock.now - start

@@ -2,7 +2,7 @@ import BreezeCore
 import BreezeMQTT
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The program: parses the command line, loads the configuration, wires the parts and runs the
@@ -40,7 +40,8 @@ public enum AgentMain {
         if invocation.command == .checkConfig {
             writeStdout(renderEffective(config))
             if !invocation.demo, !isWritableDirectoryOrCreatable(config.stateDir) {
-                printError("warning: state_dir \(config.stateDir) is not writable: the agent would run without persistence")
+                printError(
+                    "warning: state_dir \(config.stateDir) is not writable: the agent would run without persistence")
             }
             return Invocation.ExitCode.success
         }
@@ -53,9 +54,11 @@ public enum AgentMain {
             ? DemoResponder(today: { [zoneName = config.locations[0].timezone] in
                 let zone = (try? ZoneInfoLoader.load(zoneName)) ?? .utc
                 return zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
-            }) : CurlFetcher(caFile: testCAFile(environment), totalTimeout: testHTTPTimeout(environment) ?? .seconds(30))
+            })
+            : CurlFetcher(caFile: testCAFile(environment), totalTimeout: testHTTPTimeout(environment) ?? .seconds(30))
         if invocation.demo {
-            log.info("demo: bundled sample data (not real measurements), prefix \(config.mqtt.topicPrefix), no discovery")
+            log.info(
+                "demo: bundled sample data (not real measurements), prefix \(config.mqtt.topicPrefix), no discovery")
         }
         let agent: Agent
         do {
@@ -156,7 +159,9 @@ public enum AgentMain {
             clientID: once ? config.mqtt.clientID + "-once" : config.mqtt.clientID,
             keepalive: config.mqtt.keepalive, username: config.mqtt.username, password: config.mqtt.password?.value,
             tls: config.mqtt.tls, protocolVersion: config.mqtt.protocolVersion,
-            will: once ? nil : MQTTMessage(topic: status, string: Availability.offline, qos: max(1, config.mqtt.qos), retain: true),
+            will: once
+                ? nil
+                : MQTTMessage(topic: status, string: Availability.offline, qos: max(1, config.mqtt.qos), retain: true),
             reconnectDelayMin: 1, reconnectDelayMax: 60)
     }
 }

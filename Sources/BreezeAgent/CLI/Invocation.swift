@@ -50,7 +50,9 @@ public struct Invocation: Sendable, Equatable {
             case _ where argument.hasPrefix("-"):
                 throw UsageError(description: "unknown option \(argument) (see --help)")
             default:
-                guard !commandSeen else { throw UsageError(description: "unexpected argument \(argument) (see --help)") }
+                guard !commandSeen else {
+                    throw UsageError(description: "unexpected argument \(argument) (see --help)")
+                }
                 guard let command = Command(rawValue: argument) else {
                     let names = Command.allCases.map(\.rawValue).joined(separator: ", ")
                     throw UsageError(description: "unknown command \(argument); expected one of \(names)")

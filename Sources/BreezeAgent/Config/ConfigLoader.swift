@@ -355,7 +355,8 @@ private struct ConfigParser {
             node, path: "climate", keys: ["enabled", "unit", "years", "refresh_cooldown"], file: file)
         var settings = ClimateSettings()
         settings.enabled = try r.bool("enabled") ?? true
-        settings.unit = try r.choice("unit", ["fahrenheit", "celsius"]).flatMap { TemperatureUnit(rawValue: $0) } ?? .fahrenheit
+        settings.unit =
+            try r.choice("unit", ["fahrenheit", "celsius"]).flatMap { TemperatureUnit(rawValue: $0) } ?? .fahrenheit
         let yearExpected = "a year from 1940 to \(currentYear - 1) (before the current year)"
         if let node = r.node("years") {
             guard case .sequence(let items) = node.kind, !items.isEmpty else {

@@ -3,7 +3,7 @@ import BreezeMQTT
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The agent: owns the per-location state, runs the fetches, and keeps the broker's retained
@@ -63,8 +63,11 @@ final class Agent {
                         response, source: source, fetchedAt: stored.fetchedAt)
                     {
                         locations[index].pollen = .report(report, fetchedAt: stored.fetchedAt)
-                        locations[index].pollenSchedule.freshUntil(fetchedAt: stored.fetchedAt, jitter: .random(in: 0..<1))
-                        log.info("pollen[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")
+                        locations[index].pollenSchedule.freshUntil(
+                            fetchedAt: stored.fetchedAt, jitter: .random(in: 0..<1))
+                        log.info(
+                            "pollen[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))"
+                        )
                     } else {
                         log.warning("pollen[\(id)]: stored response is not usable; ignoring it")
                     }
@@ -75,7 +78,8 @@ final class Agent {
                 let date = CivilDate(iso: bodies.date)
             {
                 let result = ClimateFetcher.compute(
-                    bodies, today: date, years: config.climate.years, fetchedAt: stored.fetchedAt, log: log, location: id)
+                    bodies, today: date, years: config.climate.years, fetchedAt: stored.fetchedAt, log: log,
+                    location: id)
                 if case .trend(let trend, _, _) = result {
                     locations[index].climate = .init(trend: trend, fetchedAt: stored.fetchedAt)
                     if date == locations[index].today(at: now) {
@@ -131,7 +135,8 @@ final class Agent {
                 let warning = "cap"
                 if locations[index].pollenWarned != warning {
                     log.warning(
-                        "pollen[\(id)]: daily Google call cap reached (pollen.max_calls_per_day = \(config.pollen.maxCallsPerDay)); next call after local midnight")
+                        "pollen[\(id)]: daily Google call cap reached (pollen.max_calls_per_day = \(config.pollen.maxCallsPerDay)); next call after local midnight"
+                    )
                     locations[index].pollenWarned = warning
                 }
                 locations[index].pollenSchedule.due(at: locations[index].nextMidnight(after: now))
@@ -188,9 +193,11 @@ final class Agent {
             if locations[index].pollenWarned != "unsupported" {
                 if unsupportedSource == .openMeteo {
                     log.warning(
-                        "pollen[\(id)]: no key-free pollen here (\(message)); Open-Meteo covers Europe only — set pollen.api_key for Google pollen; climate keeps running")
+                        "pollen[\(id)]: no key-free pollen here (\(message)); Open-Meteo covers Europe only — set pollen.api_key for Google pollen; climate keeps running"
+                    )
                 } else {
-                    log.warning("pollen[\(id)]: Google has no pollen for this location (\(message)); pollen topics cleared")
+                    log.warning(
+                        "pollen[\(id)]: Google has no pollen for this location (\(message)); pollen topics cleared")
                 }
                 locations[index].pollenWarned = "unsupported"
             }
@@ -204,12 +211,15 @@ final class Agent {
             } else {
                 locations[index].pollenSchedule.keyRejected(at: now)
                 locations[index].pollenStale = locations[index].pollen != nil
-                log.error("pollen[\(id)]: Google rejected the API key (\(message)); not retrying for 24 h — fix pollen.api_key")
+                log.error(
+                    "pollen[\(id)]: Google rejected the API key (\(message)); not retrying for 24 h — fix pollen.api_key"
+                )
             }
             return false
         case .failed(let failedSource, let message, let retryAfter):
             locations[index].pollenStale = locations[index].pollen != nil
-            let delay = locations[index].pollenSchedule.failed(at: now, retryAfter: retryAfter, jitter: .random(in: 0..<1))
+            let delay = locations[index].pollenSchedule.failed(
+                at: now, retryAfter: retryAfter, jitter: .random(in: 0..<1))
             diagnostics.failure(Self.diagnosticsKey(failedSource), at: now, message: message)
             log.warning("pollen[\(id)]: fetch from \(failedSource.rawValue) failed: \(message); retry in \(delay) s")
             return false
@@ -222,7 +232,8 @@ final class Agent {
         case .trend(let trend, let bodies, let fetchedAt):
             locations[index].climate = .init(trend: trend, fetchedAt: fetchedAt)
             locations[index].climateStale = false
-            locations[index].climateSchedule.due(at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300))
+            locations[index].climateSchedule.due(
+                at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300))
             if let json = try? JSONEncoderShim.encode(bodies) {
                 store.saveResponse(.init(fetchedAt: fetchedAt, body: json), location: id, source: "climate")
             }
@@ -231,7 +242,8 @@ final class Agent {
             return true
         case .failed(let message, let retryAfter):
             locations[index].climateStale = locations[index].climate != nil
-            let delay = locations[index].climateSchedule.failed(at: now, retryAfter: retryAfter, jitter: .random(in: 0..<1))
+            let delay = locations[index].climateSchedule.failed(
+                at: now, retryAfter: retryAfter, jitter: .random(in: 0..<1))
             diagnostics.failure("open_meteo_climate", at: now, message: message)
             log.warning("climate[\(id)]: fetch failed: \(message); retry in \(delay) s")
             return false

@@ -2,7 +2,7 @@ import BreezeCore
 import BreezeMQTT
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension Agent {
@@ -53,7 +53,8 @@ extension Agent {
     /// `once`: connect, fetch, publish, wait for the broker's acknowledgements, disconnect.
     /// `<p>/status` is left alone: a one-shot run is not the daemon being online.
     func once(client: MQTTClient) async -> Int32 {
-        let publisher = RetainedPublisher(transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store)
+        let publisher = RetainedPublisher(
+            transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store)
         do {
             try client.start()
         } catch {

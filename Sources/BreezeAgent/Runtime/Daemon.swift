@@ -2,7 +2,7 @@ import BreezeCore
 import BreezeMQTT
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `run`: the daemon's event loop (SPEC §3 scheduling and commands, §5 faults).
@@ -59,7 +59,8 @@ extension Agent {
             return Invocation.ExitCode.unavailable
         }
         log.info(
-            "breeze-agent \(BreezeVersion.string) running: \(locations.count) location(s), broker \(config.mqtt.host):\(config.mqtt.port), prefix \(prefix)")
+            "breeze-agent \(BreezeVersion.string) running: \(locations.count) location(s), broker \(config.mqtt.host):\(config.mqtt.port), prefix \(prefix)"
+        )
 
         var timer: Task<Void, Never>?
         /// When the timer was last set to fire: a completion handled at or after it also does
@@ -80,7 +81,8 @@ extension Agent {
                     wake,
                     // A source with a fetch in flight is not waited for: its completion wakes the loop.
                     location.nextWake(
-                        after: now, pollenEnabled: config.pollen.enabled && fetches["pollen/\(location.config.id)"] == nil,
+                        after: now,
+                        pollenEnabled: config.pollen.enabled && fetches["pollen/\(location.config.id)"] == nil,
                         climateEnabled: config.climate.enabled && fetches["climate/\(location.config.id)"] == nil))
             }
             timerWake = wake
@@ -94,7 +96,8 @@ extension Agent {
         func startDueFetches() {
             for index in locations.indices {
                 let id = locations[index].config.id
-                if config.pollen.enabled, fetches["pollen/\(id)"] == nil, locations[index].pollenSchedule.isDue(at: now),
+                if config.pollen.enabled, fetches["pollen/\(id)"] == nil,
+                    locations[index].pollenSchedule.isDue(at: now),
                     let job = pollenJob(index, now: now)
                 {
                     fetches["pollen/\(id)"] = Task { continuation.yield(.completed(.pollen, await job())) }
@@ -121,13 +124,18 @@ extension Agent {
                 return
             }
             guard message.topic.hasPrefix(prefix + "/") else { return }
-            let parts = message.topic.dropFirst(prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count >= 2, let index = locations.firstIndex(where: { $0.config.id == parts[0] }) else { return }
+            let parts = message.topic.dropFirst(prefix.count + 1).split(
+                separator: "/", omittingEmptySubsequences: false)
+            guard parts.count >= 2, let index = locations.firstIndex(where: { $0.config.id == parts[0] }) else {
+                return
+            }
             let command = parts.dropFirst().joined(separator: "/")
             guard command == "refresh" || command == "climate/unit/set" else { return }
             if message.retain {
                 guard !message.payload.isEmpty else { return }
-                log.warning("command: ignoring retained message on \(message.topic) (commands must not be retained); clearing it")
+                log.warning(
+                    "command: ignoring retained message on \(message.topic) (commands must not be retained); clearing it"
+                )
                 _ = MQTTTransport(client: client, qos: config.mqtt.qos, log: log).send(
                     topic: message.topic, payload: "", retain: true)
                 return
@@ -135,7 +143,9 @@ extension Agent {
             // An empty payload is the echo of clearing a retained command, not a command.
             guard !message.payload.isEmpty else { return }
             guard message.payload.count <= Self.maximumCommandBytes else {
-                log.warning("command: ignoring \(message.payload.count)-byte payload on \(message.topic) (at most \(Self.maximumCommandBytes))")
+                log.warning(
+                    "command: ignoring \(message.payload.count)-byte payload on \(message.topic) (at most \(Self.maximumCommandBytes))"
+                )
                 return
             }
             let id = locations[index].config.id
@@ -143,14 +153,17 @@ extension Agent {
                 let pollen = config.pollen.enabled && locations[index].pollenSchedule.refresh(at: now)
                 let climate = config.climate.enabled && locations[index].climateSchedule.refresh(at: now)
                 log.info(
-                    "command: refresh \(id): pollen \(pollen ? "now" : "skipped (cooldown)"), climate \(climate ? "now" : "skipped (cooldown)")")
+                    "command: refresh \(id): pollen \(pollen ? "now" : "skipped (cooldown)"), climate \(climate ? "now" : "skipped (cooldown)")"
+                )
                 if pollen || climate { continuation.yield(.fetchNow) }
                 return
             }
             let text = String(decoding: message.payload, as: UTF8.self)
-            guard String(validating: message.payload, as: UTF8.self) != nil, let unit = TemperatureUnit(command: text) else {
+            guard String(validating: message.payload, as: UTF8.self) != nil, let unit = TemperatureUnit(command: text)
+            else {
                 log.warning(
-                    "command: refused unit \(quotedForLog(text)) on \(message.topic); expected celsius, fahrenheit, C, F, °C or °F")
+                    "command: refused unit \(quotedForLog(text)) on \(message.topic); expected celsius, fahrenheit, C, F, °C or °F"
+                )
                 return
             }
             guard unit != locations[index].unit else { return }
@@ -253,7 +266,9 @@ extension Agent {
 func quotedForLog(_ text: String) -> String {
     var out = ""
     for scalar in text.unicodeScalars.prefix(40) {
-        if scalar.value < 0x20 || scalar.value == 0x7f { out += "\\u{\(String(scalar.value, radix: 16))}" } else {
+        if scalar.value < 0x20 || scalar.value == 0x7f {
+            out += "\\u{\(String(scalar.value, radix: 16))}"
+        } else {
             out.unicodeScalars.append(scalar)
         }
     }

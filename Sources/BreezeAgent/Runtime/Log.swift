@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import BreezeCore
 import Synchronization
@@ -24,11 +24,12 @@ public final class Log: Sendable {
     ) {
         self.state = Mutex(State(level: level, secrets: []))
         self.withTimestamps = timestamps ?? (getenv("JOURNAL_STREAM") == nil)
-        self.sink = sink ?? { line in
-            var bytes = Array(line.utf8)
-            bytes.append(UInt8(ascii: "\n"))
-            _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-        }
+        self.sink =
+            sink ?? { line in
+                var bytes = Array(line.utf8)
+                bytes.append(UInt8(ascii: "\n"))
+                _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            }
     }
 
     public var level: LogLevel {

@@ -1,7 +1,7 @@
 import Dispatch
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Unix signals as callbacks on a Dispatch queue (never a C signal handler touching Swift state).

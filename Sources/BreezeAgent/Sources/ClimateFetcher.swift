@@ -63,9 +63,10 @@ public struct ClimateFetcher: Sendable {
     ) -> ClimateFetchResult {
         let points = ClimateRequestPlan.points(today: today, years: years)
         do {
-            let archive = try bodies.archive.map { body throws(ClimateDecodeError) in
-                try OpenMeteoDailyDecoder.decode(Array(body.utf8))
-            } ?? []
+            let archive =
+                try bodies.archive.map { body throws(ClimateDecodeError) in
+                    try OpenMeteoDailyDecoder.decode(Array(body.utf8))
+                } ?? []
             let forecast = try OpenMeteoDailyDecoder.decode(Array(bodies.forecast.utf8))
             let trend = try ClimateTrend.compute(today: today, points: points, archive: archive, forecast: forecast)
             if !trend.omittedYears.isEmpty {

@@ -45,12 +45,15 @@ public struct DemoResponder: HTTPFetching {
 
     private static func index(_ value: Int) -> String {
         let valueKey = value == 0 ? "" : #""value":\#(value),"#
-        return #"{"code":"UPI","displayName":"Universal Pollen Index",\#(valueKey)"category":"\#(categories[value])","indexDescription":"Demo data: not a real measurement","color":\#(color(forValue: value))}"#
+        return
+            #"{"code":"UPI","displayName":"Universal Pollen Index",\#(valueKey)"category":"\#(categories[value])","indexDescription":"Demo data: not a real measurement","color":\#(color(forValue: value))}"#
     }
 
     /// A Google `forecast:lookup` body: three days with data, later days with codes and names only.
     static func googlePollen(start: CivilDate, days: Int) -> String {
-        let types: [(String, String, [Int])] = [("GRASS", "Grass", [2, 3, 1]), ("TREE", "Tree", [4, 3, 2]), ("WEED", "Weed", [0, 1, 1])]
+        let types: [(String, String, [Int])] = [
+            ("GRASS", "Grass", [2, 3, 1]), ("TREE", "Tree", [4, 3, 2]), ("WEED", "Weed", [0, 1, 1]),
+        ]
         let plants: [(code: String, name: String, type: String, values: [Int], family: String, picture: String)] = [
             ("BIRCH", "Birch", "TREE", [4, 3, 2], "Betulaceae", "birch"),
             ("OAK", "Oak", "TREE", [2, 2, 1], "Fagaceae", "oak"),
@@ -63,14 +66,19 @@ public struct DemoResponder: HTTPFetching {
             let date = start.adding(days: offset)
             let typeTexts = types.map { code, name, values in
                 guard offset < values.count else { return #"{"code":"\#(code)","displayName":"\#(name)"}"# }
-                return #"{"code":"\#(code)","displayName":"\#(name)","inSeason":true,"indexInfo":\#(index(values[offset])),"healthRecommendations":["Demo data: keep windows closed in the morning when levels are high."]}"#
+                return
+                    #"{"code":"\#(code)","displayName":"\#(name)","inSeason":true,"indexInfo":\#(index(values[offset])),"healthRecommendations":["Demo data: keep windows closed in the morning when levels are high."]}"#
             }
             let plantTexts = plants.map { p in
                 guard offset < p.values.count else { return #"{"code":"\#(p.code)","displayName":"\#(p.name)"}"# }
-                let description = #"{"type":"\#(p.type)","family":"\#(p.family)","season":"Demo season","specialColors":"Demo colors","specialShapes":"Demo shapes","crossReaction":"Demo cross reactions","picture":"https://storage.googleapis.com/pollen-pictures/\#(p.picture)_full.jpg","pictureCloseup":"https://storage.googleapis.com/pollen-pictures/\#(p.picture)_closeup.jpg"}"#
-                return #"{"code":"\#(p.code)","displayName":"\#(p.name)","inSeason":true,"indexInfo":\#(index(p.values[offset])),"plantDescription":\#(description)}"#
+                let description =
+                    #"{"type":"\#(p.type)","family":"\#(p.family)","season":"Demo season","specialColors":"Demo colors","specialShapes":"Demo shapes","crossReaction":"Demo cross reactions","picture":"https://storage.googleapis.com/pollen-pictures/\#(p.picture)_full.jpg","pictureCloseup":"https://storage.googleapis.com/pollen-pictures/\#(p.picture)_closeup.jpg"}"#
+                return
+                    #"{"code":"\#(p.code)","displayName":"\#(p.name)","inSeason":true,"indexInfo":\#(index(p.values[offset])),"plantDescription":\#(description)}"#
             }
-            dayTexts.append(#"{"date":{"year":\#(date.year),"month":\#(date.month),"day":\#(date.day)},"pollenTypeInfo":[\#(typeTexts.joined(separator: ","))],"plantInfo":[\#(plantTexts.joined(separator: ","))]}"#)
+            dayTexts.append(
+                #"{"date":{"year":\#(date.year),"month":\#(date.month),"day":\#(date.day)},"pollenTypeInfo":[\#(typeTexts.joined(separator: ","))],"plantInfo":[\#(plantTexts.joined(separator: ","))]}"#
+            )
         }
         return #"{"regionCode":"DE","dailyInfo":[\#(dayTexts.joined(separator: ","))]}"#
     }
@@ -81,7 +89,8 @@ public struct DemoResponder: HTTPFetching {
         let objects = dates.map { date -> String in
             let wobble = (date.year * 7) % 11 - 5
             let tenths = 118 + (date.year - 1980) * 3 / 10 + wobble
-            return #"{"latitude":52.52,"longitude":13.419998,"generationtime_ms":0.5,"utc_offset_seconds":0,"timezone":"\#(timezone)","timezone_abbreviation":"GMT","elevation":38.0,"daily_units":{"time":"iso8601","temperature_2m_max":"°C"},"daily":{"time":["\#(date)"],"temperature_2m_max":[\#(FixedPoint.format(tenths, scale: 1))]}}"#
+            return
+                #"{"latitude":52.52,"longitude":13.419998,"generationtime_ms":0.5,"utc_offset_seconds":0,"timezone":"\#(timezone)","timezone_abbreviation":"GMT","elevation":38.0,"daily_units":{"time":"iso8601","temperature_2m_max":"°C"},"daily":{"time":["\#(date)"],"temperature_2m_max":[\#(FixedPoint.format(tenths, scale: 1))]}}"#
         }
         return objects.count == 1 ? objects[0] : "[" + objects.joined(separator: ",") + "]"
     }
@@ -107,6 +116,7 @@ public struct DemoResponder: HTTPFetching {
             return "\"\(name)\":[\(values.joined(separator: ","))]"
         }
         let units = plants.map { "\"\($0.0)\":\"grains/m³\"" }.joined(separator: ",")
-        return #"{"latitude":52.5,"longitude":13.4,"generationtime_ms":1.0,"utc_offset_seconds":0,"timezone":"\#(timezone)","timezone_abbreviation":"GMT","elevation":38.0,"hourly_units":{"time":"iso8601",\#(units)},"hourly":{"time":[\#(times.joined(separator: ","))],\#(series.joined(separator: ","))}}"#
+        return
+            #"{"latitude":52.5,"longitude":13.4,"generationtime_ms":1.0,"utc_offset_seconds":0,"timezone":"\#(timezone)","timezone_abbreviation":"GMT","elevation":38.0,"hourly_units":{"time":"iso8601",\#(units)},"hourly":{"time":[\#(times.joined(separator: ","))],\#(series.joined(separator: ","))}}"#
     }
 }

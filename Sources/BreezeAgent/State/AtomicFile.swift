@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// File I/O for `state_dir`: whole-file reads and crash-safe replacement.

@@ -21,18 +21,24 @@ public enum OpenMeteoPollen {
 
     /// The six species, in publishing order (trees, grass, weeds).
     public static let plants: [Plant] = [
-        Plant(code: "ALDER", name: "Alder", variable: "alder_pollen", category: "TREE",
-              thresholds: [1, 11, 28, 70, 250]),
-        Plant(code: "BIRCH", name: "Birch", variable: "birch_pollen", category: "TREE",
-              thresholds: [1, 11, 28, 70, 300]),
-        Plant(code: "OLIVE", name: "Olive", variable: "olive_pollen", category: "TREE",
-              thresholds: [1, 51, 101, 201, 400]),
-        Plant(code: "GRAMINALES", name: "Grasses", variable: "grass_pollen", category: "GRASS",
-              thresholds: [1, 20, 30, 50, 150]),
-        Plant(code: "MUGWORT", name: "Mugwort", variable: "mugwort_pollen", category: "WEED",
-              thresholds: [1, 6, 10, 15, 50]),
-        Plant(code: "RAGWEED", name: "Ragweed", variable: "ragweed_pollen", category: "WEED",
-              thresholds: [1, 6, 8, 11, 40]),
+        Plant(
+            code: "ALDER", name: "Alder", variable: "alder_pollen", category: "TREE",
+            thresholds: [1, 11, 28, 70, 250]),
+        Plant(
+            code: "BIRCH", name: "Birch", variable: "birch_pollen", category: "TREE",
+            thresholds: [1, 11, 28, 70, 300]),
+        Plant(
+            code: "OLIVE", name: "Olive", variable: "olive_pollen", category: "TREE",
+            thresholds: [1, 51, 101, 201, 400]),
+        Plant(
+            code: "GRAMINALES", name: "Grasses", variable: "grass_pollen", category: "GRASS",
+            thresholds: [1, 20, 30, 50, 150]),
+        Plant(
+            code: "MUGWORT", name: "Mugwort", variable: "mugwort_pollen", category: "WEED",
+            thresholds: [1, 6, 10, 15, 50]),
+        Plant(
+            code: "RAGWEED", name: "Ragweed", variable: "ragweed_pollen", category: "WEED",
+            thresholds: [1, 6, 8, 11, 40]),
     ]
 
     /// A day with fewer non-null hours than this is Unknown (the CAMS horizon runs out mid-day).

@@ -83,8 +83,10 @@ public struct PollenPalette: Sendable, Hashable {
         self.unknown = unknown
     }
 
-    private init(standardNone: HexColor, low: HexColor, moderate: HexColor, high: HexColor, veryHigh: HexColor,
-                 unknown: HexColor) {
+    private init(
+        standardNone: HexColor, low: HexColor, moderate: HexColor, high: HexColor, veryHigh: HexColor,
+        unknown: HexColor
+    ) {
         self.none = standardNone
         self.low = low
         self.moderate = moderate
@@ -254,9 +256,10 @@ public enum PollenOutcome: Sendable, Hashable {
 enum PollenValueRule {
     /// A value from the source: an integer 0…5 is kept, above 5 clamped to 5, anything else
     /// (negative, fractional, text) malformed. Returns the value and a warning when one is due.
-    static func normalise(_ raw: RawIndexValue, code: String, date: CivilDate?) -> (value: Int?, malformed: Bool,
-        warning: String?)
-    {
+    static func normalise(_ raw: RawIndexValue, code: String, date: CivilDate?) -> (
+        value: Int?, malformed: Bool,
+        warning: String?
+    ) {
         let at = date.map { " on \($0)" } ?? ""
         switch raw {
         case .integer(let v) where v >= 0 && v <= 5:

@@ -21,8 +21,9 @@ public enum PollenTopics {
     ) -> TopicTree {
         let selection = PollenSelection.select(
             report: report, today: today, days: days, fetchedAt: fetchedAt, now: now, stale: stale)
-        return tree(prefix: prefix, locationID: locationID, selection: selection, fetchedAt: fetchedAt,
-                    palette: palette)
+        return tree(
+            prefix: prefix, locationID: locationID, selection: selection, fetchedAt: fetchedAt,
+            palette: palette)
     }
 
     /// Builds the tree from an already selected set of days.
