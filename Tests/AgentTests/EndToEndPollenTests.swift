@@ -283,6 +283,35 @@ struct EndToEndPollenTests {
         }
     }
 
+    @Test("DNS failure after a good run: nothing cleared, stale true, updated_at unchanged, logged")
+    func dnsFailureKeepsData() async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let sandbox = try AgentSandbox()
+            let prefix = "e2e-dns-\(shortID())"
+            let upstream = try FakeUpstream(.init(google: Self.google(try googleBody(zone: Self.zone))))
+            try sandbox.writeConfig(port: port, prefix: prefix, Self.googleConfig(upstream))
+            #expect(await runAgent("once", sandbox) == 0)
+            let one = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
+            let updatedAt = try #require(one["\(prefix)/home/pollen/updated_at"])
+
+            // The same config, but the pollen API's host name does not resolve (.invalid is
+            // reserved: no resolver answers it). The child's log is read for the reason.
+            let unresolvable = Self.googleConfig(upstream).replacingOccurrences(
+                of: upstream.server.url("/google"), with: "http://breeze-no-such-host.invalid/google")
+            try sandbox.writeConfig(port: port, prefix: prefix, unresolvable)
+            let run = try await AgentProcess.run(
+                ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stderr.contains("fetch from google failed") && run.stderr.contains("resolve"), "\(run.stderr)")
+            #expect(!run.stderr.contains(Self.key))
+
+            let two = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
+            #expect(two["\(prefix)/home/pollen/stale"] == "true")
+            #expect(two["\(prefix)/home/pollen/updated_at"] == updatedAt)
+            #expect(Set(two.keys) == Set(one.keys))
+        }
+    }
+
     @Test("HTTP 500 with nothing stored: once exits 69")
     func failedFetchWithoutData() async throws {
         try await MosquittoBroker.withPlainBroker { port in
