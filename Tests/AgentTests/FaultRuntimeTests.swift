@@ -98,6 +98,63 @@ struct FaultRuntimeTests {
         await fresh.stop()
     }
 
+    @Test("broker killed in the middle of publishing thousands of topics: the whole tree arrives after it returns")
+    func brokerKilledMidPublish() async throws {
+        // 20 locations: about 5 000 retained topics, published in one burst on connect.
+        let locations = (0..<20).map { FaultLocation(id: "l\($0)", latitude: 40.0 + Double($0) * 0.5) }
+        let scenario = try FaultScenario(locations: locations)
+        let broker = try MosquittoBroker()
+        defer { broker.stop() }
+        try scenario.writeConfig(brokerPort: broker.port)
+        let agent = try AgentProcess(["run", "--config", scenario.configPath], directory: scenario.directory)
+        // Everything is fetched while the broker is down, so the connect publishes it all at once.
+        try #require(
+            await agent.waitForLine("climate[", count: locations.count, timeout: .seconds(60)), "\(agent.log)")
+        try #require(await agent.waitForLine("pollen[", count: locations.count, timeout: .seconds(60)))
+
+        try await broker.start()
+        let watcher = try await BrokerView(port: broker.port, patterns: ["\(scenario.prefix)/#"])
+        // Cut the broker (SIGKILL: no goodbye) as soon as the burst has begun.
+        let begun = await poll(timeout: .seconds(20)) { watcher.tree(under: scenario.prefix).count > 50 }
+        try #require(begun, "the publish burst never started\n\(agent.log)")
+        broker.stop()
+        let seenBeforeCut = watcher.tree(under: scenario.prefix).count
+        await watcher.stop()
+
+        // Back without its retained store: the agent reconnects and republishes everything.
+        try await broker.start()
+        let view = try await BrokerView(
+            port: broker.port, patterns: ["\(scenario.prefix)/#", "\(scenario.discoveryPrefix)/#"])
+        let essentials = locations.flatMap { scenario.essentialTopics($0.id) }
+        let back = await view.waitForTopics(essentials, timeout: .seconds(30))
+        #expect(back, "missing: \(essentials.filter { view.value($0) == nil }.prefix(5))\n\(agent.log)")
+        // Settled: the tree stops growing.
+        var settled = view.tree(under: scenario.prefix)
+        _ = await poll(timeout: .seconds(20)) {
+            let now = view.tree(under: scenario.prefix)
+            defer { settled = now }
+            return now.count == settled.count && now.count > seenBeforeCut
+        }
+        let afterCut = view.tree(under: scenario.prefix)
+        await view.stop()
+
+        // A clean restart republishes the complete tree: it must equal what the cut one became.
+        try await broker.restart()
+        let reference = try await BrokerView(port: broker.port, patterns: ["\(scenario.prefix)/#"])
+        let complete = await poll(timeout: .seconds(30)) {
+            reference.tree(under: scenario.prefix).count >= afterCut.count
+        }
+        #expect(complete)
+        _ = await poll(timeout: .seconds(10)) { reference.tree(under: scenario.prefix) == afterCut }
+        #expect(reference.tree(under: scenario.prefix) == afterCut, "the tree after the cut is not the full tree")
+        #expect(afterCut.count > locations.count * 100, "only \(afterCut.count) topics")
+        // The cut really came in the middle of the burst.
+        #expect(seenBeforeCut < afterCut.count, "saw \(seenBeforeCut) of \(afterCut.count) before the cut")
+        #expect(agent.lines(containing: "mqtt: disconnected").count >= 1)
+        #expect(await agent.terminate() == 0)
+        await reference.stop()
+    }
+
     @Test(
         "SIGTERM and SIGINT while a fetch hangs: offline retained, exit 0 within 2 s",
         arguments: [SIGTERM, SIGINT])
