@@ -312,6 +312,32 @@ struct EndToEndPollenTests {
         }
     }
 
+    @Test("The daily Google call cap holds across runs: no call past pollen.max_calls_per_day")
+    func dailyCallCap() async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let sandbox = try AgentSandbox()
+            let prefix = "e2e-cap-\(shortID())"
+            let upstream = try FakeUpstream(.init(google: Self.google(try googleBody(zone: Self.zone))))
+            let config = Self.googleConfig(upstream).replacingOccurrences(
+                of: "pollen: {api_key: \(Self.key),", with: "pollen: {max_calls_per_day: 2, api_key: \(Self.key),")
+            try sandbox.writeConfig(port: port, prefix: prefix, config)
+            #expect(await runAgent("once", sandbox) == 0)
+            #expect(await runAgent("once", sandbox) == 0)
+            #expect(upstream.googleRequests.count == 2)
+            // The third run of the (local) day is refused before any request; the stored data
+            // is published instead, so `once` still succeeds. A new process: the count is on disk.
+            let run = try await AgentProcess.run(
+                ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(upstream.googleRequests.count == 2)
+            #expect(run.stderr.contains("daily Google call cap reached"), "\(run.stderr)")
+            let calls = try String(contentsOfFile: sandbox.stateDir + "/calls.json", encoding: .utf8)
+            #expect(calls.contains("\"calls\":2"), "\(calls)")
+            let tree = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
+            #expect(tree["\(prefix)/home/pollen/grass/value"] != nil)
+        }
+    }
+
     @Test("HTTP 500 with nothing stored: once exits 69")
     func failedFetchWithoutData() async throws {
         try await MosquittoBroker.withPlainBroker { port in
