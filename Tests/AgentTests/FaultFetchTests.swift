@@ -170,7 +170,8 @@ struct FaultFetchTests {
             #expect(scenario.apis.requests(path: "/air-quality").count == 1)
             #expect(scenario.apis.requests(path: "/google").count == 1)
             #expect(agent.lines(containing: "using key-free Open-Meteo instead").count == 1)
-            #expect(view.value("\(pollenTopic)/stale") == "false")
+            // The summary arrives before its scalars (topics go out in order): wait for the flag.
+            #expect(await view.waitFor("\(pollenTopic)/stale", "false"))
             #expect(await agent.terminate() == 0)
         }
     }
