@@ -35,7 +35,7 @@ SWIFT_FLAGS=(
     -enable-upcoming-feature InternalImportsByDefault
     -enable-upcoming-feature NonisolatedNonsendingByDefault
     -enable-upcoming-feature InferIsolatedConformances
-    -I "$MODULES" -I Sources/CYAML
+    -I "$MODULES" -I Sources/CYAML -I Sources/CMosquitto
 )
 
 source_of() {
@@ -70,10 +70,13 @@ build() {
     mkdir -p "$MODULES" "$OUT/obj"
     mapfile -t core < <(find Sources/BreezeCore -name '*.swift' | sort)
     mapfile -t yaml < <(find Sources/BreezeYAML -name '*.swift' | sort)
+    mapfile -t mqtt < <(find Sources/BreezeMQTT -name '*.swift' | sort)
     mapfile -t config < <(find Sources/BreezeAgent/Config -name '*.swift' | sort)
     build_module BreezeCore "${core[@]}"
     build_module BreezeYAML "${yaml[@]}"
-    # Only the Config folder of BreezeAgent: it needs neither MQTT nor HTTP.
+    # The config's TLS and protocol settings are the MQTT client's own types.
+    build_module BreezeMQTT "${mqtt[@]}"
+    # Only the Config folder of BreezeAgent: it needs no HTTP and no runtime.
     build_module BreezeAgent "${config[@]}"
     for target in "${TARGETS[@]}"; do
         local src binary
@@ -81,8 +84,8 @@ build() {
         binary=$OUT/$target
         local objects=("$OUT/obj/BreezeCore.o") libs=()
         if [[ $target == config ]]; then
-            objects+=("$OUT/obj/BreezeYAML.o" "$OUT/obj/BreezeAgent.o")
-            libs=(-lyaml)
+            objects+=("$OUT/obj/BreezeYAML.o" "$OUT/obj/BreezeMQTT.o" "$OUT/obj/BreezeAgent.o")
+            libs=(-lyaml -lmosquitto)
         fi
         local newest=$src
         for o in "${objects[@]}"; do [[ $o -nt $newest ]] && newest=$o; done

@@ -1,3 +1,4 @@
+public import BreezeCore
 import BreezeHTTP
 import BreezeMQTT
 import FoundationEssentials
@@ -13,7 +14,7 @@ public struct CurlFetcher: HTTPFetching {
     }
 
     public func get(
-        _ url: String, query: [(name: String, value: String)], headers: [(name: String, value: String)]
+        _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
     ) async throws(FetchFailure) -> FetchedResponse {
         let request = HTTPRequest(
             url: url, query: query.map { QueryItem($0.name, $0.value) },

@@ -91,7 +91,7 @@ public struct ClimateFetcher: Sendable {
         let response: FetchedResponse
         do {
             response = try await http.get(
-                base + query.path, query: query.parameters.map { ($0.name, $0.value) }, headers: [])
+                base + query.path, query: query.parameters, headers: [])
         } catch {
             return .failure(Failure(result: .failed(message: error.description, retryAfter: nil)))
         }

@@ -13,7 +13,7 @@ public struct DemoResponder: HTTPFetching {
     }
 
     public func get(
-        _ url: String, query: [(name: String, value: String)], headers: [(name: String, value: String)]
+        _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
     ) async throws(FetchFailure) -> FetchedResponse {
         func value(_ name: String) -> String? { query.first { $0.name == name }?.value }
         let body: String

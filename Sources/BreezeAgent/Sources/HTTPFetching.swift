@@ -1,3 +1,5 @@
+public import BreezeCore
+
 /// An HTTP answer as the sources need it: status, body and the server's `Retry-After`.
 public struct FetchedResponse: Sendable, Equatable {
     public var status: Int
@@ -24,6 +26,6 @@ public struct FetchFailure: Error, Sendable, CustomStringConvertible {
 public protocol HTTPFetching: Sendable {
     /// GET `url` with the query items (escaped by the implementation) and extra headers.
     func get(
-        _ url: String, query: [(name: String, value: String)], headers: [(name: String, value: String)]
+        _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
     ) async throws(FetchFailure) -> FetchedResponse
 }

@@ -38,7 +38,7 @@ public struct PollenFetcher: Sendable {
 
     public func fetch(_ location: LocationConfig, source: PollenSource, now: Int64) async -> PollenFetchResult {
         let url: String
-        let query: [(name: String, value: String)]
+        let query: [QueryParameter]
         var headers: [(name: String, value: String)] = []
         switch source {
         case .google:

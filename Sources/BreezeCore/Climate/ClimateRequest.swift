@@ -18,17 +18,6 @@ public struct ClimatePoint: Sendable, Equatable {
     }
 }
 
-/// One query parameter, in the order it is sent.
-public struct QueryParameter: Sendable, Equatable {
-    public var name: String
-    public var value: String
-
-    public init(_ name: String, _ value: String) {
-        self.name = name
-        self.value = value
-    }
-}
-
 /// A request without I/O: the path to append to the configured base URL and the parameters.
 /// The HTTP layer percent-encodes the values (the time zone and the comma lists need it).
 public struct ClimateQuery: Sendable, Equatable {

@@ -7,14 +7,14 @@ public enum GooglePollen {
     /// Query parameters of `GET {endpoints.pollen}/forecast:lookup` (the key goes in the
     /// `X-Goog-Api-Key` header, not here, so it never lands in URLs or logs).
     public static func query(latitude: Double, longitude: Double, days: Int, language: String)
-        -> [(name: String, value: String)]
+        -> [QueryParameter]
     {
         [
-            ("location.latitude", FixedPoint.coordinate(latitude)),
-            ("location.longitude", FixedPoint.coordinate(longitude)),
-            ("days", String(min(5, max(1, days)))),
-            ("languageCode", language),
-            ("plantsDescription", "true"),
+            QueryParameter("location.latitude", FixedPoint.coordinate(latitude)),
+            QueryParameter("location.longitude", FixedPoint.coordinate(longitude)),
+            QueryParameter("days", String(min(5, max(1, days)))),
+            QueryParameter("languageCode", language),
+            QueryParameter("plantsDescription", "true"),
         ]
     }
 

@@ -51,15 +51,16 @@ public enum OpenMeteoPollen {
 
     /// Query parameters of `GET {endpoints.air_quality}/air-quality` (SPEC §1b). `domains=cams_europe`
     /// turns "outside Europe" into a clean HTTP 400 with a fixed reason.
-    public static func query(latitude: Double, longitude: Double, timezone: String) -> [(name: String, value: String)] {
+    public static func query(latitude: Double, longitude: Double, timezone: String) -> [QueryParameter] {
         [
-            ("latitude", FixedPoint.coordinate(latitude)),
-            ("longitude", FixedPoint.coordinate(longitude)),
-            ("hourly", "alder_pollen,birch_pollen,grass_pollen,mugwort_pollen,olive_pollen,ragweed_pollen"),
-            ("domains", "cams_europe"),
-            ("forecast_days", "4"),
-            ("timezone", timezone),
-            ("timeformat", "iso8601"),
+            QueryParameter("latitude", FixedPoint.coordinate(latitude)),
+            QueryParameter("longitude", FixedPoint.coordinate(longitude)),
+            QueryParameter(
+                "hourly", "alder_pollen,birch_pollen,grass_pollen,mugwort_pollen,olive_pollen,ragweed_pollen"),
+            QueryParameter("domains", "cams_europe"),
+            QueryParameter("forecast_days", "4"),
+            QueryParameter("timezone", timezone),
+            QueryParameter("timeformat", "iso8601"),
         ]
     }
 
