@@ -19,16 +19,8 @@ scripts/deps.sh
 which=(address thread)
 if [ $# -gt 0 ] && { [ "$1" = address ] || [ "$1" = thread ]; }; then which=("$1"); shift; fi
 
-port=$(scripts/free-port.sh)
-work=$(mktemp -d /tmp/breeze-sanitize.XXXXXX)
-sed "s/@PORT@/$port/" test/mosquitto/test.conf > "$work/mosquitto.conf"
-mosquitto -c "$work/mosquitto.conf" >"$work/mosquitto.log" 2>&1 &
-broker=$!
-cleanup() { kill "$broker" 2>/dev/null || true; wait "$broker" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-export BREEZE_TEST_MQTT_PORT="$port"
-echo "sanitize: mosquitto on 127.0.0.1:$port" >&2
+. scripts/test-broker.sh
+start_test_broker sanitize
 
 # halt_on_error / exitcode make any report fail the run; the suppression files are ours.
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:detect_stack_use_after_return=0:strict_string_checks=0"

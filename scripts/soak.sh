@@ -15,18 +15,11 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 cycles=${SOAK_CYCLES:-2000}
 
-port=$(scripts/free-port.sh)
-work=$(mktemp -d /tmp/breeze-soak.XXXXXX)
-sed "s/@PORT@/$port/" test/mosquitto/test.conf > "$work/mosquitto.conf"
-mosquitto -c "$work/mosquitto.conf" >"$work/mosquitto.log" 2>&1 &
-broker=$!
-cleanup() { kill "$broker" 2>/dev/null || true; wait "$broker" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-export BREEZE_TEST_MQTT_PORT="$port"
+. scripts/test-broker.sh
+start_test_broker soak
 export BREEZE_SOAK_CYCLES="$cycles"
 if [ -n "${SOAK_MAX_GROWTH_KIB:-}" ]; then export BREEZE_SOAK_MAX_GROWTH_KIB="$SOAK_MAX_GROWTH_KIB"; fi
-echo "soak: mosquitto on 127.0.0.1:$port, $cycles cycles" >&2
+echo "soak: $cycles cycles" >&2
 
 scratch=.build/soak
 swift build --build-tests -c release -Xswiftc -enable-testing --scratch-path "$scratch" -Xswiftc -warnings-as-errors

@@ -4,16 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-port=$(scripts/free-port.sh)
-work=$(mktemp -d /tmp/breeze-test.XXXXXX)
-sed "s/@PORT@/$port/" test/mosquitto/test.conf > "$work/mosquitto.conf"
-mosquitto -c "$work/mosquitto.conf" >"$work/mosquitto.log" 2>&1 &
-broker=$!
-cleanup() { kill "$broker" 2>/dev/null || true; wait "$broker" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-export BREEZE_TEST_MQTT_PORT="$port"
-echo "test: mosquitto on 127.0.0.1:$port" >&2
+. scripts/test-broker.sh
+start_test_broker test
 # Formatting is checked first: it takes seconds and says exactly what to fix (.swift-format).
 swift format lint --strict -r Sources Tests fuzz bench
 swift build --build-tests -Xswiftc -warnings-as-errors "$@"

@@ -92,7 +92,7 @@ extension JSONValue {
     }
 }
 
-/// Fixed-point decimal text without `String(format:)` (which pulls ICU into the binary).
+/// Fixed-point decimal text written by hand: the Foundation formatters pull ICU into the binary.
 public enum FixedPoint {
     /// Writes `units × 10^-scale` with exactly `scale` decimals: `format(-4, scale: 1)` is `-0.4`.
     public static func format(_ units: Int, scale: Int) -> String {

@@ -1,4 +1,4 @@
-/// Temperature and change texts without `String(format:)` (which drags ICU in, STYLE.md).
+/// Temperature and change texts written by hand: the Foundation formatters drag ICU in (STYLE.md).
 ///
 /// Every conversion is done on exact integers: a value in tenths of the display unit is the
 /// rational `numerator / denominator` (°F: `(9c + 1600) / 5` for a temperature, `9Δ / 5` for a
