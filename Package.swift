@@ -44,7 +44,7 @@ let package = Package(
         // It lives under Tests/ because it may use Foundation (Process); it never ships.
         .target(name: "BreezeTestSupport", dependencies: ["BreezeHTTP", "BreezeMQTT"], path: "Tests/BreezeTestSupport"),
 
-        .testTarget(name: "CoreTests", dependencies: ["BreezeCore"], exclude: ["Fixtures"]),
+        .testTarget(name: "CoreTests", dependencies: ["BreezeCore", "BreezeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "YAMLTests", dependencies: ["BreezeYAML"]),
         .testTarget(name: "HTTPTests", dependencies: ["BreezeHTTP", "BreezeTestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["BreezeMQTT", "BreezeTestSupport"]),

@@ -1,0 +1,40 @@
+/// The warming-stripes part of the topic tree (SPEC §9.1) for one location.
+///
+/// `<p>/<loc>/climate/stripes` carries the JSON document and `<p>/<loc>/climate/stripes/colors`
+/// the colors alone, comma-separated and oldest first, for consumers that only draw (an LED
+/// strip, an e-ink tag). Both list only the years kept: a year left out has no stripe, and a
+/// consumer that needs the gap sees it from the `year` numbers.
+public enum StripesTopics {
+    /// Builds `<prefix>/<location>/climate/stripes` and `…/colors`.
+    public static func tree(prefix: String, locationID: String, series: StripesSeries) -> TopicTree {
+        let base = "\(prefix)/\(locationID)/climate/stripes"
+        var tree = TopicTree()
+        tree.set(base, json: json(series))
+        tree.set("\(base)/colors", colors(series))
+        return tree
+    }
+
+    /// `{reference, first_year, last_year, years: [{year, mean_celsius, anomaly_celsius, color}]}`,
+    /// temperatures with two decimals.
+    public static func json(_ series: StripesSeries) -> JSONValue {
+        let years: [JSONValue] = series.years.map { year in
+            .object([
+                "year": .integer(year.year),
+                "mean_celsius": .fixed(year.meanHundredths, scale: 2),
+                "anomaly_celsius": .fixed(year.anomalyHundredths, scale: 2),
+                "color": .string(year.color.description),
+            ])
+        }
+        return .object([
+            "reference": .fixed(series.referenceHundredths, scale: 2),
+            "first_year": .integer(series.firstYear),
+            "last_year": .integer(series.lastYear),
+            "years": .array(years),
+        ])
+    }
+
+    /// `#2166ac,#4393c3,…`, oldest first.
+    public static func colors(_ series: StripesSeries) -> String {
+        series.years.map(\.color.description).joined(separator: ",")
+    }
+}
