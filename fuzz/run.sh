@@ -24,7 +24,7 @@ SWIFTC=${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 OUT=build/fuzz
 MODULES=$OUT/modules
-ALL_TARGETS=(google-pollen openmeteo-pollen climate config tzif posix-tz)
+ALL_TARGETS=(google-pollen openmeteo-pollen climate stripes config tzif posix-tz)
 
 # The package's swiftSettings (Package.swift), so the sources compile exactly as there.
 SWIFT_FLAGS=(
@@ -43,6 +43,7 @@ source_of() {
         google-pollen) echo GooglePollenFuzz ;;
         openmeteo-pollen) echo OpenMeteoPollenFuzz ;;
         climate) echo ClimateFuzz ;;
+        stripes) echo StripesFuzz ;;
         config) echo ConfigFuzz ;;
         tzif) echo TZifFuzz ;;
         posix-tz) echo PosixTZFuzz ;;

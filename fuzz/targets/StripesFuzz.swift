@@ -1,0 +1,26 @@
+// libFuzzer target: Open-Meteo archive bodies (temperature_2m_mean) → tallies → stripes → topics.
+// Built by fuzz/run.sh against BreezeCore; not part of the Swift package.
+import BreezeCore
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzStripes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let body = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    let observations: [ClimateObservation]
+    do {
+        observations = try StripesDecoder.decode(body)
+    } catch {
+        _ = error.description
+        return 0
+    }
+    guard let first = observations.first?.date.year, let last = observations.last?.date.year else { return 0 }
+    let tallies = WarmingStripes.tallies(observations, years: first...last)
+    do {
+        let series = try WarmingStripes.compute(tallies: tallies, firstYear: first, lastYear: last)
+        precondition(series.years.allSatisfy { (0...7).contains($0.bin) }, "bins stay on the ramp")
+        let tree = StripesTopics.tree(prefix: "breeze", locationID: "home", series: series)
+        precondition(tree.count == 2, "stripes always yield the JSON and the colors")
+    } catch {
+        _ = error.description
+    }
+    return 0
+}
