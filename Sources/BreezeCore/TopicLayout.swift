@@ -9,6 +9,7 @@
 /// <p>/diagnostics                    not retained, periodic
 /// <p>/<loc>/pollen…                  ``LocationTopics/pollen`` and below
 /// <p>/<loc>/climate…                 ``LocationTopics/climate`` and below
+/// <p>/<loc>/climate/stripes…         ``LocationTopics/climateStripes`` (its own scope)
 /// <p>/<loc>/refresh                  command in
 /// <p>/<loc>/climate/unit/set         command in
 /// <dp>/device/<slug(p)>_<slug(loc)>/config   Home Assistant device discovery
@@ -100,6 +101,11 @@ public struct LocationTopics: Sendable, Equatable {
     public var climateCurrent: String { climate + "/current" }
     /// `<p>/<loc>/climate/unit`.
     public var climateUnit: String { climate + "/unit" }
+    /// `<p>/<loc>/climate/stripes`: the warming-stripes JSON (SPEC §9.1), and the scope of the
+    /// stripes topics (fetched once a year, so they have a scope of their own inside climate's).
+    public var climateStripes: String { climate + "/stripes" }
+    /// `<p>/<loc>/climate/stripes/colors`: the stripe colors, comma-separated, oldest first.
+    public var climateStripesColors: String { climateStripes + "/colors" }
 
     // MARK: commands
 

@@ -86,7 +86,7 @@ private let red7 = "#b2182b"
             [Int](repeating: 1, count: 4) + [Int](repeating: 2, count: 5) + [Int](repeating: 3, count: 6)
             + [Int](repeating: 4, count: 6) + [Int](repeating: 5, count: 5) + [Int](repeating: 6, count: 4)
         #expect(series.years.map(\.bin) == expected)
-        let tree = StripesTopics.tree(prefix: "breeze", locationID: "home", series: series)
+        let tree = StripesTopics.tree(topics: TopicLayout(prefix: "breeze").location("home"), series: series)
         #expect(
             tree["breeze/home/climate/stripes/colors"]
                 == ([String](repeating: blue1, count: 4) + [String](repeating: blue2, count: 5)
@@ -112,7 +112,7 @@ private let red7 = "#b2182b"
         let sigma = Double(100) / 5
         #expect(Int(((39.0 / sigma) + 2.6) / 0.65) == 6)
 
-        let tree = StripesTopics.tree(prefix: "breeze", locationID: "home", series: series)
+        let tree = StripesTopics.tree(topics: TopicLayout(prefix: "breeze").location("home"), series: series)
         #expect(tree.topics == ["breeze/home/climate/stripes", "breeze/home/climate/stripes/colors"])
         #expect(tree["breeze/home/climate/stripes/colors"] == "\(red7),\(blue2),\(blue3),\(blue3),\(blue3)")
         #expect(

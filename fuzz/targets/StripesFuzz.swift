@@ -17,7 +17,7 @@ public func fuzzStripes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     do {
         let series = try WarmingStripes.compute(tallies: tallies, firstYear: first, lastYear: last)
         precondition(series.years.allSatisfy { (0...7).contains($0.bin) }, "bins stay on the ramp")
-        let tree = StripesTopics.tree(prefix: "breeze", locationID: "home", series: series)
+        let tree = StripesTopics.tree(topics: TopicLayout(prefix: "breeze").location("home"), series: series)
         precondition(tree.count == 2, "stripes always yield the JSON and the colors")
     } catch {
         _ = error.description

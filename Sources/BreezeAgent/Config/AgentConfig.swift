@@ -171,15 +171,18 @@ public struct ClimateSettings: Sendable, Equatable {
     public var years: [Int]
     /// At least 1 minute.
     public var refreshCooldown: Duration
+    /// `climate.stripes.first_year`: the first warming stripe (SPEC §9.1), 1940 ≤ year < the current year.
+    public var stripesFirstYear: Int
 
     public init(
         enabled: Bool = true, unit: TemperatureUnit = .fahrenheit, years: [Int] = [1980, 1990, 2000, 2010, 2020],
-        refreshCooldown: Duration = .seconds(3600)
+        refreshCooldown: Duration = .seconds(3600), stripesFirstYear: Int = StripesRequest.defaultFirstYear
     ) {
         self.enabled = enabled
         self.unit = unit
         self.years = years
         self.refreshCooldown = refreshCooldown
+        self.stripesFirstYear = stripesFirstYear
     }
 }
 

@@ -352,7 +352,7 @@ private struct ConfigParser {
 
     private func parseClimate(_ node: YAMLNode?) throws(ConfigError) -> ClimateSettings {
         let r = try MappingReader(
-            node, path: "climate", keys: ["enabled", "unit", "years", "refresh_cooldown"], file: file)
+            node, path: "climate", keys: ["enabled", "unit", "years", "refresh_cooldown", "stripes"], file: file)
         var settings = ClimateSettings()
         settings.enabled = try r.bool("enabled") ?? true
         settings.unit =
@@ -383,6 +383,13 @@ private struct ConfigParser {
         }
         settings.refreshCooldown =
             try r.duration("refresh_cooldown", atLeast: .seconds(60), minimumText: "1m") ?? .seconds(3600)
+        // SPEC §9.1: the warming stripes start here; the archive begins in 1940 and the last
+        // stripe is last year, so at least one complete year must lie in between.
+        let stripes = try MappingReader(
+            r.rawNode("stripes"), path: "climate.stripes", keys: ["first_year"], file: file)
+        settings.stripesFirstYear =
+            try stripes.int("first_year", in: StripesRequest.earliestYear...(currentYear - 1))
+            ?? min(StripesRequest.defaultFirstYear, currentYear - 1)
         return settings
     }
 

@@ -80,6 +80,8 @@ public func renderEffective(_ c: AgentConfig) -> String {
     line(2, "unit", cl.unit.rawValue)
     line(2, "years", "[" + cl.years.map(String.init).joined(separator: ", ") + "]")
     line(2, "refresh_cooldown", durationText(cl.refreshCooldown))
+    line(2, "stripes", "")
+    line(4, "first_year", String(cl.stripesFirstYear))
 
     line(0, "endpoints", "")
     line(2, "pollen", quoted(c.endpoints.pollen))

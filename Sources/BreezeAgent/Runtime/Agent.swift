@@ -14,6 +14,7 @@ final class Agent {
     let store: StateStore
     let pollenFetcher: PollenFetcher
     let climateFetcher: ClimateFetcher
+    let stripesFetcher: StripesFetcher
     var state: DaemonState
     let started = Timestamp.monotonicSeconds()
 
@@ -25,6 +26,7 @@ final class Agent {
         self.store = store
         self.pollenFetcher = PollenFetcher(http: http, endpoints: config.endpoints, settings: config.pollen)
         self.climateFetcher = ClimateFetcher(http: http, endpoints: config.endpoints, years: config.climate.years)
+        self.stripesFetcher = StripesFetcher(http: http, endpoints: config.endpoints)
         let units = store.units()
         var locations: [LocationRuntime] = []
         for location in config.locations {
@@ -76,6 +78,16 @@ final class Agent {
                     log.info("climate[\(id)]: restored data for \(date)")
                 }
             }
+            if config.climate.enabled, let stored = store.response(location: id, source: Self.stripesStoreName) {
+                if let tallies = try? JSONDecoderShim.decode(StoredStripes.self, stored.body),
+                    let data = tallies.data(fetchedAt: stored.fetchedAt)
+                {
+                    state.restoreStripes(index, data)
+                    log.info("stripes[\(id)]: restored \(tallies.firstYear)–\(tallies.lastYear)")
+                } else {
+                    log.warning("stripes[\(id)]: stored stripes are not usable; ignoring them")
+                }
+            }
         }
     }
 
@@ -83,19 +95,21 @@ final class Agent {
 
     /// Runs one fetch (an edge: libcurl through the fetchers).
     static func fetch(
-        _ request: FetchRequest, pollen: PollenFetcher, climate: ClimateFetcher, log: Log
+        _ request: FetchRequest, pollen: PollenFetcher, climate: ClimateFetcher, stripes: StripesFetcher, log: Log
     ) async -> FetchOutcome {
         switch request {
         case .pollen(let location, let source, let now):
             return .pollen(await pollen.fetch(location, source: source, now: now))
         case .climate(let location, let today, let now):
             return .climate(await climate.fetch(location, today: today, now: now, log: log))
+        case .stripes(let location, let firstYear, let lastYear, let now):
+            return .stripes(await stripes.fetch(location, firstYear: firstYear, lastYear: lastYear, now: now))
         }
     }
 
     /// Runs one fetch with this agent's fetchers.
     func fetch(_ request: FetchRequest) async -> FetchOutcome {
-        await Self.fetch(request, pollen: pollenFetcher, climate: climateFetcher, log: log)
+        await Self.fetch(request, pollen: pollenFetcher, climate: climateFetcher, stripes: stripesFetcher, log: log)
     }
 
     /// Performs the actions that need no broker: log lines and state-directory writes.
@@ -128,6 +142,11 @@ final class Agent {
             if let json = try? JSONEncoderShim.encode(bodies) {
                 store.saveResponse(.init(fetchedAt: fetchedAt, body: json), location: location, source: "climate")
             }
+        case .stripesResponse(let stripes, let fetchedAt, let location):
+            if let json = try? JSONEncoderShim.encode(stripes) {
+                store.saveResponse(
+                    .init(fetchedAt: fetchedAt, body: json), location: location, source: Self.stripesStoreName)
+            }
         case .removeResponse(let location, let source):
             store.removeResponse(location: location, source: source)
         case .callCounts(let counts):
@@ -136,6 +155,9 @@ final class Agent {
             store.saveUnit(unit, for: location)
         }
     }
+
+    /// `responses/<loc>.stripes.json`.
+    static let stripesStoreName = "stripes"
 
     /// Sets every sink's scopes of every location on the publisher (`once`; the daemon does it
     /// through its actions).

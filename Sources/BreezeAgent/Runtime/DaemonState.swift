@@ -7,7 +7,8 @@ import BreezeMQTT
 
 /// Which data a fetch brings.
 enum SourceKind: String, Sendable, Hashable, CaseIterable {
-    case pollen, climate
+    /// `stripes`: the warming stripes' yearly archive request (SPEC §9.1), on with climate.
+    case pollen, climate, stripes
 }
 
 /// One source of one location: what a schedule, a fetch in flight and a completion are keyed by.
@@ -49,12 +50,14 @@ struct CallKey: Hashable, Sendable {
 enum FetchRequest: Sendable {
     case pollen(LocationConfig, PollenSource, now: Int64)
     case climate(LocationConfig, today: CivilDate, now: Int64)
+    case stripes(LocationConfig, firstYear: Int, lastYear: Int, now: Int64)
 }
 
 /// What a fetch came to.
 enum FetchOutcome: Sendable {
     case pollen(PollenFetchResult)
     case climate(ClimateFetchResult)
+    case stripes(StripesFetchResult)
 }
 
 /// The clock as the daemon reads it at an event: wall time for schedules and local dates,
@@ -81,6 +84,7 @@ enum DaemonEvent: Sendable {
 enum StoreWrite: Sendable {
     case response(StateStore.StoredResponse, location: String, source: String)
     case climateResponse(ClimateBodies, fetchedAt: Int64, location: String)
+    case stripesResponse(StoredStripes, fetchedAt: Int64, location: String)
     case removeResponse(location: String, source: String)
     case callCounts([String: StateStore.CallCount])
     case unit(String, location: String)
@@ -175,7 +179,7 @@ struct DaemonState {
     func enabled(_ kind: SourceKind) -> Bool {
         switch kind {
         case .pollen: return config.pollen.enabled
-        case .climate: return config.climate.enabled
+        case .climate, .stripes: return config.climate.enabled
         }
     }
 
@@ -190,6 +194,9 @@ struct DaemonState {
             }
             if locations[index].climateSchedule.nextDue == 0 {
                 locations[index].climateSchedule.due(at: time.now + Int64.random(in: 0...5, using: &random))
+            }
+            if locations[index].stripesSchedule.nextDue == 0 {
+                locations[index].stripesSchedule.due(at: time.now + Int64.random(in: 0...5, using: &random))
             }
         }
         nextDiagnostics = time.now + Self.diagnosticsInterval
@@ -354,7 +361,11 @@ struct DaemonState {
     }
 
     func schedule(_ key: FetchKey) -> FetchSchedule {
-        key.kind == .pollen ? locations[key.location].pollenSchedule : locations[key.location].climateSchedule
+        switch key.kind {
+        case .pollen: return locations[key.location].pollenSchedule
+        case .climate: return locations[key.location].climateSchedule
+        case .stripes: return locations[key.location].stripesSchedule
+        }
     }
 
     /// Prepares a fetch: picks the pollen source, applies the daily Google cap (nil when capped,
@@ -387,7 +398,36 @@ struct DaemonState {
             actions.append(countCall(index, .openMeteo, now: now))
             locations[index].climateSchedule.started(at: now)
             return (.climate(location, today: locations[index].today(at: now), now: now), actions)
+        case .stripes:
+            // Checked daily; fetched only when nothing is stored, the first year changed, or a
+            // newer year is complete (from 10 January + this installation's spread).
+            let today = locations[index].today(at: now)
+            let spread = stripesSpread(index)
+            let firstYear = config.climate.stripesFirstYear
+            guard
+                StripesRequest.isDue(
+                    stored: locations[index].stripes?.range, firstYear: firstYear, today: today, spread: spread)
+            else {
+                locations[index].stripesSchedule.due(
+                    at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
+                return (nil, [])
+            }
+            let lastYear = StripesRequest.targetLastYear(today: today, spread: spread)
+            actions.append(countCall(index, .openMeteo, now: now))
+            actions.append(
+                .log(
+                    .info,
+                    "stripes[\(location.id)]: fetching \(firstYear)–\(lastYear) from the archive (≈ \(StripesRequest.weightedCalls(firstYear: firstYear, lastYear: lastYear)) weighted Open-Meteo calls, once a year)"
+                ))
+            locations[index].stripesSchedule.started(at: now)
+            return (.stripes(location, firstYear: firstYear, lastYear: lastYear, now: now), actions)
         }
+    }
+
+    /// This installation's day in the 10–31 January refetch window for a location: stable across
+    /// restarts (the MQTT client id defaults to `breeze-agent-<hostname>`), different per hub.
+    func stripesSpread(_ index: Int) -> Int {
+        StripesRequest.spread(seed: config.mqtt.clientID + "/" + locations[index].config.id)
     }
 
     private mutating func countCall(_ index: Int, _ api: CountedAPI, now: Int64) -> DaemonAction {
@@ -413,12 +453,17 @@ struct DaemonState {
         switch outcome {
         case .pollen(let result): return applyPollen(key.location, result, now: now)
         case .climate(let result): return applyClimate(key.location, result, now: now)
+        case .stripes(let result): return applyStripes(key.location, result, now: now)
         }
     }
 
     /// Whether the location has usable data of a kind (fresh or stored).
     func hasData(_ key: FetchKey) -> Bool {
-        key.kind == .pollen ? locations[key.location].pollen != nil : locations[key.location].climate != nil
+        switch key.kind {
+        case .pollen: return locations[key.location].pollen != nil
+        case .climate: return locations[key.location].climate != nil
+        case .stripes: return locations[key.location].stripes != nil
+        }
     }
 
     private mutating func applyPollen(_ index: Int, _ result: PollenFetchResult, now: Int64) -> [DaemonAction] {
@@ -516,12 +561,66 @@ struct DaemonState {
 
     static let climateDiagnosticsKey = "open_meteo_climate"
 
+    private mutating func applyStripes(_ index: Int, _ result: StripesFetchResult, now: Int64) -> [DaemonAction] {
+        let id = locations[index].config.id
+        switch result {
+        case .stripes(let data):
+            locations[index].stripes = data
+            // The next check is tomorrow; it fetches only when a newer year is complete.
+            locations[index].stripesSchedule.succeeded(at: now, jitter: random.fraction())
+            locations[index].stripesSchedule.due(
+                at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
+            diagnostics.success(Self.stripesDiagnosticsKey, at: now)
+            let series = data.series
+            var actions: [DaemonAction] = [
+                .store(
+                    .stripesResponse(
+                        StoredStripes(firstYear: series.firstYear, lastYear: series.lastYear, tallies: data.tallies),
+                        fetchedAt: data.fetchedAt, location: id)),
+                .log(
+                    .info,
+                    "stripes[\(id)]: \(series.years.count) years \(series.firstYear)–\(series.lastYear), reference \(FixedPoint.format(series.referenceHundredths, scale: 2)) °C (\(series.referenceIsStandardPeriod ? "1981–2010" : "all years: fewer than 20 of 1981–2010"))"
+                ),
+            ]
+            if !series.omittedYears.isEmpty {
+                let years = series.omittedYears.map(String.init).joined(separator: ", ")
+                actions.append(
+                    .log(
+                        .info,
+                        "stripes[\(id)]: left out \(years) (fewer than \(WarmingStripes.minimumDays) daily means)"))
+            }
+            return actions
+        case .failed(let message, let retryAfter):
+            let delay = locations[index].stripesSchedule.failed(
+                at: now, retryAfter: retryAfter, jitter: random.fraction())
+            diagnostics.failure(Self.stripesDiagnosticsKey, at: now, message: message)
+            let kept = locations[index].stripes != nil ? "; the stored stripes stay published" : ""
+            return [.log(.warning, "stripes[\(id)]: fetch failed: \(message); retry in \(delay) s\(kept)")]
+        case .unusable(let message):
+            // A 200 whose data makes no stripes: asking again at once would spend another ≈ 120
+            // weighted calls on the same answer, so the next try is the next local day.
+            _ = locations[index].stripesSchedule.failed(at: now, retryAfter: nil, jitter: 0)
+            locations[index].stripesSchedule.due(
+                at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
+            diagnostics.failure(Self.stripesDiagnosticsKey, at: now, message: message)
+            return [.log(.warning, "stripes[\(id)]: unusable archive answer: \(message); next try tomorrow")]
+        }
+    }
+
+    static let stripesDiagnosticsKey = "open_meteo_stripes"
+
     // MARK: stored responses (restarts spend no quota)
 
     /// A stored pollen report at start: published at once, fetched again when it ages out.
     mutating func restorePollen(_ index: Int, _ report: PollenReport, fetchedAt: Int64) {
         locations[index].pollen = .report(report, fetchedAt: fetchedAt)
         locations[index].pollenSchedule.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
+    }
+
+    /// Stored stripes at start: published at once; the first check decides whether a newer
+    /// year is due.
+    mutating func restoreStripes(_ index: Int, _ data: StripesData) {
+        locations[index].stripes = data
     }
 
     /// A stored climate trend at start: current until local midnight if it is today's, else stale.
@@ -590,7 +689,9 @@ struct DaemonState {
                 locations[index].nextWake(
                     after: now,
                     pollenEnabled: config.pollen.enabled && !inFlight.contains(.init(location: index, kind: .pollen)),
-                    climateEnabled: config.climate.enabled && !inFlight.contains(.init(location: index, kind: .climate))
+                    climateEnabled: config.climate.enabled
+                        && !inFlight.contains(.init(location: index, kind: .climate)),
+                    stripesEnabled: config.climate.enabled && !inFlight.contains(.init(location: index, kind: .stripes))
                 ))
         }
         wakeAt = wake

@@ -40,6 +40,12 @@ struct LocationRuntime: Sendable {
     var climateSchedule: FetchSchedule
     var unit: TemperatureUnit
 
+    /// The warming stripes (SPEC §9.1): fetched once a year, kept across restarts.
+    var stripes: StripesData?
+    /// Checked once a local day (``StripesRequest/isDue(stored:firstYear:today:spread:)``
+    /// decides whether that check fetches); retries with backoff after a failure.
+    var stripesSchedule: FetchSchedule
+
     init(config: LocationConfig, zone: ZoneRules, settings: AgentConfig, unit: TemperatureUnit) {
         self.config = config
         self.zone = zone
@@ -48,6 +54,8 @@ struct LocationRuntime: Sendable {
             interval: settings.pollen.interval.components.seconds,
             refreshCooldown: settings.pollen.refreshCooldown.components.seconds, nextDue: 0)
         self.climateSchedule = FetchSchedule(
+            interval: 86_400, refreshCooldown: settings.climate.refreshCooldown.components.seconds, nextDue: 0)
+        self.stripesSchedule = FetchSchedule(
             interval: 86_400, refreshCooldown: settings.climate.refreshCooldown.components.seconds, nextDue: 0)
     }
 
@@ -84,10 +92,13 @@ struct LocationRuntime: Sendable {
 
     /// When this location next needs attention: a due fetch, local midnight (today changes),
     /// or the 24 h / 48 h freshness edges of the pollen data.
-    func nextWake(after now: Int64, pollenEnabled: Bool, climateEnabled: Bool) -> Int64 {
+    func nextWake(after now: Int64, pollenEnabled: Bool, climateEnabled: Bool, stripesEnabled: Bool = false)
+        -> Int64
+    {
         var wake = nextMidnight(after: now)
         if pollenEnabled { wake = min(wake, max(pollenSchedule.nextDue, now)) }
         if climateEnabled { wake = min(wake, max(climateSchedule.nextDue, now)) }
+        if stripesEnabled { wake = min(wake, max(stripesSchedule.nextDue, now)) }
         if case .report(_, let fetchedAt) = pollen {
             for edge in [fetchedAt + PollenSelection.forecastLifetime, fetchedAt + PollenSelection.todayLifetime]
             where edge > now {

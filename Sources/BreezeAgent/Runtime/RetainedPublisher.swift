@@ -13,7 +13,8 @@ public protocol RetainedTransport: Sendable {
 /// The wanted state is split into *scopes*, each a topic prefix the agent owns
 /// (`breeze/home/pollen`, `breeze/home/climate`, `homeassistant/device/breeze_home`). A scope
 /// holds either a tree (its topics are exactly those) or `nil` — "not known yet" — in which
-/// case whatever was published under it stays: a failed fetch never clears. Published topics
+/// case whatever was published under it stays: a failed fetch never clears. Scopes may nest
+/// (`…/climate/stripes` inside `…/climate`); a topic then belongs to the innermost one. Published topics
 /// under no scope at all (a location removed from the config, say) are cleared with an empty
 /// retained payload. What was published is persisted so that this holds across restarts.
 public final class RetainedPublisher: Sendable {
@@ -107,11 +108,29 @@ public final class RetainedPublisher: Sendable {
             }
         }
         if !kept.isEmpty {
+            let keptSet = Set(kept)
             for (topic, payload) in state.published {
-                for scope in kept where belongs(topic, to: scope) { result[scope]![topic] = payload }
+                // A topic is kept by the innermost scope that contains it: under a kept
+                // `<p>/<loc>/climate`, the topics of its own `…/climate/stripes` scope are that
+                // scope's to publish or clear, not climate's to keep.
+                if let scope = innermostScope(of: topic, in: state), keptSet.contains(scope) {
+                    result[scope]![topic] = payload
+                }
             }
         }
         return result
+    }
+
+    /// The longest registered scope that `topic` belongs to (itself, or a prefix ending at a `/`).
+    private static func innermostScope(of topic: String, in state: State) -> String? {
+        if state.scopes[topic] != nil { return topic }
+        var end = topic.utf8.endIndex
+        while let slash = topic.utf8[..<end].lastIndex(of: UInt8(ascii: "/")) {
+            let prefix = String(topic[..<slash])
+            if state.scopes[prefix] != nil { return prefix }
+            end = slash
+        }
+        return nil
     }
 
     private static func merged(_ byScope: [String: [String: String]]) -> [String: String] {

@@ -18,6 +18,24 @@ struct PollenTreeSink: RetainedSink {
     }
 }
 
+/// `<p>/<loc>/climate/stripes…` (SPEC §9.1): its own scope inside climate's, since the stripes
+/// come from their own yearly fetch and stay published while the daily climate is unknown.
+struct StripesTreeSink: RetainedSink {
+    var inputs: Set<SourceKind> { [.stripes] }
+
+    func contents(of snapshot: LocationSnapshot, context: SinkContext) -> [SinkScope] {
+        let tree: TopicTree?
+        if !context.config.climate.enabled {
+            tree = TopicTree()
+        } else if let stripes = snapshot.location.stripes {
+            tree = StripesTopics.tree(topics: snapshot.topics, series: stripes.series)
+        } else {
+            tree = nil
+        }
+        return [SinkScope(scope: snapshot.topics.climateStripes, tree: tree)]
+    }
+}
+
 /// `<p>/<loc>/climate…` (SPEC §3), in the location's display unit.
 struct ClimateTreeSink: RetainedSink {
     var inputs: Set<SourceKind> { [.climate] }

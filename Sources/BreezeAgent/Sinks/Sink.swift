@@ -53,7 +53,7 @@ struct SinkScope: Equatable {
 enum Sinks {
     /// The sinks a configuration turns on, in publishing order.
     static func all(for context: SinkContext) -> [any RetainedSink] {
-        var sinks: [any RetainedSink] = [PollenTreeSink(), ClimateTreeSink()]
+        var sinks: [any RetainedSink] = [PollenTreeSink(), ClimateTreeSink(), StripesTreeSink()]
         if context.discoveryEnabled { sinks.append(DiscoverySink()) }
         return sinks
     }

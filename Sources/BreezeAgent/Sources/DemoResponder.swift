@@ -19,6 +19,11 @@ public struct DemoResponder: HTTPFetching {
         let body: String
         if url.hasSuffix("/forecast:lookup") {
             body = Self.googlePollen(start: today(), days: Int(value("days") ?? "5") ?? 5)
+        } else if url.hasSuffix("/archive"), value("daily") == "temperature_2m_mean",
+            let start = value("start_date").flatMap({ CivilDate(iso: $0) }),
+            let end = value("end_date").flatMap({ CivilDate(iso: $0) })
+        {
+            body = Self.dailyMeans(from: start, through: end, timezone: value("timezone") ?? "GMT")
         } else if url.hasSuffix("/archive") || url.hasSuffix("/forecast") {
             let starts = (value("start_date") ?? "").split(separator: ",").compactMap { CivilDate(iso: $0) }
             body = Self.climate(dates: starts, timezone: value("timezone") ?? "GMT")
@@ -93,6 +98,28 @@ public struct DemoResponder: HTTPFetching {
                 #"{"latitude":52.52,"longitude":13.419998,"generationtime_ms":0.5,"utc_offset_seconds":0,"timezone":"\#(timezone)","timezone_abbreviation":"GMT","elevation":38.0,"daily_units":{"time":"iso8601","temperature_2m_max":"°C"},"daily":{"time":["\#(date)"],"temperature_2m_max":[\#(FixedPoint.format(tenths, scale: 1))]}}"#
         }
         return objects.count == 1 ? objects[0] : "[" + objects.joined(separator: ",") + "]"
+    }
+
+    /// An archive body with `temperature_2m_mean` for every day of a range (the warming
+    /// stripes' request): a seasonal swing around an annual mean that warms by about 0.3 °C a
+    /// decade, with a year-to-year wobble so the stripes are not a plain gradient.
+    static func dailyMeans(from start: CivilDate, through end: CivilDate, timezone: String) -> String {
+        var times: [String] = []
+        var values: [String] = []
+        var date = start
+        // At most 60 000 days: the decoder's bound (a range the config cannot ask for anyway).
+        while date <= end, times.count < 60_000 {
+            let yearTenths = 95 + (date.year - 1980) * 3 / 10 + ((date.year * 37) % 13 - 6)
+            let dayOfYear = date.daysSinceEpoch - CivilDate(year: date.year, month: 1, day: 1)!.daysSinceEpoch
+            // A triangle wave: coldest mid-January, warmest mid-July, ±9 °C.
+            let phase = (dayOfYear + 365 - 15) % 365
+            let swing = (phase < 183 ? phase : 365 - phase) * 180 / 182 - 90
+            times.append("\"\(date)\"")
+            values.append(FixedPoint.format(yearTenths + swing, scale: 1))
+            date = date.adding(days: 1)
+        }
+        return
+            #"{"latitude":52.52,"longitude":13.419998,"generationtime_ms":0.5,"utc_offset_seconds":0,"timezone":"\#(timezone)","timezone_abbreviation":"GMT","elevation":38.0,"daily_units":{"time":"iso8601","temperature_2m_mean":"°C"},"daily":{"time":[\#(times.joined(separator: ","))],"temperature_2m_mean":[\#(values.joined(separator: ","))]}}"#
     }
 
     /// An Open-Meteo air-quality body: 4 local days of hourly pollen, with a daily cycle.

@@ -5,12 +5,11 @@
 /// strip, an e-ink tag). Both list only the years kept: a year left out has no stripe, and a
 /// consumer that needs the gap sees it from the `year` numbers.
 public enum StripesTopics {
-    /// Builds `<prefix>/<location>/climate/stripes` and `…/colors`.
-    public static func tree(prefix: String, locationID: String, series: StripesSeries) -> TopicTree {
-        let base = "\(prefix)/\(locationID)/climate/stripes"
+    /// Builds ``LocationTopics/climateStripes`` and ``LocationTopics/climateStripesColors``.
+    public static func tree(topics: LocationTopics, series: StripesSeries) -> TopicTree {
         var tree = TopicTree()
-        tree.set(base, json: json(series))
-        tree.set("\(base)/colors", colors(series))
+        tree.set(topics.climateStripes, json: json(series))
+        tree.set(topics.climateStripesColors, colors(series))
         return tree
     }
 
