@@ -120,7 +120,8 @@ struct DaemonStateTests {
         let scopes = Self.scopes(actions)
         #expect(
             scopes.map(\.scope) == [
-                "breeze/home/pollen", "breeze/home/climate", "homeassistant/device/breeze_home/config",
+                "breeze/home/pollen", "breeze/home/climate", "breeze/home/climate/stripes",
+                "homeassistant/device/breeze_home/config",
             ])
         #expect(scopes.allSatisfy { $0.tree == nil })
         #expect(Self.fetches(actions).isEmpty)
@@ -128,7 +129,7 @@ struct DaemonStateTests {
 
     @Test func tickStartsDueFetchesOnceWhileInFlight() throws {
         var (state, actions) = Self.started(try Self.config())
-        #expect(Set(Self.fetches(actions)) == [Self.pollenKey, Self.climateKey])
+        #expect(Set(Self.fetches(actions)) == [Self.pollenKey, Self.climateKey, Self.stripesKey])
         guard
             case .fetch(_, .pollen(let location, .google, _)) = actions.first(where: {
                 if case .fetch(Self.pollenKey, _) = $0 { true } else { false }
@@ -166,11 +167,14 @@ struct DaemonStateTests {
         // Next fetch one interval (6 h) later plus at most 5 % (capped at 300 s) of jitter.
         let due = state.schedule(Self.pollenKey).nextDue
         #expect(due >= now + 21_600 && due <= now + 21_600 + 300)
-        // The last fetch in flight saves the published set.
         let climate = state.handle(.fetched(Self.climateKey, try Self.climateOK(now)), at: Self.at(now))
         #expect(Self.scopes(climate).map(\.scope) == ["breeze/home/climate"])
-        #expect(climate.contains { if case .flush(persist: true) = $0 { true } else { false } })
+        #expect(climate.contains { if case .flush(persist: false) = $0 { true } else { false } })
         #expect(climate.contains { if case .store(.climateResponse(_, _, "home")) = $0 { true } else { false } })
+        // The last fetch in flight (the stripes) saves the published set.
+        let stripes = state.handle(.fetched(Self.stripesKey, try Self.stripesOK(now)), at: Self.at(now))
+        #expect(Self.scopes(stripes).map(\.scope) == ["breeze/home/climate/stripes"])
+        #expect(stripes.contains { if case .flush(persist: true) = $0 { true } else { false } })
     }
 
     @Test func failureBacksOffMarksStaleAndHonoursRetryAfter() throws {
@@ -284,7 +288,7 @@ struct DaemonStateTests {
             config, calls: ["home.google": .init(date: "2026-06-15", calls: 2), "junk": .init(date: "x", calls: 1)])
         _ = state.start(at: Self.at(Self.t0))
         let actions = state.handle(.tick, at: Self.at(Self.t0 + 6))
-        #expect(Self.fetches(actions) == [Self.climateKey])
+        #expect(Self.fetches(actions) == [Self.climateKey, Self.stripesKey])
     }
 
     @Test func demoIsNotCapped() throws {
@@ -391,7 +395,8 @@ struct DaemonStateTests {
         let sent = Self.published(actions)
         #expect(sent.map(\.topic) == ["breeze/diagnostics"])
         #expect(sent.first?.retain == false)
-        #expect(sent.first?.payload.contains(#""api_calls_today":{"home":{"google":1,"open_meteo":1}}"#) == true)
+        // Open-Meteo: the climate fetch and the stripes fetch.
+        #expect(sent.first?.payload.contains(#""api_calls_today":{"home":{"google":1,"open_meteo":2}}"#) == true)
     }
 
     // MARK: the broker
@@ -482,7 +487,7 @@ struct DaemonStateTests {
                   - {id: cabin, latitude: 47.0, longitude: 11.0, timezone: UTC}
                 """)
         var (state, actions) = Self.started(config)
-        #expect(Self.fetches(actions).count == 4)
+        #expect(Self.fetches(actions).count == 6)
         let now = Self.t0 + 8
         actions = state.handle(
             .fetched(FetchKey(location: 1, kind: .pollen), Self.pollenOK(now)), at: Self.at(now))
@@ -492,7 +497,7 @@ struct DaemonStateTests {
         let wake = try #require(Self.wake(actions))
         actions = state.handle(
             .fetched(FetchKey(location: 1, kind: .climate), try Self.climateOK(wake)), at: Self.at(wake))
-        #expect(Self.scopes(actions).count == 6)
+        #expect(Self.scopes(actions).count == 8)
     }
 
     @Test func callKeysRoundTripTheirStorageForm() {

@@ -218,8 +218,8 @@ struct EndToEndKeyFreeClimateTests {
             #expect(await runAgent("once", sandbox) == 0)
 
             // The requests: one archive call with the comma list, one forecast call for today.
-            let archive = try #require(upstream.requests("/archive/archive").first)
-            #expect(upstream.requests("/archive/archive").count == 1)
+            let archive = try #require(upstream.trendArchiveRequests.first)
+            #expect(upstream.trendArchiveRequests.count == 1)
             func sameDay(_ year: Int) -> String {
                 Day(year: year, month: today.month, day: today.day).description
             }

@@ -108,6 +108,8 @@ func googleValues(_ day: [String: Any]) -> [(code: String, value: Int?)] {
 /// Builds Open-Meteo daily bodies for the dates in a request's `start_date` list from `celsius`
 /// (year → value, nil = the API's `null`; a year not in the map answers `null` too).
 func climateAnswer(_ request: LoopbackHTTPServer.Request, celsius: [Int: Double?]) -> LoopbackHTTPServer.Action {
+    // The warming stripes' yearly request (SPEC §9.1) goes to the same archive.
+    if let stripes = DailyMeanArchive.standIn.answer(request) { return stripes }
     guard let list = request.queryValue("start_date"), request.queryValue("end_date") == list,
         request.queryValue("daily") == "temperature_2m_max"
     else {
@@ -167,7 +169,16 @@ final class FakeUpstream: Sendable {
 
     func requests(_ path: String) -> [LoopbackHTTPServer.Request] { server.requests.filter { $0.path == path } }
     var googleRequests: [LoopbackHTTPServer.Request] { requests("/google/forecast:lookup") }
-    var climateRequestCount: Int { requests("/archive/archive").count + requests("/forecast/forecast").count }
+    /// The climate trend's requests (the stripes' yearly archive request is not one of them).
+    var climateRequestCount: Int {
+        trendArchiveRequests.count + requests("/forecast/forecast").count
+    }
+    var trendArchiveRequests: [LoopbackHTTPServer.Request] {
+        requests("/archive/archive").filter { $0.queryValue("daily") == "temperature_2m_max" }
+    }
+    var stripesRequests: [LoopbackHTTPServer.Request] {
+        requests("/archive/archive").filter { $0.queryValue("daily") == "temperature_2m_mean" }
+    }
     var totalRequests: Int { server.requests.count }
 
     /// The `endpoints:` block of a config pointing here.

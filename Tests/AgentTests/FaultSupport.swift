@@ -90,6 +90,7 @@ final class FakeAPIs: Sendable {
         if request.path.hasSuffix("/air-quality") {
             return DemoResponder.airQuality(start: Self.today, timezone: request.queryValue("timezone") ?? "UTC")
         }
+        if let stripes = DailyMeanArchive.standIn.body(for: request) { return stripes }
         let dates = (request.queryValue("start_date") ?? "").split(separator: ",").compactMap { CivilDate(iso: $0) }
         return DemoResponder.climate(dates: dates, timezone: request.queryValue("timezone") ?? "UTC")
     }

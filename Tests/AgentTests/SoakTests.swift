@@ -88,6 +88,8 @@ final class SoakAPIs: Sendable {
             body = cached("google", berlin.localDate(atUnixTime: now)) { google(start: $0) }
         case "/v1/air-quality":
             body = cached("air", prague.localDate(atUnixTime: now)) { airQuality(start: $0) }
+        case "/v1/archive" where request.queryValue("daily") == "temperature_2m_mean":
+            body = DailyMeanArchive.standIn.body(for: request).map { Array($0.utf8) }
         case "/v1/archive", "/v1/forecast":
             let dates = (request.queryValue("start_date") ?? "").split(separator: ",").compactMap { CivilDate(iso: $0) }
             body = dates.isEmpty ? nil : Self.climate(dates: dates)

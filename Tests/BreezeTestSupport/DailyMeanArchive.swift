@@ -120,6 +120,35 @@ public struct DailyMeanArchive: Sendable {
             + "\"temperature_2m_mean\":[\(values.joined(separator: ","))]}}"
     }
 
+    /// The body for a warming-stripes request (`daily=temperature_2m_mean`,
+    /// `start_date=<Y1>-01-01`, `end_date=<Y2>-12-31`) with this archive's settings over the
+    /// years asked for; nil for any other request (the caller answers those).
+    public func body(for request: LoopbackHTTPServer.Request) -> String? {
+        guard request.queryValue("daily") == "temperature_2m_mean" else { return nil }
+        guard let start = request.queryValue("start_date"), let end = request.queryValue("end_date"),
+            start.hasSuffix("-01-01"), end.hasSuffix("-12-31"), let first = Int(start.prefix(4)),
+            let last = Int(end.prefix(4))
+        else {
+            return #"{"error":true,"reason":"test server: the stripes ask for whole years"}"#
+        }
+        var archive = self
+        archive.firstYear = first
+        archive.lastYear = last
+        return archive.body()
+    }
+
+    /// ``body(for:)`` as the loopback server's answer (200, JSON), nil for other requests.
+    public func answer(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Action? {
+        body(for: request).map {
+            .respond(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], text: $0)
+        }
+    }
+
+    /// Answers stripes requests for the test servers that stand in for the whole archive:
+    /// 9.50 °C in 1980, 0.30 °C warmer a decade.
+    public static let standIn = DailyMeanArchive(
+        firstYear: 1980, lastYear: 1980, meanHundredths: DailyMeanArchive.warming())
+
     /// `20.0`, `-0.4`: one decimal, as the server prints temperatures.
     public static func oneDecimal(_ tenths: Int) -> String {
         (tenths < 0 ? "-" : "") + "\(tenths.magnitude / 10).\(tenths.magnitude % 10)"
