@@ -1,0 +1,162 @@
+import BreezeAgent
+import BreezeTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The warming stripes end to end (SPEC §9.1): libcurl against a loopback archive serving
+/// generated decades of `temperature_2m_mean`, the agent's `once`, a real mosquitto, `state_dir`.
+@Suite("End to end: warming stripes (once)")
+struct EndToEndStripesTests {
+    static let berlin = "Europe/Berlin"
+
+    /// Annual means (hundredths of °C) the fake archive serves. 2017 has no data (nulls only),
+    /// 2021 has 359 values (left out whatever its mean), 2022 on have no data yet.
+    static let means: [Int: Int] = [2015: 1039, 2016: 982, 2017: 1500, 2018: 991, 2019: 993, 2020: 995, 2021: 3000]
+    static let nullDays: [Int: Int] = {
+        var nulls: [Int: Int] = [2017: 366, 2021: 6]
+        for year in 2022...2100 { nulls[year] = 366 }
+        return nulls
+    }()
+
+    /// One loopback server for the archive (stripes and the trend) and the forecast.
+    final class Archive: Sendable {
+        let server = LoopbackHTTPServer()
+
+        init() throws {
+            let stripes = DailyMeanArchive(
+                firstYear: 2015, lastYear: 2015, meanHundredths: { EndToEndStripesTests.means[$0] ?? 0 },
+                nullDays: EndToEndStripesTests.nullDays)
+            server.setHandler { request in
+                if let answer = stripes.answer(request) { return answer }
+                return climateAnswer(request, celsius: [2010: 11.0])
+            }
+            try server.start()
+        }
+
+        deinit { server.stop() }
+
+        var stripesRequests: [LoopbackHTTPServer.Request] {
+            server.requests.filter { $0.queryValue("daily") == "temperature_2m_mean" }
+        }
+
+        func config(firstYear: Int) -> String {
+            """
+            homeassistant: {discovery: false}
+            locations:
+              - {id: home, latitude: 52.52, longitude: 13.405, timezone: \(EndToEndStripesTests.berlin)}
+            pollen: {enabled: false}
+            climate: {years: [2010], unit: celsius, stripes: {first_year: \(firstYear)}}
+            endpoints:
+              climate_archive: \(server.url("/archive"))
+              climate_forecast: \(server.url("/forecast"))
+            """
+        }
+    }
+
+    @Test("Fetched once through libcurl, published, kept in state_dir, refetched when first_year changes")
+    func stripesEndToEnd() async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let sandbox = try AgentSandbox()
+            let prefix = "e2e-st-\(shortID())"
+            let archive = try Archive()
+            try sandbox.writeConfig(port: port, prefix: prefix, archive.config(firstYear: 2015))
+
+            #expect(await runAgent("once", sandbox) == 0)
+
+            // One archive request for whole years, daily means, the location's zone.
+            let request = try #require(archive.stripesRequests.first)
+            #expect(archive.stripesRequests.count == 1)
+            #expect(request.path == "/archive/archive")
+            #expect(request.queryValue("start_date") == "2015-01-01")
+            let end = try #require(request.queryValue("end_date"))
+            let lastYear = try #require(Int(end.prefix(4)))
+            let thisYear = Day.today(in: Self.berlin).year
+            // Last year from 10 January (+ up to 21 days), the year before until then.
+            #expect(end == "\(lastYear)-12-31")
+            #expect(lastYear == thisYear - 1 || lastYear == thisYear - 2)
+            #expect(request.queryValue("timezone") == Self.berlin)
+            #expect(request.queryValue("latitude") == "52.52")
+            #expect(request.queryValue("longitude") == "13.405")
+
+            // SPEC §9.1 worked by hand: reference = (10.39 + 9.82 + 9.91 + 9.93 + 9.95) / 5 = 10.00
+            // (fewer than 20 years of 1981–2010: all years); anomalies 0.39, −0.18, −0.09, −0.07,
+            // −0.05; Σa = 0, Σa² = 0.2000, σ = 0.20. 2015 is exactly 1.95 σ: the warmest bin.
+            let base = "\(prefix)/home/climate/stripes"
+            let tree = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
+            #expect(tree["\(base)/colors"] == "#b2182b,#92c5de,#d1e5f0,#d1e5f0,#d1e5f0")
+            let text = try #require(tree[base])
+            #expect(text.hasPrefix(#"{"reference":10.00,"first_year":2015,"last_year":\#(lastYear),"years":["#))
+            #expect(text.contains(##"{"year":2016,"mean_celsius":9.82,"anomaly_celsius":-0.18,"color":"#92c5de"}"##))
+            let json = try #require(parseJSON(text) as? [String: Any])
+            let years = try #require(json["years"] as? [[String: Any]])
+            #expect(years.map { $0["year"] as? Int } == [2015, 2016, 2018, 2019, 2020])
+            #expect(years.map { ($0["mean_celsius"] as? NSNumber)?.doubleValue } == [10.39, 9.82, 9.91, 9.93, 9.95])
+            #expect(
+                years.map { ($0["anomaly_celsius"] as? NSNumber)?.doubleValue } == [0.39, -0.18, -0.09, -0.07, -0.05])
+            // The daily climate is there too, beside the stripes.
+            #expect(tree["\(prefix)/home/climate/2010"] == "11.0")
+
+            // Kept in state_dir as per-year tallies.
+            let stored = try String(contentsOfFile: sandbox.stateDir + "/responses/home.stripes.json", encoding: .utf8)
+            #expect(stored.contains("first_year") && stored.contains("2015"))
+
+            // A second run publishes from state_dir: no archive request for the stripes.
+            #expect(await runAgent("once", sandbox) == 0)
+            #expect(archive.stripesRequests.count == 1)
+            let again = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
+            #expect(again[base] == text)
+
+            // Another first year: fetched at once. 2016–2020 without 2017: reference
+            // (9.82 + 9.91 + 9.93 + 9.95) / 4 = 9.9025 → 9.90; anomalies −0.08, 0.01, 0.03, 0.05;
+            // V = 4·0.0099 − 0.0001 = 0.0395 (hundredths²: 395), σ ≈ 0.0497:
+            // −1.61 σ → bin 1, 0.20 σ and 0.60 σ → bin 4, 1.006 σ → bin 5.
+            try sandbox.writeConfig(port: port, prefix: prefix, archive.config(firstYear: 2016))
+            #expect(await runAgent("once", sandbox) == 0)
+            #expect(archive.stripesRequests.count == 2)
+            #expect(archive.stripesRequests.last?.queryValue("start_date") == "2016-01-01")
+            let moved = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
+            #expect(moved["\(base)/colors"] == "#4393c3,#fddbc7,#fddbc7,#f4a582")
+            let movedJSON = try #require(parseJSON(moved[base]) as? [String: Any])
+            #expect((movedJSON["reference"] as? NSNumber)?.doubleValue == 9.90)
+            #expect(movedJSON["first_year"] as? Int == 2016)
+        }
+    }
+
+    @Test("An archive error publishes no stripes topics, once exits 69, the climate is still published")
+    func archiveErrorIsReported() async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let sandbox = try AgentSandbox()
+            let prefix = "e2e-ste-\(shortID())"
+            let server = LoopbackHTTPServer { request in
+                if request.queryValue("daily") == "temperature_2m_mean" {
+                    return .respond(
+                        status: 400,
+                        text:
+                            #"{"reason":"Parameter 'start_date' is out of allowed range from 1940-01-01 to 2026-07-27","error":true}"#
+                    )
+                }
+                return climateAnswer(request, celsius: [2010: 11.0])
+            }
+            try server.start()
+            defer { server.stop() }
+            try sandbox.writeConfig(
+                port: port, prefix: prefix,
+                """
+                homeassistant: {discovery: false}
+                locations:
+                  - {id: home, latitude: 52.52, longitude: 13.405, timezone: \(Self.berlin)}
+                pollen: {enabled: false}
+                climate: {years: [2010], unit: celsius}
+                endpoints:
+                  climate_archive: \(server.url("/archive"))
+                  climate_forecast: \(server.url("/forecast"))
+                """)
+            // `once` says which source had no usable data (exit 69), after publishing the rest.
+            #expect(await runAgent("once", sandbox) == 69)
+            let tree = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
+            #expect(tree.keys.filter { $0.contains("/stripes") }.isEmpty)
+            #expect(tree["\(prefix)/home/climate/2010"] == "11.0")
+        }
+    }
+}
