@@ -123,6 +123,27 @@ struct EndToEndStripesTests {
         }
     }
 
+    /// `print` (the binary, no broker) stores what it fetched; a second `print` uses the stored
+    /// stripes instead of spending another ≈ 120 weighted calls.
+    @Test("print: the stripes lines, fetched once and then read from state_dir")
+    func printUsesStoredStripes() async throws {
+        let sandbox = try AgentSandbox()
+        let archive = try Archive()
+        // Port 9 (discard): print needs no broker.
+        try sandbox.writeConfig(port: 9, prefix: "e2e-stp", archive.config(firstYear: 2015))
+        var outputs: [String] = []
+        for _ in 0..<2 {
+            let result = try await AgentProcess.run(
+                ["print", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+            #expect(result.status == 0, "\(result.stderr)")
+            outputs.append(result.stdout)
+        }
+        #expect(archive.stripesRequests.count == 1)
+        for output in outputs {
+            #expect(output.contains("e2e-stp/home/climate/stripes/colors\t#b2182b,#92c5de,#d1e5f0,#d1e5f0,#d1e5f0\n"))
+        }
+    }
+
     @Test("An archive error publishes no stripes topics, once exits 69, the climate is still published")
     func archiveErrorIsReported() async throws {
         try await MosquittoBroker.withPlainBroker { port in

@@ -78,16 +78,23 @@ final class Agent {
                     log.info("climate[\(id)]: restored data for \(date)")
                 }
             }
-            if config.climate.enabled, let stored = store.response(location: id, source: Self.stripesStoreName) {
-                if let tallies = try? JSONDecoderShim.decode(StoredStripes.self, stored.body),
-                    let data = tallies.data(fetchedAt: stored.fetchedAt)
-                {
-                    state.restoreStripes(index, data)
-                    log.info("stripes[\(id)]: restored \(tallies.firstYear)–\(tallies.lastYear)")
-                } else {
-                    log.warning("stripes[\(id)]: stored stripes are not usable; ignoring them")
-                }
-            }
+            restoreStoredStripes(index)
+        }
+    }
+
+    /// The stored warming stripes of a location, if any: `print` uses them too, since fetching
+    /// them again weighs ≈ 120 of Open-Meteo's calls (the daily check refetches when due).
+    func restoreStoredStripes(_ index: Int) {
+        let id = state.locations[index].config.id
+        guard config.climate.enabled, let stored = store.response(location: id, source: Self.stripesStoreName)
+        else { return }
+        if let tallies = try? JSONDecoderShim.decode(StoredStripes.self, stored.body),
+            let data = tallies.data(fetchedAt: stored.fetchedAt)
+        {
+            state.restoreStripes(index, data)
+            log.info("stripes[\(id)]: restored \(tallies.firstYear)–\(tallies.lastYear)")
+        } else {
+            log.warning("stripes[\(id)]: stored stripes are not usable; ignoring them")
         }
     }
 

@@ -37,6 +37,7 @@ extension Agent {
     /// `print`: fetch and write `topic<TAB>payload` lines to stdout; no broker.
     func printTree() async -> Int32 {
         let now = Timestamp.nowUnixSeconds()
+        for index in state.locations.indices { restoreStoredStripes(index) }
         let unusable = await fetchEverything(now: now)
         var out = ""
         let tree = state.printableTree(now: now)
