@@ -302,12 +302,21 @@ struct DaemonState {
         case .refresh:
             let pollen = config.pollen.enabled && locations[index].pollenSchedule.refresh(at: now)
             let climate = config.climate.enabled && locations[index].climateSchedule.refresh(at: now)
-            var actions: [DaemonAction] = [
-                .log(
-                    .info,
-                    "command: refresh \(id): pollen \(pollen ? "now" : "skipped (cooldown)"), climate \(climate ? "now" : "skipped (cooldown)")"
-                )
-            ]
+            var actions: [DaemonAction] = []
+            // A flood of refused refreshes (a stuck automation) logs one line per cooldown
+            // window, not one per message (SPEC §12).
+            let window = min(
+                locations[index].pollenSchedule.refreshCooldown, locations[index].climateSchedule.refreshCooldown)
+            if pollen || climate || locations[index].refreshSkipLoggedAt.map({ FetchSchedule.sum($0, window) <= now })
+                ?? true
+            {
+                actions.append(
+                    .log(
+                        .info,
+                        "command: refresh \(id): pollen \(pollen ? "now" : "skipped (cooldown)"), climate \(climate ? "now" : "skipped (cooldown)")"
+                    ))
+                if !pollen && !climate { locations[index].refreshSkipLoggedAt = now }
+            }
             if pollen || climate {
                 actions += startDueFetches(now: now)
                 actions.append(wake(now: now))
@@ -431,12 +440,14 @@ struct DaemonState {
             locations[index].pollenNotice = nil
             locations[index].pollenSchedule.succeeded(at: now, jitter: random.fraction())
             diagnostics.success(source.diagnosticsKey, at: now)
-            return report.warnings.map { .log(.warning, "pollen[\(id)]: \($0)") } + [
+            // The response is stored first: nothing performed after it can lose it.
+            return [
                 .store(
                     .response(
                         .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
-                        location: id, source: source.storeName)),
-                .log(.info, "pollen[\(id)]: fetched from \(source.rawValue) (\(report.days.count) days)"),
+                        location: id, source: source.storeName))
+            ] + report.warnings.map { .log(.warning, "pollen[\(id)]: \($0)") } + [
+                .log(.info, "pollen[\(id)]: fetched from \(source.rawValue) (\(report.days.count) days)")
             ]
         case .unsupportedLocation(let message):
             locations[index].pollen = .unsupported(message: message)

@@ -32,6 +32,8 @@ struct LocationRuntime: Sendable {
     var pollenSchedule: FetchSchedule
     /// The last pollen condition logged, so a repeating one is logged once.
     var pollenNotice: PollenNotice?
+    /// When a refused `refresh` was last logged (one line per cooldown window in a flood).
+    var refreshSkipLoggedAt: Int64?
     /// The selection warnings (topic-id collisions) last logged, so each is logged once per change.
     var loggedSelectionWarnings: [String] = []
 
