@@ -307,8 +307,9 @@ struct DaemonState {
             // window, not one per message (SPEC §12).
             let window = min(
                 locations[index].pollenSchedule.refreshCooldown, locations[index].climateSchedule.refreshCooldown)
-            if pollen || climate || locations[index].refreshSkipLoggedAt.map({ FetchSchedule.sum($0, window) <= now })
-                ?? true
+            if pollen || climate
+                || locations[index].refreshSkipLoggedAt.map({ FetchSchedule.sum($0, window) <= now })
+                    ?? true
             {
                 actions.append(
                     .log(
