@@ -74,6 +74,8 @@ enum DaemonEvent: Sendable {
     case mqtt(MQTTEvent)
     /// The delay after a Home Assistant birth has passed: re-send discovery.
     case rediscoverDue
+    /// Clears held back behind a discovery change are due (``RetainedPublisher/nextClearDue``).
+    case clearsDue
     case signal(Int32)
 }
 
@@ -243,6 +245,8 @@ struct DaemonState {
             actions.append(.log(.warning, "mqtt: disconnected (\(reason)); reconnecting with backoff"))
         case .mqtt(.message(let message)):
             actions += handleMessage(message, now: now)
+        case .clearsDue:
+            actions.append(.flush(persist: true))
         case .rediscoverDue:
             rediscoverPending = false
             for location in locations {
