@@ -55,7 +55,9 @@ public final class FakeAPIs: Sendable {
         self.locations = locations
         self.routes = Mutex(routes)
         server = LoopbackHTTPServer()
-        server.setHandler { [self] request in answer(request) }
+        // Weak: the server keeps its handler, and a strong `self` would be a cycle that keeps
+        // this object, the server and its threads alive after the test.
+        server.setHandler { [weak self] request in self?.answer(request) ?? .close }
         try server.start()
     }
 
