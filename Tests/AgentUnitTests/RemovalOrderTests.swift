@@ -1,5 +1,6 @@
 @testable import BreezeAgent
 import BreezeCore
+import BreezeTestSupport
 import Testing
 
 /// SPEC §3 removal order: when entities go away, Home Assistant gets the new (or empty) device
