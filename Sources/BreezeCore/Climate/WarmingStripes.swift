@@ -12,6 +12,11 @@ public struct StripesYearTally: Sendable, Equatable, Codable {
         self.days = days
         self.sumTenths = sumTenths
     }
+
+    enum CodingKeys: String, CodingKey {
+        case year, days
+        case sumTenths = "sum_tenths"
+    }
 }
 
 /// One stripe: a year kept in the series, in hundredths of °C.

@@ -323,6 +323,20 @@ struct DaemonStateTests {
         #expect(Self.fetches(actions) == [Self.pollenKey])
     }
 
+    @Test func aRefreshFloodLogsOneLinePerCooldownWindow() throws {
+        var (state, _) = Self.started(try Self.config())
+        let now = Self.t0 + 100
+        _ = state.handle(Self.message("breeze/home/refresh", "go"), at: Self.at(now))
+        var lines = 0
+        // 5,000 refreshes over the next 14 minutes: all refused, one line.
+        for i in 0..<5_000 {
+            let actions = state.handle(Self.message("breeze/home/refresh", "go"), at: Self.at(now + 1 + Int64(i / 6)))
+            #expect(Self.fetches(actions).isEmpty)
+            lines += Self.logs(actions, .info).count
+        }
+        #expect(lines == 1)
+    }
+
     @Test func retainedEmptyOversizeAndForeignCommandsAreNotCommands() throws {
         var (state, _) = Self.started(try Self.config())
         let now = Self.t0 + 10

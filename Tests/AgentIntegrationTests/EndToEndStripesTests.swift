@@ -1,7 +1,6 @@
 import BreezeAgent
 import BreezeTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The warming stripes end to end (SPEC §9.1): libcurl against a loopback archive serving
@@ -19,48 +18,39 @@ struct EndToEndStripesTests {
         return nulls
     }()
 
-    /// One loopback server for the archive (stripes and the trend) and the forecast.
-    final class Archive: Sendable {
-        let server = LoopbackHTTPServer()
+    /// The stripes route: generated decades with ``means`` and ``nullDays``.
+    static let stripesRoute: FakeAPIs.Handler = { request in
+        let archive = DailyMeanArchive(
+            firstYear: 2015, lastYear: 2015, meanHundredths: { EndToEndStripesTests.means[$0] ?? 0 },
+            nullDays: EndToEndStripesTests.nullDays)
+        return archive.answer(request)
+            ?? .respond(status: 400, text: #"{"error":true,"reason":"not a stripes request"}"#)
+    }
 
-        init() throws {
-            let stripes = DailyMeanArchive(
-                firstYear: 2015, lastYear: 2015, meanHundredths: { EndToEndStripesTests.means[$0] ?? 0 },
-                nullDays: EndToEndStripesTests.nullDays)
-            server.setHandler { request in
-                if let answer = stripes.answer(request) { return answer }
-                return climateAnswer(request, celsius: [2010: 11.0])
-            }
-            try server.start()
-        }
+    /// A sandbox whose archive serves ``stripesRoute`` and the daily climate for 2010.
+    static func sandbox() throws -> AgentSandbox {
+        try AgentSandbox(routes: FakeAPIs.Routes(celsius: [2010: 11.0], stripes: stripesRoute))
+    }
 
-        deinit { server.stop() }
-
-        var stripesRequests: [LoopbackHTTPServer.Request] {
-            server.requests.filter { $0.queryValue("daily") == "temperature_2m_mean" }
-        }
-
-        func config(firstYear: Int) -> String {
-            """
+    static func config(_ sandbox: AgentSandbox, firstYear: Int?) -> String {
+        let stripes = firstYear.map { ", stripes: {first_year: \($0)}" } ?? ""
+        return """
             homeassistant: {discovery: false}
             locations:
-              - {id: home, latitude: 52.52, longitude: 13.405, timezone: \(EndToEndStripesTests.berlin)}
+              - {id: home, latitude: 52.52, longitude: 13.405, timezone: \(berlin)}
             pollen: {enabled: false}
-            climate: {years: [2010], unit: celsius, stripes: {first_year: \(firstYear)}}
-            endpoints:
-              climate_archive: \(server.url("/archive"))
-              climate_forecast: \(server.url("/forecast"))
+            climate: {years: [2010], unit: celsius\(stripes)}
+            \(sandbox.apis.endpointsYAML)
             """
-        }
     }
 
     @Test("Fetched once through libcurl, published, kept in state_dir, refetched when first_year changes")
     func stripesEndToEnd() async throws {
         try await MosquittoBroker.withPlainBroker { port in
-            let sandbox = try AgentSandbox()
+            let sandbox = try Self.sandbox()
             let prefix = "e2e-st-\(shortID())"
-            let archive = try Archive()
-            try sandbox.writeConfig(port: port, prefix: prefix, archive.config(firstYear: 2015))
+            let archive = sandbox.apis
+            try sandbox.writeConfig(port: port, prefix: prefix, Self.config(sandbox, firstYear: 2015))
 
             #expect(await runAgent("once", sandbox) == 0)
 
@@ -111,7 +101,7 @@ struct EndToEndStripesTests {
             // (9.82 + 9.91 + 9.93 + 9.95) / 4 = 9.9025 → 9.90; anomalies −0.08, 0.01, 0.03, 0.05;
             // V = 4·0.0099 − 0.0001 = 0.0395 (hundredths²: 395), σ ≈ 0.0497:
             // −1.61 σ → bin 1, 0.20 σ and 0.60 σ → bin 4, 1.006 σ → bin 5.
-            try sandbox.writeConfig(port: port, prefix: prefix, archive.config(firstYear: 2016))
+            try sandbox.writeConfig(port: port, prefix: prefix, Self.config(sandbox, firstYear: 2016))
             #expect(await runAgent("once", sandbox) == 0)
             #expect(archive.stripesRequests.count == 2)
             #expect(archive.stripesRequests.last?.queryValue("start_date") == "2016-01-01")
@@ -127,10 +117,10 @@ struct EndToEndStripesTests {
     /// stripes instead of spending another ≈ 120 weighted calls.
     @Test("print: the stripes lines, fetched once and then read from state_dir")
     func printUsesStoredStripes() async throws {
-        let sandbox = try AgentSandbox()
-        let archive = try Archive()
+        let sandbox = try Self.sandbox()
+        let archive = sandbox.apis
         // Port 9 (discard): print needs no broker.
-        try sandbox.writeConfig(port: 9, prefix: "e2e-stp", archive.config(firstYear: 2015))
+        try sandbox.writeConfig(port: 9, prefix: "e2e-stp", Self.config(sandbox, firstYear: 2015))
         var outputs: [String] = []
         for _ in 0..<2 {
             let result = try await AgentProcess.run(
@@ -147,34 +137,21 @@ struct EndToEndStripesTests {
     @Test("An archive error publishes no stripes topics, once exits 69, the climate is still published")
     func archiveErrorIsReported() async throws {
         try await MosquittoBroker.withPlainBroker { port in
-            let sandbox = try AgentSandbox()
+            let sandbox = try AgentSandbox(
+                routes: FakeAPIs.Routes(
+                    celsius: [2010: 11.0],
+                    stripes: { _ in
+                        .respond(
+                            status: 400,
+                            text:
+                                #"{"reason":"Parameter 'start_date' is out of allowed range from 1940-01-01 to 2026-07-27","error":true}"#
+                        )
+                    }))
             let prefix = "e2e-ste-\(shortID())"
-            let server = LoopbackHTTPServer { request in
-                if request.queryValue("daily") == "temperature_2m_mean" {
-                    return .respond(
-                        status: 400,
-                        text:
-                            #"{"reason":"Parameter 'start_date' is out of allowed range from 1940-01-01 to 2026-07-27","error":true}"#
-                    )
-                }
-                return climateAnswer(request, celsius: [2010: 11.0])
-            }
-            try server.start()
-            defer { server.stop() }
-            try sandbox.writeConfig(
-                port: port, prefix: prefix,
-                """
-                homeassistant: {discovery: false}
-                locations:
-                  - {id: home, latitude: 52.52, longitude: 13.405, timezone: \(Self.berlin)}
-                pollen: {enabled: false}
-                climate: {years: [2010], unit: celsius}
-                endpoints:
-                  climate_archive: \(server.url("/archive"))
-                  climate_forecast: \(server.url("/forecast"))
-                """)
+            try sandbox.writeConfig(port: port, prefix: prefix, Self.config(sandbox, firstYear: nil))
             // `once` says which source had no usable data (exit 69), after publishing the rest.
             #expect(await runAgent("once", sandbox) == 69)
+            #expect(sandbox.apis.stripesRequests.count == 1)
             let tree = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
             #expect(tree.keys.filter { $0.contains("/stripes") }.isEmpty)
             #expect(tree["\(prefix)/home/climate/2010"] == "11.0")

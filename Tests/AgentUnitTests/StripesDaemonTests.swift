@@ -279,3 +279,24 @@ struct NestedScopeTests {
         #expect(publisher.wanted == ["b/home/climate": "c2"])
     }
 }
+
+@Suite("State: stored stripes")
+struct StoredStripesTests {
+    @Test func roundTripsThroughTheStateFileFormat() throws {
+        let data = try DaemonStateTests.stripesData(1_700_000_000, first: 2000, last: 2002)
+        let stored = StoredStripes(firstYear: 2000, lastYear: 2002, tallies: data.tallies)
+        let text = try JSONEncoderShim.encode(stored)
+        #expect(
+            text.hasPrefix(
+                #"{"first_year":2000,"last_year":2002,"tallies":[{"days":365,"sum_tenths":36500,"year":2000}"#))
+        let decoded = try JSONDecoderShim.decode(StoredStripes.self, text)
+        #expect(decoded == stored)
+        #expect(decoded.data(fetchedAt: 1_700_000_000) == data)
+    }
+
+    @Test func talliesThatMakeNoStripesAreNotUsable() {
+        let stored = StoredStripes(
+            firstYear: 2000, lastYear: 2001, tallies: [StripesYearTally(year: 2000, days: 100, sumTenths: 0)])
+        #expect(stored.data(fetchedAt: 0) == nil)
+    }
+}
