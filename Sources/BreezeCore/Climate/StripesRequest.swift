@@ -33,7 +33,7 @@ public enum StripesRequest {
     }
 
     /// Open-Meteo's weight of the request (API-FACTS §2.7: one variable over d days weighs
-    /// max(1/10, d/140)), to the nearest whole call and at least 1: 120 for 1980–2025 (16 802 days).
+    /// d/140, at least 1), to the nearest whole call: 120 for 1980–2025 (16 802 days).
     public static func weightedCalls(firstYear: Int, lastYear: Int) -> Int {
         guard firstYear <= lastYear else { return 0 }
         let days =
