@@ -3,9 +3,13 @@ import BreezeTestSupport
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The warming stripes end to end (SPEC §9.1): libcurl against a loopback archive serving
-/// generated decades of `temperature_2m_mean`, the agent's `once`, a real mosquitto, `state_dir`.
-@Suite("End to end: warming stripes (once)")
+/// generated decades of `temperature_2m_mean`, the agent (`once`, `print`, `run`), a real mosquitto, `state_dir`.
+@Suite("End to end: warming stripes (once, print, run)")
 struct EndToEndStripesTests {
     static let berlin = "Europe/Berlin"
 
@@ -110,6 +114,40 @@ struct EndToEndStripesTests {
             let movedJSON = try #require(parseJSON(moved[base]) as? [String: Any])
             #expect((movedJSON["reference"] as? NSNumber)?.doubleValue == 9.90)
             #expect(movedJSON["first_year"] as? Int == 2016)
+        }
+    }
+
+    /// The daemon (`run`, the binary): the stripes arrive through the event loop's fetch, and a
+    /// restart publishes them from `state_dir` with no second archive request.
+    @Test("run: stripes published by the daemon, kept across a restart without a refetch")
+    func daemonKeepsStripesAcrossARestart() async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let sandbox = try Self.sandbox()
+            let prefix = "e2e-str-\(shortID())"
+            try sandbox.writeConfig(port: port, prefix: prefix, Self.config(sandbox, firstYear: 2015))
+            let view = try BrokerView(port: port)
+            try await view.start(["\(prefix)/#"])
+            defer { Task { await view.stop() } }
+            let colors = "\(prefix)/home/climate/stripes/colors"
+            let expected = "#b2182b,#92c5de,#d1e5f0,#d1e5f0,#d1e5f0"
+
+            var agent = try AgentProcess(["run", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+            #expect(await view.waitFor(colors, expected), "\(agent.stderr)")
+            #expect(sandbox.apis.stripesRequests.count == 1)
+            #expect(agent.stderr.contains("stripes[home]: fetching 2015–"), "\(agent.stderr)")
+            agent.signal(SIGTERM)
+            #expect(await agent.waitForExit(timeout: .seconds(2)) == 0, "\(agent.stderr)")
+            #expect(await view.waitFor("\(prefix)/status", "offline"))
+
+            agent = try AgentProcess(["run", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+            #expect(await view.waitFor("\(prefix)/status", "online"), "\(agent.stderr)")
+            // Past the 0–5 s start jitter: the stripes check has run and found nothing due.
+            #expect(await poll(timeout: .seconds(10)) { agent.stderr.contains("stripes[home]: restored 2015–") })
+            try await Task.sleep(for: .seconds(6))
+            #expect(sandbox.apis.stripesRequests.count == 1, "\(agent.stderr)")
+            #expect(view.payload(colors) == expected)
+            agent.signal(SIGINT)
+            #expect(await agent.waitForExit(timeout: .seconds(2)) == 0, "\(agent.stderr)")
         }
     }
 
