@@ -59,9 +59,9 @@ struct HTTPClientTests {
 
     @Test("query parameters arrive escaped and decode back to the originals")
     func queryEscaping() async throws {
-        let query = [
-            QueryItem("latitude", "52.52"), QueryItem("hourly", "alder_pollen,birch_pollen"),
-            QueryItem("q", "a b&c=d+e/f"), QueryItem("place", "Zürich 東京"), QueryItem("empty", ""),
+        let query: [(name: String, value: String)] = [
+            ("latitude", "52.52"), ("hourly", "alder_pollen,birch_pollen"),
+            ("q", "a b&c=d+e/f"), ("place", "Zürich 東京"), ("empty", ""),
         ]
         let server = try startedServer { _ in .respond(status: 200) }
         defer { server.stop() }
@@ -252,7 +252,7 @@ struct HTTPClientTests {
             for n in 0..<8 {
                 group.addTask {
                     let response = try await client.get(
-                        HTTPRequest(url: server.url("/"), query: [QueryItem("n", "\(n)")])
+                        HTTPRequest(url: server.url("/"), query: [("n", "\(n)")])
                     )
                     return (n, response.text)
                 }

@@ -51,9 +51,8 @@ public enum AgentMain {
         let store = StateStore(directory: invocation.demo ? nil : config.stateDir, log: log)
         let http: any HTTPFetching =
             invocation.demo
-            ? DemoResponder(today: { [zoneName = config.locations[0].timezone] in
-                let zone = (try? ZoneInfoLoader.load(zoneName)) ?? .utc
-                return zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
+            ? DemoResponder(today: { [zone = config.locations[0].zone] in
+                zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
             })
             : CurlFetcher(caFile: testCAFile(environment), totalTimeout: testHTTPTimeout(environment) ?? .seconds(30))
         if invocation.demo {

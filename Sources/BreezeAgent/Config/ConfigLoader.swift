@@ -17,7 +17,7 @@ public enum ConfigLoader {
     ) throws(ConfigError) -> AgentConfig {
         let bytes: [UInt8]
         do {
-            bytes = try ConfigFiles.read(path)
+            bytes = try PosixFile.read(path)
         } catch {
             throw ConfigError(
                 file: path, line: nil, keyPath: "", message: "cannot read the configuration file: \(error.reason)")
@@ -188,7 +188,7 @@ private struct ConfigParser {
         guard let path else { return nil }
         let bytes: [UInt8]
         do {
-            bytes = try ConfigFiles.read(path, limit: 64 * 1024)
+            bytes = try PosixFile.read(path, limit: 64 * 1024)
         } catch {
             throw r.fail(fileKey, "cannot read \(MappingReader.quote(path)): \(error.reason)")
         }
@@ -252,11 +252,14 @@ private struct ConfigParser {
             }
             let name = try r.text("name") ?? id
             let timezone: String
+            let zone: ZoneRules
             if let given = try r.text("timezone", expected: "an IANA time zone name like Europe/Berlin") {
-                guard timeZones.isValid(given) else {
+                do {
+                    zone = try timeZones.load(given)
+                } catch {
                     throw r.fail(
                         "timezone",
-                        "expected an IANA time zone name like Europe/Berlin (a file under \(timeZones.zoneInfoRoot)), got \(MappingReader.quote(given))"
+                        "expected an IANA time zone name like Europe/Berlin (a file under \(timeZones.zoneInfoRoot)), got \(MappingReader.quote(given)): \(error.problem)"
                     )
                 }
                 timezone = given
@@ -264,8 +267,9 @@ private struct ConfigParser {
                 let system = systemZone ?? timeZones.systemZone(environment: environment)
                 systemZone = system
                 switch system {
-                case .found(let zone, _):
-                    timezone = zone
+                case .found(let name, let rules, _):
+                    timezone = name
+                    zone = rules
                 case .notFound(let reason):
                     throw r.fail(
                         "timezone",
@@ -274,7 +278,8 @@ private struct ConfigParser {
                 }
             }
             locations.append(
-                LocationConfig(id: id, name: name, latitude: latitude, longitude: longitude, timezone: timezone))
+                LocationConfig(
+                    id: id, name: name, latitude: latitude, longitude: longitude, timezone: timezone, zone: zone))
         }
         return locations
     }

@@ -1,4 +1,5 @@
 public import BreezeCore
+import BreezeHTTP
 
 /// What one pollen fetch for one location came to.
 public enum PollenFetchResult: Sendable {
