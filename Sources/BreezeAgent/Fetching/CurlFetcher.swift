@@ -19,7 +19,9 @@ public struct CurlFetcher: HTTPFetching {
             url: url, query: query.map { ($0.name, $0.value) }, headers: headers.map { HTTPHeader($0.name, $0.value) },
             connectTimeout: .seconds(10), totalTimeout: totalTimeout, maxBodyBytes: 4 << 20)
         let response = try await client.get(request)
-        let retryAfter = response.retryAfter(now: Date()).map { Int($0.components.seconds) }
+        // `Retry-After`: seconds or an HTTP-date, counted from now (nil when absent or unparseable).
+        let retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0, now: Date()) }
+            .map { Int($0.components.seconds) }
         return FetchedResponse(status: response.status, body: response.body, retryAfterSeconds: retryAfter)
     }
 }
