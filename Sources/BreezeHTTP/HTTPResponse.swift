@@ -16,7 +16,4 @@ public struct HTTPResponse: Sendable {
         let wanted = name.lowercased()
         return headers.first { $0.name.lowercased() == wanted }?.value
     }
-
-    /// The body as UTF-8 text (invalid sequences repaired), for logs and error reports.
-    public var text: String { String(decoding: body, as: UTF8.self) }
 }

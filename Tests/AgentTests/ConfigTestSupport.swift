@@ -77,3 +77,8 @@ let oneLocation = """
     locations:
       - {id: home, latitude: 52.52, longitude: 13.405, timezone: Europe/Berlin}
     """
+
+extension TimeZoneResolver {
+    /// True when `load` succeeds for `name`: what the configuration accepts.
+    func isValid(_ name: String) -> Bool { (try? load(name)) != nil }
+}

@@ -53,9 +53,6 @@ public struct TimeZoneResolver: Sendable {
         }
     }
 
-    /// True when ``load(_:)`` succeeds for `name`.
-    public func isValid(_ name: String) -> Bool { (try? load(name)) != nil }
-
     /// Whether `name` looks like an IANA zone name that is safe to append to the zoneinfo root.
     public static func isValidName(_ name: String) -> Bool {
         guard !name.isEmpty, !name.hasPrefix("/") else { return false }
