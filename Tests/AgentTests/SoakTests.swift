@@ -67,8 +67,8 @@ final class SoakAPIs: Sendable {
         }
         googleTemplate = try json("eXPerience83-pollenlevels__google_pollen_forecast_5_days.es.json")
         airTemplate = try json("Vybo-reflbo__air_brno_2026-10-01.json")
-        berlin = try ZoneInfoLoader.load("Europe/Berlin")
-        prague = try ZoneInfoLoader.load("Europe/Prague")
+        berlin = try TimeZoneResolver().load("Europe/Berlin")
+        prague = try TimeZoneResolver().load("Europe/Prague")
         clock = Atomic(now)
         server = LoopbackHTTPServer()
         // Weak: the server keeps its handler, and a strong `self` here would be a cycle that
