@@ -54,22 +54,15 @@ public enum AgentMain {
         let store = StateStore(directory: invocation.demo ? nil : config.stateDir, log: log)
         let http: any HTTPFetching =
             invocation.demo
-            ? DemoResponder(today: { [zoneName = config.locations[0].timezone] in
-                let zone = (try? ZoneInfoLoader.load(zoneName)) ?? .utc
-                return zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
+            ? DemoResponder(today: { [zone = config.locations[0].zone] in
+                zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
             })
             : CurlFetcher(caFile: testCAFile(environment), totalTimeout: testHTTPTimeout(environment) ?? .seconds(30))
         if invocation.demo {
             log.info(
                 "demo: bundled sample data (not real measurements), prefix \(config.mqtt.topicPrefix), no discovery")
         }
-        let agent: Agent
-        do {
-            agent = try Agent(config: config, log: log, store: store, http: http, demo: invocation.demo, now: now)
-        } catch {
-            printError("breeze-agent: configuration error: \(error)")
-            return Invocation.ExitCode.configuration
-        }
+        let agent = Agent(config: config, log: log, store: store, http: http, demo: invocation.demo)
 
         switch invocation.command {
         case .print:
