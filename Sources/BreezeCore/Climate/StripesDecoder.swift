@@ -43,7 +43,8 @@ public enum WarmingStripesError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Decodes the archive response for `daily=temperature_2m_mean` (API-FACTS §2.3).
+/// Decodes the archive response for `daily=temperature_2m_mean` (API-FACTS §2.3), on the
+/// shared Open-Meteo parts (`OpenMeteoTime`, `OpenMeteoErrorBody`, `OpenMeteoKey`).
 ///
 /// One date range gives one JSON object; a top-level array (several ranges) is accepted too and
 /// its elements concatenated. `daily.time` may be ISO dates or Unix seconds; the error body is
@@ -94,41 +95,27 @@ public enum StripesDecoder {
         }
     }
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ s: String) { stringValue = s }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    private enum Times {
-        case iso([String])
-        case unix([Int64])
-    }
+    private typealias Key = OpenMeteoKey
 
     private struct Daily {
         var utcOffset: Int64
-        var times: Times
+        var times: [OpenMeteoTime]
         var values: [Double?]
 
         func observations() throws(WarmingStripesError) -> [ClimateObservation] {
+            if times.count > StripesDecoder.maximumDays { throw .tooManyDays(times.count) }
             var dates: [CivilDate] = []
-            switch times {
-            case .iso(let texts):
-                if texts.count > StripesDecoder.maximumDays { throw .tooManyDays(texts.count) }
-                for text in texts {
-                    guard let date = CivilDate(iso: text) else { throw .invalidDate(text) }
-                    dates.append(date)
+            dates.reserveCapacity(times.count)
+            for time in times {
+                // A daily ISO stamp is a bare date; a daily Unix stamp is local midnight.
+                let date: CivilDate?
+                switch time {
+                case .iso(let text): date = CivilDate(iso: text)
+                case .unix(let seconds):
+                    date = OpenMeteoTime.localDate(unixSeconds: seconds, utcOffsetSeconds: utcOffset)
                 }
-            case .unix(let seconds):
-                if seconds.count > StripesDecoder.maximumDays { throw .tooManyDays(seconds.count) }
-                // Daily stamps are local midnight: shift by the response's offset.
-                for stamp in seconds {
-                    let (local, overflow) = stamp.addingReportingOverflow(utcOffset)
-                    guard !overflow else { throw .invalidDate(String(stamp)) }
-                    dates.append(CivilDate(daysSinceEpoch: Int(local.floorDivided(by: 86_400))))
-                }
+                guard let date else { throw .invalidDate(time.description) }
+                dates.append(date)
             }
             guard dates.count == values.count else { throw .lengthMismatch(times: dates.count, values: values.count) }
             var out: [ClimateObservation] = []
@@ -151,8 +138,8 @@ public enum StripesDecoder {
 
         init(from decoder: any Decoder) throws {
             let root = try decoder.container(keyedBy: Key.self)
-            if (try? root.decode(Bool.self, forKey: Key("error"))) == true {
-                self = .failure((try? root.decode(String.self, forKey: Key("reason"))) ?? "(no reason given)")
+            if let envelope = try? OpenMeteoErrorBody(from: decoder), envelope.error {
+                self = .failure(envelope.reason ?? "(no reason given)")
                 return
             }
             guard root.contains(Key("daily")) else { throw WarmingStripesError.missingVariable }
@@ -168,12 +155,7 @@ public enum StripesDecoder {
                     throw WarmingStripesError.unsupportedUnit(unit)
                 }
             }
-            let times: Times
-            if let texts = try? daily.decode([String].self, forKey: Key("time")) {
-                times = .iso(texts)
-            } else {
-                times = .unix(try daily.decode([Int64].self, forKey: Key("time")))
-            }
+            let times = try OpenMeteoTime.series(in: daily, forKey: Key("time"))
             let values = try daily.decode([Double?].self, forKey: Key(name))
             let offset = try root.decodeIfPresent(Int64.self, forKey: Key("utc_offset_seconds")) ?? 0
             self = .success(Daily(utcOffset: offset, times: times, values: values))

@@ -1,4 +1,5 @@
 public import BreezeCore
+import BreezeHTTP
 
 /// The warming stripes of one location as the runtime keeps them: the series for the range
 /// fetched, and the per-year tallies behind it (what `state_dir` stores: a few kB instead of
