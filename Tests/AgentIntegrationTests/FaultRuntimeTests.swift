@@ -111,6 +111,8 @@ struct FaultRuntimeTests {
         try #require(
             await agent.waitForLine("climate[", count: locations.count, timeout: .seconds(60)), "\(agent.log)")
         try #require(await agent.waitForLine("pollen[", count: locations.count, timeout: .seconds(60)))
+        // The warming stripes (one yearly request per location) too: "stripes[lN]: 46 years 1980–…".
+        try #require(await agent.waitForLine(" years 1980–", count: locations.count, timeout: .seconds(60)))
 
         try await broker.start()
         let watcher = try await BrokerView(port: broker.port, patterns: ["\(scenario.prefix)/#"])

@@ -63,6 +63,8 @@ extension AgentSandbox {
         [
             "\(prefix)/status", "\(prefix)/\(id)/pollen", "\(prefix)/\(id)/pollen/updated_at",
             "\(prefix)/\(id)/pollen/stale", "\(prefix)/\(id)/climate", "\(prefix)/\(id)/climate/unit",
+            // The warming stripes arrive by their own fetch, often a moment after the climate.
+            "\(prefix)/\(id)/climate/stripes",
             TopicLayout(prefix: prefix, discoveryPrefix: discoveryPrefix).location(id).deviceConfig,
         ]
     }
