@@ -181,7 +181,7 @@ struct FaultFetchTests {
         let openMeteo = FetchedResponse(
             status: 200,
             body: Array(#"{"error":true,"reason":"Cannot initialize WeatherVariable from invalid String value"}"#.utf8))
-        guard case .failed(_, let message, _) = PollenFetcher.interpret(openMeteo, source: .openMeteo, fetchedAt: 0)
+        guard case .failed(let message) = PollenFetcher.interpret(openMeteo, source: .openMeteo, fetchedAt: 0).outcome
         else {
             Issue.record("Open-Meteo error envelope on 200 not a failure")
             return
@@ -192,9 +192,8 @@ struct FaultFetchTests {
             body: Array(
                 #"{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}"#.utf8
             ))
-        guard
-            case .failed(.google, let googleMessage, _) = PollenFetcher.interpret(google, source: .google, fetchedAt: 0)
-        else {
+        let googleResult = PollenFetcher.interpret(google, source: .google, fetchedAt: 0)
+        guard googleResult.source == .google, case .failed(let googleMessage) = googleResult.outcome else {
             Issue.record("Google error envelope on 200 not a failure")
             return
         }

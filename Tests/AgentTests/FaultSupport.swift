@@ -153,7 +153,7 @@ final class FaultScenario: Sendable {
         [
             "\(prefix)/status", "\(prefix)/\(id)/pollen", "\(prefix)/\(id)/pollen/updated_at",
             "\(prefix)/\(id)/pollen/stale", "\(prefix)/\(id)/climate", "\(prefix)/\(id)/climate/unit",
-            DiscoveryNaming.configTopic(discoveryPrefix: discoveryPrefix, topicPrefix: prefix, locationID: id),
+            TopicLayout(prefix: prefix, discoveryPrefix: discoveryPrefix).location(id).deviceConfig,
         ]
     }
 }

@@ -208,7 +208,7 @@ struct SoakHarness {
         for (agent, publisher) in agents {
             let unusable = await agent.fetchEverything(now: now)
             guard unusable.isEmpty else { throw SoakFailure("no usable data for \(unusable) at \(now)") }
-            agent.updateScopes(publisher, now: now)
+            agent.setAllScopes(on: publisher, now: now)
             sent += publisher.flush()
         }
         guard await client.waitForAcknowledgements(timeout: .seconds(10)) else {

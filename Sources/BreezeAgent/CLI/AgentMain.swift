@@ -152,7 +152,7 @@ public enum AgentMain {
     }
 
     static func mqttConfiguration(_ config: AgentConfig, once: Bool) -> MQTTConfiguration {
-        let status = Availability.topic(prefix: config.mqtt.topicPrefix)
+        let status = config.topicLayout.status
         return MQTTConfiguration(
             host: config.mqtt.host, port: config.mqtt.port,
             // `once` must not take over the daemon's session (same client id = the broker drops one).
