@@ -262,7 +262,8 @@ struct AirDecodeTests {
         #expect(at12.value(.uvIndexMax) == 99)
         let at13 = AirReading.select(report: report, zone: zone, now: utc(2026, 6, 21, 11, 1))
         #expect(at13.value(.uvIndex) == nil)
-        let tree = AirTopics.tree(prefix: "breeze", locationID: "home", reading: at12, fetchedAt: 0, stale: false)
+        let tree = AirTopics.tree(
+            topics: TopicLayout(prefix: "breeze").location("home"), reading: at12, fetchedAt: 0, stale: false)
         for metric in ["european_aqi", "us_aqi", "uv_index"] {
             #expect(tree["breeze/home/air/\(metric)/value"] == "None")
             #expect(tree["breeze/home/air/\(metric)/level"] == "Unknown")
@@ -383,7 +384,8 @@ struct AirTopicTests {
 
     @Test func scalars() throws {
         let tree = AirTopics.tree(
-            prefix: "breeze", locationID: "home", reading: try summerReading(), fetchedAt: utc(2026, 6, 21, 11, 5),
+            topics: TopicLayout(prefix: "breeze").location("home"), reading: try summerReading(),
+            fetchedAt: utc(2026, 6, 21, 11, 5),
             stale: false)
         let base = "breeze/home/air"
         let expected: [(String, String)] = [
@@ -402,7 +404,8 @@ struct AirTopicTests {
 
     @Test func json() throws {
         let tree = AirTopics.tree(
-            prefix: "breeze", locationID: "home", reading: try summerReading(), fetchedAt: utc(2026, 6, 21, 11, 5),
+            topics: TopicLayout(prefix: "breeze").location("home"), reading: try summerReading(),
+            fetchedAt: utc(2026, 6, 21, 11, 5),
             stale: true)
         let expected =
             #"{"date":"2026-06-21","hour":"2026-06-21T11:00:00Z","updated_at":"2026-06-21T11:05:00Z","stale":true,"#
@@ -425,7 +428,8 @@ struct AirTopicTests {
     /// when the last fetch succeeded.
     @Test func noCurrentHourIsStaleAndUnknown() throws {
         let reading = try summerReading(now: utc(2026, 6, 22, 9))
-        let tree = AirTopics.tree(prefix: "p", locationID: "l", reading: reading, fetchedAt: 0, stale: false)
+        let tree = AirTopics.tree(
+            topics: TopicLayout(prefix: "p").location("l"), reading: reading, fetchedAt: 0, stale: false)
         #expect(tree["p/l/air/stale"] == "true")
         #expect(tree["p/l/air/european_aqi/value"] == "None")
         #expect(tree["p/l/air/uv_index_max/level"] == "Unknown")

@@ -58,7 +58,7 @@ struct RiskTests {
         let risk = RiskAssessment.evaluate(profile: profile(["grass", "birch"], alert: .low), selection: selection)
         #expect(risk.today.value == nil && risk.today.driver == nil && risk.today.level == .unknown)
         #expect(!risk.alert)
-        let tree = RiskTopics.tree(prefix: "breeze", locationID: "home", assessment: risk)
+        let tree = RiskTopics.tree(topics: TopicLayout(prefix: "breeze").location("home"), assessment: risk)
         #expect(tree["breeze/home/risk/anna/level"] == "Unknown")
         #expect(tree["breeze/home/risk/anna/color"] == "#8e8e93")
         #expect(tree["breeze/home/risk/anna/alert"] == "false")
@@ -89,7 +89,7 @@ struct RiskTests {
         let selection = riskSelection([["BIRCH": value]])
         let risk = RiskAssessment.evaluate(profile: profile(["birch"], alert: threshold), selection: selection)
         #expect(risk.alert == alert)
-        let tree = RiskTopics.tree(prefix: "p", locationID: "l", assessment: risk)
+        let tree = RiskTopics.tree(topics: TopicLayout(prefix: "p").location("l"), assessment: risk)
         #expect(tree["p/l/risk/anna/alert"] == (alert ? "true" : "false"))
     }
 
@@ -140,7 +140,7 @@ struct RiskTests {
     @Test func paletteApplies() {
         let custom = PollenPalette(high: HexColor(hex: "#123456")!)
         let risk = RiskAssessment.evaluate(profile: profile(["birch"]), selection: riskSelection([["BIRCH": 4]]))
-        let tree = RiskTopics.tree(prefix: "p", locationID: "l", assessment: risk, palette: custom)
+        let tree = RiskTopics.tree(topics: TopicLayout(prefix: "p").location("l"), assessment: risk, palette: custom)
         #expect(tree["p/l/risk/anna/color"] == "#123456")
         #expect(tree["p/l/risk/anna/level"] == "High")
     }
@@ -148,7 +148,7 @@ struct RiskTests {
     @Test func severalProfiles() {
         let selection = riskSelection([["GRASS": 3, "BIRCH": 1]])
         let tree = RiskTopics.tree(
-            prefix: "breeze", locationID: "home",
+            topics: TopicLayout(prefix: "breeze").location("home"),
             profiles: [profile(["grass"], id: "anna"), profile(["birch"], alert: .low, id: "ben")],
             selection: selection)
         #expect(tree.count == 8)

@@ -24,35 +24,32 @@ public enum AirTopics {
 
     /// Selects the current hour (``AirReading/select(report:zone:now:)``) and builds the tree.
     public static func tree(
-        prefix: String, locationID: String, report: AirReport, zone: ZoneRules, fetchedAt: Int64, now: Int64,
-        stale: Bool
+        topics: LocationTopics, report: AirReport, zone: ZoneRules, fetchedAt: Int64, now: Int64, stale: Bool
     ) -> TopicTree {
         tree(
-            prefix: prefix, locationID: locationID, reading: AirReading.select(report: report, zone: zone, now: now),
-            fetchedAt: fetchedAt, stale: stale)
+            topics: topics, reading: AirReading.select(report: report, zone: zone, now: now), fetchedAt: fetchedAt,
+            stale: stale)
     }
 
     /// Builds the tree from a reading. `stale` is the runtime's flag (last fetch failed); the
     /// payloads also say stale when the data has no entry for the current hour.
-    public static func tree(prefix: String, locationID: String, reading: AirReading, fetchedAt: Int64, stale: Bool)
-        -> TopicTree
-    {
-        let base = "\(prefix)/\(locationID)/air"
+    public static func tree(topics: LocationTopics, reading: AirReading, fetchedAt: Int64, stale: Bool) -> TopicTree {
+        let base = topics.air
         let updatedAt = UTCTimestamp.rfc3339(unixSeconds: fetchedAt)
         let isStale = stale || reading.hour == nil
         var tree = TopicTree()
         tree.set(base, json: json(reading: reading, updatedAt: updatedAt, stale: isStale))
         for metric in AirMetric.allCases {
-            let topic = "\(base)/\(metric.rawValue)"
+            let topic = topics.airMetric(metric)
             let value = reading.value(metric)
-            tree.set("\(topic)/value", value.map { text(metric, $0) } ?? noValue)
+            tree.set(ScalarTopics.value(topic), value.map { text(metric, $0) } ?? noValue)
             if let band = metric.band(tenths: value) {
-                tree.set("\(topic)/level", band.level)
-                tree.set("\(topic)/color", band.color.description)
+                tree.set(ScalarTopics.level(topic), band.level)
+                tree.set(ScalarTopics.color(topic), band.color.description)
             }
         }
-        tree.set("\(base)/updated_at", updatedAt)
-        tree.set("\(base)/stale", isStale ? "true" : "false")
+        tree.set(topics.airUpdatedAt, updatedAt)
+        tree.set(topics.airStale, isStale ? "true" : "false")
         return tree
     }
 

@@ -85,6 +85,10 @@ public struct RiskAssessment: Sendable, Hashable {
         days.first ?? RiskDay(date: CivilDate(daysSinceEpoch: 0), value: nil, driver: nil, driverName: nil)
     }
 
+    /// Today's risk color (device outputs with `show: risk:<profile>` use it): the pollen palette's
+    /// color of today's level, so `pollen.colors` applies.
+    public func color(palette: PollenPalette = .standard) -> HexColor { palette.color(for: today.level) }
+
     /// Whether today's level reaches the profile's `alert_level`; false when Unknown.
     public var alert: Bool { RiskAssessment.reaches(today.level, profile.alertLevel) }
 

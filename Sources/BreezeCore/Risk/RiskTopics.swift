@@ -12,28 +12,27 @@
 public enum RiskTopics {
     /// Evaluates every profile on the selection and builds their topics.
     public static func tree(
-        prefix: String, locationID: String, profiles: [RiskProfile], selection: PollenSelection,
-        palette: PollenPalette = .standard
+        topics: LocationTopics, profiles: [RiskProfile], selection: PollenSelection, palette: PollenPalette = .standard
     ) -> TopicTree {
         var tree = TopicTree()
         for profile in profiles {
             let assessment = RiskAssessment.evaluate(profile: profile, selection: selection)
-            tree.merge(self.tree(prefix: prefix, locationID: locationID, assessment: assessment, palette: palette))
+            tree.merge(self.tree(topics: topics, assessment: assessment, palette: palette))
         }
         return tree
     }
 
     /// The topics of one assessed profile.
-    public static func tree(
-        prefix: String, locationID: String, assessment: RiskAssessment, palette: PollenPalette = .standard
-    ) -> TopicTree {
-        let topic = "\(prefix)/\(locationID)/risk/\(assessment.profile.id)"
+    public static func tree(topics: LocationTopics, assessment: RiskAssessment, palette: PollenPalette = .standard)
+        -> TopicTree
+    {
+        let topic = topics.riskProfile(assessment.profile.id)
         let today = assessment.today
         var tree = TopicTree()
         tree.set(topic, json: json(assessment, palette: palette))
-        tree.set("\(topic)/level", today.level.label)
-        tree.set("\(topic)/color", palette.color(for: today.level).description)
-        tree.set("\(topic)/alert", assessment.alert ? "true" : "false")
+        tree.set(ScalarTopics.level(topic), today.level.label)
+        tree.set(ScalarTopics.color(topic), assessment.color(palette: palette).description)
+        tree.set(topics.riskAlert(assessment.profile.id), assessment.alert ? "true" : "false")
         return tree
     }
 
