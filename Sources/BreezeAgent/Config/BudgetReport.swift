@@ -3,8 +3,10 @@ public import BreezeCore
 extension AgentConfig {
     /// The configured daily load on Open-Meteo in its own accounting (API-FACTS §2.7).
     public var openMeteoBudget: OpenMeteoBudget {
+        // Spelled out rather than asking `PollenSettings.source(googleRejected:)`: this folder is
+        // also built alone for the config fuzz target (fuzz/run.sh), without the fetchers.
         let pollenFromOpenMeteo =
-            pollen.enabled && pollen.source(googleRejected: false) == .openMeteo
+            pollen.enabled && (pollen.source == .openMeteo || (pollen.source == .auto && pollen.apiKey == nil))
         return OpenMeteoBudget.plan(
             .init(
                 locations: locations.count,
