@@ -37,7 +37,9 @@ public enum AgentMain {
         if invocation.demo { applyDemo(&config) }
         applyTestOverrides(&config, environment: environment)
 
+        let testWarnings = testOverrideWarnings(environment)
         if invocation.command == .checkConfig {
+            for warning in testWarnings { printError("warning: \(warning)") }
             writeStdout(renderEffective(config))
             writeStdout(renderOpenMeteoBudget(config))
             for warning in config.profileWarnings { printError("warning: \(warning)") }
@@ -50,6 +52,7 @@ public enum AgentMain {
 
         let log = Log(level: config.logLevel)
         log.redact([config.pollen.apiKey?.value, config.mqtt.password?.value].compactMap { $0 })
+        for warning in testWarnings { log.warning(warning) }
         for warning in config.profileWarnings { log.warning(warning) }
         let store = StateStore(directory: invocation.demo ? nil : config.stateDir, log: log)
         let http: any HTTPFetching =
@@ -140,6 +143,21 @@ public enum AgentMain {
         config.homeAssistant.discovery = false
         config.pollen.source = .google
         config.pollen.apiKey = Secret("breeze-demo-sample-data-no-key", origin: "--demo")
+    }
+
+    /// The test-only variables this binary reads (docs/operations.md "Test-only settings").
+    static let testVariables: Set<String> = [
+        "BREEZE_TEST_HTTP_TIMEOUT", "BREEZE_TEST_REFRESH_COOLDOWN", "BREEZE_TEST_CA_FILE",
+    ]
+
+    /// One warning per `BREEZE_TEST_*` variable in the environment (SPEC §12): a production
+    /// service with a test setting left in its unit file says so at every start.
+    static func testOverrideWarnings(_ environment: [String: String]) -> [String] {
+        environment.keys.filter { $0.hasPrefix("BREEZE_TEST_") }.sorted().map { name in
+            testVariables.contains(name)
+                ? "environment: \(name) is set: a test-only setting is in effect (docs/operations.md, Test-only settings)"
+                : "environment: \(name) is not a setting of this version; ignored"
+        }
     }
 
     /// `BREEZE_TEST_REFRESH_COOLDOWN` (whole seconds, ≥ 1): both refresh cooldowns, below the

@@ -39,6 +39,21 @@ final class Agent {
             config: config, locations: locations, storedCalls: store.callCounts(), demo: demo, seed: generator.next())
     }
 
+    /// How long state topics wait to be cleared after the discovery config that stops using
+    /// them (SPEC §3 removal order: no sooner than 3 s).
+    static let clearDelayAfterDiscovery: Duration = .seconds(3)
+
+    /// The publisher of the retained tree over `client`: with discovery on, device configs
+    /// change at once and state topics are cleared ``clearDelayAfterDiscovery`` later.
+    func makePublisher(client: MQTTClient) -> RetainedPublisher {
+        let discovery = state.context.discoveryEnabled
+        let configs = state.layout.discoveryPrefix + "/"
+        return RetainedPublisher(
+            transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store,
+            clearDelay: discovery ? Self.clearDelayAfterDiscovery : .zero,
+            clearsAtOnce: { $0.hasPrefix(configs) })
+    }
+
     /// The clock as the state machine reads it.
     func time() -> DaemonTime {
         DaemonTime(now: Timestamp.nowUnixSeconds(), uptimeSeconds: Int(Timestamp.monotonicSeconds() - started))

@@ -76,6 +76,8 @@ enum DaemonEvent: Sendable {
     case mqtt(MQTTEvent)
     /// The delay after a Home Assistant birth has passed: re-send discovery.
     case rediscoverDue
+    /// Clears held back behind a discovery change are due (``RetainedPublisher/nextClearDue``).
+    case clearsDue
     case signal(Int32)
 }
 
@@ -252,6 +254,8 @@ struct DaemonState {
             actions.append(.log(.warning, "mqtt: disconnected (\(reason)); reconnecting with backoff"))
         case .mqtt(.message(let message)):
             actions += handleMessage(message, now: now)
+        case .clearsDue:
+            actions.append(.flush(persist: true))
         case .rediscoverDue:
             rediscoverPending = false
             for location in locations {
@@ -629,12 +633,42 @@ struct DaemonState {
         for index in locations.indices where only == nil || only == index {
             let (snapshot, warnings) = self.snapshot(index, now: now)
             actions += warnings
+            // Sinks not rebuilt now count with their size at their last build.
+            var counts = locations[index].topicCounts
+            var over: [String] = []
             for sink in sinks where kind.map({ sink.inputs.contains($0) }) ?? true {
-                for scope in sink.contents(of: snapshot, context: context) { actions.append(.setScope(scope)) }
+                for var scope in sink.contents(of: snapshot, context: context) {
+                    counts[scope.scope] = 0
+                    let budget = Self.maximumTopicsPerLocation - counts.values.reduce(0, +)
+                    if let count = scope.tree?.count, count > budget {
+                        over.append(scope.scope)
+                        scope = SinkScope(scope: scope.scope, tree: nil)
+                    } else {
+                        counts[scope.scope] = scope.tree?.count ?? 0
+                    }
+                    actions.append(.setScope(scope))
+                }
+            }
+            locations[index].topicCounts = counts
+            if over.isEmpty {
+                if kind == nil { locations[index].topicLimitLogged = [] }
+            } else if over != locations[index].topicLimitLogged {
+                locations[index].topicLimitLogged = over
+                do {
+                    actions.append(
+                        .log(
+                            .error,
+                            "\(locations[index].config.id): more than \(Self.maximumTopicsPerLocation) topics; not updating \(over.joined(separator: ", ")) (what is published there stays)"
+                        ))
+                }
             }
         }
         return actions
     }
+
+    /// Most retained topics one location may hold (SPEC §12); a scope that would pass it keeps
+    /// what is published there, with an error logged once.
+    static let maximumTopicsPerLocation = 2_000
 
     /// The location as the sinks see it at `now`; logs the selection's warnings once per change.
     private mutating func snapshot(_ index: Int, now: Int64) -> (LocationSnapshot, [DaemonAction]) {

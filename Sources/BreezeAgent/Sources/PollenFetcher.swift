@@ -82,10 +82,11 @@ public struct PollenFetcher: Sendable {
         case .google: outcome = GooglePollen.interpret(httpStatus: response.status, body: response.body)
         case .openMeteo: outcome = OpenMeteoPollen.interpret(httpStatus: response.status, body: response.body)
         }
-        let isReport: Bool
-        if case .report = outcome { isReport = true } else { isReport = false }
+        guard case .report(let report) = outcome else {
+            return PollenFetchResult(source: source, outcome: outcome, fetchedAt: fetchedAt, retryAfter: retryAfter)
+        }
         return PollenFetchResult(
-            source: source, outcome: outcome, body: isReport ? response.body : [], fetchedAt: fetchedAt,
+            source: source, outcome: .report(report.limitingItems()), body: response.body, fetchedAt: fetchedAt,
             retryAfter: retryAfter)
     }
 }

@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport
@@ -27,8 +38,8 @@ struct EndToEndAirRiskTests {
     @Test("air: a 500, a truncated body and cut JSON keep the last values, mark them stale, clear nothing")
     func airFaultsKeepLastGoodValues() async throws {
         let faults = Mutex<[Double: LoopbackHTTPServer.Action]>([:])
-        let upstream = try FakeUpstream(
-            FakeUpstream.Routes(airQuality: { request in
+        let sandbox = try AgentSandbox(
+            routes: FakeAPIs.Routes(airQuality: { request in
                 guard request.queryValue("hourly")?.contains("european_aqi") == true else {
                     return .respond(status: 400, text: #"{"error":true,"reason":"unexpected request"}"#)
                 }
@@ -36,7 +47,6 @@ struct EndToEndAirRiskTests {
                 if let fault = faults.withLock({ $0[latitude] }) { return fault }
                 return Self.airBody(request)
             }))
-        let sandbox = try AgentSandbox()
         let prefix = "air-\(shortID())"
         let discovery = "ha-\(shortID())"
         try await MosquittoBroker.withPlainBroker { port in
@@ -52,7 +62,7 @@ struct EndToEndAirRiskTests {
                 pollen: {enabled: false}
                 climate: {enabled: false}
                 air: {enabled: true, interval: 1h}
-                \(upstream.endpointsYAML)
+                \(sandbox.apis.endpointsYAML)
                 """)
             let view = try await BrokerView(port: port, patterns: ["\(prefix)/#", "\(discovery)/#"])
             defer { Task { await view.stop() } }
@@ -138,14 +148,13 @@ struct EndToEndAirRiskTests {
 
     @Test("two risk profiles from Google pollen: level, driver, days, alert, Home Assistant entities")
     func twoProfilesOnGoogle() async throws {
-        let upstream = try FakeUpstream(
-            FakeUpstream.Routes(google: { request in
+        let sandbox = try AgentSandbox(
+            routes: FakeAPIs.Routes(google: { request in
                 .respond(
                     status: 200, headers: [("Content-Type", "application/json")],
                     text: DemoResponder.googlePollen(
                         start: Self.today, days: Int(request.queryValue("days") ?? "5") ?? 5))
             }))
-        let sandbox = try AgentSandbox()
         let prefix = "risk-\(shortID())"
         let discovery = "ha-\(shortID())"
         try await MosquittoBroker.withPlainBroker { port in
@@ -158,7 +167,7 @@ struct EndToEndAirRiskTests {
                 pollen: {source: google, api_key: test-key-0123456789}
                 climate: {enabled: false}
                 \(Self.profilesYAML)
-                \(upstream.endpointsYAML)
+                \(sandbox.apis.endpointsYAML)
                 """)
             let run = try await AgentProcess.run(
                 ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)
@@ -201,14 +210,13 @@ struct EndToEndAirRiskTests {
 
     @Test("two risk profiles from key-free Open-Meteo pollen; an allergen it never lists is a warning")
     func twoProfilesOnOpenMeteo() async throws {
-        let upstream = try FakeUpstream(
-            FakeUpstream.Routes(airQuality: { request in
+        let sandbox = try AgentSandbox(
+            routes: FakeAPIs.Routes(airQuality: { request in
                 .respond(
                     status: 200, headers: [("Content-Type", "application/json")],
                     text: DemoResponder.airQuality(start: Self.today, timezone: request.queryValue("timezone") ?? "UTC")
                 )
             }))
-        let sandbox = try AgentSandbox()
         let prefix = "riskom-\(shortID())"
         try await MosquittoBroker.withPlainBroker { port in
             try sandbox.writeConfig(
@@ -220,7 +228,7 @@ struct EndToEndAirRiskTests {
                 pollen: {source: open-meteo}
                 climate: {enabled: false}
                 \(Self.profilesYAML)
-                \(upstream.endpointsYAML)
+                \(sandbox.apis.endpointsYAML)
                 """)
             let run = try await AgentProcess.run(
                 ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)
