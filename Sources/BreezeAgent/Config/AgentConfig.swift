@@ -10,6 +10,10 @@ public struct AgentConfig: Sendable {
     public var locations: [LocationConfig]
     public var pollen: PollenSettings
     public var climate: ClimateSettings
+    /// `air:` (SPEC §10.1), off by default.
+    public var air = AirSettings()
+    /// `profiles:` (SPEC §10.2), in file order.
+    public var profiles: [RiskProfile] = []
     public var endpoints: Endpoints
     /// As written (may be relative to the working directory); an unwritable one is the runtime's warning.
     public var stateDir: String

@@ -81,6 +81,22 @@ public func renderEffective(_ c: AgentConfig) -> String {
     line(2, "years", "[" + cl.years.map(String.init).joined(separator: ", ") + "]")
     line(2, "refresh_cooldown", durationText(cl.refreshCooldown))
 
+    line(0, "air", "")
+    line(2, "enabled", String(c.air.enabled))
+    line(2, "interval", durationText(c.air.interval))
+
+    if c.profiles.isEmpty {
+        out.append("# profiles: none")
+    } else {
+        line(0, "profiles", "")
+        for profile in c.profiles {
+            out.append("  - id: " + quoted(profile.id))
+            line(4, "name", quoted(profile.name))
+            line(4, "allergens", "[" + profile.allergens.joined(separator: ", ") + "]")
+            line(4, "alert_level", quoted(profile.alertLevel.label))
+        }
+    }
+
     line(0, "endpoints", "")
     line(2, "pollen", quoted(c.endpoints.pollen))
     line(2, "air_quality", quoted(c.endpoints.airQuality))

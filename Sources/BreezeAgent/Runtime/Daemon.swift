@@ -54,9 +54,10 @@ extension Agent {
                 for action in performLocal(state.handle(event, at: time())) {
                     switch action {
                     case .fetch(let key, let request):
-                        let (pollen, climate, log) = (pollenFetcher, climateFetcher, log)
+                        let (pollen, climate, air, log) = (pollenFetcher, climateFetcher, airFetcher, log)
                         group.addTask {
-                            let outcome = await Agent.fetch(request, pollen: pollen, climate: climate, log: log)
+                            let outcome = await Agent.fetch(
+                                request, pollen: pollen, climate: climate, air: air, log: log)
                             continuation.yield(.fetched(key, outcome))
                         }
                     case .setScope(let scope):
