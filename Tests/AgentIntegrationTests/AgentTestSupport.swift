@@ -1,0 +1,249 @@
+import BreezeMQTT
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Polls `condition` every 50 ms until it holds (true) or `timeout` passes (false).
+func poll(timeout: Duration, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        if condition() { return true }
+        if ContinuousClock.now >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+}
+
+/// A JSON payload parsed (fragments allowed), or nil.
+func parseJSON(_ text: String?) -> Any? {
+    guard let text else { return nil }
+    return try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+}
+
+/// A JSON payload decoded as an object (nil when absent or not an object).
+func jsonObject(_ text: String?) -> [String: Any]? { parseJSON(text) as? [String: Any] }
+
+// MARK: reading the broker back
+
+/// A second MQTT client that records every message under some filters: the latest payload per
+/// topic (an empty payload means the topic was cleared) and every payload seen, in order.
+///
+/// With ``start(_:)`` (probing) what it holds once `start` returns is exactly the broker's
+/// retained tree under those filters: the broker sends retained messages right after the
+/// SUBACK, before the probe published afterwards on the same connection comes back.
+final class BrokerView: Sendable {
+    struct Entry: Sendable {
+        var payload: String
+        var retained: Bool
+    }
+    private struct Seen {
+        var latest: [String: Entry] = [:]
+        var history: [String: [String]] = [:]
+        var probes: Set<String> = []
+    }
+
+    let client: MQTTClient
+    private let seen = Mutex(Seen())
+    private let pump = Mutex<Task<Void, Never>?>(nil)
+
+    init(port: Int) throws {
+        client = try MQTTClient(MQTTConfiguration(host: "127.0.0.1", port: port, clientID: "view-\(shortID())"))
+    }
+
+    /// Connects and subscribes to `patterns` without probing (for watching a live agent).
+    convenience init(port: Int, patterns: [String]) async throws {
+        try self.init(port: port)
+        try await start(patterns, probe: false)
+    }
+
+    deinit { pump.withLock { $0?.cancel() } }
+
+    /// Connects and subscribes to `filters`; with `probe` (filters ending in `#`), returns only
+    /// once every retained message under them has arrived.
+    func start(_ filters: [String], probe: Bool = true) async throws {
+        let events = client.events
+        let task = Task { [self] in
+            for await event in events {
+                guard case .message(let message) = event else { continue }
+                let payload = message.payloadString
+                if message.topic.contains("/view-probe-") {
+                    seen.withLock { _ = $0.probes.insert(payload) }
+                    continue
+                }
+                seen.withLock {
+                    $0.latest[message.topic] = Entry(payload: payload, retained: message.retain)
+                    $0.history[message.topic, default: []].append(payload)
+                }
+            }
+        }
+        pump.withLock { $0 = task }
+        try client.start()
+        let connected = await client.waitUntilConnected(timeout: .seconds(15))
+        try #require(connected, "view client did not connect: \(String(describing: client.lastError))")
+        for filter in filters {
+            try client.subscribe(filter, qos: 1)
+            guard probe, filter.hasSuffix("#") else { continue }
+            let token = shortID()
+            try client.publish(String(filter.dropLast()) + "view-probe-\(token)", token, qos: 1)
+            let arrived = await poll(timeout: .seconds(15)) { seen.withLock { $0.probes.contains(token) } }
+            try #require(arrived, "subscription to \(filter) never became active")
+        }
+    }
+
+    func stop() async {
+        await client.stop()
+        pump.withLock { $0?.cancel() }
+    }
+
+    /// Topic → payload of every non-empty topic seen (the retained tree after a probing start).
+    var tree: [String: String] {
+        seen.withLock { $0.latest.compactMapValues { $0.payload.isEmpty ? nil : $0.payload } }
+    }
+    var latest: [String: String] { tree }
+
+    func entry(_ topic: String) -> Entry? { seen.withLock { $0.latest[topic] } }
+    func payload(_ topic: String) -> String? { tree[topic] }
+    func value(_ topic: String) -> String? { payload(topic) }
+    func history(_ topic: String) -> [String] { seen.withLock { $0.history[topic] ?? [] } }
+
+    /// A JSON object payload, parsed.
+    func json(_ topic: String) -> [String: Any]? {
+        guard let text = payload(topic) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+    }
+
+    /// Every topic under `prefix` whose history contains an empty (clearing) payload.
+    func clearedTopics(under prefix: String) -> [String] {
+        seen.withLock { $0.history.filter { $0.key.hasPrefix(prefix) && $0.value.contains("") }.map(\.key).sorted() }
+    }
+
+    /// The non-empty retained topics under `prefix` (a snapshot). `<p>/diagnostics` is left out:
+    /// it is the one topic the agent publishes without retain (at every connect, with a new
+    /// uptime), so it is not part of the retained tree two snapshots are compared on.
+    func tree(under prefix: String) -> [String: String] {
+        tree.filter { $0.key.hasPrefix(prefix) && !$0.key.hasSuffix("/diagnostics") }
+    }
+
+    /// Waits until every topic in `topics` has a value.
+    func waitForTopics(_ topics: [String], timeout: Duration = .seconds(20)) async -> Bool {
+        await poll(timeout: timeout) { topics.allSatisfy { self.value($0) != nil } }
+    }
+
+    /// Waits until `topic` carries `payload` ("" = cleared).
+    func waitFor(_ topic: String, _ payload: String, timeout: Duration = .seconds(15)) async -> Bool {
+        await poll(timeout: timeout) { self.entry(topic)?.payload == payload }
+    }
+
+    /// The broker's retained tree under `filters` right now, read by a fresh client.
+    static func snapshot(port: Int, _ filters: [String]) async throws -> [String: String] {
+        let view = try BrokerView(port: port)
+        try await view.start(filters)
+        let tree = view.tree
+        await view.stop()
+        return tree
+    }
+}
+
+// MARK: the binary as a subprocess
+
+/// The debug binary `swift build` puts in `<repo>/.build/debug`.
+func agentBinary() throws -> String {
+    var root = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { root.deleteLastPathComponent() }
+    let candidates = [
+        root.appendingPathComponent(".build/debug/breeze-agent").path,
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("breeze-agent").path,
+    ]
+    let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    return try #require(found, "breeze-agent binary not built (run `swift build` first); looked in \(candidates)")
+}
+
+/// A running `breeze-agent` child with its stdout and stderr in files. Its environment is the
+/// test's without `BREEZE_*` and `JOURNAL_STREAM`, plus `environment`.
+final class AgentProcess: Sendable {
+    private let process: Process
+    let stdoutPath: String
+    let stderrPath: String
+    let started = ContinuousClock.now
+
+    init(
+        _ arguments: [String], directory: String, environment: [String: String] = [:], name: String = "agent"
+    ) throws {
+        let tag = "\(name)-\(shortID())"
+        stdoutPath = directory + "/\(tag).stdout"
+        stderrPath = directory + "/\(tag).log"
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try agentBinary())
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BREEZE_") }
+        env["JOURNAL_STREAM"] = nil
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+    }
+
+    /// The same, logs in `logDirectory` (the end-to-end tests' spelling).
+    convenience init(_ arguments: [String], logDirectory: String) throws {
+        try self.init(arguments, directory: logDirectory)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    /// Everything logged so far (stderr).
+    var log: String { stderr }
+    var isRunning: Bool { process.isRunning }
+
+    func lines(containing text: String) -> [String] {
+        log.split(separator: "\n").map(String.init).filter { $0.contains(text) }
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for the process to end; its exit status, or nil after `timeout`.
+    func waitForExit(timeout: Duration) async -> Int32? {
+        let ended = await poll(timeout: timeout) { !process.isRunning }
+        return ended ? process.terminationStatus : nil
+    }
+
+    /// SIGTERM and wait (up to 5 s); the exit status, or nil when it had to be killed.
+    @discardableResult
+    func terminate() async -> Int32? {
+        guard process.isRunning else { return process.terminationStatus }
+        signal(SIGTERM)
+        if let status = await waitForExit(timeout: .seconds(5)) { return status }
+        kill(process.processIdentifier, SIGKILL)
+        return nil
+    }
+
+    /// Polls the log until `count` lines contain `text`.
+    @discardableResult
+    func waitForLine(_ text: String, count: Int = 1, timeout: Duration = .seconds(20)) async -> Bool {
+        await poll(timeout: timeout) { self.lines(containing: text).count >= count }
+    }
+
+    /// Runs to completion (killed after `timeout`) and returns the exit status and output.
+    static func run(_ arguments: [String], logDirectory: String, timeout: Duration = .seconds(30)) async throws
+        -> (status: Int32?, stdout: String, stderr: String)
+    {
+        let child = try AgentProcess(arguments, directory: logDirectory)
+        let status = await child.waitForExit(timeout: timeout)
+        return (status, child.stdout, child.stderr)
+    }
+}
