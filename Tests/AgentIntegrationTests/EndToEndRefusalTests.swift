@@ -73,4 +73,34 @@ struct EndToEndRefusalTests {
         #expect(status == 0, "\(stderr)")
         #expect(published.keys.contains { $0.hasPrefix("\(prefix)/home/climate/") })
     }
+
+    /// A TLS broker address whose TCP handshake never completes: `once` gives up after its
+    /// 10 s connect wait and exits 69 promptly (libmosquitto alone held on for its 60 s keepalive).
+    @Test func onceGivesUpOnAStalledTLSPortPromptly() async throws {
+        let sandbox = try AgentSandbox()
+        let stalled = try StalledListener()
+        let config = """
+            mqtt:
+              host: 127.0.0.1
+              port: \(stalled.port)
+              tls: {insecure: true}
+            state_dir: \(sandbox.stateDir)
+            log_level: info
+            homeassistant: {discovery: false}
+            locations:
+              - {id: home, latitude: 52.52, longitude: 13.405, timezone: \(Self.zone)}
+            pollen: {api_key: e2e-key}
+            \(sandbox.apis.endpointsYAML)
+
+            """
+        try config.write(toFile: sandbox.configPath, atomically: true, encoding: .utf8)
+        let started = ContinuousClock.now
+        let result = try await AgentProcess.run(
+            ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory, timeout: .seconds(60))
+        let elapsed = ContinuousClock.now - started
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(elapsed < .seconds(15), "once took \(elapsed)")
+        #expect(result.stderr.contains("cannot connect to 127.0.0.1:\(stalled.port)"), "\(result.stderr)")
+        _ = stalled
+    }
 }

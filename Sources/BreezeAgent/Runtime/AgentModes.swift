@@ -65,6 +65,11 @@ extension Agent {
             await client.stop()
             return Invocation.ExitCode.unavailable
         }
+        if client.protocolVersion != config.mqtt.protocolVersion {
+            log.warning(
+                "mqtt: the broker refused MQTT 5; fell back to MQTT \(client.protocolVersion) (set mqtt.protocol to choose)"
+            )
+        }
         let now = Timestamp.nowUnixSeconds()
         restoreStoredResponses(now: now)
         let unusable = await fetchEverything(now: now)
