@@ -85,6 +85,22 @@ public struct MQTTConfiguration: Sendable, Equatable {
     public var reconnectDelayMax: Int
     /// A clean session drops broker-side state on reconnect; subscriptions are replayed by the client.
     public var cleanSession: Bool
+    /// With ``MQTTProtocolVersion/v5``: when the broker refuses MQTT 5 (CONNACK 0x84, or the
+    /// connection closed before any CONNACK), switch to 3.1.1 once and reconnect. For a
+    /// protocol the user did not choose explicitly (RabbitMQ 3.10 closes a v5 CONNECT).
+    public var protocolFallback: Bool
+    /// Largest MQTT packet (bytes, fixed header included) the client sends; a publish over it is
+    /// refused locally. The broker's own limit from an MQTT 5 CONNACK applies as well; with 3.1.1
+    /// (whose CONNACK has none) this is the only one. `nil`: no limit of our own.
+    public var maxPacketSize: Int?
+    /// Seconds a connect attempt (TCP, TLS handshake, CONNACK) may take before it is abandoned
+    /// and retried with backoff.
+    public var connectTimeout: Int
+
+    /// Bounds of ``maxPacketSize``: MQTT's largest packet is 268 435 460 bytes.
+    public static let maxPacketSizeRange = 64...268_435_460
+    /// Bounds of ``connectTimeout`` in seconds.
+    public static let connectTimeoutRange = 1...300
 
     /// `port` defaults to 8883 with TLS and 1883 without.
     public init(
@@ -99,7 +115,10 @@ public struct MQTTConfiguration: Sendable, Equatable {
         will: MQTTMessage? = nil,
         reconnectDelayMin: Int = 1,
         reconnectDelayMax: Int = 60,
-        cleanSession: Bool = true
+        cleanSession: Bool = true,
+        protocolFallback: Bool = false,
+        maxPacketSize: Int? = nil,
+        connectTimeout: Int = 10
     ) {
         self.host = host
         self.port = port ?? (tls == nil ? 1883 : 8883)
@@ -113,6 +132,9 @@ public struct MQTTConfiguration: Sendable, Equatable {
         self.reconnectDelayMin = reconnectDelayMin
         self.reconnectDelayMax = reconnectDelayMax
         self.cleanSession = cleanSession
+        self.protocolFallback = protocolFallback
+        self.maxPacketSize = maxPacketSize
+        self.connectTimeout = connectTimeout
     }
 
     /// Rejects values libmosquitto would refuse later with a bare "Invalid arguments", so the
@@ -130,6 +152,12 @@ public struct MQTTConfiguration: Sendable, Equatable {
         if reconnectDelayMin < 1 { throw fail("reconnect delay minimum \(reconnectDelayMin) s must be at least 1 s") }
         if reconnectDelayMax < reconnectDelayMin {
             throw fail("reconnect delay maximum \(reconnectDelayMax) s is below the minimum \(reconnectDelayMin) s")
+        }
+        if let maxPacketSize, !Self.maxPacketSizeRange.contains(maxPacketSize) {
+            throw fail("maximum packet size \(maxPacketSize) bytes is outside 64…268435460")
+        }
+        if !Self.connectTimeoutRange.contains(connectTimeout) {
+            throw fail("connect timeout \(connectTimeout) s is outside 1…300 s")
         }
         if let tls {
             if (tls.certFile == nil) != (tls.keyFile == nil) {
