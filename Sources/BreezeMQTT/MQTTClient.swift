@@ -45,7 +45,8 @@ public final class MQTTClient: Sendable {
         let core = ClientCore(
             protocolVersion: configuration.protocolVersion,
             protocolFallback: configuration.protocolFallback && configuration.protocolVersion == .v5,
-            connectTimeout: .seconds(configuration.connectTimeout), tls: configuration.tls != nil)
+            connectTimeout: .seconds(configuration.connectTimeout), tls: configuration.tls != nil,
+            maxIncomingPayload: configuration.maxIncomingPayload)
         self.core = core
         let userdata = Unmanaged.passRetained(core)
         guard let raw = mosquitto_new(configuration.clientID, configuration.cleanSession, userdata.toOpaque()) else {
@@ -474,8 +475,15 @@ final class ClientCore: Sendable {
 
     var subscribeOptions: Int32 { Self.subscribeOptions(state.withLock { $0.protocolVersion }) }
 
-    init(protocolVersion: MQTTProtocolVersion, protocolFallback: Bool, connectTimeout: Duration, tls: Bool) {
+    /// ``MQTTConfiguration/maxIncomingPayload``.
+    let maxIncomingPayload: Int
+
+    init(
+        protocolVersion: MQTTProtocolVersion, protocolFallback: Bool, connectTimeout: Duration, tls: Bool,
+        maxIncomingPayload: Int = .max
+    ) {
         state = Mutex(State(protocolVersion: protocolVersion, fallbackAvailable: protocolFallback))
+        self.maxIncomingPayload = maxIncomingPayload
         self.connectTimeout = connectTimeout
         self.tls = tls
         (events, continuation) = AsyncStream.makeStream()
@@ -625,12 +633,19 @@ final class ClientCore: Sendable {
 
     func didReceive(_ message: mosquitto_message) {
         let topic = message.topic.map { String(cString: $0) } ?? ""
+        let length = Int(message.payloadlen)
         var payload: [UInt8] = []
-        if let bytes = message.payload, message.payloadlen > 0 {
-            payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
+        var dropped: Int?
+        if length > maxIncomingPayload {
+            dropped = length
+        } else if let bytes = message.payload, length > 0 {
+            payload = Array(UnsafeRawBufferPointer(start: bytes, count: length))
         }
         continuation.yield(
-            .message(MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain)))
+            .message(
+                MQTTMessage(
+                    topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain,
+                    droppedPayloadBytes: dropped)))
     }
 
     /// libmosquitto ends its thread on a failed TLS handshake without calling on_disconnect; the

@@ -49,13 +49,21 @@ public struct MQTTMessage: Sendable, Equatable {
     public var payload: [UInt8]
     public var qos: Int
     public var retain: Bool
+    /// Set on a received message whose payload was over the client's
+    /// ``MQTTConfiguration/maxIncomingPayload``: its size in bytes; `payload` is then empty
+    /// (the bytes were never copied out of libmosquitto's buffer).
+    public var droppedPayloadBytes: Int?
 
-    public init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false) {
+    public init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false, droppedPayloadBytes: Int? = nil) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
         self.retain = retain
+        self.droppedPayloadBytes = droppedPayloadBytes
     }
+
+    /// The payload's size as sent, dropped or not.
+    public var payloadBytes: Int { droppedPayloadBytes ?? payload.count }
 
     public init(topic: String, string: String, qos: Int = 0, retain: Bool = false) {
         self.init(topic: topic, payload: Array(string.utf8), qos: qos, retain: retain)
@@ -96,6 +104,10 @@ public struct MQTTConfiguration: Sendable, Equatable {
     /// Seconds a connect attempt (TCP, TLS handshake, CONNACK) may take before it is abandoned
     /// and retried with backoff.
     public var connectTimeout: Int
+    /// Largest payload of a received message that is copied and delivered; a larger one is
+    /// delivered with an empty payload and its size in ``MQTTMessage/droppedPayloadBytes``, so a
+    /// flood of huge messages on a subscribed topic costs no copies.
+    public var maxIncomingPayload: Int
 
     /// Bounds of ``maxPacketSize``: MQTT's largest packet is 268 435 460 bytes.
     public static let maxPacketSizeRange = 64...268_435_460
@@ -118,7 +130,8 @@ public struct MQTTConfiguration: Sendable, Equatable {
         cleanSession: Bool = true,
         protocolFallback: Bool = false,
         maxPacketSize: Int? = nil,
-        connectTimeout: Int = 10
+        connectTimeout: Int = 10,
+        maxIncomingPayload: Int = .max
     ) {
         self.host = host
         self.port = port ?? (tls == nil ? 1883 : 8883)
@@ -135,6 +148,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
         self.protocolFallback = protocolFallback
         self.maxPacketSize = maxPacketSize
         self.connectTimeout = connectTimeout
+        self.maxIncomingPayload = maxIncomingPayload
     }
 
     /// Rejects values libmosquitto would refuse later with a bare "Invalid arguments", so the

@@ -184,7 +184,8 @@ public enum AgentMain {
                 ? nil
                 : MQTTMessage(topic: status, string: Availability.offline, qos: max(1, config.mqtt.qos), retain: true),
             reconnectDelayMin: 1, reconnectDelayMax: 60,
-            protocolFallback: !config.mqtt.protocolExplicit, maxPacketSize: config.mqtt.maxPacketSize)
+            protocolFallback: !config.mqtt.protocolExplicit, maxPacketSize: config.mqtt.maxPacketSize,
+            maxIncomingPayload: DaemonState.maximumIncomingPayload)
     }
 }
 
