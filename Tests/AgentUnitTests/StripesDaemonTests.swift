@@ -44,7 +44,8 @@ struct StripesDaemonStateTests {
         #expect(fetches.first?.last == 2025)
         #expect(
             T.logs(actions, .info).contains {
-                $0.contains("stripes[home]: fetching 1980–2025") && $0.contains("≈ 120 weighted Open-Meteo calls")
+                $0.contains("stripes[home]: fetching 1980–2025")
+                    && $0.contains("(120.01 weighted Open-Meteo calls, once a year)")
             })
     }
 

@@ -164,10 +164,11 @@ private func decode(_ text: String) throws(WarmingStripesError) -> [ClimateObser
 
     /// API-FACTS §2.7: one variable over d days weighs d / 140 calls.
     @Test func weightedCalls() {
-        #expect(StripesRequest.weightedCalls(firstYear: 1980, lastYear: 2025) == 120)
-        #expect(StripesRequest.weightedCalls(firstYear: 2025, lastYear: 2025) == 3)
-        #expect(StripesRequest.weightedCalls(firstYear: 1940, lastYear: 2025) == 224)
-        #expect(StripesRequest.weightedCalls(firstYear: 2026, lastYear: 2025) == 0)
+        // 16 802 / 140 = 120.014…; 365 / 140 = 2.607…; 31 412 / 140 = 224.371…
+        #expect(StripesRequest.weight(firstYear: 1980, lastYear: 2025).description == "120.01")
+        #expect(StripesRequest.weight(firstYear: 2025, lastYear: 2025).description == "2.61")
+        #expect(StripesRequest.weight(firstYear: 1940, lastYear: 2025).description == "224.37")
+        #expect(StripesRequest.weight(firstYear: 2026, lastYear: 2025) == .zero)
     }
 
     @Test func lastYearCountsFromTenJanuaryPlusTheSpread() {

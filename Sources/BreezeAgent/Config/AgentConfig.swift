@@ -10,6 +10,10 @@ public struct AgentConfig: Sendable {
     public var locations: [LocationConfig]
     public var pollen: PollenSettings
     public var climate: ClimateSettings
+    /// `air:` (SPEC §10.1), off by default.
+    public var air = AirSettings()
+    /// `profiles:` (SPEC §10.2), in file order.
+    public var profiles: [RiskProfile] = []
     public var endpoints: Endpoints
     /// As written (may be relative to the working directory); an unwritable one is the runtime's warning.
     public var stateDir: String
@@ -66,13 +70,19 @@ public struct MQTTSettings: Sendable {
     /// Seconds.
     public var keepalive: Int
     public var protocolVersion: MQTTProtocolVersion
+    /// `protocol` was set in the file; when not, the agent falls back from MQTT 5 to 3.1.1 once
+    /// if the broker refuses MQTT 5 (SPEC §11).
+    public var protocolExplicit: Bool
+    /// `max_packet_size`: bytes; publishes over it are refused locally (SPEC §12). `nil`: none.
+    public var maxPacketSize: Int?
     /// Non-nil means TLS on (`tls: {}` is enough).
     public var tls: MQTTTLSOptions?
 
     public init(
         host: String = "localhost", port: Int = 1883, username: String? = nil, password: Secret? = nil,
         clientID: String, topicPrefix: String = "breeze", qos: Int = 1, keepalive: Int = 60,
-        protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSOptions? = nil
+        protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSOptions? = nil, protocolExplicit: Bool = false,
+        maxPacketSize: Int? = nil
     ) {
         self.host = host
         self.port = port
@@ -83,6 +93,8 @@ public struct MQTTSettings: Sendable {
         self.qos = qos
         self.keepalive = keepalive
         self.protocolVersion = protocolVersion
+        self.protocolExplicit = protocolExplicit
+        self.maxPacketSize = maxPacketSize
         self.tls = tls
     }
 }
@@ -177,16 +189,21 @@ public struct ClimateSettings: Sendable, Equatable {
     public var refreshCooldown: Duration
     /// `climate.stripes.first_year`: the first warming stripe (SPEC §9.1), 1940 ≤ year < the current year.
     public var stripesFirstYear: Int
+    /// Last year as the loader saw it (the current year − 1): the stripes range `check-config`'s
+    /// budget shows. The daemon decides the range it fetches each day (`StripesRequest`).
+    public var stripesLastYear: Int?
 
     public init(
         enabled: Bool = true, unit: TemperatureUnit = .fahrenheit, years: [Int] = [1980, 1990, 2000, 2010, 2020],
-        refreshCooldown: Duration = .seconds(3600), stripesFirstYear: Int = StripesRequest.defaultFirstYear
+        refreshCooldown: Duration = .seconds(3600), stripesFirstYear: Int = StripesRequest.defaultFirstYear,
+        stripesLastYear: Int? = nil
     ) {
         self.enabled = enabled
         self.unit = unit
         self.years = years
         self.refreshCooldown = refreshCooldown
         self.stripesFirstYear = stripesFirstYear
+        self.stripesLastYear = stripesLastYear
     }
 }
 

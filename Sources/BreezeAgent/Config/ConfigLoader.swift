@@ -86,7 +86,10 @@ private struct ConfigParser {
     mutating func parse(_ root: YAMLNode?) throws(ConfigError) -> AgentConfig {
         let top = try MappingReader(
             root, path: "",
-            keys: ["mqtt", "homeassistant", "locations", "pollen", "climate", "endpoints", "state_dir", "log_level"],
+            keys: [
+                "mqtt", "homeassistant", "locations", "pollen", "climate", "air", "profiles", "endpoints", "state_dir",
+                "log_level",
+            ],
             file: file)
         let mqtt = try parseMQTT(top.rawNode("mqtt"))
         let homeAssistant = try parseHomeAssistant(top.rawNode("homeassistant"))
@@ -96,9 +99,13 @@ private struct ConfigParser {
         let endpoints = try parseEndpoints(top.rawNode("endpoints"))
         let stateDir = try top.text("state_dir", expected: "a directory path") ?? "/var/lib/breeze-agent"
         let logLevel = try top.choice("log_level", LogLevel.allCases.map(\.rawValue)).flatMap(LogLevel.init) ?? .info
-        return AgentConfig(
+        var config = AgentConfig(
             mqtt: mqtt, homeAssistant: homeAssistant, locations: locations, pollen: pollen, climate: climate,
             endpoints: endpoints, stateDir: stateDir, logLevel: logLevel, sourceFile: file)
+        config.air = try AirConfigParser.parseAir(top.rawNode("air"), file: file)
+        config.profiles = try AirConfigParser.parseProfiles(
+            top.rawNode("profiles"), file: file, line: top.line(of: "profiles"))
+        return config
     }
 
     // MARK: mqtt
@@ -108,7 +115,7 @@ private struct ConfigParser {
             node, path: "mqtt",
             keys: [
                 "host", "port", "username", "password", "password_file", "client_id", "topic_prefix", "qos",
-                "keepalive", "protocol", "tls",
+                "keepalive", "protocol", "tls", "max_packet_size",
             ], file: file)
         var tls: MQTTTLSOptions?
         if r.isPresent("tls") {
@@ -149,6 +156,7 @@ private struct ConfigParser {
             }
             version = parsed
         }
+        let maxPacketSize = try r.int("max_packet_size", in: MQTTConfiguration.maxPacketSizeRange)
 
         if let value = environment["BREEZE_MQTT_HOST"] { host = value }
         if let value = environment["BREEZE_MQTT_PORT"] {
@@ -165,7 +173,8 @@ private struct ConfigParser {
         }
         return MQTTSettings(
             host: host, port: port, username: username, password: password, clientID: clientID, topicPrefix: prefix,
-            qos: qos, keepalive: keepalive, protocolVersion: version, tls: tls)
+            qos: qos, keepalive: keepalive, protocolVersion: version, tls: tls,
+            protocolExplicit: r.node("protocol") != nil, maxPacketSize: maxPacketSize)
     }
 
     /// A secret given inline or as a file, never both.
@@ -395,6 +404,7 @@ private struct ConfigParser {
         settings.stripesFirstYear =
             try stripes.int("first_year", in: StripesRequest.earliestYear...(currentYear - 1))
             ?? min(StripesRequest.defaultFirstYear, currentYear - 1)
+        settings.stripesLastYear = currentYear - 1
         return settings
     }
 

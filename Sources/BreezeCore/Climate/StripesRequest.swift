@@ -33,13 +33,13 @@ public enum StripesRequest {
     }
 
     /// Open-Meteo's weight of the request (API-FACTS §2.7: one variable over d days weighs
-    /// d/140, at least 1), to the nearest whole call: 120 for 1980–2025 (16 802 days).
-    public static func weightedCalls(firstYear: Int, lastYear: Int) -> Int {
-        guard firstYear <= lastYear else { return 0 }
-        let days =
-            CivilDate(year: lastYear, month: 12, day: 31)!.daysSinceEpoch
-            - CivilDate(year: firstYear, month: 1, day: 1)!.daysSinceEpoch + 1
-        return max(1, (days + 70) / 140)
+    /// d/140, at least 1): 120.01 calls for 1980–2025 (16 802 days); zero for an empty range.
+    public static func weight(firstYear: Int, lastYear: Int) -> OpenMeteoCallWeight {
+        guard firstYear <= lastYear else { return .zero }
+        let days = OpenMeteoCallWeight.days(
+            from: CivilDate(year: firstYear, month: 1, day: 1)!, through: CivilDate(year: lastYear, month: 12, day: 31)!
+        )
+        return OpenMeteoCallWeight.request(variables: 1, days: days)
     }
 
     /// This installation's offset into the refetch window, 0…``spreadDays``, stable across
