@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// Generates Open-Meteo archive responses for `daily=temperature_2m_mean` over decades, in the
 /// server's own compact format (API-FACTS §2.3, fixtures/open-meteo): the header keys in the
 /// server's order, `daily_units`, then `daily` with one `time` entry per day of the range,

@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// The archive request behind the warming stripes and when to repeat it (SPEC §9.1), as values.
 ///
 /// One request covers every year: `start_date=<first>-01-01&end_date=<last>-12-31` with

@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// The warming-stripes part of the topic tree (SPEC §9.1) for one location.
 ///
 /// `<p>/<loc>/climate/stripes` carries the JSON document and `<p>/<loc>/climate/stripes/colors`
