@@ -12,10 +12,7 @@ final class Agent {
     let config: AgentConfig
     let log: Log
     let store: StateStore
-    let pollenFetcher: PollenFetcher
-    let climateFetcher: ClimateFetcher
-    let stripesFetcher: StripesFetcher
-    let airFetcher: AirFetcher
+    let fetchers: Fetchers
     var state: DaemonState
     let started = Timestamp.monotonicSeconds()
 
@@ -23,10 +20,7 @@ final class Agent {
         self.config = config
         self.log = log
         self.store = store
-        self.pollenFetcher = PollenFetcher(http: http, endpoints: config.endpoints, settings: config.pollen)
-        self.climateFetcher = ClimateFetcher(http: http, endpoints: config.endpoints, years: config.climate.years)
-        self.stripesFetcher = StripesFetcher(http: http, endpoints: config.endpoints)
-        self.airFetcher = AirFetcher(http: http, endpoints: config.endpoints)
+        self.fetchers = Fetchers(http: http, config: config)
         let units = store.units()
         var locations: [LocationRuntime] = []
         for location in config.locations {
@@ -124,28 +118,39 @@ final class Agent {
 
     // MARK: performing actions
 
+    /// Every source's fetcher over one HTTP client: what a fetch task takes along, so a new
+    /// source adds a member here and a case to ``fetch(_:with:log:)``, not a parameter everywhere.
+    struct Fetchers: Sendable {
+        let pollen: PollenFetcher
+        let climate: ClimateFetcher
+        let stripes: StripesFetcher
+        let air: AirFetcher
+
+        init(http: any HTTPFetching, config: AgentConfig) {
+            pollen = PollenFetcher(http: http, endpoints: config.endpoints, settings: config.pollen)
+            climate = ClimateFetcher(http: http, endpoints: config.endpoints, years: config.climate.years)
+            stripes = StripesFetcher(http: http, endpoints: config.endpoints)
+            air = AirFetcher(http: http, endpoints: config.endpoints)
+        }
+    }
+
     /// Runs one fetch (an edge: libcurl through the fetchers).
-    static func fetch(
-        _ request: FetchRequest, pollen: PollenFetcher, climate: ClimateFetcher, stripes: StripesFetcher,
-        air: AirFetcher, log: Log
-    ) async -> FetchOutcome {
+    static func fetch(_ request: FetchRequest, with fetchers: Fetchers, log: Log) async -> FetchOutcome {
         switch request {
         case .air(let location, let now):
-            return .air(await air.fetch(location, now: now))
+            return .air(await fetchers.air.fetch(location, now: now))
         case .pollen(let location, let source, let now):
-            return .pollen(await pollen.fetch(location, source: source, now: now))
+            return .pollen(await fetchers.pollen.fetch(location, source: source, now: now))
         case .climate(let location, let today, let now):
-            return .climate(await climate.fetch(location, today: today, now: now, log: log))
+            return .climate(await fetchers.climate.fetch(location, today: today, now: now, log: log))
         case .stripes(let location, let firstYear, let lastYear, let now):
-            return .stripes(await stripes.fetch(location, firstYear: firstYear, lastYear: lastYear, now: now))
+            return .stripes(
+                await fetchers.stripes.fetch(location, firstYear: firstYear, lastYear: lastYear, now: now))
         }
     }
 
     /// Runs one fetch with this agent's fetchers.
-    func fetch(_ request: FetchRequest) async -> FetchOutcome {
-        await Self.fetch(
-            request, pollen: pollenFetcher, climate: climateFetcher, stripes: stripesFetcher, air: airFetcher, log: log)
-    }
+    func fetch(_ request: FetchRequest) async -> FetchOutcome { await Self.fetch(request, with: fetchers, log: log) }
 
     /// Performs the actions that need no broker: log lines and state-directory writes.
     /// Returns the others, in order, for the caller.

@@ -54,12 +54,9 @@ extension Agent {
                 for action in performLocal(state.handle(event, at: time())) {
                     switch action {
                     case .fetch(let key, let request):
-                        let (pollen, climate, stripes, air, log) = (
-                            pollenFetcher, climateFetcher, stripesFetcher, airFetcher, log
-                        )
+                        let (fetchers, log) = (fetchers, log)
                         group.addTask {
-                            let outcome = await Agent.fetch(
-                                request, pollen: pollen, climate: climate, stripes: stripes, air: air, log: log)
+                            let outcome = await Agent.fetch(request, with: fetchers, log: log)
                             continuation.yield(.fetched(key, outcome))
                         }
                     case .setScope(let scope):
