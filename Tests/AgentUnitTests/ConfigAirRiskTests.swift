@@ -123,9 +123,9 @@ struct ConfigAirRiskTests {
             report == """
                 # Open-Meteo weighted calls per day (free tier: fewer than 10,000 a day; docs/operations.md):
                 #   pollen: 8 requests, 8.00 weighted calls (4 × 1.00 per location)
-                #   air: 48 requests, 48.00 weighted calls (24 × 1.00 per location)
+                #   air: 50 requests, 50.00 weighted calls (25 × 1.00 per location)
                 #   climate: 4 requests, 12.00 weighted calls (5 archive range(s) + 1 forecast per location)
-                #   total: 68.00 weighted calls per day
+                #   total: 70.00 weighted calls per day
 
                 """)
         let google = try ConfigSandbox().load(
