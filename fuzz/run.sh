@@ -72,12 +72,14 @@ build() {
     mapfile -t core < <(find Sources/BreezeCore -name '*.swift' | sort)
     mapfile -t yaml < <(find Sources/BreezeYAML -name '*.swift' | sort)
     mapfile -t mqtt < <(find Sources/BreezeMQTT -name '*.swift' | sort)
-    mapfile -t config < <(find Sources/BreezeAgent/Config -name '*.swift' | sort)
+    mapfile -t config < <(find Sources/BreezeAgent/Config Sources/BreezeAgent/Files Sources/BreezeAgent/Text \
+        -name '*.swift' | sort)
     build_module BreezeCore "${core[@]}"
     build_module BreezeYAML "${yaml[@]}"
     # The config's TLS and protocol settings are the MQTT client's own types.
     build_module BreezeMQTT "${mqtt[@]}"
-    # Only the Config folder of BreezeAgent: it needs no HTTP and no runtime.
+    # Only the Config folder of BreezeAgent with the file reads and the quoting it uses: it needs
+    # no HTTP and no runtime.
     build_module BreezeAgent "${config[@]}"
     for target in "${TARGETS[@]}"; do
         local src binary

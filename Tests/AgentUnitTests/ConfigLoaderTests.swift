@@ -22,7 +22,9 @@ struct ConfigLoaderTests {
         #expect(config.homeAssistant == HomeAssistantSettings(discovery: true, prefix: "homeassistant"))
         #expect(
             config.locations == [
-                LocationConfig(id: "home", name: "home", latitude: 52.52, longitude: 13.405, timezone: "Europe/Berlin")
+                LocationConfig(
+                    id: "home", name: "home", latitude: 52.52, longitude: 13.405, timezone: "Europe/Berlin",
+                    zone: try TimeZoneResolver().load("Europe/Berlin"))
             ])
         #expect(config.pollen.enabled)
         #expect(config.pollen.source == .auto)

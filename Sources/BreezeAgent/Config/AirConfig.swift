@@ -114,7 +114,7 @@ enum AirConfigParser {
             let idExpected = "an id of lower-case letters, digits, _ and - (it becomes an MQTT topic level)"
             guard let id = try r.string("id", expected: idExpected) else { throw r.missing("id", expected: idExpected) }
             guard isValidLocationID(id) else {
-                throw r.fail("id", "expected \(idExpected), got \(MappingReader.quote(id))")
+                throw r.fail("id", "expected \(idExpected), got \(doubleQuoted(id))")
             }
             if let earlier = idLines[id] {
                 throw r.fail("id", "duplicate profile id \"\(id)\" (first used at line \(earlier))")

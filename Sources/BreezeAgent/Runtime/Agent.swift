@@ -18,9 +18,7 @@ final class Agent {
     var state: DaemonState
     let started = Timestamp.monotonicSeconds()
 
-    init(config: AgentConfig, log: Log, store: StateStore, http: any HTTPFetching, demo: Bool, now: Int64)
-        throws(ZoneInfoError)
-    {
+    init(config: AgentConfig, log: Log, store: StateStore, http: any HTTPFetching, demo: Bool) {
         self.config = config
         self.log = log
         self.store = store
@@ -30,9 +28,8 @@ final class Agent {
         let units = store.units()
         var locations: [LocationRuntime] = []
         for location in config.locations {
-            let zone = try ZoneInfoLoader.load(location.timezone)
             let unit = units[location.id].flatMap { TemperatureUnit(command: $0) } ?? config.climate.unit
-            locations.append(LocationRuntime(config: location, zone: zone, settings: config, unit: unit))
+            locations.append(LocationRuntime(config: location, zone: location.zone, settings: config, unit: unit))
         }
         var generator = SystemRandomNumberGenerator()
         self.state = DaemonState(

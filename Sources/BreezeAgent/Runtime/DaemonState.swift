@@ -775,19 +775,6 @@ struct DiagnosticsCounters {
     var statuses: [AgentDiagnostics.SourceStatus] { bySource.keys.sorted().map { bySource[$0]! } }
 }
 
-/// A command payload as it may appear in a log line: quoted, control characters escaped, cut short.
-func quotedForLog(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars.prefix(40) {
-        if scalar.value < 0x20 || scalar.value == 0x7f {
-            out += "\\u{\(String(scalar.value, radix: 16))}"
-        } else {
-            out.unicodeScalars.append(scalar)
-        }
-    }
-    return "\"\(out)\(text.unicodeScalars.count > 40 ? "…" : "")\""
-}
-
 /// Open-Meteo requests and weighted calls per source (`pollen`, `air`, `climate`) since the last
 /// UTC midnight, where Open-Meteo's own daily counter resets (API-FACTS §2.7).
 struct OpenMeteoCallCounter {

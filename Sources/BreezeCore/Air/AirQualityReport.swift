@@ -140,7 +140,7 @@ public enum AirQualityDecoder {
 
     /// The instant an hourly time stands for: ISO local text minus the response's offset, or the
     /// Unix time as sent. Nil when the text is not `YYYY-MM-DDTHH:MM` or the arithmetic overflows.
-    static func instant(of time: OpenMeteoAirQualityResponse.Time, utcOffsetSeconds: Int) -> Int64? {
+    static func instant(of time: OpenMeteoTime, utcOffsetSeconds: Int) -> Int64? {
         switch time {
         case .unix(let seconds):
             return seconds
@@ -162,11 +162,11 @@ public enum AirQualityDecoder {
 public struct AirQualityResponse: Sendable, Hashable, Decodable {
     public var utcOffsetSeconds: Int
     /// Nil when the body has no `hourly.time`.
-    public var times: [OpenMeteoAirQualityResponse.Time]?
+    public var times: [OpenMeteoTime]?
     /// Hourly series per metric; null hours are nil. A metric the body lacks is absent.
     public var series: [AirMetric: [Double?]]
 
-    public init(utcOffsetSeconds: Int, times: [OpenMeteoAirQualityResponse.Time]?, series: [AirMetric: [Double?]]) {
+    public init(utcOffsetSeconds: Int, times: [OpenMeteoTime]?, series: [AirMetric: [Double?]]) {
         self.utcOffsetSeconds = utcOffsetSeconds
         self.times = times
         self.series = series
@@ -187,14 +187,7 @@ public struct AirQualityResponse: Sendable, Hashable, Decodable {
             times = nil
             return
         }
-        let timeKey = Key(stringValue: "time")
-        if let unix = try? hourly.decode([Int64].self, forKey: timeKey) {
-            times = unix.map(OpenMeteoAirQualityResponse.Time.unix)
-        } else if let iso = try? hourly.decode([String].self, forKey: timeKey) {
-            times = iso.map(OpenMeteoAirQualityResponse.Time.iso)
-        } else {
-            times = nil
-        }
+        times = try? OpenMeteoTime.series(in: hourly, forKey: Key(stringValue: "time"))
         for metric in AirMetric.hourlyVariables {
             if let values = hourly.lenient([Double?].self, Key(stringValue: metric.rawValue)) {
                 series[metric] = values

@@ -1,4 +1,5 @@
 public import BreezeCore
+public import BreezeHTTP
 
 /// `--demo`: synthetic responses in the real formats of the three APIs, generated for the
 /// dates each request asks for, so the whole pipeline (decode → domain → topics) runs with no
@@ -14,7 +15,7 @@ public struct DemoResponder: HTTPFetching {
 
     public func get(
         _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
-    ) async throws(FetchFailure) -> FetchedResponse {
+    ) async throws(CurlError) -> FetchedResponse {
         func value(_ name: String) -> String? { query.first { $0.name == name }?.value }
         let body: String
         if url.hasSuffix("/forecast:lookup") {

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 public import BreezeCore
+import BreezeHTTP
 
 /// What one air-quality fetch for one location came to (SPEC §10.1).
 public struct AirFetchResult: Sendable {
