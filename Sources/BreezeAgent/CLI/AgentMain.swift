@@ -183,7 +183,9 @@ public enum AgentMain {
             will: once
                 ? nil
                 : MQTTMessage(topic: status, string: Availability.offline, qos: max(1, config.mqtt.qos), retain: true),
-            reconnectDelayMin: 1, reconnectDelayMax: 60)
+            reconnectDelayMin: 1, reconnectDelayMax: 60,
+            protocolFallback: !config.mqtt.protocolExplicit, maxPacketSize: config.mqtt.maxPacketSize,
+            maxIncomingPayload: DaemonState.maximumIncomingPayload)
     }
 }
 

@@ -70,13 +70,19 @@ public struct MQTTSettings: Sendable {
     /// Seconds.
     public var keepalive: Int
     public var protocolVersion: MQTTProtocolVersion
+    /// `protocol` was set in the file; when not, the agent falls back from MQTT 5 to 3.1.1 once
+    /// if the broker refuses MQTT 5 (SPEC §11).
+    public var protocolExplicit: Bool
+    /// `max_packet_size`: bytes; publishes over it are refused locally (SPEC §12). `nil`: none.
+    public var maxPacketSize: Int?
     /// Non-nil means TLS on (`tls: {}` is enough).
     public var tls: MQTTTLSOptions?
 
     public init(
         host: String = "localhost", port: Int = 1883, username: String? = nil, password: Secret? = nil,
         clientID: String, topicPrefix: String = "breeze", qos: Int = 1, keepalive: Int = 60,
-        protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSOptions? = nil
+        protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSOptions? = nil, protocolExplicit: Bool = false,
+        maxPacketSize: Int? = nil
     ) {
         self.host = host
         self.port = port
@@ -87,6 +93,8 @@ public struct MQTTSettings: Sendable {
         self.qos = qos
         self.keepalive = keepalive
         self.protocolVersion = protocolVersion
+        self.protocolExplicit = protocolExplicit
+        self.maxPacketSize = maxPacketSize
         self.tls = tls
     }
 }

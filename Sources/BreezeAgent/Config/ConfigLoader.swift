@@ -115,7 +115,7 @@ private struct ConfigParser {
             node, path: "mqtt",
             keys: [
                 "host", "port", "username", "password", "password_file", "client_id", "topic_prefix", "qos",
-                "keepalive", "protocol", "tls",
+                "keepalive", "protocol", "tls", "max_packet_size",
             ], file: file)
         var tls: MQTTTLSOptions?
         if r.isPresent("tls") {
@@ -156,6 +156,7 @@ private struct ConfigParser {
             }
             version = parsed
         }
+        let maxPacketSize = try r.int("max_packet_size", in: MQTTConfiguration.maxPacketSizeRange)
 
         if let value = environment["BREEZE_MQTT_HOST"] { host = value }
         if let value = environment["BREEZE_MQTT_PORT"] {
@@ -172,7 +173,8 @@ private struct ConfigParser {
         }
         return MQTTSettings(
             host: host, port: port, username: username, password: password, clientID: clientID, topicPrefix: prefix,
-            qos: qos, keepalive: keepalive, protocolVersion: version, tls: tls)
+            qos: qos, keepalive: keepalive, protocolVersion: version, tls: tls,
+            protocolExplicit: r.node("protocol") != nil, maxPacketSize: maxPacketSize)
     }
 
     /// A secret given inline or as a file, never both.

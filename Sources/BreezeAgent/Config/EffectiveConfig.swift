@@ -33,7 +33,14 @@ public func renderEffective(_ c: AgentConfig) -> String {
     line(2, "topic_prefix", quoted(m.topicPrefix))
     line(2, "qos", String(m.qos))
     line(2, "keepalive", String(m.keepalive))
-    line(2, "protocol", quoted(m.protocolVersion.description))
+    line(
+        2, "protocol", quoted(m.protocolVersion.description),
+        comment: m.protocolExplicit ? nil : "default; falls back to 3.1.1 once if the broker refuses MQTT 5")
+    if let size = m.maxPacketSize {
+        line(2, "max_packet_size", String(size))
+    } else {
+        line(2, "max_packet_size", "", comment: "(not set: only an MQTT 5 broker's own limit applies)")
+    }
     if let tls = m.tls {
         line(2, "tls", "")
         optional(4, "ca_file", tls.caFile, unset: "system CAs")

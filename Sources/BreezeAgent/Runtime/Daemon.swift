@@ -64,6 +64,12 @@ extension Agent {
                         publisher.set(scope: scope.scope, scope.tree)
                     case .flush(let persist):
                         publisher.flush(persist: persist)
+                        // What the broker refuses (MQTT 5 reason codes) or what a disconnect
+                        // loses is logged and kept out of the published set (SPEC §12).
+                        let (client, log) = (client, log)
+                        group.addTask {
+                            await client.waitForOutcomes(timeout: .seconds(30)).report(to: publisher, log: log)
+                        }
                         // Clears held back behind a discovery change: flush again when due.
                         if let due = publisher.nextClearDue, due != clearsAt {
                             clearsAt = due

@@ -133,6 +133,10 @@ struct DaemonState {
     static let diagnosticsInterval: Int64 = 300
     /// Longest accepted command payload; anything larger is garbage for these commands.
     static let maximumCommandBytes = 64
+    /// Largest payload of any message the agent subscribes to (commands, births, device status)
+    /// that is copied at all; larger ones arrive as their size only (SPEC §12: five 100 MB
+    /// `refresh` payloads once peaked at 315 MB).
+    static let maximumIncomingPayload = 4_096
 
     let config: AgentConfig
     let context: SinkContext
@@ -292,7 +296,7 @@ struct DaemonState {
             let index = locations.firstIndex(where: { $0.config.id == id })
         else { return [] }
         if message.retain {
-            guard !message.payload.isEmpty else { return [] }
+            guard message.payloadBytes > 0 else { return [] }
             return [
                 .log(
                     .warning,
@@ -302,12 +306,12 @@ struct DaemonState {
             ]
         }
         // An empty payload is the echo of clearing a retained command, not a command.
-        guard !message.payload.isEmpty else { return [] }
-        guard message.payload.count <= Self.maximumCommandBytes else {
+        guard message.payloadBytes > 0 else { return [] }
+        guard message.payloadBytes <= Self.maximumCommandBytes else {
             return [
                 .log(
                     .warning,
-                    "command: ignoring \(message.payload.count)-byte payload on \(message.topic) (at most \(Self.maximumCommandBytes))"
+                    "command: ignoring \(message.payloadBytes)-byte payload on \(message.topic) (at most \(Self.maximumCommandBytes))"
                 )
             ]
         }

@@ -172,12 +172,7 @@ public struct AirQualityResponse: Sendable, Hashable, Decodable {
         self.series = series
     }
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
+    private typealias Key = OpenMeteoKey
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: Key.self)
@@ -187,7 +182,7 @@ public struct AirQualityResponse: Sendable, Hashable, Decodable {
             times = nil
             return
         }
-        times = try? OpenMeteoTime.series(in: hourly, forKey: Key(stringValue: "time"))
+        times = try? OpenMeteoTime.series(in: hourly, forKey: Key("time"))
         for metric in AirMetric.hourlyVariables {
             if let values = hourly.lenient([Double?].self, Key(stringValue: metric.rawValue)) {
                 series[metric] = values
