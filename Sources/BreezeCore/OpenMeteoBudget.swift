@@ -92,8 +92,11 @@ public struct OpenMeteoBudget: Sendable, Equatable {
     public static func plan(_ plan: Plan) -> OpenMeteoBudget {
         let n = Swift.max(0, plan.locations)
         var lines: [Line] = []
-        func periodic(_ source: String, interval: Int, weight: OpenMeteoCallWeight) {
-            let perDay = OpenMeteoCallWeight.fetchesPerDay(intervalSeconds: interval)
+        func periodic(_ source: String, interval: Int, weight: OpenMeteoCallWeight, midnight: Bool = false) {
+            var perDay = OpenMeteoCallWeight.fetchesPerDay(intervalSeconds: interval)
+            // Air also fetches right after local midnight (its data is one day): one more, unless
+            // the interval is a day or more (then that fetch is the day's only one).
+            if midnight && interval < 86_400 { perDay += 1 }
             let (requests, overflow) = perDay.multipliedReportingOverflow(by: n)
             lines.append(
                 Line(
@@ -101,7 +104,9 @@ public struct OpenMeteoBudget: Sendable, Equatable {
                     note: "\(perDay) × \(weight) per location"))
         }
         if let interval = plan.pollenInterval { periodic("pollen", interval: interval, weight: pollenRequest) }
-        if let interval = plan.airInterval { periodic("air", interval: interval, weight: AirQualityRequest.weight) }
+        if let interval = plan.airInterval {
+            periodic("air", interval: interval, weight: AirQualityRequest.weight, midnight: true)
+        }
         if let years = plan.climateArchiveYears {
             // Once per local date: one archive request with a one-day range per past year (each
             // range at least one call) and one forecast request for today.

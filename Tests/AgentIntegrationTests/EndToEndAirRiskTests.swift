@@ -253,4 +253,55 @@ struct EndToEndAirRiskTests {
             #expect((anna["days"] as? [[String: Any]])?.count == 4)
         }
     }
+
+    @Test("turning air and profiles off clears their topics and entities on the next run")
+    func turningOffClears() async throws {
+        let sandbox = try AgentSandbox(
+            routes: FakeAPIs.Routes(
+                google: { request in
+                    .respond(
+                        status: 200, headers: [("Content-Type", "application/json")],
+                        text: DemoResponder.googlePollen(
+                            start: Self.today, days: Int(request.queryValue("days") ?? "5") ?? 5))
+                },
+                airQuality: { request in Self.airBody(request) }))
+        let prefix = "off-\(shortID())"
+        let discovery = "ha-\(shortID())"
+        try await MosquittoBroker.withPlainBroker { port in
+            func write(on: Bool) throws {
+                try sandbox.writeConfig(
+                    port: port, prefix: prefix,
+                    """
+                    homeassistant: {discovery: true, prefix: \(discovery)}
+                    locations:
+                      - {id: home, latitude: 52.5, longitude: 13.4, timezone: UTC}
+                    pollen: {source: google, api_key: test-key-0123456789}
+                    climate: {enabled: false}
+                    air: {enabled: \(on)}
+                    \(on ? Self.profilesYAML : "")
+                    \(sandbox.apis.endpointsYAML)
+                    """)
+            }
+            let configTopic = TopicLayout(prefix: prefix, discoveryPrefix: discovery).location("home").deviceConfig
+            try write(on: true)
+            let first = try await AgentProcess.run(
+                ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+            #expect(first.status == 0, "\(first.stderr)")
+            let before = try await BrokerView.snapshot(port: port, ["\(prefix)/#", "\(discovery)/#"])
+            #expect(before.keys.contains { $0.hasPrefix("\(prefix)/home/air/") })
+            #expect(before.keys.contains { $0.hasPrefix("\(prefix)/home/risk/") })
+            #expect(before[configTopic]?.contains("\"air_pm2_5\"") == true)
+
+            try write(on: false)
+            let second = try await AgentProcess.run(
+                ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+            #expect(second.status == 0, "\(second.stderr)")
+            let after = try await BrokerView.snapshot(port: port, ["\(prefix)/#", "\(discovery)/#"])
+            #expect(!after.keys.contains { $0.hasPrefix("\(prefix)/home/air") }, "\(after.keys.sorted())")
+            #expect(!after.keys.contains { $0.hasPrefix("\(prefix)/home/risk") })
+            let config = try #require(after[configTopic])
+            #expect(!config.contains("\"air_") && !config.contains("\"risk_"))
+            #expect(after["\(prefix)/home/pollen/max/level"] != nil)  // the rest stays
+        }
+    }
 }

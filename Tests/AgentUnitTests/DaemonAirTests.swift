@@ -109,6 +109,20 @@ struct DaemonAirTests {
         #expect(!T.scopes(actions).contains { $0.scope.hasSuffix("/air") || $0.scope.hasSuffix("/risk") })
     }
 
+    /// The air data covers one local day: the next fetch comes right after local midnight at the
+    /// latest, whatever the interval.
+    @Test func refetchRightAfterMidnight() throws {
+        var (state, _) = T.started(try T.config("air: {enabled: true, interval: 1d}"))
+        let lateEvening = T.t0 + 13 * 3600 + 40 * 60  // 23:40 UTC
+        _ = state.handle(.fetched(Self.airKey, Self.airOK(lateEvening)), at: T.at(lateEvening))
+        let midnight = T.t0 + 14 * 3600
+        let due = state.locations[0].airSchedule.nextDue
+        #expect(due >= midnight && due < midnight + 120)
+        // A tick after that time starts the fetch (or it is already running).
+        let actions = state.handle(.tick, at: T.at(midnight + 3600 + 200))
+        #expect(T.fetches(actions).contains(Self.airKey) || state.inFlight.contains(Self.airKey))
+    }
+
     @Test func refreshFetchesAirToo() throws {
         var (state, _) = T.started(try Self.config())
         let now = T.t0 + 7

@@ -242,7 +242,7 @@ struct AirDecodeTests {
         let body = airBody(
             day: date(2026, 6, 1), offset: 19_800, series: ["us_aqi": (0..<24).map { Double(100 + $0) }])
         let report = try airReport(body)
-        let kolkata = ZoneRules.fixed(utcOffset: 19_800)
+        let kolkata = try zoneInfo("Asia/Kolkata")  // UTC+5:30 all year
         // 10:40 IST = 05:10Z → 10:00 IST = 04:30Z.
         let reading = AirReading.select(report: report, zone: kolkata, now: utc(2026, 6, 1, 5, 10))
         #expect(reading.hour == utc(2026, 6, 1, 4, 30))
@@ -266,7 +266,7 @@ struct AirDecodeTests {
         #expect(report.warnings.contains("air: 24 negative us_aqi value(s), published as Unknown"))
         #expect(report.warnings.contains("air: 1 negative uv_index value(s), published as Unknown"))
         #expect(report.warnings.contains("air: 1 negative pm2_5 value(s), published as Unknown"))
-        let zone = ZoneRules.fixed(utcOffset: 7200)
+        let zone = try zoneInfo("Etc/GMT-2")  // UTC+2 all year
         let at12 = AirReading.select(report: report, zone: zone, now: utc(2026, 6, 21, 10, 1))
         #expect(at12.value(.europeanAQI) == nil && at12.value(.usAQI) == nil)
         #expect(at12.value(.uvIndex) == nil && at12.value(.pm2_5) == nil && at12.value(.pm10) == nil)
@@ -294,7 +294,7 @@ struct AirDecodeTests {
                 "european_aqi": [Double?](repeating: 10, count: 24),
             ])
         let reading = AirReading.select(
-            report: try airReport(body), zone: .fixed(utcOffset: 7200), now: utc(2026, 6, 21, 10))
+            report: try airReport(body), zone: try zoneInfo("Etc/GMT-2"), now: utc(2026, 6, 21, 10))
         #expect(reading.value(.uvIndexMax) == nil)
         #expect(reading.value(.europeanAQI) == 100)
     }

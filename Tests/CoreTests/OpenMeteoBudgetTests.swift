@@ -20,24 +20,34 @@ struct OpenMeteoBudgetTests {
                 locations: 1, pollenInterval: 6 * 3600, airInterval: 3600, climateArchiveYears: 5,
                 stripesRange: (date(1980, 1, 1), date(2025, 12, 31))))
         #expect(budget.lines.map(\.source) == ["pollen", "air", "climate", "stripes"])
-        #expect(budget.lines.map(\.requests) == [4, 24, 2, 1])
-        #expect(budget.lines.map(\.weight.description) == ["4.00", "24.00", "6.00", "120.01"])
-        #expect(budget.lines[1].note == "24 × 1.00 per location")
-        #expect(budget.dailyTotal == .calls(34))
-        #expect(budget.peakTotal.description == "154.01")
+        #expect(budget.lines.map(\.requests) == [4, 25, 2, 1])
+        #expect(budget.lines.map(\.weight.description) == ["4.00", "25.00", "6.00", "120.01"])
+        #expect(budget.lines[1].note == "25 × 1.00 per location")
+        #expect(budget.dailyTotal == .calls(35))
+        #expect(budget.peakTotal.description == "155.01")
         #expect(budget.withinDailyLimit)
     }
 
     @Test func fleetOverTheLimit() {
-        // 300 locations with air every hour: 7,200 calls, plus climate 6 each = 9,000: under.
+        // 300 locations with air every hour (+1 after midnight): 7,500 calls, plus climate 6 each
+        // = 9,300: under.
         let under = OpenMeteoBudget.plan(.init(locations: 300, airInterval: 3600, climateArchiveYears: 5))
-        #expect(under.dailyTotal == .calls(9_000) && under.withinDailyLimit)
-        // 400 locations: 12,000, over.
+        #expect(under.dailyTotal == .calls(9_300) && under.withinDailyLimit)
+        // 400 locations: 12,400, over.
         let over = OpenMeteoBudget.plan(.init(locations: 400, airInterval: 3600, climateArchiveYears: 5))
-        #expect(over.dailyTotal == .calls(12_000) && !over.withinDailyLimit)
+        #expect(over.dailyTotal == .calls(12_400) && !over.withinDailyLimit)
         // Exactly 10,000 is not "fewer than 10,000".
         let edge = OpenMeteoBudget.plan(.init(locations: 10_000, climateArchiveYears: 0))
         #expect(edge.dailyTotal == .calls(10_000) && !edge.withinDailyLimit)
+    }
+
+    /// Air refetches right after local midnight (its data covers one day): one more a day, except
+    /// with an interval of a day or more, where that fetch is the only one.
+    @Test(arguments: [(3600, 25), (6 * 3600, 5), (7 * 3600, 5), (15 * 60, 97), (86_400, 1)])
+    func airMidnightFetch(interval: Int, requests: Int) {
+        let budget = OpenMeteoBudget.plan(.init(locations: 1, airInterval: interval))
+        #expect(budget.lines.map(\.requests) == [requests])
+        #expect(budget.dailyTotal == .calls(requests))
     }
 
     @Test func nothingEnabled() {

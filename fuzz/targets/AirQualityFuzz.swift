@@ -12,12 +12,18 @@
 // libFuzzer target: Open-Meteo air-quality bodies (AQI, PM, UV) through the air pipeline.
 // Built by fuzz/run.sh against BreezeCore; not part of the Swift package.
 import BreezeCore
+import FoundationEssentials
 
 /// The fetch instant the harness pretends: 2026-05-01T10:00:00Z.
 private let fetchedAt: Int64 = 1_777_629_600
 
-/// UTC, a DST zone's summer offset and a half-hour zone (fixed offsets: no zoneinfo needed).
-private let zones: [ZoneRules] = [.utc, .fixed(utcOffset: 7200), .fixed(utcOffset: 19_800)]
+/// UTC, a DST zone and a half-hour zone, from the system zoneinfo (tzdata) when present.
+private let zones: [ZoneRules] =
+    [.utc]
+    + ["Europe/Berlin", "Asia/Kolkata"].compactMap { name in
+        guard let data = try? Data(contentsOf: URL(filePath: "/usr/share/zoneinfo/" + name)) else { return nil }
+        return try? ZoneRules(tzif: [UInt8](data))
+    }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAirQuality(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

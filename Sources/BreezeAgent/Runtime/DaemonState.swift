@@ -624,6 +624,7 @@ struct DaemonState {
             locations[index].air = (report, result.fetchedAt)
             locations[index].airStale = false
             locations[index].airSchedule.succeeded(at: now, jitter: random.fraction())
+            dueAtMidnightAtLatest(index, now: now)
             diagnostics.success(Self.airDiagnosticsKey, at: now)
             return [
                 .store(
@@ -647,6 +648,15 @@ struct DaemonState {
     mutating func restoreAir(_ index: Int, _ report: AirReport, fetchedAt: Int64) {
         locations[index].air = (report, fetchedAt)
         locations[index].airSchedule.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
+        dueAtMidnightAtLatest(index, now: fetchedAt)
+    }
+
+    /// The air request covers the local day it is made on (`forecast_days=1`): the next fetch
+    /// comes no later than just after local midnight (0–2 min of jitter), or the new day would
+    /// show Unknown until the interval ran out.
+    private mutating func dueAtMidnightAtLatest(_ index: Int, now: Int64) {
+        let midnight = locations[index].nextMidnight(after: now) + Int64.random(in: 0..<120, using: &random)
+        if locations[index].airSchedule.nextDue > midnight { locations[index].airSchedule.due(at: midnight) }
     }
 
     private mutating func applyStripes(_ index: Int, _ result: StripesFetchResult, now: Int64) -> [DaemonAction] {
