@@ -9,6 +9,7 @@
 /// <p>/diagnostics                    not retained, periodic
 /// <p>/<loc>/pollen…                  ``LocationTopics/pollen`` and below
 /// <p>/<loc>/climate…                 ``LocationTopics/climate`` and below
+/// <p>/<loc>/display                  compact JSON for microcontrollers (SPEC §8)
 /// <p>/<loc>/refresh                  command in
 /// <p>/<loc>/climate/unit/set         command in
 /// <dp>/device/<slug(p)>_<slug(loc)>/config   Home Assistant device discovery
@@ -100,6 +101,11 @@ public struct LocationTopics: Sendable, Equatable {
     public var climateCurrent: String { climate + "/current" }
     /// `<p>/<loc>/climate/unit`.
     public var climateUnit: String { climate + "/unit" }
+
+    // MARK: displays
+
+    /// `<p>/<loc>/display`: the compact JSON for microcontrollers (SPEC §8).
+    public var display: String { base + "/display" }
 
     // MARK: commands
 

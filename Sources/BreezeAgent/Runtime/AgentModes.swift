@@ -41,6 +41,10 @@ extension Agent {
         var out = ""
         let tree = state.printableTree(now: now)
         for topic in tree.topics { out += "\(topic)\t\(tree[topic]!)\n" }
+        // Then the device commands (not retained) `once` and `run` would send.
+        for case .publish(let message) in performLocal(state.devices.sendAll(qos: config.mqtt.qos)) {
+            out += "\(message.topic)\t\(message.payload)\n"
+        }
         writeStdout(out)
         if !unusable.isEmpty {
             log.error("no usable data for \(unusable.joined(separator: ", "))")
@@ -71,6 +75,11 @@ extension Agent {
         let unusable = await fetchEverything(now: now)
         setAllScopes(on: publisher, now: now)
         let sent = publisher.flush()
+        // Device commands (WLED, Tasmota) are not retained: `once` sends each device what it
+        // should show, without waiting for its status.
+        for case .publish(let message) in performLocal(state.devices.sendAll(qos: config.mqtt.qos)) {
+            try? client.publish(message.topic, message.payload, qos: message.qos, retain: message.retain)
+        }
         let acknowledged = await client.waitForAcknowledgements(timeout: .seconds(10))
         await client.stop()
         guard acknowledged else {

@@ -53,8 +53,9 @@ struct SinkScope: Equatable {
 enum Sinks {
     /// The sinks a configuration turns on, in publishing order.
     static func all(for context: SinkContext) -> [any RetainedSink] {
-        var sinks: [any RetainedSink] = [PollenTreeSink(), ClimateTreeSink()]
+        var sinks: [any RetainedSink] = [PollenTreeSink(), ClimateTreeSink(), DisplaySink()]
         if context.discoveryEnabled { sinks.append(DiscoverySink()) }
+        sinks += awtrix(for: context.config)
         return sinks
     }
 }
