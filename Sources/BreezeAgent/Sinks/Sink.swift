@@ -53,8 +53,9 @@ struct SinkScope: Equatable {
 enum Sinks {
     /// The sinks a configuration turns on, in publishing order.
     static func all(for context: SinkContext) -> [any RetainedSink] {
-        var sinks: [any RetainedSink] = [PollenTreeSink(), ClimateTreeSink(), DisplaySink()]
+        var sinks: [any RetainedSink] = [PollenTreeSink(), ClimateTreeSink()]
         if context.discoveryEnabled { sinks.append(DiscoverySink()) }
+        sinks.append(DisplaySink())
         sinks += awtrix(for: context.config)
         return sinks
     }
