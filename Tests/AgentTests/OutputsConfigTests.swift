@@ -55,6 +55,22 @@ struct OutputsConfigTests {
             ])
     }
 
+    @Test func checkConfigPrintsOutputsThatLoadBackTheSame() throws {
+        let sandbox = try ConfigSandbox()
+        let config = try sandbox.load(
+            oneLocation + """
+
+                outputs:
+                  - {type: wled, topic: wled/strip1, show: pollen_types, leds: 30}
+                  - {type: awtrix, topic: clock, indicator: 2}
+                  - {type: tasmota, topic: bulb, power: on}
+                """)
+        let printed = renderEffective(config)
+        #expect(printed.contains("outputs:\n  - type: wled\n    topic: \"wled/strip1\"\n"))
+        let again = try sandbox.load(printed)
+        #expect(again.outputs == config.outputs)
+    }
+
     @Test func noOutputsByDefault() throws {
         #expect(try ConfigSandbox().load(oneLocation).outputs.isEmpty)
     }

@@ -288,3 +288,30 @@ struct OutputsParser {
             || byte == 0x5f || byte == 0x2d
     }
 }
+
+/// `outputs:` as `check-config` prints it (nothing when there are none): every default spelt out.
+func renderOutputs(_ outputs: [OutputConfig]) -> [String] {
+    guard !outputs.isEmpty else { return [] }
+    var lines = ["outputs:"]
+    for output in outputs {
+        lines.append("  - type: " + output.typeName)
+        lines.append("    topic: " + MappingReader.quote(output.topic))
+        lines.append("    location: " + MappingReader.quote(output.location))
+        switch output.device {
+        case .wled(let wled):
+            lines.append("    show: " + (wled.show == .pollenMax ? "pollen_max" : "pollen_types"))
+            lines.append("    leds: " + (wled.leds.map(String.init) ?? "null"))
+            lines.append("    brightness: " + (wled.brightness.map(String.init) ?? "null  # leave the device's"))
+            lines.append("    power: " + wled.power.rawValue)
+        case .awtrix(let awtrix):
+            lines.append("    app: " + MappingReader.quote(awtrix.app))
+            lines.append("    indicator: " + (awtrix.indicator.map(String.init) ?? "null"))
+        case .tasmota(let tasmota):
+            lines.append("    show: pollen_max")
+            lines.append("    power: " + tasmota.power.rawValue)
+            lines.append("    command_topic: " + MappingReader.quote(tasmota.commandTopic))
+            lines.append("    lwt_topic: " + MappingReader.quote(tasmota.lwtTopic))
+        }
+    }
+    return lines
+}
