@@ -71,6 +71,24 @@ struct OutputsConfigTests {
         #expect(again.outputs == config.outputs)
     }
 
+    /// Every `outputs:` recipe in docs/displays.md loads as it is written.
+    @Test func recipesInTheDisplaysGuideAreValid() throws {
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root.deleteLastPathComponent() }
+        let guide = try String(contentsOf: root.appendingPathComponent("docs/displays.md"), encoding: .utf8)
+        let blocks = guide.components(separatedBy: "```yaml\n").dropFirst().compactMap {
+            $0.components(separatedBy: "```").first
+        }
+        let recipes = blocks.filter { $0.hasPrefix("outputs:") }
+        #expect(recipes.count == 3)
+        var types: [String] = []
+        for recipe in recipes {
+            let config = try ConfigSandbox().load(oneLocation + "\n" + recipe)
+            types += config.outputs.map(\.typeName)
+        }
+        #expect(types == ["wled", "awtrix", "tasmota"])
+    }
+
     @Test func noOutputsByDefault() throws {
         #expect(try ConfigSandbox().load(oneLocation).outputs.isEmpty)
     }
