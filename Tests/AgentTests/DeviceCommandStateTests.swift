@@ -65,7 +65,8 @@ struct DeviceCommandStateTests {
             #expect(Self.sent(state.handle(D.message("wled/strip1/status", "online"), at: D.at(now))).isEmpty)
         }
         let tasmota = state.handle(D.message("tele/bulb/LWT", "Online", retain: true), at: D.at(now))
-        #expect(Self.sent(tasmota) == ["cmnd/bulb/Color #ff3b30"])
+        // The light must stay off (power: leave) and its state is not known: asked first.
+        #expect(Self.sent(tasmota) == ["cmnd/bulb/Power ", "cmnd/bulb/Color #ff3b30"])
         #expect(Self.sent(state.handle(D.message("tele/bulb/LWT", "Online"), at: D.at(now))).isEmpty)
     }
 
@@ -92,7 +93,8 @@ struct DeviceCommandStateTests {
             Self.sent(state.handle(.fetched(D.climateKey, try D.climateOK(D.t0 + 25)), at: D.at(D.t0 + 25))).isEmpty)
         // New levels: each device is sent once.
         let changed = state.handle(.fetched(D.pollenKey, Self.lowReport(D.t0 + 30)), at: D.at(D.t0 + 30))
-        #expect(Self.sent(changed) == ["wled/strip1/api \(Self.wledLow)", "cmnd/bulb/Color #34c759"])
+        #expect(
+            Self.sent(changed) == ["wled/strip1/api \(Self.wledLow)", "cmnd/bulb/Power ", "cmnd/bulb/Color #34c759"])
         #expect(Self.sent(state.handle(.tick, at: D.at(D.t0 + 40))).isEmpty)
     }
 
@@ -184,5 +186,85 @@ struct DeviceCommandStateTests {
         let office = state.handle(
             .fetched(FetchKey(location: 1, kind: .pollen), D.pollenOK(D.t0 + 2)), at: D.at(D.t0 + 2))
         #expect(Self.sent(office) == ["w/office/api \(Self.wledHigh)"])
+    }
+}
+
+/// SPEC §8: with `power: leave` a Tasmota light must stay off; `Color` switches it on unless
+/// the device has SetOption20 1, so the agent warns once when the device's answer shows it did.
+@Suite("DaemonState: Tasmota power-on check")
+struct TasmotaPowerCheckTests {
+    typealias D = DaemonStateTests
+    typealias S = DeviceCommandStateTests
+
+    static func online(_ outputs: String = "outputs:\n  - {type: tasmota, topic: bulb}") throws -> DaemonState {
+        var state = try S.connectedWithData(outputs)
+        _ = state.handle(D.message("tele/bulb/LWT", "Online", retain: true), at: D.at(D.t0 + 3))
+        return state
+    }
+
+    static func warnings(_ actions: [DaemonAction]) -> [String] { D.logs(actions, .warning) }
+
+    @Test func subscribesToTheResultAndPowerTopics() throws {
+        var state = D.machine(try D.config("outputs:\n  - {type: tasmota, topic: bulb}"))
+        _ = state.start(at: D.at(D.t0))
+        let actions = state.handle(.mqtt(.connected), at: D.at(D.t0))
+        let topics: [String] = actions.flatMap { action -> [String] in
+            if case .subscribe(let topics) = action { topics } else { [] }
+        }
+        #expect(Array(topics.suffix(3)) == ["tele/bulb/LWT", "stat/bulb/RESULT", "stat/bulb/POWER"])
+    }
+
+    @Test func warnsOnceWhenTheColorSwitchedAnOffLightOn() throws {
+        var state = try Self.online()
+        let at = D.at(D.t0 + 4)
+        // The answer to the query, then the answer to Color (SetOption20 0: power went on).
+        #expect(Self.warnings(state.handle(D.message("stat/bulb/RESULT", #"{"POWER":"OFF"}"#), at: at)).isEmpty)
+        let answer = state.handle(D.message("stat/bulb/RESULT", #"{"POWER":"ON","Color":"FF3B30"}"#), at: at)
+        #expect(
+            Self.warnings(answer) == [
+                "output tasmota bulb: the light was off and its color command switched it on; set SetOption20 1 on the device (or power: on in the config), see docs/displays.md"
+            ])
+        #expect(D.published(answer).isEmpty)
+        // The user switches it off again; the next change does the same: no second warning.
+        _ = state.handle(D.message("stat/bulb/POWER", "OFF"), at: at)
+        let change = state.handle(.fetched(D.pollenKey, S.lowReport(D.t0 + 10)), at: D.at(D.t0 + 10))
+        #expect(S.sent(change) == ["cmnd/bulb/Color #34c759"], "the state is known: no query")
+        let again = state.handle(D.message("stat/bulb/RESULT", #"{"POWER":"ON","Color":"34C759"}"#), at: at)
+        #expect(Self.warnings(again).isEmpty)
+    }
+
+    @Test func noWarningWithSetOption20OrWhenTheLightWasAlreadyOn() throws {
+        var state = try Self.online()
+        let at = D.at(D.t0 + 4)
+        _ = state.handle(D.message("stat/bulb/RESULT", #"{"POWER":"OFF"}"#), at: at)
+        // SetOption20 1: the color changes, the power stays off.
+        #expect(
+            Self.warnings(state.handle(D.message("stat/bulb/RESULT", #"{"POWER":"OFF","Color":"FF3B30"}"#), at: at))
+                .isEmpty)
+        // The user turns it on; a later color command finds it on: not the agent's doing.
+        _ = state.handle(D.message("stat/bulb/POWER", "ON"), at: at)
+        _ = state.handle(.fetched(D.pollenKey, S.lowReport(D.t0 + 10)), at: D.at(D.t0 + 10))
+        #expect(
+            Self.warnings(state.handle(D.message("stat/bulb/RESULT", #"{"POWER":"ON","Color":"34C759"}"#), at: at))
+                .isEmpty)
+    }
+
+    @Test func powerOnSendsNoQueryAndNeverWarns() throws {
+        var state = try S.connectedWithData("outputs:\n  - {type: tasmota, topic: bulb, power: on}")
+        let sent = state.handle(D.message("tele/bulb/LWT", "Online"), at: D.at(D.t0 + 3))
+        #expect(S.sent(sent) == ["cmnd/bulb/Color #ff3b30", "cmnd/bulb/Power ON"])
+        let at = D.at(D.t0 + 4)
+        _ = state.handle(D.message("stat/bulb/POWER", "OFF"), at: at)
+        #expect(
+            Self.warnings(state.handle(D.message("stat/bulb/RESULT", #"{"POWER":"ON","Color":"FF3B30"}"#), at: at))
+                .isEmpty)
+    }
+
+    @Test func aDeviceThatWentAwayIsAskedAgain() throws {
+        var state = try Self.online()
+        _ = state.handle(D.message("stat/bulb/RESULT", #"{"POWER":"OFF"}"#), at: D.at(D.t0 + 4))
+        _ = state.handle(D.message("tele/bulb/LWT", "Offline"), at: D.at(D.t0 + 5))
+        let back = state.handle(D.message("tele/bulb/LWT", "Online"), at: D.at(D.t0 + 6))
+        #expect(S.sent(back) == ["cmnd/bulb/Power ", "cmnd/bulb/Color #ff3b30"])
     }
 }

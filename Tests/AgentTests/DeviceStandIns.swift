@@ -283,6 +283,7 @@ final class TasmotaStandIn: DeviceStandIn, @unchecked Sendable {
 
     var current: Light { light.withLock { $0 } }
     var colorCommands: [String] { payloads(on: "cmnd/\(topic)/Color") }
+    var powerCommands: [String] { payloads(on: "cmnd/\(topic)/Power") }
 
     override func handle(_ message: Received, client: MQTTClient) {
         let command = message.topic.dropFirst("cmnd/\(topic)/".count).lowercased()
@@ -298,7 +299,10 @@ final class TasmotaStandIn: DeviceStandIn, @unchecked Sendable {
             }
             result = #"{"POWER":"\#(state.power ? "ON" : "OFF")","Color":"\#(state.color)"}"#
         case "power":
-            let on = ["ON", "1", "TRUE"].contains(message.payload.uppercased())
+            // No parameter: show the state (docs: Commands → Control, `Power`).
+            let on =
+                message.payload.isEmpty
+                ? current.power : ["ON", "1", "TRUE"].contains(message.payload.uppercased())
             light.withLock { $0.power = on }
             result = #"{"POWER":"\#(on ? "ON" : "OFF")"}"#
         default:

@@ -98,7 +98,10 @@ struct EndToEndDeviceTests {
 
             let tasmota = devices.tasmota
             #expect(await poll(timeout: .seconds(10)) { tasmota.colorCommands.count == 1 })
-            #expect(tasmota.received.map(\.topic) == ["cmnd/bulb_\(devices.id)/Color"])
+            // The state is asked first (`Power` without a parameter), then the color; no `Power ON`.
+            #expect(
+                tasmota.received.map(\.topic) == ["cmnd/bulb_\(devices.id)/Power", "cmnd/bulb_\(devices.id)/Color"])
+            #expect(tasmota.powerCommands == [""])
             #expect(tasmota.colorCommands == [Self.tasmotaColor])
             #expect(!tasmota.current.power)
             #expect(tasmota.current.color == "FF3B30")
@@ -136,7 +139,14 @@ struct EndToEndDeviceTests {
             try await devices.connect()
             defer { Task { await devices.stop() } }
             let (wled, tasmota, awtrix) = (devices.wled, devices.tasmota, devices.awtrix)
-            try sandbox.writeConfig(port: port, prefix: "ignored-by-demo", devices.config())
+            // A second Tasmota light without SetOption20 1: its `Color` switches it on, and the
+            // agent says so, once.
+            let lamp = TasmotaStandIn(port: port, topic: "lamp_\(devices.id)", setOption20: false)
+            try await lamp.connect()
+            defer { Task { await lamp.stop() } }
+            try sandbox.writeConfig(
+                port: port, prefix: "ignored-by-demo",
+                devices.config() + "  - {type: tasmota, topic: lamp_\(devices.id)}\n")
 
             var agent = try AgentProcess(
                 ["run", "--demo", "--config", sandbox.configPath], logDirectory: sandbox.directory)
@@ -146,6 +156,10 @@ struct EndToEndDeviceTests {
             #expect(wled.apiCommands == [Self.wledTypes])
             #expect(tasmota.colorCommands == [Self.tasmotaColor])
             #expect(!wled.current.on && !tasmota.current.power)
+            let warning = "output tasmota lamp_\(devices.id): the light was off and its color command switched it on"
+            #expect(await agent.waitForLine(warning, timeout: .seconds(10)), "\(agent.log)")
+            #expect(lamp.current.power, "the stand-in follows Tasmota: Color powers on without SetOption20")
+            #expect(agent.lines(containing: "output tasmota bulb_\(devices.id): the light was off").isEmpty)
 
             // WLED answered the command with `online` (publishMqtt); the user then changes the
             // color by hand, and WLED says `online` again: the agent sends nothing either time.
@@ -167,6 +181,10 @@ struct EndToEndDeviceTests {
             try await tasmota.reboot()
             #expect(await poll(timeout: .seconds(10)) { tasmota.colorCommands.count == 2 }, "\(agent.log)")
             #expect(!tasmota.current.power)
+            try await lamp.reboot()
+            #expect(await poll(timeout: .seconds(10)) { lamp.colorCommands.count == 2 }, "\(agent.log)")
+            try await Task.sleep(for: .seconds(1))
+            #expect(agent.lines(containing: warning).count == 1, "warned once per run")
             // The Awtrix apps are retained: the rebooted clock gets them from the broker.
             try await awtrix.reboot()
             let expected = try await Self.expectedAwtrix(port: port, location: devices.location)

@@ -21,16 +21,26 @@ struct DeviceCommandState {
     private(set) var wanted: [[DeviceCommand]?]
     /// What each device was last sent.
     private(set) var sent: [[DeviceCommand]?]
+    /// The power state each device last reported (nil: not known since it came online).
+    private(set) var power: [Bool?]
+    /// Commands were sent to a light that must stay off; the device's answer to them tells,
+    /// against the state it reported before, whether the firmware switched it on anyway.
+    private var watchingPower: [Bool]
+    /// The power-on warning was logged (once per device and run).
+    private var warnedPowerOn: [Bool]
 
     init(sinks: [any DeviceCommandSink]) {
         self.sinks = sinks
         availability = Array(repeating: .unknown, count: sinks.count)
         wanted = Array(repeating: nil, count: sinks.count)
         sent = Array(repeating: nil, count: sinks.count)
+        power = Array(repeating: nil, count: sinks.count)
+        watchingPower = Array(repeating: false, count: sinks.count)
+        warnedPowerOn = Array(repeating: false, count: sinks.count)
     }
 
-    /// Every device's availability topic, for the subscriptions.
-    var availabilityTopics: [String] { sinks.map(\.availabilityTopic) }
+    /// Every device's availability and power topics, for the subscriptions.
+    var availabilityTopics: [String] { sinks.flatMap { [$0.availabilityTopic] + $0.powerTopics } }
 
     /// The broker connection is (re)established: every device is unknown until it says otherwise.
     mutating func brokerConnected() {
@@ -57,6 +67,24 @@ struct DeviceCommandState {
     mutating func handle(_ message: MQTTMessage, qos: Int) -> [DaemonAction]? {
         var matched = false
         var actions: [DaemonAction] = []
+        for (index, sink) in sinks.enumerated() where sink.powerTopics.contains(message.topic) {
+            matched = true
+            guard let payload = String(validating: message.payload, as: UTF8.self),
+                let report = sink.powerReport(payload)
+            else { continue }
+            if report.answersCommand, watchingPower[index] {
+                watchingPower[index] = false
+                if report.on, power[index] == false, !warnedPowerOn[index] {
+                    warnedPowerOn[index] = true
+                    actions.append(
+                        .log(
+                            .warning,
+                            "output \(sink.name): the light was off and its color command switched it on; set SetOption20 1 on the device (or power: on in the config), see docs/displays.md"
+                        ))
+                }
+            }
+            power[index] = report.on
+        }
         for (index, sink) in sinks.enumerated() where sink.availabilityTopic == message.topic {
             matched = true
             guard let payload = String(validating: message.payload, as: UTF8.self),
@@ -64,6 +92,8 @@ struct DeviceCommandState {
             else { continue }
             let old = availability[index]
             availability[index] = new
+            // A device that went away may come back in another power state.
+            if new != .online { power[index] = nil }
             guard new == .online, old != .online else {
                 if new == .offline, old != .offline {
                     actions.append(.log(.info, "output \(sink.name): offline"))
@@ -86,8 +116,13 @@ struct DeviceCommandState {
     }
 
     private mutating func send(_ index: Int, reason: String, qos: Int) -> [DaemonAction] {
-        guard let commands = wanted[index] else { return [] }
+        guard var commands = wanted[index] else { return [] }
         sent[index] = commands
+        if sinks[index].warnsWhenSwitchedOn {
+            watchingPower[index] = true
+            // Not known since the device came online: ask first (answered before the command).
+            if power[index] == nil, let query = sinks[index].powerQuery { commands.insert(query, at: 0) }
+        }
         var actions: [DaemonAction] = [
             .log(
                 .info,

@@ -134,6 +134,30 @@ protocol DeviceCommandSink: Sendable {
     func availability(_ payload: String) -> DeviceAvailability?
     /// The commands that show the snapshot, in order; nil when there is nothing to show yet.
     func commands(of snapshot: LocationSnapshot, context: SinkContext) -> [DeviceCommand]?
+    /// Topics where the device reports its power state (subscribed to; empty for none).
+    var powerTopics: [String] { get }
+    /// What a message on one of ``powerTopics`` reports; nil when it says nothing about power.
+    func powerReport(_ payload: String) -> PowerReport?
+    /// The agent's commands must not switch the light on (`power: leave`) but the firmware may
+    /// anyway: when this is set, the agent asks for the power state before its first command
+    /// (``powerQuery``) and warns once when the answer to its command shows the light went on.
+    var warnsWhenSwitchedOn: Bool { get }
+    /// A command that makes the device report its power state without changing it.
+    var powerQuery: DeviceCommand? { get }
+}
+
+/// A device's report of its power state.
+struct PowerReport: Sendable, Equatable {
+    var on: Bool
+    /// The report answers the agent's own command (Tasmota: the `RESULT` carries `Color`).
+    var answersCommand: Bool
+}
+
+extension DeviceCommandSink {
+    var powerTopics: [String] { [] }
+    func powerReport(_ payload: String) -> PowerReport? { nil }
+    var warnsWhenSwitchedOn: Bool { false }
+    var powerQuery: DeviceCommand? { nil }
 }
 
 /// A WLED strip (SPEC §8): `<topic>/api` JSON, availability on `<topic>/status`.
@@ -196,6 +220,38 @@ struct TasmotaSink: DeviceCommandSink {
                 DeviceCommand(topic: DeviceTopics.tasmotaCommand(output.commandTopic, "Power"), payload: "ON"))
         }
         return commands
+    }
+
+    /// Tasmota answers every command on `stat/<topic>/RESULT` and reports power changes on
+    /// `stat/<topic>/POWER`: the command prefix with its `cmnd` level read as `stat`. A custom
+    /// FullTopic without a `cmnd` level gets no power check.
+    var powerTopics: [String] {
+        var levels = output.commandTopic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard let index = levels.firstIndex(of: "cmnd") else { return [] }
+        levels[index] = "stat"
+        let stat = levels.joined(separator: "/")
+        return [stat + "/RESULT", stat + "/POWER"]
+    }
+
+    /// `ON`/`OFF` on `…/POWER`; `"POWER":"ON"`/`"OFF"` in a `…/RESULT` JSON (single-relay
+    /// lights), which answers a `Color` command when it carries `"Color"`.
+    func powerReport(_ payload: String) -> PowerReport? {
+        switch payload {
+        case "ON": return PowerReport(on: true, answersCommand: false)
+        case "OFF": return PowerReport(on: false, answersCommand: false)
+        default: break
+        }
+        let answers = payload.contains(#""Color":"#)
+        if payload.contains(#""POWER":"ON""#) { return PowerReport(on: true, answersCommand: answers) }
+        if payload.contains(#""POWER":"OFF""#) { return PowerReport(on: false, answersCommand: answers) }
+        return nil
+    }
+
+    var warnsWhenSwitchedOn: Bool { output.power == .leave && !powerTopics.isEmpty }
+
+    /// `Power` without a parameter shows the state (Tasmota docs, Commands → Control, `Power`).
+    var powerQuery: DeviceCommand? {
+        DeviceCommand(topic: DeviceTopics.tasmotaCommand(output.commandTopic, "Power"), payload: "")
     }
 }
 
