@@ -14,7 +14,7 @@
 # Seeds come from fuzz/corpus/<target> (committed, read-only here); what libFuzzer discovers
 # goes into build/fuzz/corpus/<target>, crashes into build/fuzz/artifacts/<target>/. A crash
 # makes the script exit 1 after the remaining targets ran; copy the input into
-# Tests/CoreTests/Fixtures/fuzz-regressions/<target>/ (or the AgentTests one for config) and fix.
+# Tests/CoreTests/Fixtures/fuzz-regressions/<target>/ (AgentUnitTests replays config's) and fix.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,12 +71,14 @@ build() {
     mapfile -t core < <(find Sources/BreezeCore -name '*.swift' | sort)
     mapfile -t yaml < <(find Sources/BreezeYAML -name '*.swift' | sort)
     mapfile -t mqtt < <(find Sources/BreezeMQTT -name '*.swift' | sort)
-    mapfile -t config < <(find Sources/BreezeAgent/Config -name '*.swift' | sort)
+    mapfile -t config < <(find Sources/BreezeAgent/Config Sources/BreezeAgent/Files Sources/BreezeAgent/Text \
+        -name '*.swift' | sort)
     build_module BreezeCore "${core[@]}"
     build_module BreezeYAML "${yaml[@]}"
     # The config's TLS and protocol settings are the MQTT client's own types.
     build_module BreezeMQTT "${mqtt[@]}"
-    # Only the Config folder of BreezeAgent: it needs no HTTP and no runtime.
+    # Only the Config folder of BreezeAgent with the file reads and the quoting it uses: it needs
+    # no HTTP and no runtime.
     build_module BreezeAgent "${config[@]}"
     for target in "${TARGETS[@]}"; do
         local src binary

@@ -37,7 +37,9 @@ public enum AgentMain {
         if invocation.demo { applyDemo(&config) }
         applyTestOverrides(&config, environment: environment)
 
+        let testWarnings = testOverrideWarnings(environment)
         if invocation.command == .checkConfig {
+            for warning in testWarnings { printError("warning: \(warning)") }
             writeStdout(renderEffective(config))
             if !invocation.demo, !isWritableDirectoryOrCreatable(config.stateDir) {
                 printError(
@@ -48,25 +50,19 @@ public enum AgentMain {
 
         let log = Log(level: config.logLevel)
         log.redact([config.pollen.apiKey?.value, config.mqtt.password?.value].compactMap { $0 })
+        for warning in testWarnings { log.warning(warning) }
         let store = StateStore(directory: invocation.demo ? nil : config.stateDir, log: log)
         let http: any HTTPFetching =
             invocation.demo
-            ? DemoResponder(today: { [zoneName = config.locations[0].timezone] in
-                let zone = (try? ZoneInfoLoader.load(zoneName)) ?? .utc
-                return zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
+            ? DemoResponder(today: { [zone = config.locations[0].zone] in
+                zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
             })
             : CurlFetcher(caFile: testCAFile(environment), totalTimeout: testHTTPTimeout(environment) ?? .seconds(30))
         if invocation.demo {
             log.info(
                 "demo: bundled sample data (not real measurements), prefix \(config.mqtt.topicPrefix), no discovery")
         }
-        let agent: Agent
-        do {
-            agent = try Agent(config: config, log: log, store: store, http: http, demo: invocation.demo, now: now)
-        } catch {
-            printError("breeze-agent: configuration error: \(error)")
-            return Invocation.ExitCode.configuration
-        }
+        let agent = Agent(config: config, log: log, store: store, http: http, demo: invocation.demo)
 
         switch invocation.command {
         case .print:
@@ -130,6 +126,21 @@ public enum AgentMain {
         config.homeAssistant.discovery = false
         config.pollen.source = .google
         config.pollen.apiKey = Secret("breeze-demo-sample-data-no-key", origin: "--demo")
+    }
+
+    /// The test-only variables this binary reads (docs/operations.md "Test-only settings").
+    static let testVariables: Set<String> = [
+        "BREEZE_TEST_HTTP_TIMEOUT", "BREEZE_TEST_REFRESH_COOLDOWN", "BREEZE_TEST_CA_FILE",
+    ]
+
+    /// One warning per test-only variable this binary reads that is set (SPEC §12): a
+    /// production service with a test setting left in its unit file says so at every start.
+    /// Other `BREEZE_TEST_*` names (the test suites' own, like `BREEZE_TEST_MQTT_PORT`) are
+    /// not read by the agent and not mentioned.
+    static func testOverrideWarnings(_ environment: [String: String]) -> [String] {
+        testVariables.filter { environment[$0] != nil }.sorted().map { name in
+            "environment: \(name) is set: a test-only setting is in effect (docs/operations.md, Test-only settings)"
+        }
     }
 
     /// `BREEZE_TEST_REFRESH_COOLDOWN` (whole seconds, ≥ 1): both refresh cooldowns, below the

@@ -110,15 +110,19 @@ public struct LocationConfig: Sendable, Equatable {
     public var latitude: Double
     /// −180…180.
     public var longitude: Double
-    /// An IANA name verified to exist under the zoneinfo root (TZif file), from the config or the system.
+    /// An IANA name, from the config or the system; ``zone`` holds its rules.
     public var timezone: String
+    /// The rules of ``timezone``, read from the zoneinfo tree while the configuration was loaded
+    /// (``TimeZoneResolver/load(_:)``), so nothing reads zone files at run time.
+    public var zone: ZoneRules
 
-    public init(id: String, name: String, latitude: Double, longitude: Double, timezone: String) {
+    public init(id: String, name: String, latitude: Double, longitude: Double, timezone: String, zone: ZoneRules) {
         self.id = id
         self.name = name
         self.latitude = latitude
         self.longitude = longitude
         self.timezone = timezone
+        self.zone = zone
     }
 }
 

@@ -94,25 +94,7 @@ public func renderEffective(_ c: AgentConfig) -> String {
 }
 
 /// A YAML double-quoted string (always quoted: `#`, `:` and `yes` then need no thought).
-private func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 || scalar.value == 0x7f {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
-}
+private func quoted(_ text: String) -> String { doubleQuoted(text, controls: .yaml) }
 
 /// The largest whole unit: 6h, 90s, 1d.
 func durationText(_ d: Duration) -> String {

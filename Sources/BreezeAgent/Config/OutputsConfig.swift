@@ -161,7 +161,7 @@ struct OutputsParser {
         try checkDeviceTopic(topic, key: "topic", r)
         if let earlier = topicLines[topic] {
             throw r.fail(
-                "topic", "two outputs on one device topic \(MappingReader.quote(topic)) (first at line \(earlier))")
+                "topic", "two outputs on one device topic \(doubleQuoted(topic)) (first at line \(earlier))")
         }
         topicLines[topic] = r.line(of: "topic")
 
@@ -170,7 +170,7 @@ struct OutputsParser {
             guard locations.contains(where: { $0.id == id }) else {
                 throw r.fail(
                     "location",
-                    "no location \(MappingReader.quote(id)) in locations (known: \(locations.map(\.id).joined(separator: ", ")))"
+                    "no location \(doubleQuoted(id)) in locations (known: \(locations.map(\.id).joined(separator: ", ")))"
                 )
             }
             location = id
@@ -217,7 +217,7 @@ struct OutputsParser {
             let appExpected = "a custom-app name of letters, digits, _ and - (it becomes a topic level)"
             let app = try r.text("app", expected: appExpected) ?? "breeze"
             guard app.utf8.count <= 64, app.utf8.allSatisfy(Self.isAppCharacter) else {
-                throw r.fail("app", "expected \(appExpected), at most 64 characters, got \(MappingReader.quote(app))")
+                throw r.fail("app", "expected \(appExpected), at most 64 characters, got \(doubleQuoted(app))")
             }
             let indicator = try r.int("indicator", in: 1...3)
             return OutputConfig(
@@ -226,7 +226,7 @@ struct OutputsParser {
             let show = try parseShow(r, allowed: "pollen_max or risk:<profile>")
             guard show == "pollen_max" else {
                 if show.hasPrefix("risk:") { throw refusedRisk(show, r) }
-                throw r.fail("show", "expected pollen_max or risk:<profile>, got \(MappingReader.quote(show))")
+                throw r.fail("show", "expected pollen_max or risk:<profile>, got \(doubleQuoted(show))")
             }
             let power = try parsePower(r)
             let command =
@@ -247,7 +247,7 @@ struct OutputsParser {
     private func parseShow(_ r: MappingReader, allowed: String) throws(ConfigError) -> String {
         guard let show = try r.text("show", expected: allowed) else { return "pollen_max" }
         guard ["pollen_max", "pollen_types", "climate_stripes"].contains(show) || show.hasPrefix("risk:") else {
-            throw r.fail("show", "expected \(allowed), got \(MappingReader.quote(show))")
+            throw r.fail("show", "expected \(allowed), got \(doubleQuoted(show))")
         }
         return show
     }
@@ -256,7 +256,7 @@ struct OutputsParser {
     private func refusedRisk(_ show: String, _ r: MappingReader) -> ConfigError {
         r.fail(
             "show",
-            "\(MappingReader.quote(show)) names no risk profile: personal risk profiles (SPEC §10.2) do not exist in this version yet; use pollen_max"
+            "\(doubleQuoted(show)) names no risk profile: personal risk profiles (SPEC §10.2) do not exist in this version yet; use pollen_max"
         )
     }
 
@@ -271,14 +271,14 @@ struct OutputsParser {
         guard isValidTopicPrefix(topic) else {
             throw r.fail(
                 key,
-                "expected an MQTT topic (no #, no +, no empty levels, no leading or trailing /, not starting with $), got \(MappingReader.quote(topic))"
+                "expected an MQTT topic (no #, no +, no empty levels, no leading or trailing /, not starting with $), got \(doubleQuoted(topic))"
             )
         }
         for (prefix, name) in [(topicPrefix, "mqtt.topic_prefix"), (discoveryPrefix, "homeassistant.prefix")]
         where topic == prefix || topic.hasPrefix(prefix + "/") {
             throw r.fail(
                 key,
-                "the device topic \(MappingReader.quote(topic)) lies under \(name) \(MappingReader.quote(prefix)): the agent would read its own messages back; use the device's own topic"
+                "the device topic \(doubleQuoted(topic)) lies under \(name) \(doubleQuoted(prefix)): the agent would read its own messages back; use the device's own topic"
             )
         }
     }
@@ -295,8 +295,8 @@ func renderOutputs(_ outputs: [OutputConfig]) -> [String] {
     var lines = ["outputs:"]
     for output in outputs {
         lines.append("  - type: " + output.typeName)
-        lines.append("    topic: " + MappingReader.quote(output.topic))
-        lines.append("    location: " + MappingReader.quote(output.location))
+        lines.append("    topic: " + doubleQuoted(output.topic, controls: .yaml))
+        lines.append("    location: " + doubleQuoted(output.location, controls: .yaml))
         switch output.device {
         case .wled(let wled):
             lines.append("    show: " + (wled.show == .pollenMax ? "pollen_max" : "pollen_types"))
@@ -304,13 +304,13 @@ func renderOutputs(_ outputs: [OutputConfig]) -> [String] {
             lines.append("    brightness: " + (wled.brightness.map(String.init) ?? "null  # leave the device's"))
             lines.append("    power: " + wled.power.rawValue)
         case .awtrix(let awtrix):
-            lines.append("    app: " + MappingReader.quote(awtrix.app))
+            lines.append("    app: " + doubleQuoted(awtrix.app, controls: .yaml))
             lines.append("    indicator: " + (awtrix.indicator.map(String.init) ?? "null"))
         case .tasmota(let tasmota):
             lines.append("    show: pollen_max")
             lines.append("    power: " + tasmota.power.rawValue)
-            lines.append("    command_topic: " + MappingReader.quote(tasmota.commandTopic))
-            lines.append("    lwt_topic: " + MappingReader.quote(tasmota.lwtTopic))
+            lines.append("    command_topic: " + doubleQuoted(tasmota.commandTopic, controls: .yaml))
+            lines.append("    lwt_topic: " + doubleQuoted(tasmota.lwtTopic, controls: .yaml))
         }
     }
     return lines

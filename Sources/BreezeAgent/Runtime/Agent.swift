@@ -17,9 +17,7 @@ final class Agent {
     var state: DaemonState
     let started = Timestamp.monotonicSeconds()
 
-    init(config: AgentConfig, log: Log, store: StateStore, http: any HTTPFetching, demo: Bool, now: Int64)
-        throws(ZoneInfoError)
-    {
+    init(config: AgentConfig, log: Log, store: StateStore, http: any HTTPFetching, demo: Bool) {
         self.config = config
         self.log = log
         self.store = store
@@ -28,13 +26,27 @@ final class Agent {
         let units = store.units()
         var locations: [LocationRuntime] = []
         for location in config.locations {
-            let zone = try ZoneInfoLoader.load(location.timezone)
             let unit = units[location.id].flatMap { TemperatureUnit(command: $0) } ?? config.climate.unit
-            locations.append(LocationRuntime(config: location, zone: zone, settings: config, unit: unit))
+            locations.append(LocationRuntime(config: location, zone: location.zone, settings: config, unit: unit))
         }
         var generator = SystemRandomNumberGenerator()
         self.state = DaemonState(
             config: config, locations: locations, storedCalls: store.callCounts(), demo: demo, seed: generator.next())
+    }
+
+    /// How long state topics wait to be cleared after the discovery config that stops using
+    /// them (SPEC §3 removal order: no sooner than 3 s).
+    static let clearDelayAfterDiscovery: Duration = .seconds(3)
+
+    /// The publisher of the retained tree over `client`: with discovery on, device configs
+    /// change at once and state topics are cleared ``clearDelayAfterDiscovery`` later.
+    func makePublisher(client: MQTTClient) -> RetainedPublisher {
+        let discovery = state.context.discoveryEnabled
+        let configs = state.layout.discoveryPrefix + "/"
+        return RetainedPublisher(
+            transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store,
+            clearDelay: discovery ? Self.clearDelayAfterDiscovery : .zero,
+            clearsAtOnce: { $0.hasPrefix(configs) })
     }
 
     /// The clock as the state machine reads it.

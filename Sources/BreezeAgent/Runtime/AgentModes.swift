@@ -56,8 +56,7 @@ extension Agent {
     /// `once`: connect, fetch, publish, wait for the broker's acknowledgements, disconnect.
     /// `<p>/status` is left alone: a one-shot run is not the daemon being online.
     func once(client: MQTTClient) async -> Int32 {
-        let publisher = RetainedPublisher(
-            transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store)
+        let publisher = makePublisher(client: client)
         do {
             try client.start()
         } catch {
@@ -74,7 +73,12 @@ extension Agent {
         restoreStoredResponses(now: now)
         let unusable = await fetchEverything(now: now)
         setAllScopes(on: publisher, now: now)
-        let sent = publisher.flush()
+        var sent = publisher.flush()
+        // State topics whose entities went away are cleared after the discovery change.
+        if let due = publisher.nextClearDue {
+            try? await Task.sleep(until: due, clock: .continuous)
+            sent += publisher.flush()
+        }
         // Device commands (WLED, Tasmota) are not retained: `once` sends each device what it
         // should show, without waiting for its status.
         for case .publish(let message) in performLocal(state.devices.sendAll(qos: config.mqtt.qos)) {

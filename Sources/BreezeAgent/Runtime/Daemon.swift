@@ -14,8 +14,7 @@ import BreezeMQTT
 /// loop at the time the state machine asks for, so an idle agent sleeps instead of polling.
 extension Agent {
     func run(client: MQTTClient) async -> Int32 {
-        let publisher = RetainedPublisher(
-            transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store)
+        let publisher = makePublisher(client: client)
         let (events, continuation) = AsyncStream<DaemonEvent>.makeStream()
         let forwarder = Task {
             for await event in client.events { continuation.yield(.mqtt(event)) }
@@ -45,11 +44,13 @@ extension Agent {
         let exitCode = await withDiscardingTaskGroup(returning: Int32.self) { group in
             var timer: Task<Void, Never>?
             var timerAt: Int64?
+            var clearsAt: ContinuousClock.Instant?
             var exitCode: Int32?
             continuation.yield(.tick)
             for await event in events {
-                // The timer fires once: after a tick the next wake is armed anew, even for the same time.
+                // The timers fire once: the next wake is armed anew, even for the same time.
                 if case .tick = event { timerAt = nil }
+                if case .clearsDue = event { clearsAt = nil }
                 for action in performLocal(state.handle(event, at: time())) {
                     switch action {
                     case .fetch(let key, let request):
@@ -62,6 +63,14 @@ extension Agent {
                         publisher.set(scope: scope.scope, scope.tree)
                     case .flush(let persist):
                         publisher.flush(persist: persist)
+                        // Clears held back behind a discovery change: flush again when due.
+                        if let due = publisher.nextClearDue, due != clearsAt {
+                            clearsAt = due
+                            group.addTask {
+                                try? await Task.sleep(until: due, clock: .continuous)
+                                if !Task.isCancelled { continuation.yield(.clearsDue) }
+                            }
+                        }
                     case .republishAll:
                         let sent = publisher.republishAll()
                         log.debug("mqtt: republished \(sent) retained topics")

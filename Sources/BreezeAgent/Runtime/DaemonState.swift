@@ -74,6 +74,8 @@ enum DaemonEvent: Sendable {
     case mqtt(MQTTEvent)
     /// The delay after a Home Assistant birth has passed: re-send discovery.
     case rediscoverDue
+    /// Clears held back behind a discovery change are due (``RetainedPublisher/nextClearDue``).
+    case clearsDue
     case signal(Int32)
 }
 
@@ -249,6 +251,8 @@ struct DaemonState {
             actions.append(.log(.warning, "mqtt: disconnected (\(reason)); reconnecting with backoff"))
         case .mqtt(.message(let message)):
             actions += handleMessage(message, now: now)
+        case .clearsDue:
+            actions.append(.flush(persist: true))
         case .rediscoverDue:
             rediscoverPending = false
             for location in locations {
@@ -309,12 +313,22 @@ struct DaemonState {
         case .refresh:
             let pollen = config.pollen.enabled && locations[index].pollenSchedule.refresh(at: now)
             let climate = config.climate.enabled && locations[index].climateSchedule.refresh(at: now)
-            var actions: [DaemonAction] = [
-                .log(
-                    .info,
-                    "command: refresh \(id): pollen \(pollen ? "now" : "skipped (cooldown)"), climate \(climate ? "now" : "skipped (cooldown)")"
-                )
-            ]
+            var actions: [DaemonAction] = []
+            // A flood of refused refreshes (a stuck automation) logs one line per cooldown
+            // window, not one per message (SPEC §12).
+            let window = min(
+                locations[index].pollenSchedule.refreshCooldown, locations[index].climateSchedule.refreshCooldown)
+            if pollen || climate
+                || locations[index].refreshSkipLoggedAt.map({ FetchSchedule.sum($0, window) <= now })
+                    ?? true
+            {
+                actions.append(
+                    .log(
+                        .info,
+                        "command: refresh \(id): pollen \(pollen ? "now" : "skipped (cooldown)"), climate \(climate ? "now" : "skipped (cooldown)")"
+                    ))
+                if !pollen && !climate { locations[index].refreshSkipLoggedAt = now }
+            }
             if pollen || climate {
                 actions += startDueFetches(now: now)
                 actions.append(wake(now: now))
@@ -438,12 +452,14 @@ struct DaemonState {
             locations[index].pollenNotice = nil
             locations[index].pollenSchedule.succeeded(at: now, jitter: random.fraction())
             diagnostics.success(source.diagnosticsKey, at: now)
-            return report.warnings.map { .log(.warning, "pollen[\(id)]: \($0)") } + [
+            // The response is stored first: nothing performed after it can lose it.
+            return [
                 .store(
                     .response(
                         .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
-                        location: id, source: source.storeName)),
-                .log(.info, "pollen[\(id)]: fetched from \(source.rawValue) (\(report.days.count) days)"),
+                        location: id, source: source.storeName))
+            ] + report.warnings.map { .log(.warning, "pollen[\(id)]: \($0)") } + [
+                .log(.info, "pollen[\(id)]: fetched from \(source.rawValue) (\(report.days.count) days)")
             ]
         case .unsupportedLocation(let message):
             locations[index].pollen = .unsupported(message: message)
@@ -552,13 +568,43 @@ struct DaemonState {
         for index in locations.indices where only == nil || only == index {
             let (snapshot, warnings) = self.snapshot(index, now: now)
             actions += warnings
+            // Sinks not rebuilt now count with their size at their last build.
+            var counts = locations[index].topicCounts
+            var over: [String] = []
             for sink in sinks where kind.map({ sink.inputs.contains($0) }) ?? true {
-                for scope in sink.contents(of: snapshot, context: context) { actions.append(.setScope(scope)) }
+                for var scope in sink.contents(of: snapshot, context: context) {
+                    counts[scope.scope] = 0
+                    let budget = Self.maximumTopicsPerLocation - counts.values.reduce(0, +)
+                    if let count = scope.tree?.count, count > budget {
+                        over.append(scope.scope)
+                        scope = SinkScope(scope: scope.scope, tree: nil)
+                    } else {
+                        counts[scope.scope] = scope.tree?.count ?? 0
+                    }
+                    actions.append(.setScope(scope))
+                }
+            }
+            locations[index].topicCounts = counts
+            if over.isEmpty {
+                if kind == nil { locations[index].topicLimitLogged = [] }
+            } else if over != locations[index].topicLimitLogged {
+                locations[index].topicLimitLogged = over
+                do {
+                    actions.append(
+                        .log(
+                            .error,
+                            "\(locations[index].config.id): more than \(Self.maximumTopicsPerLocation) topics; not updating \(over.joined(separator: ", ")) (what is published there stays)"
+                        ))
+                }
             }
             actions += devices.update(snapshot, context: context, kind: kind)
         }
         return actions
     }
+
+    /// Most retained topics one location may hold (SPEC §12); a scope that would pass it keeps
+    /// what is published there, with an error logged once.
+    static let maximumTopicsPerLocation = 2_000
 
     /// The location as the sinks see it at `now`; logs the selection's warnings once per change.
     private mutating func snapshot(_ index: Int, now: Int64) -> (LocationSnapshot, [DaemonAction]) {
@@ -650,17 +696,4 @@ struct DiagnosticsCounters {
     }
 
     var statuses: [AgentDiagnostics.SourceStatus] { bySource.keys.sorted().map { bySource[$0]! } }
-}
-
-/// A command payload as it may appear in a log line: quoted, control characters escaped, cut short.
-func quotedForLog(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars.prefix(40) {
-        if scalar.value < 0x20 || scalar.value == 0x7f {
-            out += "\\u{\(String(scalar.value, radix: 16))}"
-        } else {
-            out.unicodeScalars.append(scalar)
-        }
-    }
-    return "\"\(out)\(text.unicodeScalars.count > 40 ? "…" : "")\""
 }

@@ -32,6 +32,12 @@ struct LocationRuntime: Sendable {
     var pollenSchedule: FetchSchedule
     /// The last pollen condition logged, so a repeating one is logged once.
     var pollenNotice: PollenNotice?
+    /// Topics per scope at the scope's last build (the per-location topic limit counts them).
+    var topicCounts: [String: Int] = [:]
+    /// The scopes last refused for passing the topic limit (logged once per change).
+    var topicLimitLogged: [String] = []
+    /// When a refused `refresh` was last logged (one line per cooldown window in a flood).
+    var refreshSkipLoggedAt: Int64?
     /// The selection warnings (topic-id collisions) last logged, so each is logged once per change.
     var loggedSelectionWarnings: [String] = []
 

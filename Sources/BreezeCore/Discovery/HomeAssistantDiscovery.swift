@@ -108,19 +108,6 @@ public enum HomeAssistantDiscovery {
         DiscoveryMessage(topic: configTopic(for: input), payload: devicePayload(for: input).serialized)
     }
 
-    /// The empty retained payload that removes a location's device (a location left the
-    /// config, or `homeassistant.discovery` was turned off).
-    public static func removal(
-        discoveryPrefix: String = DiscoveryNaming.defaultDiscoveryPrefix,
-        topicPrefix: String,
-        locationID: String
-    ) -> DiscoveryMessage {
-        DiscoveryMessage(
-            topic: TopicLayout(prefix: topicPrefix, discoveryPrefix: discoveryPrefix).location(locationID)
-                .deviceConfig,
-            payload: "")
-    }
-
     /// The config topic of the input's device.
     public static func configTopic(for input: DiscoveryInput) -> String { input.topics.deviceConfig }
 

@@ -1,0 +1,123 @@
+public import BreezeCore
+public import BreezeHTTP
+
+/// `--demo`: synthetic responses in the real formats of the three APIs, generated for the
+/// dates each request asks for, so the whole pipeline (decode → domain → topics) runs with no
+/// network and no key. The values are made up; the shapes, quirks included (later forecast
+/// days with codes and names only, proto3-omitted color channels), are those of the fixtures.
+public struct DemoResponder: HTTPFetching {
+    /// The local date the demo takes as "today" for pollen (Google labels days by date).
+    private let today: @Sendable () -> CivilDate
+
+    public init(today: @escaping @Sendable () -> CivilDate) {
+        self.today = today
+    }
+
+    public func get(
+        _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
+    ) async throws(CurlError) -> FetchedResponse {
+        func value(_ name: String) -> String? { query.first { $0.name == name }?.value }
+        let body: String
+        if url.hasSuffix("/forecast:lookup") {
+            body = Self.googlePollen(start: today(), days: Int(value("days") ?? "5") ?? 5)
+        } else if url.hasSuffix("/archive") || url.hasSuffix("/forecast") {
+            let starts = (value("start_date") ?? "").split(separator: ",").compactMap { CivilDate(iso: $0) }
+            body = Self.climate(dates: starts, timezone: value("timezone") ?? "GMT")
+        } else if url.hasSuffix("/air-quality") {
+            body = Self.airQuality(start: today(), timezone: value("timezone") ?? "GMT")
+        } else {
+            return FetchedResponse(status: 404, body: Array(#"{"error":true,"reason":"Not found"}"#.utf8))
+        }
+        return FetchedResponse(status: 200, body: Array(body.utf8))
+    }
+
+    private static func color(forValue value: Int) -> String {
+        switch value {
+        case 0: return #"{}"#
+        case 1: return #"{"green":0.61960787,"blue":0.22745098}"#
+        case 2: return #"{"red":0.5176471,"green":0.8117647,"blue":0.2}"#
+        case 3: return #"{"red":1,"green":1}"#
+        case 4: return #"{"red":1,"green":0.54901963}"#
+        default: return #"{"red":0.8,"blue":0.2}"#
+        }
+    }
+
+    private static let categories = ["None", "Very Low", "Low", "Moderate", "High", "Very High"]
+
+    private static func index(_ value: Int) -> String {
+        let valueKey = value == 0 ? "" : #""value":\#(value),"#
+        return
+            #"{"code":"UPI","displayName":"Universal Pollen Index",\#(valueKey)"category":"\#(categories[value])","indexDescription":"Demo data: not a real measurement","color":\#(color(forValue: value))}"#
+    }
+
+    /// A Google `forecast:lookup` body: three days with data, later days with codes and names only.
+    static func googlePollen(start: CivilDate, days: Int) -> String {
+        let types: [(String, String, [Int])] = [
+            ("GRASS", "Grass", [2, 3, 1]), ("TREE", "Tree", [4, 3, 2]), ("WEED", "Weed", [0, 1, 1]),
+        ]
+        let plants: [(code: String, name: String, type: String, values: [Int], family: String, picture: String)] = [
+            ("BIRCH", "Birch", "TREE", [4, 3, 2], "Betulaceae", "birch"),
+            ("OAK", "Oak", "TREE", [2, 2, 1], "Fagaceae", "oak"),
+            ("GRAMINALES", "Grasses", "GRASS", [2, 3, 1], "Poaceae", "grass"),
+            ("RAGWEED", "Ragweed", "WEED", [0, 1, 1], "Asteraceae", "ragweed"),
+            ("HAZEL", "Hazel", "TREE", [], "", ""),
+        ]
+        var dayTexts: [String] = []
+        for offset in 0..<max(1, min(days, 5)) {
+            let date = start.adding(days: offset)
+            let typeTexts = types.map { code, name, values in
+                guard offset < values.count else { return #"{"code":"\#(code)","displayName":"\#(name)"}"# }
+                return
+                    #"{"code":"\#(code)","displayName":"\#(name)","inSeason":true,"indexInfo":\#(index(values[offset])),"healthRecommendations":["Demo data: keep windows closed in the morning when levels are high."]}"#
+            }
+            let plantTexts = plants.map { p in
+                guard offset < p.values.count else { return #"{"code":"\#(p.code)","displayName":"\#(p.name)"}"# }
+                let description =
+                    #"{"type":"\#(p.type)","family":"\#(p.family)","season":"Demo season","specialColors":"Demo colors","specialShapes":"Demo shapes","crossReaction":"Demo cross reactions","picture":"https://storage.googleapis.com/pollen-pictures/\#(p.picture)_full.jpg","pictureCloseup":"https://storage.googleapis.com/pollen-pictures/\#(p.picture)_closeup.jpg"}"#
+                return
+                    #"{"code":"\#(p.code)","displayName":"\#(p.name)","inSeason":true,"indexInfo":\#(index(p.values[offset])),"plantDescription":\#(description)}"#
+            }
+            dayTexts.append(
+                #"{"date":{"year":\#(date.year),"month":\#(date.month),"day":\#(date.day)},"pollenTypeInfo":[\#(typeTexts.joined(separator: ","))],"plantInfo":[\#(plantTexts.joined(separator: ","))]}"#
+            )
+        }
+        return #"{"regionCode":"DE","dailyInfo":[\#(dayTexts.joined(separator: ","))]}"#
+    }
+
+    /// An Open-Meteo daily body (archive or forecast); several dates → one object per date, as
+    /// the archive answers comma-separated date lists. The demo warms by 0.3 °C a decade.
+    static func climate(dates: [CivilDate], timezone: String) -> String {
+        let objects = dates.map { date -> String in
+            let wobble = (date.year * 7) % 11 - 5
+            let tenths = 118 + (date.year - 1980) * 3 / 10 + wobble
+            return
+                #"{"latitude":52.52,"longitude":13.419998,"generationtime_ms":0.5,"utc_offset_seconds":0,"timezone":"\#(timezone)","timezone_abbreviation":"GMT","elevation":38.0,"daily_units":{"time":"iso8601","temperature_2m_max":"°C"},"daily":{"time":["\#(date)"],"temperature_2m_max":[\#(FixedPoint.format(tenths, scale: 1))]}}"#
+        }
+        return objects.count == 1 ? objects[0] : "[" + objects.joined(separator: ",") + "]"
+    }
+
+    /// An Open-Meteo air-quality body: 4 local days of hourly pollen, with a daily cycle.
+    static func airQuality(start: CivilDate, timezone: String) -> String {
+        let plants: [(String, Int)] = [
+            ("alder_pollen", 80), ("birch_pollen", 320), ("grass_pollen", 25), ("mugwort_pollen", 7),
+            ("olive_pollen", 0), ("ragweed_pollen", 9),
+        ]
+        var times: [String] = []
+        for day in 0..<4 {
+            for hour in 0..<24 {
+                times.append("\"\(start.adding(days: day))T\(hour < 10 ? "0" : "")\(hour):00\"")
+            }
+        }
+        let series = plants.map { name, peakTenths in
+            let values = (0..<96).map { i -> String in
+                let hour = i % 24
+                let shape = hour < 6 || hour > 20 ? 2 : (hour < 12 ? 6 : 10)
+                return FixedPoint.format(peakTenths * shape / 10, scale: 1)
+            }
+            return "\"\(name)\":[\(values.joined(separator: ","))]"
+        }
+        let units = plants.map { "\"\($0.0)\":\"grains/m³\"" }.joined(separator: ",")
+        return
+            #"{"latitude":52.5,"longitude":13.4,"generationtime_ms":1.0,"utc_offset_seconds":0,"timezone":"\#(timezone)","timezone_abbreviation":"GMT","elevation":38.0,"hourly_units":{"time":"iso8601",\#(units)},"hourly":{"time":[\#(times.joined(separator: ","))],\#(series.joined(separator: ","))}}"#
+    }
+}

@@ -1,0 +1,105 @@
+public import BreezeCore
+import BreezeHTTP
+
+/// What one pollen fetch for one location came to: the core's ``PollenOutcome`` (one enum for
+/// "what the exchange means", whatever the source) and what the runtime needs beside it.
+public struct PollenFetchResult: Sendable {
+    /// The source asked.
+    public var source: PollenSource
+    public var outcome: PollenOutcome
+    /// The response body behind a `.report`, stored so a restart reuses it; empty otherwise.
+    public var body: [UInt8]
+    public var fetchedAt: Int64
+    /// The server's `Retry-After`, for a `.failed` outcome.
+    public var retryAfter: Int64?
+
+    public init(
+        source: PollenSource, outcome: PollenOutcome, body: [UInt8] = [], fetchedAt: Int64, retryAfter: Int64? = nil
+    ) {
+        self.source = source
+        self.outcome = outcome
+        self.body = body
+        self.fetchedAt = fetchedAt
+        self.retryAfter = retryAfter
+    }
+}
+
+/// Fetches pollen for one location from the source the config picks (SPEC §1, §1b) through the
+/// pure decoders. The API key travels in the `X-Goog-Api-Key` header only, so it never shows in
+/// URLs or curl's error messages.
+public struct PollenFetcher: Sendable {
+    public var http: any HTTPFetching
+    public var endpoints: Endpoints
+    public var settings: PollenSettings
+
+    public init(http: any HTTPFetching, endpoints: Endpoints, settings: PollenSettings) {
+        self.http = http
+        self.endpoints = endpoints
+        self.settings = settings
+    }
+
+    public func fetch(_ location: LocationConfig, source: PollenSource, now: Int64) async -> PollenFetchResult {
+        let url: String
+        let query: [QueryParameter]
+        var headers: [(name: String, value: String)] = []
+        switch source {
+        case .google:
+            url = endpoints.pollen + "/forecast:lookup"
+            query = GooglePollen.query(
+                latitude: location.latitude, longitude: location.longitude, days: settings.days,
+                language: settings.language)
+            if let key = settings.apiKey?.value { headers.append(("X-Goog-Api-Key", key)) }
+        case .openMeteo:
+            url = endpoints.airQuality + "/air-quality"
+            query = OpenMeteoPollen.query(
+                latitude: location.latitude, longitude: location.longitude, timezone: location.timezone)
+        }
+        let response: FetchedResponse
+        do {
+            response = try await http.get(url, query: query, headers: headers)
+        } catch {
+            return PollenFetchResult(source: source, outcome: .failed(message: error.description), fetchedAt: now)
+        }
+        return Self.interpret(response, source: source, fetchedAt: now)
+    }
+
+    /// Turns an HTTP answer into a result; also used for stored bodies at start.
+    public static func interpret(_ response: FetchedResponse, source: PollenSource, fetchedAt: Int64)
+        -> PollenFetchResult
+    {
+        // A 200 whose body is Google's error envelope (a proxy or a front end answering with the
+        // wrong status) decodes as a response without `dailyInfo`, which the core reads as "no
+        // pollen here" and would clear the topics: it is a failure to retry instead.
+        let retryAfter = response.retryAfterSeconds.map(Int64.init)
+        if source == .google, response.status == 200, let error = GoogleAPIError.decode(response.body) {
+            let message = error.message
+            return PollenFetchResult(
+                source: source,
+                outcome: .failed(message: "HTTP 200 with an error body\(message.isEmpty ? "" : ": " + message)"),
+                fetchedAt: fetchedAt, retryAfter: retryAfter)
+        }
+        let outcome: PollenOutcome
+        switch source {
+        case .google: outcome = GooglePollen.interpret(httpStatus: response.status, body: response.body)
+        case .openMeteo: outcome = OpenMeteoPollen.interpret(httpStatus: response.status, body: response.body)
+        }
+        guard case .report(let report) = outcome else {
+            return PollenFetchResult(source: source, outcome: outcome, fetchedAt: fetchedAt, retryAfter: retryAfter)
+        }
+        return PollenFetchResult(
+            source: source, outcome: .report(report.limitingItems()), body: response.body, fetchedAt: fetchedAt,
+            retryAfter: retryAfter)
+    }
+}
+
+extension PollenSettings {
+    /// The source for a location: Google with a key (unless `open-meteo` is chosen), else
+    /// Open-Meteo; `googleRejected` (the key was refused earlier, `auto` only) forces Open-Meteo.
+    public func source(googleRejected: Bool) -> PollenSource {
+        switch source {
+        case .google: return .google
+        case .openMeteo: return .openMeteo
+        case .auto: return apiKey != nil && !googleRejected ? .google : .openMeteo
+        }
+    }
+}

@@ -1,0 +1,172 @@
+@testable import BreezeAgent
+import BreezeCore
+import BreezeTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// Records what the publisher sends; `connected` false makes every send fail.
+final class RecordingTransport: RetainedTransport {
+    let sent = Mutex<[(topic: String, payload: String)]>([])
+    let connected = Atomic<Bool>(true)
+    func send(topic: String, payload: String, retain: Bool) -> Bool {
+        guard connected.load(ordering: .relaxed) else { return false }
+        sent.withLock { $0.append((topic, payload)) }
+        return true
+    }
+    func take() -> [String] {
+        sent.withLock { s in
+            defer { s = [] }; return s.map { "\($0.topic)=\($0.payload)" }
+        }
+    }
+}
+
+@Suite struct RetainedPublisherTests {
+    func tree(_ pairs: [(String, String)]) -> TopicTree {
+        var t = TopicTree()
+        for (k, v) in pairs { t.set(k, v) }
+        return t
+    }
+
+    @Test func publishesOnlyChangesAndClearsWhatNoLongerApplies() {
+        let transport = RecordingTransport()
+        let publisher = RetainedPublisher(transport: transport, store: nil)
+        publisher.set(scope: "b/home/pollen", tree([("b/home/pollen", "{}"), ("b/home/pollen/oak/value", "2")]))
+        #expect(publisher.flush() == 2)
+        #expect(transport.take() == ["b/home/pollen={}", "b/home/pollen/oak/value=2"])
+        #expect(publisher.flush() == 0)
+        publisher.set(scope: "b/home/pollen", tree([("b/home/pollen", "{1}")]))
+        publisher.flush()
+        #expect(transport.take() == ["b/home/pollen={1}", "b/home/pollen/oak/value="])
+    }
+
+    @Test func unknownScopeKeepsWhatIsPublishedAndRemovedScopeIsCleared() {
+        let dir = temporaryDirectory()
+        let store = StateStore(directory: dir, log: Log(level: .error))
+        store.savePublishedTopics(["b/home/pollen": "old", "b/home/pollenx": "other", "b/gone/climate": "x"])
+        let transport = RecordingTransport()
+        let publisher = RetainedPublisher(transport: transport, store: store)
+        publisher.set(scope: "b/home/pollen", nil)
+        publisher.flush()
+        #expect(transport.take() == ["b/gone/climate=", "b/home/pollenx="])
+        #expect(store.publishedTopics() == ["b/home/pollen": "old"])
+    }
+
+    @Test func republishesEverythingAndRetriesFailedSends() {
+        let transport = RecordingTransport()
+        let publisher = RetainedPublisher(transport: transport, store: nil)
+        transport.connected.store(false, ordering: .relaxed)
+        publisher.set(scope: "b/x", tree([("b/x", "1")]))
+        #expect(publisher.flush() == 0)
+        transport.connected.store(true, ordering: .relaxed)
+        #expect(publisher.flush() == 1)
+        #expect(publisher.republishAll() == 1)
+        #expect(transport.take() == ["b/x=1", "b/x=1"])
+    }
+
+    @Test func scopeMembershipNeedsASlash() {
+        #expect(RetainedPublisher.belongs("b/home/pollen/oak", to: "b/home/pollen"))
+        #expect(RetainedPublisher.belongs("b/home/pollen", to: "b/home/pollen"))
+        #expect(!RetainedPublisher.belongs("b/home/pollenx", to: "b/home/pollen"))
+    }
+}
+
+@Suite struct StateStoreTests {
+    @Test func roundTripsAndSurvivesANewInstance() {
+        let dir = temporaryDirectory()
+        let store = StateStore(directory: dir, log: Log(level: .error))
+        store.saveUnit("°C", for: "home")
+        store.saveResponse(
+            .init(fetchedAt: 42, body: "{\"a\":1}", context: ["date": "2026-11-30"]), location: "home", source: "google"
+        )
+        let again = StateStore(directory: dir, log: Log(level: .error))
+        #expect(again.units() == ["home": "°C"])
+        #expect(again.response(location: "home", source: "google")?.fetchedAt == 42)
+        #expect(FileManager.default.fileExists(atPath: dir + "/units.json"))
+        let leftovers = try! FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp.") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func corruptFileIsSetAsideAndIgnored() throws {
+        let dir = temporaryDirectory()
+        try "{\"home\": \"°".write(toFile: dir + "/units.json", atomically: true, encoding: .utf8)
+        let lines = Mutex<[String]>([])
+        let log = Log(level: .debug, timestamps: false) { line in lines.withLock { $0.append(line) } }
+        let store = StateStore(directory: dir, log: log)
+        #expect(store.units().isEmpty)
+        #expect(FileManager.default.fileExists(atPath: dir + "/units.json.corrupt"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/units.json"))
+        #expect(lines.withLock { $0.contains { $0.hasPrefix("warning: state file") && $0.contains("corrupt") } })
+    }
+
+    @Test func unwritableDirectoryWarnsAndKeepsStateInMemory() {
+        let lines = Mutex<[String]>([])
+        let log = Log(level: .debug, timestamps: false) { line in lines.withLock { $0.append(line) } }
+        let store = StateStore(directory: "/proc/breeze-cannot-exist", log: log)
+        #expect(store.directory == nil)
+        store.saveUnit("°F", for: "x")
+        #expect(store.units() == ["x": "°F"])
+        #expect(lines.withLock { $0.first?.contains("running without persistence") == true })
+    }
+}
+
+@Suite struct LogTests {
+    @Test func redactsSecretsAndFiltersLevels() {
+        let lines = Mutex<[String]>([])
+        let log = Log(level: .info, timestamps: false) { line in lines.withLock { $0.append(line) } }
+        log.redact(["AIzaSecretKey123"])
+        log.debug("hidden")
+        log.warning("request with key AIzaSecretKey123 failed")
+        #expect(lines.withLock { $0 } == ["warning: request with key ******** failed"])
+    }
+}
+
+@Suite struct InvocationTests {
+    @Test func defaultsToRun() throws {
+        #expect(try Invocation.parse([]).command == .run)
+    }
+
+    @Test func parsesCommandsAndOptions() throws {
+        let i = try Invocation.parse(["once", "--config", "/tmp/c.yaml", "--demo"])
+        #expect(i.command == .once && i.configPath == "/tmp/c.yaml" && i.demo)
+        #expect(try Invocation.parse(["check-config", "--config=/x"]).configPath == "/x")
+        #expect(try Invocation.parse(["--version"]).version)
+        #expect(try Invocation.parse(["print", "-h"]).help)
+    }
+
+    @Test(arguments: [["frobnicate"], ["--bogus"], ["--config"], ["run", "once"], ["--config="]])
+    func rejectsBadCommandLines(arguments: [String]) {
+        #expect(throws: Invocation.UsageError.self) { try Invocation.parse(arguments) }
+    }
+}
+
+@Suite struct RetainedPublisherIncrementalTests {
+    @Test func aChangedScopeClearsOnlyItsOwnDroppedTopics() {
+        let transport = RecordingTransport()
+        let publisher = RetainedPublisher(transport: transport, store: nil)
+        var a = TopicTree()
+        a.set("p/a/x", "1")
+        a.set("p/a/y", "2")
+        var b = TopicTree()
+        b.set("p/b/x", "3")
+        publisher.set(scope: "p/a", a)
+        publisher.set(scope: "p/b", b)
+        publisher.flush()
+        _ = transport.take()
+        var a2 = TopicTree()
+        a2.set("p/a/x", "1")
+        publisher.set(scope: "p/a", a2)
+        publisher.flush()
+        #expect(transport.take() == ["p/a/y="])
+        // A scope that becomes unknown keeps what it published; nothing is sent.
+        publisher.set(scope: "p/b", nil)
+        #expect(publisher.flush() == 0)
+        #expect(publisher.published == ["p/a/x": "1", "p/b/x": "3"])
+        // And a later tree for it is compared with what stayed published.
+        var b2 = TopicTree()
+        b2.set("p/b/z", "4")
+        publisher.set(scope: "p/b", b2)
+        publisher.flush()
+        #expect(transport.take() == ["p/b/z=4", "p/b/x="])
+    }
+}
