@@ -24,7 +24,7 @@ SWIFTC=${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 OUT=build/fuzz
 MODULES=$OUT/modules
-ALL_TARGETS=(google-pollen openmeteo-pollen climate config tzif posix-tz)
+ALL_TARGETS=(google-pollen openmeteo-pollen air climate config tzif posix-tz)
 
 # The package's swiftSettings (Package.swift), so the sources compile exactly as there.
 SWIFT_FLAGS=(
@@ -42,6 +42,7 @@ source_of() {
     case $1 in
         google-pollen) echo GooglePollenFuzz ;;
         openmeteo-pollen) echo OpenMeteoPollenFuzz ;;
+        air) echo AirQualityFuzz ;;
         climate) echo ClimateFuzz ;;
         config) echo ConfigFuzz ;;
         tzif) echo TZifFuzz ;;

@@ -119,7 +119,7 @@ struct OutputsConfigTests {
         ("  - {type: wled, topic: w/1, show: pollen_types}", 2, "outputs[0].leds", "required: the strip's LED count"),
         (
             "  - {type: wled, topic: w/1, show: \"risk:hay_fever\"}", 2, "outputs[0].show",
-            "\"risk:hay_fever\" names no risk profile: personal risk profiles (SPEC §10.2) do not exist in this version yet"
+            "\"risk:hay_fever\" names no risk profile (no profiles are configured)"
         ),
         (
             "  - {type: tasmota, topic: bulb, show: \"risk:x\"}", 2, "outputs[0].show", "names no risk profile"
@@ -173,6 +173,20 @@ struct OutputsConfigTests {
         #expect(error.line == 3)
         #expect(error.keyPath == "outputs[0].show")
         #expect(error.message == "climate_stripes needs climate data, but climate.enabled is false")
+    }
+
+    @Test func riskNamesAProfileOrIsRefused() throws {
+        let profiles = "profiles:\n  - {id: anna, allergens: [birch]}\n"
+        let unknown = try #require(
+            ConfigSandbox().failure(
+                profiles + "outputs:\n  - {type: wled, topic: w/1, show: \"risk:ben\"}\n" + oneLocation))
+        #expect(unknown.line == 4)
+        #expect(unknown.message == "\"risk:ben\" names no risk profile (profiles: anna)")
+        let known = try #require(
+            ConfigSandbox().failure(
+                profiles + "outputs:\n  - {type: tasmota, topic: bulb, show: \"risk:anna\"}\n" + oneLocation))
+        #expect(known.keyPath == "outputs[0].show")
+        #expect(known.message.contains("device outputs cannot show a risk profile in this version yet"), "\(known)")
     }
 
     @Test func deviceTopicsUnderCustomPrefixesAreRefused() throws {

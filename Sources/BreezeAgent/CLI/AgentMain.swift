@@ -41,6 +41,8 @@ public enum AgentMain {
         if invocation.command == .checkConfig {
             for warning in testWarnings { printError("warning: \(warning)") }
             writeStdout(renderEffective(config))
+            writeStdout(renderOpenMeteoBudget(config))
+            for warning in config.profileWarnings { printError("warning: \(warning)") }
             if !invocation.demo, !isWritableDirectoryOrCreatable(config.stateDir) {
                 printError(
                     "warning: state_dir \(config.stateDir) is not writable: the agent would run without persistence")
@@ -51,6 +53,7 @@ public enum AgentMain {
         let log = Log(level: config.logLevel)
         log.redact([config.pollen.apiKey?.value, config.mqtt.password?.value].compactMap { $0 })
         for warning in testWarnings { log.warning(warning) }
+        for warning in config.profileWarnings { log.warning(warning) }
         let store = StateStore(directory: invocation.demo ? nil : config.stateDir, log: log)
         let http: any HTTPFetching =
             invocation.demo
@@ -116,6 +119,13 @@ public enum AgentMain {
             latitude: 52.52
             longitude: 13.405
             timezone: Europe/Berlin
+        air:
+          enabled: true
+        profiles:
+          - id: anna
+            name: Anna
+            allergens: [birch, grass]
+            alert_level: High
         """
 
     /// `--demo`: the sample responses are Google-shaped (the richest tree), published under
@@ -173,7 +183,9 @@ public enum AgentMain {
             will: once
                 ? nil
                 : MQTTMessage(topic: status, string: Availability.offline, qos: max(1, config.mqtt.qos), retain: true),
-            reconnectDelayMin: 1, reconnectDelayMax: 60)
+            reconnectDelayMin: 1, reconnectDelayMax: 60,
+            protocolFallback: !config.mqtt.protocolExplicit, maxPacketSize: config.mqtt.maxPacketSize,
+            maxIncomingPayload: DaemonState.maximumIncomingPayload)
     }
 }
 

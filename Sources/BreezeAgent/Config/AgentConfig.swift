@@ -10,6 +10,10 @@ public struct AgentConfig: Sendable {
     public var locations: [LocationConfig]
     public var pollen: PollenSettings
     public var climate: ClimateSettings
+    /// `air:` (SPEC §10.1), off by default.
+    public var air = AirSettings()
+    /// `profiles:` (SPEC §10.2), in file order.
+    public var profiles: [RiskProfile] = []
     public var endpoints: Endpoints
     /// As written (may be relative to the working directory); an unwritable one is the runtime's warning.
     public var stateDir: String
@@ -68,13 +72,19 @@ public struct MQTTSettings: Sendable {
     /// Seconds.
     public var keepalive: Int
     public var protocolVersion: MQTTProtocolVersion
+    /// `protocol` was set in the file; when not, the agent falls back from MQTT 5 to 3.1.1 once
+    /// if the broker refuses MQTT 5 (SPEC §11).
+    public var protocolExplicit: Bool
+    /// `max_packet_size`: bytes; publishes over it are refused locally (SPEC §12). `nil`: none.
+    public var maxPacketSize: Int?
     /// Non-nil means TLS on (`tls: {}` is enough).
     public var tls: MQTTTLSOptions?
 
     public init(
         host: String = "localhost", port: Int = 1883, username: String? = nil, password: Secret? = nil,
         clientID: String, topicPrefix: String = "breeze", qos: Int = 1, keepalive: Int = 60,
-        protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSOptions? = nil
+        protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSOptions? = nil, protocolExplicit: Bool = false,
+        maxPacketSize: Int? = nil
     ) {
         self.host = host
         self.port = port
@@ -85,6 +95,8 @@ public struct MQTTSettings: Sendable {
         self.qos = qos
         self.keepalive = keepalive
         self.protocolVersion = protocolVersion
+        self.protocolExplicit = protocolExplicit
+        self.maxPacketSize = maxPacketSize
         self.tls = tls
     }
 }

@@ -87,8 +87,8 @@ private struct ConfigParser {
         let top = try MappingReader(
             root, path: "",
             keys: [
-                "mqtt", "homeassistant", "locations", "pollen", "climate", "endpoints", "state_dir", "log_level",
-                "outputs",
+                "mqtt", "homeassistant", "locations", "pollen", "climate", "air", "profiles", "endpoints", "state_dir",
+                "log_level", "outputs",
             ],
             file: file)
         let mqtt = try parseMQTT(top.rawNode("mqtt"))
@@ -102,9 +102,12 @@ private struct ConfigParser {
         var config = AgentConfig(
             mqtt: mqtt, homeAssistant: homeAssistant, locations: locations, pollen: pollen, climate: climate,
             endpoints: endpoints, stateDir: stateDir, logLevel: logLevel, sourceFile: file)
+        config.air = try AirConfigParser.parseAir(top.rawNode("air"), file: file)
+        config.profiles = try AirConfigParser.parseProfiles(
+            top.rawNode("profiles"), file: file, line: top.line(of: "profiles"))
         config.outputs = try OutputsParser(
             file: file, locations: locations, topicPrefix: mqtt.topicPrefix, discoveryPrefix: homeAssistant.prefix,
-            climateEnabled: climate.enabled
+            climateEnabled: climate.enabled, profiles: config.profiles.map(\.id)
         ).parse(top.rawNode("outputs"))
         return config
     }
@@ -116,7 +119,7 @@ private struct ConfigParser {
             node, path: "mqtt",
             keys: [
                 "host", "port", "username", "password", "password_file", "client_id", "topic_prefix", "qos",
-                "keepalive", "protocol", "tls",
+                "keepalive", "protocol", "tls", "max_packet_size",
             ], file: file)
         var tls: MQTTTLSOptions?
         if r.isPresent("tls") {
@@ -157,6 +160,7 @@ private struct ConfigParser {
             }
             version = parsed
         }
+        let maxPacketSize = try r.int("max_packet_size", in: MQTTConfiguration.maxPacketSizeRange)
 
         if let value = environment["BREEZE_MQTT_HOST"] { host = value }
         if let value = environment["BREEZE_MQTT_PORT"] {
@@ -173,7 +177,8 @@ private struct ConfigParser {
         }
         return MQTTSettings(
             host: host, port: port, username: username, password: password, clientID: clientID, topicPrefix: prefix,
-            qos: qos, keepalive: keepalive, protocolVersion: version, tls: tls)
+            qos: qos, keepalive: keepalive, protocolVersion: version, tls: tls,
+            protocolExplicit: r.node("protocol") != nil, maxPacketSize: maxPacketSize)
     }
 
     /// A secret given inline or as a file, never both.

@@ -105,6 +105,8 @@ struct OutputsParser {
     let topicPrefix: String
     let discoveryPrefix: String
     let climateEnabled: Bool
+    /// The ids of `profiles:` (SPEC §10.2).
+    let profiles: [String]
 
     func parse(_ node: YAMLNode?) throws(ConfigError) -> [OutputConfig] {
         guard let node, !node.isNull else { return [] }
@@ -252,11 +254,18 @@ struct OutputsParser {
         return show
     }
 
-    /// `risk:<profile>` always names no profile in this version: there are none yet.
+    /// `risk:<profile>`: a profile that does not exist is the SPEC §8 error; one that does is
+    /// refused too, because device outputs cannot show a risk in this version yet.
     private func refusedRisk(_ show: String, _ r: MappingReader) -> ConfigError {
-        r.fail(
+        let id = String(show.dropFirst("risk:".count))
+        guard profiles.contains(id) else {
+            let known =
+                profiles.isEmpty ? "no profiles are configured" : "profiles: " + profiles.joined(separator: ", ")
+            return r.fail("show", "\(doubleQuoted(show)) names no risk profile (\(known))")
+        }
+        return r.fail(
             "show",
-            "\(doubleQuoted(show)) names no risk profile: personal risk profiles (SPEC §10.2) do not exist in this version yet; use pollen_max"
+            "\(doubleQuoted(show)): device outputs cannot show a risk profile in this version yet (the profile exists, its topics are under <p>/<loc>/risk/\(id)); use pollen_max"
         )
     }
 
