@@ -53,6 +53,26 @@ struct DevicePayloadTests {
                 + ##""climate":{"now":"96.4°F","change":"+24.8°F","c":"#ff3b30"}}"##)
     }
 
+    /// With `air` enabled the display also carries SPEC §10.1's metrics, and still fits.
+    @Test(arguments: [1, 20])
+    func displayWithAirStaysUnder1024Bytes(plants: Int) throws {
+        let hour = AirReport.Hour(
+            instant: Self.now,
+            tenths: [.europeanAQI: 280, .usAQI: 450, .pm2_5: 88, .pm10: 121, .uvIndex: 21])
+        let reading = AirReading.select(report: AirReport(hours: [hour]), zone: .utc, now: Self.now + 600)
+        let payload = DevicePayloads.display(
+            selection: Self.selection(plants: plants), fetchedAt: Self.now,
+            climate: try Self.trend(years: [1980, 2000, 2020]), climateStale: false, unit: .celsius,
+            palette: .standard, air: reading, airStale: true)
+        #expect(payload.utf8.count <= DevicePayloads.maximumDisplayBytes)
+        let json = try #require(jsonObject(payload))
+        #expect(json["stale"] as? Bool == true, "stale air makes the display stale")
+        let air = try #require(json["air"] as? [String: Any])
+        #expect((air["eu"] as? [Any])?.first as? Int == 28)
+        #expect((air["eu"] as? [Any])?.last as? String == "#50ccaa")
+        #expect(air["pm25"] as? Double == 8.8)
+    }
+
     @Test func displayWithoutPollenOrClimateSaysNull() {
         let payload = DevicePayloads.display(
             selection: nil, fetchedAt: nil, climate: nil, climateStale: true, unit: .celsius, palette: .standard)

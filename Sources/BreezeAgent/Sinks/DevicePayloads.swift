@@ -125,11 +125,11 @@ enum DevicePayloads {
     /// ``maximumDisplayBytes`` whatever the source returns.
     static func display(
         selection: PollenSelection?, fetchedAt: Int64?, climate: ClimateTrend?, climateStale: Bool,
-        unit: TemperatureUnit, palette: PollenPalette
+        unit: TemperatureUnit, palette: PollenPalette, air: AirReading? = nil, airStale: Bool = false
     ) -> String {
         var members: [JSONMember] = [
             JSONMember("t", fetchedAt.map { .integer(Int($0)) } ?? .null),
-            JSONMember("stale", .bool((selection?.stale ?? false) || climateStale)),
+            JSONMember("stale", .bool((selection?.stale ?? false) || climateStale || (air != nil && airStale))),
         ]
         if let selection {
             let max = selection.max
@@ -174,6 +174,8 @@ enum DevicePayloads {
         } else {
             members.append(JSONMember("climate", .null))
         }
+        // SPEC §10.1's metrics, only when `air` is enabled (and known).
+        if let air { members.append(JSONMember("air", AirTopics.displayJSON(reading: air))) }
         return JSONValue.object(members).serialized
     }
 }

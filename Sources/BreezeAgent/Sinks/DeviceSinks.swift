@@ -5,17 +5,20 @@ import BreezeCore
 /// `<p>/<loc>/display` (SPEC §8): one compact retained JSON for microcontrollers (ESPHome's
 /// `on_json_message`), at most ``DevicePayloads/maximumDisplayBytes``.
 struct DisplaySink: RetainedSink {
-    var inputs: Set<SourceKind> { [.pollen, .climate] }
+    var inputs: Set<SourceKind> { [.pollen, .climate, .air] }
 
     func contents(of snapshot: LocationSnapshot, context: SinkContext) -> [SinkScope] {
         let location = snapshot.location
         let climate = context.config.climate.enabled ? location.climate?.trend : nil
+        let air =
+            context.config.air.enabled
+            ? location.air.map { AirReading.select(report: $0.report, zone: location.zone, now: snapshot.now) } : nil
         let selection: PollenSelection?
         let fetchedAt: Int64?
         switch snapshot.pollen {
         case .unknown:
             // Nothing known yet on either side: keep what a previous run published.
-            guard climate != nil else { return [SinkScope(scope: snapshot.topics.display, tree: nil)] }
+            guard climate != nil || air != nil else { return [SinkScope(scope: snapshot.topics.display, tree: nil)] }
             (selection, fetchedAt) = (nil, nil)
         case .unavailable:
             (selection, fetchedAt) = (nil, nil)
@@ -28,7 +31,7 @@ struct DisplaySink: RetainedSink {
             DevicePayloads.display(
                 selection: selection, fetchedAt: fetchedAt, climate: climate,
                 climateStale: context.config.climate.enabled && location.climateStale, unit: location.unit,
-                palette: context.config.pollen.colors))
+                palette: context.config.pollen.colors, air: air, airStale: location.airStale))
         return [SinkScope(scope: snapshot.topics.display, tree: tree)]
     }
 }
