@@ -12,6 +12,7 @@
 /// <p>/<loc>/climate/stripes…         ``LocationTopics/climateStripes`` (its own scope)
 /// <p>/<loc>/air…                     ``LocationTopics/air`` and below (SPEC §10.1)
 /// <p>/<loc>/risk/<profile>…          ``LocationTopics/risk`` and below (SPEC §10.2)
+/// <p>/<loc>/display                  compact JSON for microcontrollers (SPEC §8)
 /// <p>/<loc>/refresh                  command in
 /// <p>/<loc>/climate/unit/set         command in
 /// <dp>/device/<slug(p)>_<slug(loc)>/config   Home Assistant device discovery
@@ -126,6 +127,11 @@ public struct LocationTopics: Sendable, Equatable {
     public func riskProfile(_ profileID: String) -> String { risk + "/" + profileID }
     /// `<p>/<loc>/risk/<profile>/alert`.
     public func riskAlert(_ profileID: String) -> String { riskProfile(profileID) + "/alert" }
+
+    // MARK: displays
+
+    /// `<p>/<loc>/display`: the compact JSON for microcontrollers (SPEC §8).
+    public var display: String { base + "/display" }
 
     // MARK: commands
 

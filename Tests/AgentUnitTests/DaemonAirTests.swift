@@ -56,8 +56,8 @@ struct DaemonAirTests {
         let air = try #require(Self.tree(actions, "breeze/home/air"))
         #expect(air["breeze/home/air/european_aqi/value"] == "20")  // 10:00 UTC → EAQI 20
         #expect(air["breeze/home/air/stale"] == "false")
-        // Only the air sink was rebuilt for this completion.
-        #expect(T.scopes(actions).map(\.scope) == ["breeze/home/air"])
+        // Only the sinks air feeds were rebuilt for this completion (the air tree, the display JSON).
+        #expect(T.scopes(actions).map(\.scope) == ["breeze/home/air", "breeze/home/display"])
         #expect(state.callsToday(0, .openMeteo, now: now) >= 1)
         let diagnostics = state.diagnosticsJSON(at: T.at(now))
         #expect(diagnostics.contains(#""air":{"requests":1,"weighted":1.00}"#))

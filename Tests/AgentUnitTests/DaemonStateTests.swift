@@ -122,6 +122,7 @@ struct DaemonStateTests {
             scopes.map(\.scope) == [
                 "breeze/home/pollen", "breeze/home/climate", "breeze/home/climate/stripes",
                 "homeassistant/device/breeze_home/config",
+                "breeze/home/display",
             ])
         #expect(scopes.allSatisfy { $0.tree == nil })
         #expect(Self.fetches(actions).isEmpty)
@@ -154,7 +155,10 @@ struct DaemonStateTests {
         let now = Self.t0 + 8
         let actions = state.handle(.fetched(Self.pollenKey, Self.pollenOK(now)), at: Self.at(now))
         let scopes = Self.scopes(actions)
-        #expect(scopes.map(\.scope) == ["breeze/home/pollen", "homeassistant/device/breeze_home/config"])
+        #expect(
+            scopes.map(\.scope) == [
+                "breeze/home/pollen", "homeassistant/device/breeze_home/config", "breeze/home/display",
+            ])
         let tree = try #require(scopes[0].tree)
         #expect(tree["breeze/home/pollen/grass/level"] == "High")
         #expect(tree["breeze/home/pollen/tree/level"] == "None")
@@ -168,7 +172,7 @@ struct DaemonStateTests {
         let due = state.schedule(Self.pollenKey).nextDue
         #expect(due >= now + 21_600 && due <= now + 21_600 + 300)
         let climate = state.handle(.fetched(Self.climateKey, try Self.climateOK(now)), at: Self.at(now))
-        #expect(Self.scopes(climate).map(\.scope) == ["breeze/home/climate"])
+        #expect(Self.scopes(climate).map(\.scope) == ["breeze/home/climate", "breeze/home/display"])
         #expect(climate.contains { if case .flush(persist: false) = $0 { true } else { false } })
         #expect(climate.contains { if case .store(.climateResponse(_, _, "home")) = $0 { true } else { false } })
         // The last fetch in flight (the stripes) saves the published set.
@@ -506,12 +510,14 @@ struct DaemonStateTests {
         actions = state.handle(
             .fetched(FetchKey(location: 1, kind: .pollen), Self.pollenOK(now)), at: Self.at(now))
         #expect(
-            Self.scopes(actions).map(\.scope) == ["breeze/cabin/pollen", "homeassistant/device/breeze_cabin/config"])
+            Self.scopes(actions).map(\.scope) == [
+                "breeze/cabin/pollen", "homeassistant/device/breeze_cabin/config", "breeze/cabin/display",
+            ])
         // Handled at or after the wake time: the full update (every location, every sink).
         let wake = try #require(Self.wake(actions))
         actions = state.handle(
             .fetched(FetchKey(location: 1, kind: .climate), try Self.climateOK(wake)), at: Self.at(wake))
-        #expect(Self.scopes(actions).count == 8)
+        #expect(Self.scopes(actions).count == 10)  // 2 locations × pollen, climate, stripes, discovery, display
     }
 
     @Test func callKeysRoundTripTheirStorageForm() {

@@ -20,6 +20,8 @@ public struct AgentConfig: Sendable {
     public var logLevel: LogLevel
     /// The file this configuration came from, for messages.
     public var sourceFile: String
+    /// `outputs:` (SPEC §8), in file order; validated by `OutputsParser`.
+    public var outputs: [OutputConfig] = []
 
     public init(
         mqtt: MQTTSettings, homeAssistant: HomeAssistantSettings, locations: [LocationConfig], pollen: PollenSettings,

@@ -88,7 +88,7 @@ private struct ConfigParser {
             root, path: "",
             keys: [
                 "mqtt", "homeassistant", "locations", "pollen", "climate", "air", "profiles", "endpoints", "state_dir",
-                "log_level",
+                "log_level", "outputs",
             ],
             file: file)
         let mqtt = try parseMQTT(top.rawNode("mqtt"))
@@ -105,6 +105,10 @@ private struct ConfigParser {
         config.air = try AirConfigParser.parseAir(top.rawNode("air"), file: file)
         config.profiles = try AirConfigParser.parseProfiles(
             top.rawNode("profiles"), file: file, line: top.line(of: "profiles"))
+        config.outputs = try OutputsParser(
+            file: file, locations: locations, topicPrefix: mqtt.topicPrefix, discoveryPrefix: homeAssistant.prefix,
+            climateEnabled: climate.enabled, profiles: config.profiles.map(\.id)
+        ).parse(top.rawNode("outputs"))
         return config
     }
 

@@ -114,6 +114,7 @@ public func renderEffective(_ c: AgentConfig) -> String {
 
     line(0, "state_dir", quoted(c.stateDir))
     line(0, "log_level", c.logLevel.rawValue)
+    out += renderOutputs(c.outputs)
     return out.joined(separator: "\n") + "\n"
 }
 

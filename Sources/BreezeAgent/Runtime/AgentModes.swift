@@ -42,6 +42,10 @@ extension Agent {
         var out = ""
         let tree = state.printableTree(now: now)
         for topic in tree.topics { out += "\(topic)\t\(tree[topic]!)\n" }
+        // Then the device commands (not retained) `once` and `run` would send.
+        for case .publish(let message) in performLocal(state.devices.sendAll(qos: config.mqtt.qos)) {
+            out += "\(message.topic)\t\(message.payload)\n"
+        }
         writeStdout(out)
         if !unusable.isEmpty {
             log.error("no usable data for \(unusable.joined(separator: ", "))")
@@ -80,6 +84,11 @@ extension Agent {
         if let due = publisher.nextClearDue {
             try? await Task.sleep(until: due, clock: .continuous)
             sent += publisher.flush()
+        }
+        // Device commands (WLED, Tasmota) are not retained: `once` sends each device what it
+        // should show, without waiting for its status.
+        for case .publish(let message) in performLocal(state.devices.sendAll(qos: config.mqtt.qos)) {
+            try? client.publish(message.topic, message.payload, qos: message.qos, retain: message.retain)
         }
         // Every QoS 1/2 publish must be acknowledged by the broker on this connection; refused
         // ones (MQTT 5 reason code, or over the packet size) and lost ones are not published.

@@ -166,6 +166,8 @@ struct DaemonState {
     private(set) var rediscoverPending = false
     private(set) var stopping = false
     var random: SplitMix64
+    /// The WLED and Tasmota outputs: availability and what each was sent (SPEC §8).
+    var devices: DeviceCommandState
 
     var layout: TopicLayout { context.layout }
 
@@ -178,6 +180,7 @@ struct DaemonState {
         self.context = SinkContext(
             config: config, layout: config.topicLayout, discoveryEnabled: config.homeAssistant.discovery && !demo)
         self.sinks = Sinks.all(for: context)
+        self.devices = DeviceCommandState(sinks: Sinks.devices(for: config))
         self.locations = locations
         var calls: [CallKey: StateStore.CallCount] = [:]
         for (key, count) in storedCalls {
@@ -254,6 +257,9 @@ struct DaemonState {
             actions.append(.log(.info, "mqtt: connected to \(config.mqtt.host):\(config.mqtt.port)"))
             var topics = locations.flatMap { layout.location($0.config.id).commandTopics }
             if context.discoveryEnabled { topics.append(layout.homeAssistantBirth) }
+            // Devices are unknown until their retained status arrives with the subscription.
+            devices.brokerConnected()
+            topics += devices.availabilityTopics
             actions.append(.subscribe(topics))
             actions.append(
                 .publish(.init(topic: layout.status, payload: Availability.online, qos: config.mqtt.qos, retain: true)))
@@ -287,6 +293,7 @@ struct DaemonState {
     }
 
     private mutating func handleMessage(_ message: MQTTMessage, now: Int64) -> [DaemonAction] {
+        if let actions = devices.handle(message, qos: config.mqtt.qos) { return actions }
         if message.topic == layout.homeAssistantBirth {
             guard context.discoveryEnabled, message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
             else { return [] }
@@ -771,6 +778,7 @@ struct DaemonState {
                         ))
                 }
             }
+            actions += devices.update(snapshot, context: context, kind: kind)
         }
         return actions
     }

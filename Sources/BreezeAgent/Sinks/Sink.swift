@@ -59,6 +59,8 @@ enum Sinks {
         if context.config.air.enabled { sinks.append(AirTreeSink()) }
         if !context.config.profiles.isEmpty { sinks.append(RiskTreeSink()) }
         if context.discoveryEnabled { sinks.append(DiscoverySink()) }
+        sinks.append(DisplaySink())
+        sinks += awtrix(for: context.config)
         return sinks
     }
 }

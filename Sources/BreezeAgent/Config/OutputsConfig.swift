@@ -1,0 +1,326 @@
+import BreezeCore
+import BreezeYAML
+
+/// One entry of `outputs:` (SPEC §8): a display the agent drives on the display's own topics.
+public struct OutputConfig: Sendable, Equatable {
+    /// The device and its settings.
+    public enum Device: Sendable, Equatable {
+        case wled(WLEDOutput)
+        case awtrix(AwtrixOutput)
+        case tasmota(TasmotaOutput)
+    }
+
+    public var device: Device
+    /// The device's own topic: WLED's device topic, Awtrix's prefix, Tasmota's `%topic%`.
+    public var topic: String
+    /// The id of the location it shows (the first location by default).
+    public var location: String
+
+    public init(device: Device, topic: String, location: String) {
+        self.device = device
+        self.topic = topic
+        self.location = location
+    }
+
+    /// `wled`, `awtrix`, `tasmota`: the `type` as written.
+    public var typeName: String {
+        switch device {
+        case .wled: "wled"
+        case .awtrix: "awtrix"
+        case .tasmota: "tasmota"
+        }
+    }
+}
+
+/// Whether a light output may switch its light on (SPEC §8: a pollen update must not light a
+/// bedroom at night, so the default leaves the power alone).
+public enum PowerPolicy: String, Sendable, Equatable {
+    case leave
+    case on
+}
+
+/// What a WLED strip shows.
+public enum WLEDShow: Sendable, Equatable {
+    /// Segment 0 solid in the max pollen color.
+    case pollenMax
+    /// Segments 0, 1, 2 (thirds of `leds`) = grass, tree, weed in their level colors.
+    case pollenTypes
+}
+
+/// `type: wled`.
+public struct WLEDOutput: Sendable, Equatable {
+    public var show: WLEDShow
+    /// The strip's LED count (required for `pollen_types`).
+    public var leds: Int?
+    /// 1–255; nil leaves the device's brightness alone.
+    public var brightness: Int?
+    public var power: PowerPolicy
+
+    public init(show: WLEDShow, leds: Int?, brightness: Int?, power: PowerPolicy) {
+        self.show = show
+        self.leds = leds
+        self.brightness = brightness
+        self.power = power
+    }
+}
+
+/// `type: awtrix` (Awtrix 3).
+public struct AwtrixOutput: Sendable, Equatable {
+    /// The custom-app name; the climate chart is `<app>c`.
+    public var app: String
+    /// 1–3: a corner dot in the max pollen color; nil for none.
+    public var indicator: Int?
+
+    public init(app: String, indicator: Int?) {
+        self.app = app
+        self.indicator = indicator
+    }
+}
+
+/// `type: tasmota`.
+public struct TasmotaOutput: Sendable, Equatable {
+    public var power: PowerPolicy
+    /// Where commands go: `cmnd/<topic>` unless the device has a custom FullTopic.
+    public var commandTopic: String
+    /// The device's will: `tele/<topic>/LWT` unless the device has a custom FullTopic.
+    public var lwtTopic: String
+
+    public init(power: PowerPolicy, commandTopic: String, lwtTopic: String) {
+        self.power = power
+        self.commandTopic = commandTopic
+        self.lwtTopic = lwtTopic
+    }
+}
+
+/// Reads `outputs:` (SPEC §8). Every error names the file, the line and the key, like the rest
+/// of the config; a mode this version cannot serve yet is refused here, never at run time.
+struct OutputsParser {
+    /// At most this many outputs (each one is a subscription and a command per change).
+    static let maximumOutputs = 64
+    /// WLED's segment bounds are 16-bit; no real strip on one controller comes near this.
+    static let maximumLEDs = 16_384
+
+    let file: String
+    let locations: [LocationConfig]
+    let topicPrefix: String
+    let discoveryPrefix: String
+    let climateEnabled: Bool
+    /// The ids of `profiles:` (SPEC §10.2).
+    let profiles: [String]
+
+    func parse(_ node: YAMLNode?) throws(ConfigError) -> [OutputConfig] {
+        guard let node, !node.isNull else { return [] }
+        guard case .sequence(let items) = node.kind else {
+            throw ConfigError(
+                file: file, line: node.line, keyPath: "outputs",
+                message: "expected a list of outputs (each with type and topic), got \(MappingReader.describe(node))")
+        }
+        guard items.count <= Self.maximumOutputs else {
+            throw ConfigError(
+                file: file, line: node.line, keyPath: "outputs",
+                message: "at most \(Self.maximumOutputs) outputs, got \(items.count)")
+        }
+        var outputs: [OutputConfig] = []
+        var topicLines: [String: Int] = [:]
+        for (index, item) in items.enumerated() {
+            let output = try parseOutput(item, path: "outputs[\(index)]", topicLines: &topicLines)
+            outputs.append(output)
+        }
+        return outputs
+    }
+
+    private func parseOutput(_ item: YAMLNode, path: String, topicLines: inout [String: Int]) throws(ConfigError)
+        -> OutputConfig
+    {
+        guard case .mapping = item.kind else {
+            throw ConfigError(
+                file: file, line: item.line, keyPath: path,
+                message: "expected a mapping with type and topic, got \(MappingReader.describe(item))")
+        }
+        // The type decides which keys are known: read it first from a reader that knows them all.
+        let all = try MappingReader(
+            item, path: path,
+            keys: [
+                "type", "topic", "location", "show", "leds", "brightness", "power", "app", "indicator",
+                "command_topic", "lwt_topic",
+            ], file: file)
+        let typeExpected = "one of \"wled\", \"awtrix\", \"tasmota\""
+        guard let type = try all.choice("type", ["wled", "awtrix", "tasmota"]) else {
+            throw all.missing("type", expected: typeExpected)
+        }
+        let keys: [String]
+        switch type {
+        case "wled": keys = ["type", "topic", "location", "show", "leds", "brightness", "power"]
+        case "awtrix": keys = ["type", "topic", "location", "app", "indicator"]
+        default: keys = ["type", "topic", "location", "show", "power", "command_topic", "lwt_topic"]
+        }
+        let r = try MappingReader(item, path: path, keys: keys, file: file)
+
+        let topicExpected = "the device's MQTT topic, like wled/strip1 (no #, no +, no empty levels)"
+        guard let topic = try r.text("topic", expected: topicExpected) else {
+            throw r.missing("topic", expected: topicExpected)
+        }
+        try checkDeviceTopic(topic, key: "topic", r)
+        if let earlier = topicLines[topic] {
+            throw r.fail(
+                "topic", "two outputs on one device topic \(doubleQuoted(topic)) (first at line \(earlier))")
+        }
+        topicLines[topic] = r.line(of: "topic")
+
+        let location: String
+        if let id = try r.text("location", expected: "a location id") {
+            guard locations.contains(where: { $0.id == id }) else {
+                throw r.fail(
+                    "location",
+                    "no location \(doubleQuoted(id)) in locations (known: \(locations.map(\.id).joined(separator: ", ")))"
+                )
+            }
+            location = id
+        } else {
+            location = locations[0].id
+        }
+
+        switch type {
+        case "wled":
+            let show = try parseShow(r, allowed: "pollen_max, pollen_types, climate_stripes or risk:<profile>")
+            let leds = try r.int("leds", in: 1...Self.maximumLEDs)
+            let brightness = try r.int("brightness", in: 1...255)
+            let power = try parsePower(r)
+            let wled: WLEDShow
+            switch show {
+            case "pollen_max":
+                wled = .pollenMax
+            case "pollen_types":
+                guard let leds else {
+                    throw r.missing("leds", expected: "the strip's LED count (pollen_types splits it in thirds)")
+                }
+                guard leds >= 3 else {
+                    throw r.fail("leds", "pollen_types needs at least 3 LEDs (one third per type), got \(leds)")
+                }
+                wled = .pollenTypes
+            case "climate_stripes":
+                guard climateEnabled else {
+                    throw r.fail("show", "climate_stripes needs climate data, but climate.enabled is false")
+                }
+                guard leds != nil else {
+                    throw r.missing("leds", expected: "the strip's LED count (climate_stripes shows one LED per year)")
+                }
+                throw r.fail(
+                    "show",
+                    "climate_stripes is not available yet: it needs the warming-stripes series (SPEC §9.1), which this version does not compute; use pollen_max or pollen_types"
+                )
+            default:
+                throw refusedRisk(show, r)
+            }
+            return OutputConfig(
+                device: .wled(WLEDOutput(show: wled, leds: leds, brightness: brightness, power: power)), topic: topic,
+                location: location)
+        case "awtrix":
+            let appExpected = "a custom-app name of letters, digits, _ and - (it becomes a topic level)"
+            let app = try r.text("app", expected: appExpected) ?? "breeze"
+            guard app.utf8.count <= 64, app.utf8.allSatisfy(Self.isAppCharacter) else {
+                throw r.fail("app", "expected \(appExpected), at most 64 characters, got \(doubleQuoted(app))")
+            }
+            let indicator = try r.int("indicator", in: 1...3)
+            return OutputConfig(
+                device: .awtrix(AwtrixOutput(app: app, indicator: indicator)), topic: topic, location: location)
+        default:
+            let show = try parseShow(r, allowed: "pollen_max or risk:<profile>")
+            guard show == "pollen_max" else {
+                if show.hasPrefix("risk:") { throw refusedRisk(show, r) }
+                throw r.fail("show", "expected pollen_max or risk:<profile>, got \(doubleQuoted(show))")
+            }
+            let power = try parsePower(r)
+            let command =
+                try r.text("command_topic", expected: "a topic like cmnd/tasmota_bulb")
+                ?? DeviceTopics.tasmotaCommandPrefix(topic)
+            try checkDeviceTopic(command, key: "command_topic", r)
+            let lwt =
+                try r.text("lwt_topic", expected: "a topic like tele/tasmota_bulb/LWT")
+                ?? DeviceTopics.tasmotaLWT(topic)
+            try checkDeviceTopic(lwt, key: "lwt_topic", r)
+            return OutputConfig(
+                device: .tasmota(TasmotaOutput(power: power, commandTopic: command, lwtTopic: lwt)), topic: topic,
+                location: location)
+        }
+    }
+
+    /// `show:` as written (default `pollen_max`), checked against the known words.
+    private func parseShow(_ r: MappingReader, allowed: String) throws(ConfigError) -> String {
+        guard let show = try r.text("show", expected: allowed) else { return "pollen_max" }
+        guard ["pollen_max", "pollen_types", "climate_stripes"].contains(show) || show.hasPrefix("risk:") else {
+            throw r.fail("show", "expected \(allowed), got \(doubleQuoted(show))")
+        }
+        return show
+    }
+
+    /// `risk:<profile>`: a profile that does not exist is the SPEC §8 error; one that does is
+    /// refused too, because device outputs cannot show a risk in this version yet.
+    private func refusedRisk(_ show: String, _ r: MappingReader) -> ConfigError {
+        let id = String(show.dropFirst("risk:".count))
+        guard profiles.contains(id) else {
+            let known =
+                profiles.isEmpty ? "no profiles are configured" : "profiles: " + profiles.joined(separator: ", ")
+            return r.fail("show", "\(doubleQuoted(show)) names no risk profile (\(known))")
+        }
+        return r.fail(
+            "show",
+            "\(doubleQuoted(show)): device outputs cannot show a risk profile in this version yet (the profile exists, its topics are under <p>/<loc>/risk/\(id)); use pollen_max"
+        )
+    }
+
+    private func parsePower(_ r: MappingReader) throws(ConfigError) -> PowerPolicy {
+        // `power: on` is a YAML 1.1 boolean to some readers, but libyaml hands the plain text "on".
+        try r.choice("power", ["leave", "on"]).flatMap(PowerPolicy.init) ?? .leave
+    }
+
+    /// A device topic is a plain topic (no wildcards, no empty levels) that does not lie under
+    /// the agent's own prefix or Home Assistant's: the agent would read its own commands back.
+    private func checkDeviceTopic(_ topic: String, key: String, _ r: MappingReader) throws(ConfigError) {
+        guard isValidTopicPrefix(topic) else {
+            throw r.fail(
+                key,
+                "expected an MQTT topic (no #, no +, no empty levels, no leading or trailing /, not starting with $), got \(doubleQuoted(topic))"
+            )
+        }
+        for (prefix, name) in [(topicPrefix, "mqtt.topic_prefix"), (discoveryPrefix, "homeassistant.prefix")]
+        where topic == prefix || topic.hasPrefix(prefix + "/") {
+            throw r.fail(
+                key,
+                "the device topic \(doubleQuoted(topic)) lies under \(name) \(doubleQuoted(prefix)): the agent would read its own messages back; use the device's own topic"
+            )
+        }
+    }
+
+    private static func isAppCharacter(_ byte: UInt8) -> Bool {
+        (byte >= 0x61 && byte <= 0x7a) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x30 && byte <= 0x39)
+            || byte == 0x5f || byte == 0x2d
+    }
+}
+
+/// `outputs:` as `check-config` prints it (nothing when there are none): every default spelt out.
+func renderOutputs(_ outputs: [OutputConfig]) -> [String] {
+    guard !outputs.isEmpty else { return [] }
+    var lines = ["outputs:"]
+    for output in outputs {
+        lines.append("  - type: " + output.typeName)
+        lines.append("    topic: " + doubleQuoted(output.topic, controls: .yaml))
+        lines.append("    location: " + doubleQuoted(output.location, controls: .yaml))
+        switch output.device {
+        case .wled(let wled):
+            lines.append("    show: " + (wled.show == .pollenMax ? "pollen_max" : "pollen_types"))
+            lines.append("    leds: " + (wled.leds.map(String.init) ?? "null"))
+            lines.append("    brightness: " + (wled.brightness.map(String.init) ?? "null  # leave the device's"))
+            lines.append("    power: " + wled.power.rawValue)
+        case .awtrix(let awtrix):
+            lines.append("    app: " + doubleQuoted(awtrix.app, controls: .yaml))
+            lines.append("    indicator: " + (awtrix.indicator.map(String.init) ?? "null"))
+        case .tasmota(let tasmota):
+            lines.append("    show: pollen_max")
+            lines.append("    power: " + tasmota.power.rawValue)
+            lines.append("    command_topic: " + doubleQuoted(tasmota.commandTopic, controls: .yaml))
+            lines.append("    lwt_topic: " + doubleQuoted(tasmota.lwtTopic, controls: .yaml))
+        }
+    }
+    return lines
+}

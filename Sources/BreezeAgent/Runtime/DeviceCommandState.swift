@@ -1,0 +1,138 @@
+import BreezeCore
+import BreezeMQTT
+
+/// When the non-retained device commands (WLED, Tasmota) are sent (SPEC §8), as a value:
+/// part of ``DaemonState``, tested without a broker.
+///
+/// - The data a device shows changed while it is online: send the new commands.
+/// - The device's availability goes from unknown or `offline` to `online`: send what it should
+///   show (it may have rebooted, or missed a change while it was away).
+/// - A repeated `online` while online: nothing. WLED re-publishes `<topic>/status online`
+///   after every state change (wled00/mqtt.cpp, `publishMqtt`), our own commands included;
+///   answering it would loop, and re-sending would undo the user's own change within a second.
+/// - While unknown or offline nothing is sent: the retained status the device keeps on the
+///   broker arrives right after the subscription, and the transition to `online` sends.
+/// - A broker (re)connect makes every device unknown again: the retained statuses that arrive
+///   with the new subscription decide afresh, so a change missed while disconnected is sent.
+struct DeviceCommandState {
+    let sinks: [any DeviceCommandSink]
+    private(set) var availability: [DeviceAvailability]
+    /// What each device should show now (nil: nothing known yet).
+    private(set) var wanted: [[DeviceCommand]?]
+    /// What each device was last sent.
+    private(set) var sent: [[DeviceCommand]?]
+    /// The power state each device last reported (nil: not known since it came online).
+    private(set) var power: [Bool?]
+    /// Commands were sent to a light that must stay off; the device's answer to them tells,
+    /// against the state it reported before, whether the firmware switched it on anyway.
+    private var watchingPower: [Bool]
+    /// The power-on warning was logged (once per device and run).
+    private var warnedPowerOn: [Bool]
+
+    init(sinks: [any DeviceCommandSink]) {
+        self.sinks = sinks
+        availability = Array(repeating: .unknown, count: sinks.count)
+        wanted = Array(repeating: nil, count: sinks.count)
+        sent = Array(repeating: nil, count: sinks.count)
+        power = Array(repeating: nil, count: sinks.count)
+        watchingPower = Array(repeating: false, count: sinks.count)
+        warnedPowerOn = Array(repeating: false, count: sinks.count)
+    }
+
+    /// Every device's availability and power topics, for the subscriptions.
+    var availabilityTopics: [String] { sinks.flatMap { [$0.availabilityTopic] + $0.powerTopics } }
+
+    /// The broker connection is (re)established: every device is unknown until it says otherwise.
+    mutating func brokerConnected() {
+        for index in availability.indices { availability[index] = .unknown }
+    }
+
+    /// New data for a location: the commands of its devices (those fed by `kind`, or all), sent
+    /// to the devices that are online and whose commands changed.
+    mutating func update(
+        _ snapshot: LocationSnapshot, context: SinkContext, kind: SourceKind?
+    ) -> [DaemonAction] {
+        var actions: [DaemonAction] = []
+        for (index, sink) in sinks.enumerated()
+        where sink.locationID == snapshot.location.config.id && kind.map({ sink.inputs.contains($0) }) ?? true {
+            guard let commands = sink.commands(of: snapshot, context: context) else { continue }
+            wanted[index] = commands
+            guard availability[index] == .online, sent[index] != commands else { continue }
+            actions += send(index, reason: "data changed", qos: context.config.mqtt.qos)
+        }
+        return actions
+    }
+
+    /// A message on an availability topic; nil when the topic is none of the devices'.
+    mutating func handle(_ message: MQTTMessage, qos: Int) -> [DaemonAction]? {
+        var matched = false
+        var actions: [DaemonAction] = []
+        for (index, sink) in sinks.enumerated() where sink.powerTopics.contains(message.topic) {
+            matched = true
+            guard let payload = String(validating: message.payload, as: UTF8.self),
+                let report = sink.powerReport(payload)
+            else { continue }
+            if report.answersCommand, watchingPower[index] {
+                watchingPower[index] = false
+                if report.on, power[index] == false, !warnedPowerOn[index] {
+                    warnedPowerOn[index] = true
+                    actions.append(
+                        .log(
+                            .warning,
+                            "output \(sink.name): the light was off and its color command switched it on; set SetOption20 1 on the device (or power: on in the config), see docs/displays.md"
+                        ))
+                }
+            }
+            power[index] = report.on
+        }
+        for (index, sink) in sinks.enumerated() where sink.availabilityTopic == message.topic {
+            matched = true
+            guard let payload = String(validating: message.payload, as: UTF8.self),
+                let new = sink.availability(payload)
+            else { continue }
+            let old = availability[index]
+            availability[index] = new
+            // A device that went away may come back in another power state.
+            if new != .online { power[index] = nil }
+            guard new == .online, old != .online else {
+                if new == .offline, old != .offline {
+                    actions.append(.log(.info, "output \(sink.name): offline"))
+                }
+                continue
+            }
+            if wanted[index] != nil {
+                actions += send(index, reason: "device online", qos: qos)
+            } else {
+                actions.append(.log(.info, "output \(sink.name): online; nothing to show yet"))
+            }
+        }
+        return matched ? actions : nil
+    }
+
+    /// `once`: every known command, whatever the availability (a one-shot run does not wait
+    /// for statuses; a command to a device that is away is simply lost).
+    mutating func sendAll(qos: Int) -> [DaemonAction] {
+        sinks.indices.flatMap { wanted[$0] == nil ? [] : send($0, reason: "once", qos: qos) }
+    }
+
+    private mutating func send(_ index: Int, reason: String, qos: Int) -> [DaemonAction] {
+        guard var commands = wanted[index] else { return [] }
+        sent[index] = commands
+        if sinks[index].warnsWhenSwitchedOn {
+            watchingPower[index] = true
+            // Not known since the device came online: ask first (answered before the command).
+            if power[index] == nil, let query = sinks[index].powerQuery { commands.insert(query, at: 0) }
+        }
+        var actions: [DaemonAction] = [
+            .log(
+                .info,
+                "output \(sinks[index].name): \(reason); sending "
+                    + commands.map { "\($0.topic) \($0.payload)" }.joined(separator: ", "))
+        ]
+        for command in commands {
+            actions.append(
+                .publish(OutgoingMessage(topic: command.topic, payload: command.payload, qos: qos, retain: false)))
+        }
+        return actions
+    }
+}

@@ -1,0 +1,25 @@
+/// The topics of the displays the agent drives on their own topics (SPEC §8), spelled in one
+/// place like ``TopicLayout``. Each firmware fixes these names; the agent only chooses the
+/// device topic (`outputs[].topic`) the user gave the device.
+public enum DeviceTopics {
+    /// WLED's JSON state API over MQTT: `<topic>/api` (wled00/mqtt.cpp, `onMqttMessage`).
+    public static func wledAPI(_ topic: String) -> String { topic + "/api" }
+    /// WLED's availability: `online` (retained, after every state change) / `offline` (its will).
+    public static func wledStatus(_ topic: String) -> String { topic + "/status" }
+
+    /// An Awtrix 3 custom app: `<prefix>/custom/<app>` (retained by the agent; empty deletes it).
+    public static func awtrixApp(_ prefix: String, _ app: String) -> String { prefix + "/custom/" + app }
+    /// An Awtrix 3 corner indicator: `<prefix>/indicator<N>`, N 1…3.
+    public static func awtrixIndicator(_ prefix: String, _ number: Int) -> String {
+        prefix + "/indicator" + String(number)
+    }
+
+    /// Tasmota's default command prefix `cmnd/<topic>` (FullTopic `%prefix%/%topic%/`).
+    public static func tasmotaCommandPrefix(_ topic: String) -> String { "cmnd/" + topic }
+    /// Tasmota's default will `tele/<topic>/LWT` (`Online` / `Offline`).
+    public static func tasmotaLWT(_ topic: String) -> String { "tele/" + topic + "/LWT" }
+    /// One Tasmota command under a command prefix: `cmnd/<topic>/Color`.
+    public static func tasmotaCommand(_ commandPrefix: String, _ command: String) -> String {
+        commandPrefix + "/" + command
+    }
+}
