@@ -21,7 +21,8 @@ final class Agent {
         self.config = config
         self.log = log
         self.store = store
-        self.pollenFetcher = PollenFetcher(http: http, endpoints: config.endpoints, settings: config.pollen)
+        self.pollenFetcher = PollenFetcher(
+            http: http, endpoints: config.endpoints, settings: config.pollen, scrubber: config.secretScrubber)
         self.climateFetcher = ClimateFetcher(http: http, endpoints: config.endpoints, years: config.climate.years)
         let units = store.units()
         var locations: [LocationRuntime] = []
