@@ -69,6 +69,10 @@ struct ConfigBoundsTests {
                 "endpoints:\n  pollen: http://127.0.0.1@evil.example/v1\n" + oneLocation,
                 environment: ["BREEZE_GOOGLE_API_KEY": "AIzaEnvKey4567"]))
         #expect(fromEnvironment.message.contains("unencrypted to evil.example"), "\(fromEnvironment)")
+        let lookalike = try #require(
+            sandbox.failure(
+                "pollen:\n  api_key: AIzaTestKey0123\nendpoints:\n  pollen: http://127.example.net/v1\n" + oneLocation))
+        #expect(lookalike.message.contains("unencrypted to 127.example.net"), "\(lookalike)")
     }
 
     // MARK: check-config output

@@ -69,8 +69,14 @@ enum EndpointURL {
     static func isPlainHTTPOffLoopback(_ url: String) -> Bool {
         guard url.lowercased().hasPrefix("http://") else { return false }
         let host = host(of: url).lowercased()
-        let loopback = host == "localhost" || host.hasSuffix(".localhost") || host == "::1" || host.hasPrefix("127.")
-        return !loopback
+        // 127.0.0.0/8 as an address literal only: `127.example.net` is a name like any other.
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        let ipv4Loopback =
+            octets.count == 4 && octets[0] == "127"
+            && octets.allSatisfy {
+                !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber)
+            }
+        return !(host == "localhost" || host == "::1" || ipv4Loopback)
     }
 
     private static func authority(of url: String) -> Substring {
