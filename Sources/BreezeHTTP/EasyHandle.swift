@@ -139,7 +139,7 @@ final class EasyHandle {
         do {
             return .success(try performThrowing(request, cancellation: cancellation))
         } catch {
-            return .failure(error.redacting(secrets(of: request)))
+            return .failure(error.scrubbed(by: secrets(of: request)))
         }
     }
 
@@ -239,21 +239,19 @@ final class EasyHandle {
 
     /// Values that must never reach an error message: every header value (API keys travel as
     /// headers) and key-like query parameters.
-    private func secrets(of request: HTTPRequest) -> [String] {
+    private func secrets(of request: HTTPRequest) -> SecretScrubber {
         let keyNames: Set<String> = ["key", "apikey", "api_key", "token", "access_token"]
-        return request.headers.map(\.value)
-            + request.query.filter { keyNames.contains($0.name.lowercased()) }.map(\.value)
+        return SecretScrubber(
+            secrets: request.headers.map(\.value)
+                + request.query.filter { keyNames.contains($0.name.lowercased()) }.map(\.value))
     }
 }
 
 extension CurlError {
-    /// This error with every occurrence of `secrets` in its message replaced by `<redacted>`.
-    func redacting(_ secrets: [String]) -> CurlError {
+    /// This error with every secret in its message masked.
+    public func scrubbed(by scrubber: SecretScrubber) -> CurlError {
         var copy = self
-        for secret in secrets where secret.count >= 4 {
-            copy.message = copy.message.replacing(secret, with: "<redacted>")
-            copy.message = copy.message.replacing(HTTPClient.percentEncode(secret), with: "<redacted>")
-        }
+        copy.message = scrubber.scrub(copy.message)
         return copy
     }
 }

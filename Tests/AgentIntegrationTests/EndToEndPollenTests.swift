@@ -301,9 +301,10 @@ struct EndToEndPollenTests {
             let updatedAt = try #require(one["\(prefix)/home/pollen/updated_at"])
 
             // The same config, but the pollen API's host name does not resolve (.invalid is
-            // reserved: no resolver answers it). The child's log is read for the reason.
+            // reserved: no resolver answers it). The child's log is read for the reason. https://,
+            // since a key to plain http:// off loopback is refused at config time (SPEC §12).
             let unresolvable = Self.googleConfig(upstream).replacingOccurrences(
-                of: upstream.server.url("/google"), with: "http://breeze-no-such-host.invalid/google")
+                of: upstream.server.url("/google"), with: "https://breeze-no-such-host.invalid/google")
             try sandbox.writeConfig(port: port, prefix: prefix, unresolvable)
             let run = try await AgentProcess.run(
                 ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)

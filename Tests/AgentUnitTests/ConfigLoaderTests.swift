@@ -162,7 +162,9 @@ struct ConfigLoaderTests {
         let error = try #require(ConfigSandbox().failure("pollen:\n  refresh_cooldown: \(text)\n" + oneLocation))
         #expect(error.line == 2)
         #expect(error.keyPath == "pollen.refresh_cooldown")
-        #expect(error.message.hasPrefix("expected a duration like 90s, 15m, 6h or 1d (at least 1m), got "), "\(error)")
+        #expect(
+            error.message.hasPrefix("expected a duration like 90s, 15m, 6h or 1d (at least 1m, at most 1d), got "),
+            "\(error)")
     }
 
     @Test func exactMessageFormat() throws {
@@ -240,7 +242,10 @@ struct ConfigLoaderTests {
             "locations:\n  - {id: home, latitude: 1, longitude: 2, tz: UTC}\n", 2, "locations[0].tz",
             "unknown key \"tz\""
         ),
-        (oneLocation + "\npollen:\n  interval: 10m\n", 4, "pollen.interval", "(at least 15m), got \"10m\""),
+        (
+            oneLocation + "\npollen:\n  interval: 10m\n", 4, "pollen.interval",
+            "(at least 15m, at most 30d), got \"10m\""
+        ),
         (oneLocation + "\npollen:\n  days: 6\n", 4, "pollen.days", "expected an integer 1–5"),
         (
             oneLocation + "\npollen:\n  source: bing\n", 4, "pollen.source",
@@ -353,7 +358,7 @@ struct ConfigLoaderTests {
         let pw = try sandbox.write("secrets/mqtt", "s3cret\n")
         let key = try sandbox.write("secrets/google", "AIzaKey\r\n")
         let config = try sandbox.load("mqtt: {password_file: \(pw)}\npollen: {api_key_file: \(key)}\n" + oneLocation)
-        #expect(config.mqtt.password == Secret("s3cret", origin: "file \(pw)"))
+        #expect(config.mqtt.password == Secret("s3cret", origin: "file \(pw)", file: pw))
         #expect(config.pollen.apiKey?.value == "AIzaKey")
     }
 

@@ -97,7 +97,7 @@ struct HTTPClientTests {
         #expect(error.kind == .dnsFailure)
         #expect(!error.message.contains(host))
         #expect(!error.description.contains(host))
-        #expect(error.message.contains("<redacted>"))
+        #expect(error.message.contains(SecretScrubber.mask))
     }
 
     @Test("a closed port is couldNotConnect, with curl's message")

@@ -38,8 +38,9 @@ public enum AgentMain {
         applyTestOverrides(&config, environment: environment)
 
         let testWarnings = testOverrideWarnings(environment)
+        let fileWarnings = config.secretFileWarnings()
         if invocation.command == .checkConfig {
-            for warning in testWarnings { printError("warning: \(warning)") }
+            for warning in testWarnings + fileWarnings { printError("warning: \(warning)") }
             writeStdout(renderEffective(config))
             writeStdout(renderOpenMeteoBudget(config))
             for warning in config.profileWarnings { printError("warning: \(warning)") }
@@ -51,9 +52,8 @@ public enum AgentMain {
         }
 
         let log = Log(level: config.logLevel)
-        log.redact([config.pollen.apiKey?.value, config.mqtt.password?.value].compactMap { $0 })
-        for warning in testWarnings { log.warning(warning) }
-        for warning in config.profileWarnings { log.warning(warning) }
+        log.redact(config.secretScrubber)
+        for warning in testWarnings + fileWarnings + config.profileWarnings { log.warning(warning) }
         let store = StateStore(directory: invocation.demo ? nil : config.stateDir, log: log)
         let http: any HTTPFetching =
             invocation.demo

@@ -46,10 +46,13 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
     public let value: String
     /// Where it came from, safe to show: `inline`, `file /run/keys/x`, `environment BREEZE_MQTT_PASSWORD`.
     public let origin: String
+    /// The file it was read from (`*_file`), for the permission check.
+    public let file: String?
 
-    public init(_ value: String, origin: String) {
+    public init(_ value: String, origin: String, file: String? = nil) {
         self.value = value
         self.origin = origin
+        self.file = file
     }
 
     public var description: String { "********" }

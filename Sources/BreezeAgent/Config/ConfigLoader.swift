@@ -96,7 +96,9 @@ private struct ConfigParser {
         let locations = try parseLocations(top)
         let pollen = try parsePollen(top.rawNode("pollen"))
         let climate = try parseClimate(top.rawNode("climate"))
-        let endpoints = try parseEndpoints(top.rawNode("endpoints"))
+        let endpoints = try parseEndpoints(
+            top.rawNode("endpoints"),
+            sendsGoogleKey: pollen.enabled && pollen.apiKey != nil && pollen.source != .openMeteo)
         let stateDir = try top.text("state_dir", expected: "a directory path") ?? "/var/lib/breeze-agent"
         let logLevel = try top.choice("log_level", LogLevel.allCases.map(\.rawValue)).flatMap(LogLevel.init) ?? .info
         var config = AgentConfig(
@@ -208,7 +210,7 @@ private struct ConfigParser {
         var text = String(decoding: bytes, as: UTF8.self)
         while text.hasSuffix("\n") || text.hasSuffix("\r") || text.hasSuffix("\r\n") { text.removeLast() }
         guard !text.isEmpty else { throw r.fail(fileKey, "the file \(doubleQuoted(path)) is empty") }
-        return Secret(text, origin: "file \(path)")
+        return Secret(text, origin: "file \(path)", file: path)
     }
 
     // MARK: homeassistant
@@ -336,7 +338,9 @@ private struct ConfigParser {
         settings.interval =
             try r.duration("interval", atLeast: .seconds(15 * 60), minimumText: "15m") ?? .seconds(6 * 3600)
         settings.refreshCooldown =
-            try r.duration("refresh_cooldown", atLeast: .seconds(60), minimumText: "1m") ?? .seconds(15 * 60)
+            try r.duration(
+                "refresh_cooldown", atLeast: .seconds(60), minimumText: "1m", atMost: MappingReader.longestCooldown)
+            ?? .seconds(15 * 60)
         settings.maxCallsPerDay = try r.int("max_calls_per_day", in: 1...10_000) ?? 24
         settings.colors = try parseColors(r.rawNode("colors"))
         return settings
@@ -400,7 +404,9 @@ private struct ConfigParser {
             settings.years = settings.years.filter { $0 < currentYear }
         }
         settings.refreshCooldown =
-            try r.duration("refresh_cooldown", atLeast: .seconds(60), minimumText: "1m") ?? .seconds(3600)
+            try r.duration(
+                "refresh_cooldown", atLeast: .seconds(60), minimumText: "1m", atMost: MappingReader.longestCooldown)
+            ?? .seconds(3600)
         // SPEC §9.1: the warming stripes start here; the archive begins in 1940 and the last
         // stripe is last year, so at least one complete year must lie in between.
         let stripes = try MappingReader(
@@ -414,7 +420,9 @@ private struct ConfigParser {
 
     // MARK: endpoints
 
-    private func parseEndpoints(_ node: YAMLNode?) throws(ConfigError) -> Endpoints {
+    /// - Parameter sendsGoogleKey: the key goes to `endpoints.pollen`, which must then not be
+    ///   plain `http://` off the loopback interface (SPEC §12).
+    private func parseEndpoints(_ node: YAMLNode?, sendsGoogleKey: Bool) throws(ConfigError) -> Endpoints {
         let r = try MappingReader(
             node, path: "endpoints", keys: ["pollen", "air_quality", "climate_archive", "climate_forecast"], file: file)
         func url(_ key: String, _ fallback: String) throws(ConfigError) -> String {
@@ -431,8 +439,15 @@ private struct ConfigParser {
             return text
         }
         let defaults = Endpoints()
+        let pollen = try url("pollen", defaults.pollen)
+        if sendsGoogleKey, EndpointURL.isPlainHTTPOffLoopback(pollen) {
+            throw r.fail(
+                "pollen",
+                "the Google API key would cross the network unencrypted to \(EndpointURL.host(of: pollen)); use https:// (plain http:// only to a loopback host such as 127.0.0.1)"
+            )
+        }
         return Endpoints(
-            pollen: try url("pollen", defaults.pollen), airQuality: try url("air_quality", defaults.airQuality),
+            pollen: pollen, airQuality: try url("air_quality", defaults.airQuality),
             climateArchive: try url("climate_archive", defaults.climateArchive),
             climateForecast: try url("climate_forecast", defaults.climateForecast))
     }

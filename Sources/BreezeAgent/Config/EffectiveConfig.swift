@@ -107,10 +107,10 @@ public func renderEffective(_ c: AgentConfig) -> String {
     }
 
     line(0, "endpoints", "")
-    line(2, "pollen", quoted(c.endpoints.pollen))
-    line(2, "air_quality", quoted(c.endpoints.airQuality))
-    line(2, "climate_archive", quoted(c.endpoints.climateArchive))
-    line(2, "climate_forecast", quoted(c.endpoints.climateForecast))
+    line(2, "pollen", quoted(EndpointURL.maskingUserinfo(c.endpoints.pollen)))
+    line(2, "air_quality", quoted(EndpointURL.maskingUserinfo(c.endpoints.airQuality)))
+    line(2, "climate_archive", quoted(EndpointURL.maskingUserinfo(c.endpoints.climateArchive)))
+    line(2, "climate_forecast", quoted(EndpointURL.maskingUserinfo(c.endpoints.climateForecast)))
 
     line(0, "state_dir", quoted(c.stateDir))
     line(0, "log_level", c.logLevel.rawValue)

@@ -125,11 +125,23 @@ struct MappingReader {
         return text
     }
 
-    /// `90s`, `15m`, `6h`, `1d`, at least `minimum`.
-    func duration(_ key: String, atLeast minimum: Duration, minimumText: String) throws(ConfigError) -> Duration? {
+    /// The longest duration any key accepts (SPEC §12): schedules then never come near the
+    /// limits of `Int64` seconds, and a typo such as `6000d` is an error, not a silent no-op.
+    static let longestDuration: Duration = .seconds(30 * 86_400)
+    /// The longest cooldown (SPEC §12): a refresh command is never refused for more than a day.
+    static let longestCooldown: Duration = .seconds(86_400)
+
+    /// `90s`, `15m`, `6h`, `1d`, at least `minimum` and at most `maximum` (30 days unless a
+    /// key is bounded tighter, like the cooldowns at 1 day).
+    func duration(
+        _ key: String, atLeast minimum: Duration, minimumText: String, atMost maximum: Duration = longestDuration
+    ) throws(ConfigError) -> Duration? {
         guard let value = node(key) else { return nil }
-        let expected = "a duration like 90s, 15m, 6h or 1d (at least \(minimumText))"
-        guard let text = value.scalarText, let duration = Self.parseDuration(text), duration >= minimum else {
+        let expected =
+            "a duration like 90s, 15m, 6h or 1d (at least \(minimumText), at most \(durationText(maximum)))"
+        guard let text = value.scalarText, let duration = Self.parseDuration(text), duration >= minimum,
+            duration <= maximum
+        else {
             throw fail(key, "expected \(expected), got \(Self.describe(value))", at: value)
         }
         return duration

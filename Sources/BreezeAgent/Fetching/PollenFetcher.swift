@@ -1,5 +1,5 @@
 public import BreezeCore
-import BreezeHTTP
+public import BreezeHTTP
 
 /// What one pollen fetch for one location came to: the core's ``PollenOutcome`` (one enum for
 /// "what the exchange means", whatever the source) and what the runtime needs beside it.
@@ -26,16 +26,23 @@ public struct PollenFetchResult: Sendable {
 
 /// Fetches pollen for one location from the source the config picks (SPEC §1, §1b) through the
 /// pure decoders. The API key travels in the `X-Goog-Api-Key` header only, so it never shows in
-/// URLs or curl's error messages.
+/// URLs or curl's error messages; an API that echoes it in an error body is scrubbed here, where
+/// the result's messages are made, before any sink (log, diagnostics) sees them (SPEC §12).
 public struct PollenFetcher: Sendable {
     public var http: any HTTPFetching
     public var endpoints: Endpoints
     public var settings: PollenSettings
+    /// Masks every configured secret in the messages of a result.
+    public var scrubber: SecretScrubber
 
-    public init(http: any HTTPFetching, endpoints: Endpoints, settings: PollenSettings) {
+    /// - Parameter scrubber: the configuration's secrets (``AgentConfig/secretScrubber``); by
+    ///   default the API key of `settings`.
+    public init(http: any HTTPFetching, endpoints: Endpoints, settings: PollenSettings, scrubber: SecretScrubber? = nil)
+    {
         self.http = http
         self.endpoints = endpoints
         self.settings = settings
+        self.scrubber = scrubber ?? SecretScrubber(secrets: [settings.apiKey?.value].compactMap { $0 })
     }
 
     public func fetch(_ location: LocationConfig, source: PollenSource, now: Int64) async -> PollenFetchResult {
@@ -59,8 +66,9 @@ public struct PollenFetcher: Sendable {
             response = try await http.get(url, query: query, headers: headers)
         } catch {
             return PollenFetchResult(source: source, outcome: .failed(message: error.description), fetchedAt: now)
+                .scrubbed(by: scrubber)
         }
-        return Self.interpret(response, source: source, fetchedAt: now)
+        return Self.interpret(response, source: source, fetchedAt: now).scrubbed(by: scrubber)
     }
 
     /// Turns an HTTP answer into a result; also used for stored bodies at start.
@@ -89,6 +97,23 @@ public struct PollenFetcher: Sendable {
         return PollenFetchResult(
             source: source, outcome: .report(report.limitingItems()), body: response.body, fetchedAt: fetchedAt,
             retryAfter: retryAfter)
+    }
+}
+
+extension PollenFetchResult {
+    /// The result with every secret in its messages masked (an error body may quote the key).
+    public func scrubbed(by scrubber: SecretScrubber) -> PollenFetchResult {
+        guard !scrubber.isEmpty else { return self }
+        var copy = self
+        switch outcome {
+        case .report(var report):
+            report.warnings = report.warnings.map(scrubber.scrub)
+            copy.outcome = .report(report)
+        case .unsupportedLocation(let message): copy.outcome = .unsupportedLocation(message: scrubber.scrub(message))
+        case .keyRejected(let message): copy.outcome = .keyRejected(message: scrubber.scrub(message))
+        case .failed(let message): copy.outcome = .failed(message: scrubber.scrub(message))
+        }
+        return copy
     }
 }
 

@@ -8,10 +8,13 @@
 /// the old one and the directory fsync'd, so after a power cut a reader sees either the old
 /// or the new content, never a torn mix.
 public enum AtomicFile {
-    /// The file's bytes, or nil when it does not exist.
-    public static func read(_ path: String) throws(FileError) -> [UInt8]? {
+    /// The largest state file read back (SPEC §12); a larger one is refused like a corrupt one.
+    public static let maxStateFileBytes = 8 << 20
+
+    /// The file's bytes, or nil when it does not exist; at most `limit` bytes (else an error).
+    public static func read(_ path: String, limit: Int = maxStateFileBytes) throws(FileError) -> [UInt8]? {
         do {
-            return try PosixFile.read(path, limit: .max)
+            return try PosixFile.read(path, limit: limit)
         } catch {
             if error.operation == "open" && error.errno == ENOENT { return nil }
             throw error
@@ -19,9 +22,18 @@ public enum AtomicFile {
     }
 
     /// Replaces `path` with `bytes` atomically (temp file, fsync, rename, fsync of the directory).
+    ///
+    /// The temp file is created with `O_CREAT|O_EXCL|O_NOFOLLOW` (SPEC §12): a file or symbolic
+    /// link planted under its name is never followed or reused; its name carries the pid and a
+    /// random part, and a name already taken is retried with another.
     public static func write(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o600) throws(FileError) {
-        let temp = path + ".tmp.\(getpid())"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        var temp = ""
+        var fd: Int32 = -1
+        for _ in 0..<8 {
+            temp = path + ".tmp.\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
+            fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            if fd >= 0 || errno != EEXIST { break }
+        }
         guard fd >= 0 else { throw FileError(path: temp, operation: "create", errno: errno) }
         var written = 0
         while written < bytes.count {

@@ -127,7 +127,8 @@ final class Agent {
         let air: AirFetcher
 
         init(http: any HTTPFetching, config: AgentConfig) {
-            pollen = PollenFetcher(http: http, endpoints: config.endpoints, settings: config.pollen)
+            pollen = PollenFetcher(
+                http: http, endpoints: config.endpoints, settings: config.pollen, scrubber: config.secretScrubber)
             climate = ClimateFetcher(http: http, endpoints: config.endpoints, years: config.climate.years)
             stripes = StripesFetcher(http: http, endpoints: config.endpoints)
             air = AirFetcher(http: http, endpoints: config.endpoints)

@@ -2,16 +2,18 @@
     import Glibc
 #endif
 import BreezeCore
+public import BreezeHTTP
 import Synchronization
 
 /// One line per event on stderr (journald-friendly: stderr is unbuffered and each line is one
-/// `write(2)`), with every configured secret replaced by `********` before it is written.
+/// `write(2)`), with every configured secret masked (``SecretScrubber``) before it is written.
+/// Errors are scrubbed where they are made; this is the last line of defence for the log.
 ///
 /// Under systemd (`JOURNAL_STREAM` set) the timestamp is left out: journald adds its own.
 public final class Log: Sendable {
     private struct State {
         var level: LogLevel
-        var secrets: [String]
+        var scrubber: SecretScrubber
     }
     private let state: Mutex<State>
     private let withTimestamps: Bool
@@ -22,7 +24,7 @@ public final class Log: Sendable {
         level: LogLevel = .info, timestamps: Bool? = nil,
         sink: (@Sendable (String) -> Void)? = nil
     ) {
-        self.state = Mutex(State(level: level, secrets: []))
+        self.state = Mutex(State(level: level, scrubber: .none))
         self.withTimestamps = timestamps ?? (getenv("JOURNAL_STREAM") == nil)
         self.sink =
             sink ?? { line in
@@ -38,9 +40,11 @@ public final class Log: Sendable {
     }
 
     /// Registers values that must never appear in a log line (API keys, passwords).
-    public func redact(_ secrets: [String]) {
-        state.withLock { $0.secrets = secrets.filter { $0.count >= 4 } }
+    public func redact(_ scrubber: SecretScrubber) {
+        state.withLock { $0.scrubber = scrubber }
     }
+
+    public func redact(_ secrets: [String]) { redact(SecretScrubber(secrets: secrets)) }
 
     public func debug(_ message: @autoclosure () -> String) { emit(.debug, message) }
     public func info(_ message: @autoclosure () -> String) { emit(.info, message) }
@@ -48,12 +52,9 @@ public final class Log: Sendable {
     public func error(_ message: @autoclosure () -> String) { emit(.error, message) }
 
     private func emit(_ level: LogLevel, _ message: () -> String) {
-        let (minimum, secrets) = state.withLock { ($0.level, $0.secrets) }
+        let (minimum, scrubber) = state.withLock { ($0.level, $0.scrubber) }
         guard level >= minimum else { return }
-        var text = message()
-        for secret in secrets where text.contains(secret) {
-            text = text.replacing(secret, with: "********")
-        }
+        let text = scrubber.scrub(message())
         let prefix = withTimestamps ? UTCTimestamp.rfc3339(unixSeconds: Timestamp.nowUnixSeconds()) + " " : ""
         sink("\(prefix)\(level.rawValue): \(text)")
     }

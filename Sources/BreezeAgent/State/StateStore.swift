@@ -1,6 +1,10 @@
 import FoundationEssentials
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What the agent keeps in `state_dir` between runs (SPEC §3, §5):
 ///
 /// - `published.json`: every retained topic the agent put on the broker, so topics that no
@@ -37,14 +41,26 @@ public final class StateStore: Sendable {
         }
     }
 
+    /// Where state is persisted; nil without persistence (none given, or not writable at start).
     public let directory: String?
+    /// Where state is read from: `directory`, or the given one even when it is not writable, so
+    /// that (above all) the day's Google call count is not forgotten on a read-only or full disk.
+    private let readDirectory: String?
     private let log: Log
-    private let memory: Mutex<[String: [UInt8]]>
+    private struct Memory {
+        /// Files not (or not yet) on disk: everything without persistence, else the writes that
+        /// failed, which later reads in this process see instead of the stale file.
+        var files: [String: [UInt8]] = [:]
+        /// A write has failed since the last one that worked: warn once, not per write.
+        var failing = false
+    }
+    private let memory: Mutex<Memory>
 
     /// - Parameter directory: `state_dir`; nil runs without persistence.
     public init(directory: String?, log: Log) {
         self.log = log
-        self.memory = Mutex([:])
+        self.memory = Mutex(Memory())
+        self.readDirectory = directory
         guard let directory else {
             self.directory = nil
             return
@@ -56,7 +72,9 @@ public final class StateStore: Sendable {
             _ = unlinkFile(probe)
             self.directory = directory
         } catch {
-            log.warning("state_dir \(directory) is not writable (\(error)); running without persistence")
+            log.warning(
+                "state_dir \(directory) is not writable (\(error)); running without persistence (state already there is read)"
+            )
             self.directory = nil
         }
     }
@@ -84,49 +102,78 @@ public final class StateStore: Sendable {
     }
     public func removeResponse(location: String, source: String) {
         let name = "responses/\(location).\(source).json"
-        memory.withLock { _ = $0.removeValue(forKey: name) }
+        memory.withLock { _ = $0.files.removeValue(forKey: name) }
         if let directory { _ = unlinkFile(directory + "/" + name) }
     }
 
     // MARK: files
 
     private func load<T: Decodable>(_ name: String) -> T? {
-        let bytes: [UInt8]?
-        if let directory {
+        var bytes = memory.withLock { $0.files[name] }
+        if bytes == nil, let readDirectory {
+            let path = readDirectory + "/" + name
             do {
-                bytes = try AtomicFile.read(directory + "/" + name)
+                bytes = try AtomicFile.read(path)
+            } catch  where error.errno == EFBIG || error.errno == EINVAL {
+                // Too large (SPEC §12: over 8 MiB is never read whole) or not a regular file.
+                setAside(name, because: error.reason)
+                return nil
             } catch {
                 log.warning("state: \(error); ignoring it")
                 return nil
             }
-        } else {
-            bytes = memory.withLock { $0[name] }
         }
         guard let bytes else { return nil }
         do {
             return try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch {
-            if let directory {
-                log.warning("state file \(directory)/\(name) is corrupt; set aside as \(name).corrupt and ignored")
-                AtomicFile.setAside(directory + "/" + name)
-            }
+            setAside(name, because: "corrupt")
             return nil
         }
     }
 
+    /// Moves a state file that cannot be used out of the way (kept for a human as `.corrupt`).
+    private func setAside(_ name: String, because reason: String) {
+        guard let directory else {
+            log.warning("state file \(readDirectory ?? "")/\(name) is \(reason); ignored")
+            return
+        }
+        log.warning("state file \(directory)/\(name) is \(reason); set aside as \(name).corrupt and ignored")
+        AtomicFile.setAside(directory + "/" + name)
+    }
+
+    /// Writes a state file. A failed write (a full or read-only disk) leaves the file on disk at
+    /// its last good content (the temp file is removed, nothing is renamed over it) and keeps
+    /// the new content in memory for this process; it is warned about once until a write works
+    /// again (SPEC §12: the daily call count survives a full disk).
     private func save<T: Encodable>(_ value: T, _ name: String) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(value) else { return }
         let bytes = [UInt8](data)
         guard let directory else {
-            memory.withLock { $0[name] = bytes }
+            memory.withLock { $0.files[name] = bytes }
             return
         }
         do {
             try AtomicFile.write(bytes, to: directory + "/" + name)
+            let recovered = memory.withLock { memory in
+                memory.files[name] = nil
+                defer { memory.failing = false }
+                return memory.failing
+            }
+            if recovered { log.info("state: writing to \(directory) works again") }
         } catch {
-            log.warning("state: \(error)")
+            let first = memory.withLock { memory in
+                memory.files[name] = bytes
+                defer { memory.failing = true }
+                return !memory.failing
+            }
+            if first {
+                log.warning(
+                    "state: \(error); keeping state in memory, files in \(directory) stay at their last good content (warned once until a write works)"
+                )
+            }
         }
     }
 }
