@@ -16,6 +16,8 @@ public struct AgentConfig: Sendable {
     public var logLevel: LogLevel
     /// The file this configuration came from, for messages.
     public var sourceFile: String
+    /// `shard:` — this agent serves only the locations this shard owns (SPEC §11); nil: all.
+    public var shard: Shard? = nil
 
     public init(
         mqtt: MQTTSettings, homeAssistant: HomeAssistantSettings, locations: [LocationConfig], pollen: PollenSettings,

@@ -86,7 +86,10 @@ private struct ConfigParser {
     mutating func parse(_ root: YAMLNode?) throws(ConfigError) -> AgentConfig {
         let top = try MappingReader(
             root, path: "",
-            keys: ["mqtt", "homeassistant", "locations", "pollen", "climate", "endpoints", "state_dir", "log_level"],
+            keys: [
+                "mqtt", "homeassistant", "locations", "pollen", "climate", "endpoints", "state_dir", "log_level",
+                "shard",
+            ],
             file: file)
         let mqtt = try parseMQTT(top.rawNode("mqtt"))
         let homeAssistant = try parseHomeAssistant(top.rawNode("homeassistant"))
@@ -96,9 +99,11 @@ private struct ConfigParser {
         let endpoints = try parseEndpoints(top.rawNode("endpoints"))
         let stateDir = try top.text("state_dir", expected: "a directory path") ?? "/var/lib/breeze-agent"
         let logLevel = try top.choice("log_level", LogLevel.allCases.map(\.rawValue)).flatMap(LogLevel.init) ?? .info
-        return AgentConfig(
+        var config = AgentConfig(
             mqtt: mqtt, homeAssistant: homeAssistant, locations: locations, pollen: pollen, climate: climate,
             endpoints: endpoints, stateDir: stateDir, logLevel: logLevel, sourceFile: file)
+        try ShardConfig.apply(top, to: &config)
+        return config
     }
 
     // MARK: mqtt

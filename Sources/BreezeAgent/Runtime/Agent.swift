@@ -27,7 +27,7 @@ final class Agent {
         self.climateFetcher = ClimateFetcher(http: http, endpoints: config.endpoints, years: config.climate.years)
         let units = store.units()
         var locations: [LocationRuntime] = []
-        for location in config.locations {
+        for location in config.ownedLocations {
             let zone = try ZoneInfoLoader.load(location.timezone)
             let unit = units[location.id].flatMap { TemperatureUnit(command: $0) } ?? config.climate.unit
             locations.append(LocationRuntime(config: location, zone: zone, settings: config, unit: unit))

@@ -100,6 +100,8 @@ enum DaemonAction: Sendable {
     case fetch(FetchKey, FetchRequest)
     /// Set what a scope of the retained tree should hold (``RetainedPublisher/set(scope:_:)``).
     case setScope(SinkScope)
+    /// A step of handing over locations this shard no longer owns (``ShardHandover``).
+    case handover(HandoverStep)
     /// Publish what changed; `persist: false` leaves saving the published set for later.
     case flush(persist: Bool)
     /// Publish every wanted topic again (after a (re)connect).
@@ -151,6 +153,8 @@ struct DaemonState {
     private(set) var rediscoverPending = false
     private(set) var stopping = false
     var random: SplitMix64
+    /// Locations this shard published and no longer owns (SPEC §11).
+    var handover = ShardHandover()
 
     var layout: TopicLayout { context.layout }
 
@@ -204,6 +208,7 @@ struct DaemonState {
         case .tick:
             actions += startDueFetches(now: now)
             actions += scopeActions(now: now)
+            actions += decideHandover(now: now)
             actions.append(.flush(persist: true))
             if now >= nextDiagnostics {
                 // Skipped while disconnected (not retained), but always rescheduled, or the
@@ -235,11 +240,14 @@ struct DaemonState {
             actions.append(.subscribe(topics))
             actions.append(
                 .publish(.init(topic: layout.status, payload: Availability.online, qos: config.mqtt.qos, retain: true)))
+            let handing = handoverConnected(now: now)
+            if !handing.isEmpty { actions += handing + [wake(now: now)] }
             // The broker may have lost its retained store: publish the whole tree again.
             actions.append(.republishAll)
             actions += diagnosticsMessage(at: time)
         case .mqtt(.disconnected(let reason)):
             connected = false
+            handover.disconnected()
             actions.append(.log(.warning, "mqtt: disconnected (\(reason)); reconnecting with backoff"))
         case .mqtt(.message(let message)):
             actions += handleMessage(message, now: now)
@@ -263,6 +271,7 @@ struct DaemonState {
     }
 
     private mutating func handleMessage(_ message: MQTTMessage, now: Int64) -> [DaemonAction] {
+        if handover.observe(topic: message.topic, payload: message.payload) { return [] }
         if message.topic == layout.homeAssistantBirth {
             guard context.discoveryEnabled, message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
             else { return [] }
@@ -583,7 +592,7 @@ struct DaemonState {
     /// The next time the loop must wake: a due fetch (not one in flight: its completion wakes
     /// the loop), local midnight, a freshness edge, the next diagnostics.
     private mutating func wake(now: Int64) -> DaemonAction {
-        var wake = nextDiagnostics
+        var wake = min(nextDiagnostics, handover.decideAt ?? .max)
         for index in locations.indices {
             wake = min(
                 wake,

@@ -18,11 +18,12 @@ struct DiscoverySink: RetainedSink {
             items = selection.items.map { .init(id: $0.topicID, name: $0.name, isPlant: $0.isPlant) }
         }
         let config = context.config
-        let input = DiscoveryInput(
+        var input = DiscoveryInput(
             topicPrefix: context.layout.prefix, discoveryPrefix: context.layout.discoveryPrefix,
             agentVersion: BreezeVersion.string, qos: config.mqtt.qos,
             location: .init(id: snapshot.location.config.id, name: snapshot.location.config.name),
             pollenAvailable: !items.isEmpty, pollenItems: items, climateEnabled: config.climate.enabled)
+        input.shardIndex = context.layout.shardIndex
         let message = HomeAssistantDiscovery.deviceConfig(for: input)
         var tree = TopicTree()
         tree.set(message.topic, message.payload)
