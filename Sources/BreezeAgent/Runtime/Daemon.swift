@@ -45,7 +45,9 @@ extension Agent {
             "breeze-agent \(BreezeVersion.string) running: \(state.locations.count) location(s), broker \(config.mqtt.host):\(config.mqtt.port), prefix \(config.mqtt.topicPrefix)"
         )
         if let shard = config.shard {
-            let text = "shard \(shard.index) of \(shard.count): serving \(state.locations.count) of \(config.locations.count) configured location(s), availability on \(state.layout.status)"
+            let text =
+                "shard \(shard.index) of \(shard.count): serving \(state.locations.count) of "
+                + "\(config.locations.count) configured location(s), availability on \(state.layout.status)"
             if state.locations.isEmpty { log.warning(text) } else { log.info(text) }
         }
 
