@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
-.PHONY: run test build release deps clean deb test-deb fuzz sanitize soak bench
+.PHONY: run test build release deps clean deb test-deb fuzz sanitize soak bench test-brokers
 
 deps:
 	scripts/deps.sh
@@ -19,6 +19,10 @@ run: release
 
 test:
 	scripts/test.sh
+
+# Broker tests beyond mosquitto: a private RabbitMQ node (installed if missing), docs/brokers.md.
+test-brokers:
+	scripts/test-brokers.sh
 
 clean:
 	rm -rf .build

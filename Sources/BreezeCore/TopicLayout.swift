@@ -7,6 +7,7 @@
 /// ```
 /// <p>/status                         availability (the will)
 /// <p>/diagnostics                    not retained, periodic
+/// <p>/status/<i>, <p>/diagnostics/<i>   the same for shard <i> (`shard:`; <p>/status unused)
 /// <p>/<loc>/pollen…                  ``LocationTopics/pollen`` and below
 /// <p>/<loc>/climate…                 ``LocationTopics/climate`` and below
 /// <p>/<loc>/climate/stripes…         ``LocationTopics/climateStripes`` (its own scope)
@@ -23,16 +24,22 @@ public struct TopicLayout: Sendable, Equatable {
     public let prefix: String
     /// `<dp>`, `homeassistant.prefix`.
     public let discoveryPrefix: String
+    /// The shard index when the agent is one shard of a fleet (SPEC §11), else nil.
+    public let shardIndex: Int?
 
-    public init(prefix: String, discoveryPrefix: String = DiscoveryNaming.defaultDiscoveryPrefix) {
+    public init(
+        prefix: String, discoveryPrefix: String = DiscoveryNaming.defaultDiscoveryPrefix, shardIndex: Int? = nil
+    ) {
         self.prefix = prefix
         self.discoveryPrefix = discoveryPrefix
+        self.shardIndex = shardIndex
     }
 
-    /// `<p>/status`: `online` / `offline`.
-    public var status: String { prefix + "/status" }
-    /// `<p>/diagnostics`.
-    public var diagnostics: String { prefix + "/diagnostics" }
+    /// `<p>/status`, or `<p>/status/<index>` for a shard: `online` / `offline`.
+    public var status: String { prefix + "/status" + shardSuffix }
+    /// `<p>/diagnostics`, or `<p>/diagnostics/<index>` for a shard.
+    public var diagnostics: String { prefix + "/diagnostics" + shardSuffix }
+    private var shardSuffix: String { shardIndex.map { "/" + String($0) } ?? "" }
     /// `<dp>/status`: Home Assistant publishes `online` there when it (re)starts.
     public var homeAssistantBirth: String { discoveryPrefix + "/status" }
 

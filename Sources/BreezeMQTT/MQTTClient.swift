@@ -217,6 +217,16 @@ public final class MQTTClient: Sendable {
         }
     }
 
+    /// Removes a subscription (now and for later reconnects).
+    public func unsubscribe(_ pattern: String) throws(MosquittoError) {
+        try lifecycle.withLock { state throws(MosquittoError) in
+            guard let handle = state.usableHandle else { throw MosquittoError(code: .mosqNoConnection) }
+            core.state.withLock { $0.subscriptions[pattern] = nil }
+            let result = mosquitto_unsubscribe(handle.raw, nil, pattern)
+            if result != .mosqNoConnection { try check(result) }
+        }
+    }
+
     /// Disconnects cleanly (the broker discards the will), stops mosquitto's thread, frees the
     /// handle and ends ``events``. Idempotent.
     public func stop() async {

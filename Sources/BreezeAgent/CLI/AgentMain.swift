@@ -173,6 +173,7 @@ public enum AgentMain {
     }
 
     static func mqttConfiguration(_ config: AgentConfig, once: Bool) -> MQTTConfiguration {
+        // A shard's will is its own `<p>/status/<index>` (SPEC §11).
         let status = config.topicLayout.status
         return MQTTConfiguration(
             host: config.mqtt.host, port: config.mqtt.port,

@@ -22,6 +22,8 @@ public struct AgentConfig: Sendable {
     public var sourceFile: String
     /// `outputs:` (SPEC §8), in file order; validated by `OutputsParser`.
     public var outputs: [OutputConfig] = []
+    /// `shard:` — this agent serves only the locations this shard owns (SPEC §11); nil: all.
+    public var shard: Shard? = nil
 
     public init(
         mqtt: MQTTSettings, homeAssistant: HomeAssistantSettings, locations: [LocationConfig], pollen: PollenSettings,

@@ -88,7 +88,7 @@ private struct ConfigParser {
             root, path: "",
             keys: [
                 "mqtt", "homeassistant", "locations", "pollen", "climate", "air", "profiles", "endpoints", "state_dir",
-                "log_level", "outputs",
+                "log_level", "outputs", "shard",
             ],
             file: file)
         let mqtt = try parseMQTT(top.rawNode("mqtt"))
@@ -111,6 +111,7 @@ private struct ConfigParser {
             file: file, locations: locations, topicPrefix: mqtt.topicPrefix, discoveryPrefix: homeAssistant.prefix,
             climateEnabled: climate.enabled, profiles: config.profiles.map(\.id)
         ).parse(top.rawNode("outputs"))
+        try ShardConfig.apply(top, to: &config)
         return config
     }
 

@@ -112,6 +112,12 @@ public func renderEffective(_ c: AgentConfig) -> String {
     line(2, "climate_archive", quoted(EndpointURL.maskingUserinfo(c.endpoints.climateArchive)))
     line(2, "climate_forecast", quoted(EndpointURL.maskingUserinfo(c.endpoints.climateForecast)))
 
+    if let shard = c.shard {
+        let owned = c.ownedLocations.map(\.id)
+        line(0, "shard", "", comment: "owns \(owned.isEmpty ? "no locations" : owned.joined(separator: ", "))")
+        line(2, "index", String(shard.index))
+        line(2, "count", String(shard.count))
+    }
     line(0, "state_dir", quoted(c.stateDir))
     line(0, "log_level", c.logLevel.rawValue)
     out += renderOutputs(c.outputs)

@@ -23,7 +23,7 @@ final class Agent {
         self.fetchers = Fetchers(http: http, config: config)
         let units = store.units()
         var locations: [LocationRuntime] = []
-        for location in config.locations {
+        for location in config.ownedLocations {
             let unit = units[location.id].flatMap { TemperatureUnit(command: $0) } ?? config.climate.unit
             locations.append(LocationRuntime(config: location, zone: location.zone, settings: config, unit: unit))
         }

@@ -76,6 +76,10 @@ extension Agent {
             )
         }
         let now = Timestamp.nowUnixSeconds()
+        // Topics of locations moved to another shard are kept: only `run` hands them over.
+        for case .handover(let step) in performLocal(state.beginHandover(published: publisher.published)) {
+            publisher.perform(step)
+        }
         restoreStoredResponses(now: now)
         let unusable = await fetchEverything(now: now)
         setAllScopes(on: publisher, now: now)

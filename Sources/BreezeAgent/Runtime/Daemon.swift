@@ -30,6 +30,9 @@ extension Agent {
         for case .setScope(let scope) in performLocal(state.start(at: startTime)) {
             publisher.set(scope: scope.scope, scope.tree)
         }
+        for case .handover(let step) in performLocal(state.beginHandover(published: publisher.published)) {
+            publisher.perform(step)
+        }
 
         do {
             try client.start()
@@ -38,8 +41,14 @@ extension Agent {
             return Invocation.ExitCode.unavailable
         }
         log.info(
-            "breeze-agent \(BreezeVersion.string) running: \(config.locations.count) location(s), broker \(config.mqtt.host):\(config.mqtt.port), prefix \(config.mqtt.topicPrefix)"
+            "breeze-agent \(BreezeVersion.string) running: \(state.locations.count) location(s), broker \(config.mqtt.host):\(config.mqtt.port), prefix \(config.mqtt.topicPrefix)"
         )
+        if let shard = config.shard {
+            let text =
+                "shard \(shard.index) of \(shard.count): serving \(state.locations.count) of "
+                + "\(config.locations.count) configured location(s), availability on \(state.layout.status)"
+            if state.locations.isEmpty { log.warning(text) } else { log.info(text) }
+        }
 
         let exitCode = await withDiscardingTaskGroup(returning: Int32.self) { group in
             var timer: Task<Void, Never>?
@@ -61,6 +70,10 @@ extension Agent {
                         }
                     case .setScope(let scope):
                         publisher.set(scope: scope.scope, scope.tree)
+                    case .handover(.unsubscribe(let topics)):
+                        for topic in topics { try? client.unsubscribe(topic) }
+                    case .handover(let step):
+                        publisher.perform(step)
                     case .flush(let persist):
                         publisher.flush(persist: persist)
                         // What the broker refuses (MQTT 5 reason codes) or what a disconnect

@@ -108,6 +108,8 @@ enum DaemonAction: Sendable {
     case fetch(FetchKey, FetchRequest)
     /// Set what a scope of the retained tree should hold (``RetainedPublisher/set(scope:_:)``).
     case setScope(SinkScope)
+    /// A step of handing over locations this shard no longer owns (``ShardHandover``).
+    case handover(HandoverStep)
     /// Publish what changed; `persist: false` leaves saving the published set for later.
     case flush(persist: Bool)
     /// Publish every wanted topic again (after a (re)connect).
@@ -137,10 +139,11 @@ struct DaemonState {
     static let diagnosticsInterval: Int64 = 300
     /// Longest accepted command payload; anything larger is garbage for these commands.
     static let maximumCommandBytes = 64
-    /// Largest payload of any message the agent subscribes to (commands, births, device status)
-    /// that is copied at all; larger ones arrive as their size only (SPEC §12: five 100 MB
-    /// `refresh` payloads once peaked at 315 MB).
-    static let maximumIncomingPayload = 4_096
+    /// Largest payload of any message the agent subscribes to (commands, births, device status,
+    /// and a shard's own retained topics it watches at a handover, whose discovery configs run to
+    /// tens of kilobytes) that is copied at all; larger ones arrive as their size only (SPEC §12:
+    /// five 100 MB `refresh` payloads once peaked at 315 MB).
+    static let maximumIncomingPayload = 1 << 20
 
     let config: AgentConfig
     let context: SinkContext
@@ -168,6 +171,8 @@ struct DaemonState {
     var random: SplitMix64
     /// The WLED and Tasmota outputs: availability and what each was sent (SPEC §8).
     var devices: DeviceCommandState
+    /// Locations this shard published and no longer owns (SPEC §11).
+    var handover = ShardHandover()
 
     var layout: TopicLayout { context.layout }
 
@@ -229,6 +234,7 @@ struct DaemonState {
         case .tick:
             actions += startDueFetches(now: now)
             actions += scopeActions(now: now)
+            actions += decideHandover(now: now)
             actions.append(.flush(persist: true))
             if now >= nextDiagnostics {
                 // Skipped while disconnected (not retained), but always rescheduled, or the
@@ -263,11 +269,14 @@ struct DaemonState {
             actions.append(.subscribe(topics))
             actions.append(
                 .publish(.init(topic: layout.status, payload: Availability.online, qos: config.mqtt.qos, retain: true)))
+            let handing = handoverConnected(now: now)
+            if !handing.isEmpty { actions += handing + [wake(now: now)] }
             // The broker may have lost its retained store: publish the whole tree again.
             actions.append(.republishAll)
             actions += diagnosticsMessage(at: time)
         case .mqtt(.disconnected(let reason)):
             connected = false
+            handover.disconnected()
             actions.append(.log(.warning, "mqtt: disconnected (\(reason)); reconnecting with backoff"))
         case .mqtt(.message(let message)):
             actions += handleMessage(message, now: now)
@@ -294,6 +303,7 @@ struct DaemonState {
 
     private mutating func handleMessage(_ message: MQTTMessage, now: Int64) -> [DaemonAction] {
         if let actions = devices.handle(message, qos: config.mqtt.qos) { return actions }
+        if handover.observe(topic: message.topic, payload: message.payload) { return [] }
         if message.topic == layout.homeAssistantBirth {
             guard context.discoveryEnabled, message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
             else { return [] }
@@ -818,7 +828,7 @@ struct DaemonState {
     /// The next time the loop must wake: a due fetch (not one in flight: its completion wakes
     /// the loop), local midnight, a freshness edge, the next diagnostics.
     private mutating func wake(now: Int64) -> DaemonAction {
-        var wake = nextDiagnostics
+        var wake = min(nextDiagnostics, handover.decideAt ?? .max)
         for index in locations.indices {
             wake = min(
                 wake,

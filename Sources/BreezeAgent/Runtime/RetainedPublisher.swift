@@ -36,6 +36,9 @@ public final class RetainedPublisher: Sendable {
         /// Topics the broker refused: not published, and left out of flushes until the next
         /// ``republishAll()`` (a reconnect), so a refusal is not repeated at every fetch.
         var refused: Set<String> = []
+        /// Scopes whose published topics are neither re-sent nor cleared (a shard's locations
+        /// moved to another shard, until ``ShardHandover`` decides; SPEC §11).
+        var held: Set<String> = []
     }
     private let state: Mutex<State>
     private let transport: any RetainedTransport
@@ -126,6 +129,28 @@ public final class RetainedPublisher: Sendable {
         return sent
     }
 
+    /// Holds the published topics under `scopes`: not re-sent, not cleared, until released.
+    public func hold(scopes: [String]) {
+        state.withLock { $0.held.formUnion(scopes) }
+    }
+
+    /// Drops topics from the published set without sending anything: the agent no longer
+    /// answers for them (another shard re-published them, or the broker no longer holds them).
+    public func forget(topics: [String]) {
+        state.withLock { state in
+            for topic in topics where state.published.removeValue(forKey: topic) != nil { state.unsaved = true }
+        }
+    }
+
+    /// Stops holding `scopes`: the next flush clears what is still published under them (and
+    /// under no other scope).
+    public func release(scopes: [String]) {
+        state.withLock { state in
+            state.held.subtract(scopes)
+            state.needsFullPass = true
+        }
+    }
+
     /// The retained topics as the agent believes the broker holds them.
     public var published: [String: String] { state.withLock { $0.published } }
 
@@ -212,7 +237,10 @@ public final class RetainedPublisher: Sendable {
             // longer has — found from that scope's own list, not by scanning every topic.
             var gone: [String] = []
             if full {
-                gone = state.published.keys.filter { wanted[$0] == nil }
+                let held = state.held
+                gone = state.published.keys.filter { topic in
+                    wanted[topic] == nil && !held.contains(where: { Self.belongs(topic, to: $0) })
+                }
             } else {
                 for (scope, topics) in byScope {
                     for topic in state.scopeTopics[scope] ?? []

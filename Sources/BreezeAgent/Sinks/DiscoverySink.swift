@@ -26,6 +26,7 @@ struct DiscoverySink: RetainedSink {
         input.airEnabled = config.air.enabled
         // Risk needs pollen: without it the risk topics are cleared, and so are its entities.
         input.profiles = items.isEmpty ? [] : config.profiles.map { .init(id: $0.id, name: $0.name) }
+        input.shardIndex = context.layout.shardIndex
         let message = HomeAssistantDiscovery.deviceConfig(for: input)
         var tree = TopicTree()
         tree.set(message.topic, message.payload)

@@ -66,8 +66,8 @@ enum Sinks {
 }
 
 extension AgentConfig {
-    /// The topics of this configuration (`mqtt.topic_prefix`, `homeassistant.prefix`).
+    /// The topics of this configuration (`mqtt.topic_prefix`, `homeassistant.prefix`, `shard.index`).
     var topicLayout: TopicLayout {
-        TopicLayout(prefix: mqtt.topicPrefix, discoveryPrefix: homeAssistant.prefix)
+        TopicLayout(prefix: mqtt.topicPrefix, discoveryPrefix: homeAssistant.prefix, shardIndex: shard?.index)
     }
 }

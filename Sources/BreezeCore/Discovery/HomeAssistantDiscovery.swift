@@ -58,7 +58,12 @@ public struct DiscoveryInput: Sendable, Equatable {
     public var profiles: [Profile] = []
 
     /// The agent's topics (``TopicLayout``) under `topicPrefix` and `discoveryPrefix`.
-    public var layout: TopicLayout { TopicLayout(prefix: topicPrefix, discoveryPrefix: discoveryPrefix) }
+    public var layout: TopicLayout {
+        TopicLayout(prefix: topicPrefix, discoveryPrefix: discoveryPrefix, shardIndex: shardIndex)
+    }
+    /// The agent's shard index (`shard.index`), nil without sharding: availability and
+    /// diagnostics are then the shard's own `<p>/status/<i>` and `<p>/diagnostics/<i>` (SPEC §11).
+    public var shardIndex: Int? = nil
     /// The location's topics.
     public var topics: LocationTopics { layout.location(location.id) }
 
