@@ -1,0 +1,117 @@
+"""Assertions shared by the scenarios: what Home Assistant shows for a device."""
+
+import time
+
+from conftest import SCENARIO_PROBLEMS
+from harness import wait_for
+
+VERSION = open(__import__("os").path.join(__import__("harness").ROOT, "VERSION")).read().strip()
+
+
+def device_of(hass, device_id):
+    for device in hass.device_registry():
+        if ["mqtt", device_id] in device["identifiers"]:
+            return device
+    return None
+
+
+def registry_of_device(hass, device):
+    return {e["entity_id"]: e for e in hass.ws({"type": "config/entity_registry/list"})[0]
+            if e["device_id"] == device["id"]}
+
+
+def wait_for_entities(hass, device_id, expected, timeout=60):
+    """Waits until the device has exactly the expected entity ids (and each enabled one a state)."""
+    want = {e.entity_id for e in expected}
+
+    def ready():
+        device = device_of(hass, device_id)
+        if device is None:
+            return False
+        have = set(registry_of_device(hass, device))
+        if have != want:
+            return False
+        states = hass.states()
+        return all(e.entity_id in states for e in expected if e.enabled)
+
+    try:
+        wait_for("entities of %s" % device_id, ready, timeout=timeout, interval=1.0)
+    except AssertionError:
+        device = device_of(hass, device_id)
+        have = set(registry_of_device(hass, device)) if device else set()
+        raise AssertionError("entities of %s: missing %s, unexpected %s"
+                             % (device_id, sorted(want - have), sorted(have - want)))
+
+
+def assert_entities(hass, device_id, expected):
+    """Every expected entity exists with its unique id, device class, unit, state class,
+    enabled default and category; nothing else belongs to the device."""
+    device = device_of(hass, device_id)
+    assert device is not None, "no device %s" % device_id
+    registry = registry_of_device(hass, device)
+    assert set(registry) == {e.entity_id for e in expected}
+    extended = {e["entity_id"]: e for e in hass.ws(
+        {"type": "config/entity_registry/get_entries", "entity_ids": sorted(registry)})[0].values()}
+    states = hass.states()
+    for e in expected:
+        entry, ext = registry[e.entity_id], extended[e.entity_id]
+        assert entry["platform"] == "mqtt", e.entity_id
+        assert ext["unique_id"] == e.unique_id, e.entity_id
+        assert entry["entity_category"] == e.category, e.entity_id
+        assert entry["disabled_by"] == (None if e.enabled else "integration"), e.entity_id
+        assert ext["original_device_class"] == e.device_class, e.entity_id
+        capabilities = ext.get("capabilities") or {}
+        assert capabilities.get("state_class") == e.state_class, e.entity_id
+        if e.enabled:
+            attributes = states[e.entity_id]["attributes"]
+            assert attributes.get("device_class") == e.device_class, e.entity_id
+            assert attributes.get("unit_of_measurement") == e.unit, e.entity_id
+            assert attributes.get("state_class") == e.state_class, e.entity_id
+    return device
+
+
+def assert_device(hass, device_id, name):
+    device = device_of(hass, device_id)
+    assert device is not None
+    assert device["name"] == name
+    assert device["manufacturer"] == "breeze-agent"
+    assert device["model"] == "Pollen & climate agent"
+    assert device["sw_version"] == VERSION
+    info = hass.ws({"type": "mqtt/device/debug_info", "device_id": device["id"]})[0]
+    payloads = [entity["discovery_data"]["payload"] for entity in info["entities"]]
+    assert payloads, "no discovery data for %s" % device_id
+    for payload in payloads:
+        origin = payload["origin"] if isinstance(payload, dict) else None
+        assert origin is not None, payload
+        assert origin["name"] == "breeze-agent" and origin["sw_version"] == VERSION, origin
+        assert origin["support_url"].startswith("https://"), origin
+    return device
+
+
+def state(hass, entity_id):
+    s = hass.state(entity_id)
+    return None if s is None else s["state"]
+
+
+def wait_state(hass, entity_id, want, timeout=30):
+    return wait_for("%s == %r" % (entity_id, want), lambda: state(hass, entity_id) == want, timeout=timeout)
+
+
+def wait_gone(hass, device_id, entity_ids, timeout=30):
+    def gone():
+        device = device_of(hass, device_id)
+        registry = registry_of_device(hass, device) if device else {}
+        states = hass.states()
+        return not any(e in registry or e in states for e in entity_ids)
+    wait_for("entities of %s removed" % device_id, gone, timeout=timeout, interval=0.5)
+
+
+def record_problems(name, hass, since):
+    problems = hass.mqtt_problems(since)
+    SCENARIO_PROBLEMS[name] = SCENARIO_PROBLEMS.get(name, []) + problems
+    return problems
+
+
+def settle(seconds):
+    """Lets late messages (state clears after a removal) reach Home Assistant before the log is read."""
+    time.sleep(seconds)

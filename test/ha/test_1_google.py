@@ -1,0 +1,184 @@
+"""Scenario "google": Google pollen (the real 5-day response, edited per location) and climate,
+three locations, against a real Home Assistant."""
+
+import pytest
+
+from checks import (assert_device, assert_entities, record_problems, settle, state, wait_for_entities,
+                    wait_gone, wait_state)
+from expected import LEVEL_OPTIONS, location_entities
+from harness import Agent, wait_for
+
+PREFIX = "breeze"
+TYPES = ["grass", "tree", "weed"]
+# The plants of the Google fixture, in its order.
+PLANTS = ["hazel", "ash", "cottonwood", "oak", "pine", "birch", "olive", "graminales", "ragweed", "alder",
+          "mugwort"]
+HOME, OFFICE, SEA = ("52.52", "13.405"), ("48.137", "11.575"), ("40.0", "-30.0")
+
+
+def config(broker, api, locations=("home", "office", "sea"), pollen=True):
+    coordinates = {"home": HOME, "office": OFFICE, "sea": SEA}
+    lines = ["mqtt:", "  host: 127.0.0.1", "  port: %d" % broker.port, "  client_id: ha-test-google",
+             "  topic_prefix: " + PREFIX, "  qos: 1", "locations:"]
+    for loc in locations:
+        lines += ["  - id: " + loc, "    name: " + loc.title(), "    latitude: " + coordinates[loc][0],
+                  "    longitude: " + coordinates[loc][1], "    timezone: UTC"]
+    lines += ["pollen:", "  enabled: %s" % ("true" if pollen else "false"), "  source: google",
+              "  api_key: ha-test-not-a-key", "  max_calls_per_day: 1000",
+              "climate:", "  unit: celsius"] + api.endpoints_yaml()
+    return lines
+
+
+@pytest.fixture(scope="module")
+def scenario(hass, broker, api, agent_bin, workdir):
+    # home: grass Very High, tree zero (indexInfo without value), weed without index (as in the
+    # fixture); 1980 has no temperature, so the baseline is 1990.
+    api.google_today[HOME[0]] = {"GRASS": 5, "TREE": 0}
+    api.null_years[HOME[0]] = {1980}
+    since = hass.log_offset()
+    agent = Agent(agent_bin, workdir, "google", config(broker, api))
+    for loc in ("home", "office", "sea"):
+        wait_for_entities(hass, "breeze_" + loc, location_entities(PREFIX, loc, TYPES, PLANTS))
+    yield {"agent": agent, "since": since}
+    agent.stop()
+    record_problems("google", hass, since)
+
+
+def test_device_and_origin(hass, scenario):
+    assert_device(hass, "breeze_home", "Breeze Home")
+
+
+def test_entities(hass, scenario):
+    assert_entities(hass, "breeze_home", location_entities(PREFIX, "home", TYPES, PLANTS))
+
+
+def test_level_sensor_options(hass, scenario):
+    for entity_id in ["sensor.breeze_home_pollen_max_level", "sensor.breeze_home_pollen_grass_level"]:
+        assert hass.state(entity_id)["attributes"]["options"] == LEVEL_OPTIONS
+
+
+def test_states_zero_very_high_no_index(hass, scenario):
+    expected = {
+        "sensor.breeze_home_pollen_max": "5",
+        "sensor.breeze_home_pollen_max_level": "Very High",
+        "sensor.breeze_home_pollen_grass": "5",
+        "sensor.breeze_home_pollen_grass_level": "Very High",
+        "sensor.breeze_home_pollen_tree": "0",
+        "sensor.breeze_home_pollen_tree_level": "No pollen",   # zero pollen is not "unknown"
+        "sensor.breeze_home_pollen_weed": "unknown",           # no index
+        "sensor.breeze_home_pollen_weed_level": "unknown",
+        "binary_sensor.breeze_home_pollen_stale": "off",
+        "binary_sensor.breeze_home_climate_stale": "off",
+    }
+    actual = {entity_id: state(hass, entity_id) for entity_id in expected}
+    assert actual == expected
+    grass = hass.state("sensor.breeze_home_pollen_grass")["attributes"]
+    assert grass["level"] == "Very High" and grass["color"] == "#8e0000" and grass["is_plant"] is False
+
+
+def test_climate_states_missing_baseline_year(hass, scenario, broker):
+    from fake_api import climate_celsius
+    import datetime
+    year = datetime.datetime.now(datetime.timezone.utc).year
+    current, baseline = climate_celsius(year) / 10, climate_celsius(1990) / 10
+    assert float(state(hass, "sensor.breeze_home_climate_current")) == pytest.approx(current)
+    assert float(state(hass, "sensor.breeze_home_climate_baseline")) == pytest.approx(baseline)
+    assert float(state(hass, "sensor.breeze_home_climate_change")) == pytest.approx(current - baseline, abs=0.05)
+    assert '"baseline_year":1990' in broker.retained("breeze/home/climate")
+
+
+def test_timestamp_and_api_calls(hass, scenario):
+    updated = state(hass, "sensor.breeze_home_pollen_updated_at")
+    assert updated not in (None, "unknown", "unavailable") and updated.endswith("+00:00")
+    # The diagnostics message is published at start; its sensor must not stay unknown.
+    calls = wait_for("API calls today", lambda: state(hass, "sensor.breeze_home_api_calls_today")
+                     not in ("unknown", None) and state(hass, "sensor.breeze_home_api_calls_today"), timeout=20)
+    assert int(calls) >= 2
+
+
+def test_unit_select_round_trip(hass, scenario, broker):
+    temperatures = ["sensor.breeze_home_climate_current", "sensor.breeze_home_climate_baseline",
+                    "sensor.breeze_home_climate_change"]
+    before = {t: hass.state(t) for t in temperatures}
+    assert state(hass, "select.breeze_home_climate_unit") == "°C"
+    hass.call("select", "select_option", {"entity_id": "select.breeze_home_climate_unit", "option": "°F"})
+    wait_state(hass, "select.breeze_home_climate_unit", "°F")
+    assert wait_for("°F text topic", lambda: (broker.retained("breeze/home/climate/current/text") or "").endswith("°F"))
+    for t in temperatures:  # Home Assistant's temperatures stay in °C: only the MQTT text changes
+        now = hass.state(t)
+        assert (now["state"], now["attributes"]["unit_of_measurement"]) == \
+            (before[t]["state"], before[t]["attributes"]["unit_of_measurement"]), t
+    hass.call("select", "select_option", {"entity_id": "select.breeze_home_climate_unit", "option": "°C"})
+    wait_state(hass, "select.breeze_home_climate_unit", "°C")
+    assert wait_for("°C text topic", lambda: (broker.retained("breeze/home/climate/current/text") or "").endswith("°C"))
+
+
+def test_commands_and_subscriptions_at_qos_1(hass, scenario, api):
+    device = assert_device(hass, "breeze_home", "Breeze Home")
+    before = api.count("google")
+    hass.call("button", "press", {"entity_id": "button.breeze_home_refresh"})
+    wait_for("a Google fetch after the refresh button", lambda: api.count("google") > before)
+    info = {e["entity_id"]: e for e in hass.ws({"type": "mqtt/device/debug_info", "device_id": device["id"]})[0]["entities"]}
+    for entity_id, topic in [("button.breeze_home_refresh", "breeze/home/refresh"),
+                             ("select.breeze_home_climate_unit", "breeze/home/climate/unit/set")]:
+        sent = [m for t in info[entity_id]["transmitted"] if t["topic"] == topic for m in t["messages"]]
+        assert sent, "%s sent nothing on %s" % (entity_id, topic)
+        assert {m["qos"] for m in sent} == {1}, (entity_id, sent)
+    # What Home Assistant received on its subscriptions came at QoS 1 (the lower of the
+    # agent's publish QoS and the subscription's).
+    for entity_id in ["sensor.breeze_home_pollen_grass", "sensor.breeze_home_pollen_max_level",
+                      "sensor.breeze_home_climate_current", "select.breeze_home_climate_unit"]:
+        received = [m for s in info[entity_id]["subscriptions"] for m in s["messages"]]
+        assert received, entity_id
+        assert {m["qos"] for m in received} == {1}, (entity_id, received)
+
+
+def test_stale(hass, scenario, api):
+    api.failing.add(HOME[0])
+    try:
+        hass.call("button", "press", {"entity_id": "button.breeze_home_refresh"})
+        wait_state(hass, "binary_sensor.breeze_home_pollen_stale", "on")
+        wait_state(hass, "binary_sensor.breeze_home_climate_stale", "on")
+        # Stale data stays published: the values do not turn unknown.
+        assert state(hass, "sensor.breeze_home_pollen_grass") == "5"
+        assert state(hass, "sensor.breeze_home_pollen_tree_level") == "No pollen"
+    finally:
+        api.failing.discard(HOME[0])
+    hass.call("button", "press", {"entity_id": "button.breeze_home_refresh"})
+    wait_state(hass, "binary_sensor.breeze_home_pollen_stale", "off")
+    wait_state(hass, "binary_sensor.breeze_home_climate_stale", "off")
+
+
+def test_unsupported_location_removes_pollen_entities(hass, scenario, api):
+    since = hass.log_offset()
+    api.unsupported.add(SEA[0])
+    hass.call("button", "press", {"entity_id": "button.breeze_sea_refresh"})
+    pollen = location_entities(PREFIX, "sea", TYPES, PLANTS)
+    remaining = location_entities(PREFIX, "sea", climate=True)
+    gone = sorted({e.entity_id for e in pollen} - {e.entity_id for e in remaining})
+    wait_gone(hass, "breeze_sea", gone)
+    wait_for_entities(hass, "breeze_sea", remaining)
+    settle(6)
+    assert record_problems("google", hass, since) == []
+
+
+def test_removing_a_location_removes_its_device(hass, scenario, broker, api):
+    since = hass.log_offset()
+    scenario["agent"].restart(config(broker, api, locations=("home", "sea")))
+    office = [e.entity_id for e in location_entities(PREFIX, "office", TYPES, PLANTS)]
+    wait_gone(hass, "breeze_office", office)
+    wait_for("office device removed", lambda: __import__("checks").device_of(hass, "breeze_office") is None)
+    settle(6)
+    assert record_problems("google", hass, since) == []
+
+
+def test_disabling_pollen_removes_pollen_entities(hass, scenario, broker, api):
+    since = hass.log_offset()
+    scenario["agent"].restart(config(broker, api, locations=("home", "sea"), pollen=False))
+    remaining = location_entities(PREFIX, "home", climate=True)
+    gone = sorted({e.entity_id for e in location_entities(PREFIX, "home", TYPES, PLANTS)}
+                  - {e.entity_id for e in remaining})
+    wait_gone(hass, "breeze_home", gone)
+    wait_for_entities(hass, "breeze_home", remaining)
+    settle(6)
+    assert record_problems("google", hass, since) == []
