@@ -20,11 +20,15 @@ def registry_of_device(hass, device):
             if e["device_id"] == device["id"]}
 
 
-def wait_for_entities(hass, device_id, expected, timeout=60):
-    """Waits until the device has exactly the expected entity ids (and each enabled one a state)."""
+UNSET = ("unknown", "unavailable", None)
+
+
+def wait_for_entities(hass, device_id, expected, ready=(), timeout=60):
+    """Waits until the device has exactly the expected entity ids, each enabled one is
+    available, and the `ready` entities have a state (the agent's first publish arrived)."""
     want = {e.entity_id for e in expected}
 
-    def ready():
+    def complete():
         device = device_of(hass, device_id)
         if device is None:
             return False
@@ -32,15 +36,20 @@ def wait_for_entities(hass, device_id, expected, timeout=60):
         if have != want:
             return False
         states = hass.states()
-        return all(e.entity_id in states for e in expected if e.enabled)
+        if any(states.get(e.entity_id, {}).get("state") in ("unavailable", None) for e in expected if e.enabled):
+            return False
+        return all(states.get(r, {}).get("state") not in UNSET for r in ready)
 
     try:
-        wait_for("entities of %s" % device_id, ready, timeout=timeout, interval=1.0)
-    except AssertionError:
+        wait_for("entities of %s" % device_id, complete, timeout=timeout, interval=1.0)
+    except AssertionError as error:
         device = device_of(hass, device_id)
         have = set(registry_of_device(hass, device)) if device else set()
-        raise AssertionError("entities of %s: missing %s, unexpected %s"
-                             % (device_id, sorted(want - have), sorted(have - want)))
+        states = hass.states()
+        waiting = {e: states.get(e, {}).get("state") for e in list(ready) + [x.entity_id for x in expected if x.enabled]
+                   if states.get(e, {}).get("state") in UNSET}
+        raise AssertionError("%s; entities of %s: missing %s, unexpected %s, without state %s"
+                             % (error, device_id, sorted(want - have), sorted(have - want), waiting))
 
 
 def assert_entities(hass, device_id, expected):
@@ -115,3 +124,18 @@ def record_problems(name, hass, since):
 def settle(seconds):
     """Lets late messages (state clears after a removal) reach Home Assistant before the log is read."""
     time.sleep(seconds)
+
+
+def press_refresh(hass, api, button, kind, timeout=15):
+    """Presses a refresh button until the agent fetches (`kind` requests reach the API stand-in):
+    a press inside the agent's refresh cool-down (1 s in these tests) is skipped by design."""
+    before = api.count(kind)
+
+    def fetched():
+        if api.count(kind) > before:
+            return True
+        hass.call("button", "press", {"entity_id": button})
+        time.sleep(1.5)
+        return api.count(kind) > before
+
+    wait_for("%s to fetch %s" % (button, kind), fetched, timeout=timeout, interval=0.1)

@@ -281,9 +281,13 @@ class HomeAssistant:
     def log_offset(self):
         return len(self.history) + (len(self._current_log()) if self.proc is not None else 0)
 
+    # Loggers whose WARNING/ERROR lines count: the MQTT integration, and the template engine
+    # that renders the discovery configs' templates on the MQTT payloads.
+    WATCHED_LOGGERS = ("[homeassistant.components.mqtt", "[homeassistant.helpers.template]")
+
     def mqtt_problems(self, since=0):
-        """WARNING/ERROR records of homeassistant.components.mqtt written after `since` (with
-        their continuation lines, e.g. tracebacks)."""
+        """WARNING/ERROR records of the MQTT integration and of templates written after `since`
+        (with their continuation lines, e.g. tracebacks)."""
         text = (self.history + (self._current_log() if self.proc is not None else b""))[since:].decode(
             "utf-8", "replace")
         problems, current = [], None
@@ -291,7 +295,8 @@ class HomeAssistant:
             if line[:4].isdigit() and " (" in line[:40]:
                 current = None
                 head = line.split("] ", 1)[0]
-                if ("WARNING" in line[:40] or "ERROR" in line[:40]) and "homeassistant.components.mqtt" in head:
+                if ("WARNING" in line[:40] or "ERROR" in line[:40]) and any(
+                        logger in head for logger in self.WATCHED_LOGGERS):
                     current = [line]
                     problems.append(current)
             elif current is not None:

@@ -3,8 +3,8 @@ three locations, against a real Home Assistant."""
 
 import pytest
 
-from checks import (assert_device, assert_entities, record_problems, settle, state, wait_for_entities,
-                    wait_gone, wait_state)
+from checks import (assert_device, assert_entities, press_refresh, record_problems, settle, state,
+                    wait_for_entities, wait_gone, wait_state)
 from expected import LEVEL_OPTIONS, location_entities
 from harness import Agent, wait_for
 
@@ -38,7 +38,9 @@ def scenario(hass, broker, api, agent_bin, workdir):
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "google", config(broker, api))
     for loc in ("home", "office", "sea"):
-        wait_for_entities(hass, "breeze_" + loc, location_entities(PREFIX, loc, TYPES, PLANTS))
+        wait_for_entities(hass, "breeze_" + loc, location_entities(PREFIX, loc, TYPES, PLANTS), ready=[
+            "binary_sensor.breeze_%s_pollen_stale" % loc, "binary_sensor.breeze_%s_climate_stale" % loc,
+            "sensor.breeze_%s_pollen_tree" % loc, "sensor.breeze_%s_climate_current" % loc])
     yield {"agent": agent, "since": since}
     agent.stop()
     record_problems("google", hass, since)
@@ -115,9 +117,7 @@ def test_unit_select_round_trip(hass, scenario, broker):
 
 def test_commands_and_subscriptions_at_qos_1(hass, scenario, api):
     device = assert_device(hass, "breeze_home", "Breeze Home")
-    before = api.count("google")
-    hass.call("button", "press", {"entity_id": "button.breeze_home_refresh"})
-    wait_for("a Google fetch after the refresh button", lambda: api.count("google") > before)
+    press_refresh(hass, api, "button.breeze_home_refresh", "google")
     info = {e["entity_id"]: e for e in hass.ws({"type": "mqtt/device/debug_info", "device_id": device["id"]})[0]["entities"]}
     for entity_id, topic in [("button.breeze_home_refresh", "breeze/home/refresh"),
                              ("select.breeze_home_climate_unit", "breeze/home/climate/unit/set")]:
@@ -136,7 +136,7 @@ def test_commands_and_subscriptions_at_qos_1(hass, scenario, api):
 def test_stale(hass, scenario, api):
     api.failing.add(HOME[0])
     try:
-        hass.call("button", "press", {"entity_id": "button.breeze_home_refresh"})
+        press_refresh(hass, api, "button.breeze_home_refresh", "google")
         wait_state(hass, "binary_sensor.breeze_home_pollen_stale", "on")
         wait_state(hass, "binary_sensor.breeze_home_climate_stale", "on")
         # Stale data stays published: the values do not turn unknown.
@@ -144,7 +144,7 @@ def test_stale(hass, scenario, api):
         assert state(hass, "sensor.breeze_home_pollen_tree_level") == "No pollen"
     finally:
         api.failing.discard(HOME[0])
-    hass.call("button", "press", {"entity_id": "button.breeze_home_refresh"})
+    press_refresh(hass, api, "button.breeze_home_refresh", "google")
     wait_state(hass, "binary_sensor.breeze_home_pollen_stale", "off")
     wait_state(hass, "binary_sensor.breeze_home_climate_stale", "off")
 
@@ -152,7 +152,7 @@ def test_stale(hass, scenario, api):
 def test_unsupported_location_removes_pollen_entities(hass, scenario, api):
     since = hass.log_offset()
     api.unsupported.add(SEA[0])
-    hass.call("button", "press", {"entity_id": "button.breeze_sea_refresh"})
+    press_refresh(hass, api, "button.breeze_sea_refresh", "google")
     pollen = location_entities(PREFIX, "sea", TYPES, PLANTS)
     remaining = location_entities(PREFIX, "sea", climate=True)
     gone = sorted({e.entity_id for e in pollen} - {e.entity_id for e in remaining})

@@ -29,8 +29,10 @@ def scenario(hass, broker, api, agent_bin, workdir):
     api.outside_europe.add("40.7")
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "open-meteo", config(broker, api))
-    wait_for_entities(hass, "breezeom_brno", location_entities(PREFIX, "brno", TYPES, PLANTS))
-    wait_for_entities(hass, "breezeom_new_york", location_entities(PREFIX, "new-york", climate=True))
+    wait_for_entities(hass, "breezeom_brno", location_entities(PREFIX, "brno", TYPES, PLANTS), ready=[
+        "sensor.breezeom_brno_pollen_tree", "sensor.breezeom_brno_climate_current"])
+    wait_for_entities(hass, "breezeom_new_york", location_entities(PREFIX, "new-york", climate=True),
+                      ready=["sensor.breezeom_new_york_climate_current"])
     yield {"agent": agent, "since": since}
     settle(3)
     agent.stop()

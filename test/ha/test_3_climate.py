@@ -5,13 +5,14 @@ import datetime
 
 import pytest
 
-from checks import assert_device, assert_entities, record_problems, settle, state, wait_for_entities, wait_state
+from checks import (assert_device, assert_entities, press_refresh, record_problems, settle, state, wait_for_entities,
+                    wait_state)
 from expected import location_entities
 from fake_api import climate_celsius
 from harness import Agent, wait_for
 
 PREFIX = "breezecl"
-WARM, NOBASE = ("45.0", "7.0"), ("46.0", "8.0")
+WARM, NOBASE = ("45.1", "7.0"), ("46.2", "8.0")
 
 
 def config(broker, api):
@@ -30,7 +31,8 @@ def scenario(hass, broker, api, agent_bin, workdir):
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "climate", config(broker, api))
     for loc in ("warm", "nobase"):
-        wait_for_entities(hass, "breezecl_" + loc, location_entities(PREFIX, loc, climate=True))
+        wait_for_entities(hass, "breezecl_" + loc, location_entities(PREFIX, loc, climate=True), ready=[
+            "binary_sensor.breezecl_%s_climate_stale" % loc, "sensor.breezecl_%s_climate_current" % loc])
     yield {"agent": agent, "since": since}
     agent.stop()
     record_problems("climate", hass, since)
@@ -52,11 +54,14 @@ def test_states_in_celsius_while_mqtt_shows_fahrenheit(hass, scenario, broker):
     assert state(hass, "binary_sensor.breezecl_warm_climate_stale") == "off"
 
 
-def test_missing_baseline(hass, scenario):
-    # Only the current year has a value: no baseline, no change, the data is marked stale.
-    assert state(hass, "sensor.breezecl_nobase_climate_current") not in ("unknown", "unavailable")
-    assert state(hass, "sensor.breezecl_nobase_climate_baseline") == "unknown"
+def test_missing_baseline(hass, scenario, broker):
+    # Only the current year has a value: it is its own baseline (the earliest year with a
+    # value, SPEC §2), there is no change, and the data is marked stale.
+    current = state(hass, "sensor.breezecl_nobase_climate_current")
+    assert current not in ("unknown", "unavailable")
+    assert state(hass, "sensor.breezecl_nobase_climate_baseline") == current
     assert state(hass, "sensor.breezecl_nobase_climate_change") == "unknown"
+    assert broker.retained("breezecl/nobase/climate/change") == "None"
     assert state(hass, "binary_sensor.breezecl_nobase_climate_stale") == "on"
 
 
@@ -69,24 +74,35 @@ def test_unit_select_round_trip_from_fahrenheit(hass, scenario, broker):
     wait_for("°F change text", lambda: (broker.retained("breezecl/warm/climate/change/text") or "").endswith("°F"))
 
 
-def test_us_customary_home_assistant(hass, scenario):
-    """What Home Assistant itself does with the units when its user picks US customary."""
+def test_us_customary_home_assistant(hass, scenario, api):
+    """What Home Assistant itself does when its user picks US customary units: temperatures
+    follow the unit system; a temperature_delta does not (Home Assistant's unit systems have no
+    rule for it), and the entity's own unit setting converts it (docs/home-assistant.md)."""
     year = datetime.datetime.now(datetime.timezone.utc).year
     current, baseline = climate_celsius(year) / 10, climate_celsius(1980) / 10
+    change_id = "sensor.breezecl_warm_climate_change"
     hass.ws({"type": "config/core/update", "unit_system": "us_customary"})
     try:
+        # An MQTT sensor writes its state when a message comes: a refresh republishes the JSON.
+        press_refresh(hass, api, "button.breezecl_warm_refresh", "climate")
         def converted():
             s = hass.state("sensor.breezecl_warm_climate_current")
             return s["attributes"].get("unit_of_measurement") == "°F" and s
         s = wait_for("the temperature in °F", converted, timeout=20)
         assert float(s["state"]) == pytest.approx(current * 9 / 5 + 32, abs=0.06)
-        change = hass.state("sensor.breezecl_warm_climate_change")
-        print("temperature_delta under US customary: %s %s"
-              % (change["state"], change["attributes"].get("unit_of_measurement")))
-        assert change["attributes"].get("unit_of_measurement") == "°F", change
+        change = hass.state(change_id)
+        assert change["attributes"]["unit_of_measurement"] == "°C"
+        assert float(change["state"]) == pytest.approx(current - baseline, abs=0.05)
+        hass.ws({"type": "config/entity_registry/update", "entity_id": change_id,
+                 "options_domain": "sensor", "options": {"unit_of_measurement": "°F"}})
+        change = wait_for("the change in °F", lambda: hass.state(change_id)["attributes"]
+                          ["unit_of_measurement"] == "°F" and hass.state(change_id), timeout=20)
         assert float(change["state"]) == pytest.approx((current - baseline) * 9 / 5, abs=0.06)
     finally:
+        hass.ws({"type": "config/entity_registry/update", "entity_id": change_id,
+                 "options_domain": "sensor", "options": {"unit_of_measurement": None}})
         hass.ws({"type": "config/core/update", "unit_system": "metric"})
+        press_refresh(hass, api, "button.breezecl_warm_refresh", "climate")
         wait_for("metric again", lambda: hass.state("sensor.breezecl_warm_climate_current")["attributes"]
                  .get("unit_of_measurement") == "°C", timeout=20)
 
