@@ -42,13 +42,20 @@ let package = Package(
 
         // Test support: real parts only (a loopback HTTP server, a mosquitto process runner).
         // It lives under Tests/ because it may use Foundation (Process); it never ships.
-        .target(name: "BreezeTestSupport", dependencies: ["BreezeHTTP", "BreezeMQTT"], path: "Tests/BreezeTestSupport"),
+        // It also holds the fake upstream APIs and the agent sandbox the agent's tests share.
+        .target(name: "BreezeTestSupport", path: "Tests/BreezeTestSupport"),
 
         .testTarget(name: "CoreTests", dependencies: ["BreezeCore"], exclude: ["Fixtures"]),
         .testTarget(name: "YAMLTests", dependencies: ["BreezeYAML"]),
         .testTarget(name: "HTTPTests", dependencies: ["BreezeHTTP", "BreezeTestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["BreezeMQTT", "BreezeTestSupport"]),
-        .testTarget(name: "AgentTests", dependencies: ["BreezeAgent", "BreezeCore", "BreezeTestSupport"]),
+        // The runtime without a broker or the binary: config, schedules, state, publisher, zoneinfo.
+        .testTarget(
+            name: "AgentUnitTests", dependencies: ["BreezeAgent", "BreezeCore", "BreezeMQTT", "BreezeTestSupport"]),
+        // The runtime against a real mosquitto and the built binary: end to end, faults, soak.
+        .testTarget(
+            name: "AgentIntegrationTests",
+            dependencies: ["BreezeAgent", "BreezeCore", "BreezeMQTT", "BreezeTestSupport"]),
     ]
 )
 

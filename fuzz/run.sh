@@ -14,7 +14,7 @@
 # Seeds come from fuzz/corpus/<target> (committed, read-only here); what libFuzzer discovers
 # goes into build/fuzz/corpus/<target>, crashes into build/fuzz/artifacts/<target>/. A crash
 # makes the script exit 1 after the remaining targets ran; copy the input into
-# Tests/CoreTests/Fixtures/fuzz-regressions/<target>/ (or the AgentTests one for config) and fix.
+# Tests/CoreTests/Fixtures/fuzz-regressions/<target>/ (AgentUnitTests replays config's) and fix.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -6,6 +6,9 @@
 #   BREEZE_VERSION     package version (default: the VERSION file)
 #   BREEZE_DEB_CONFIG  file shipped as /etc/breeze-agent/config.yaml
 #                      (default: config/breeze-agent.example.yaml)
+#   BREEZE_MAINTAINER  the Maintainer field, `Name <address>` (default: the placeholder
+#                      `breeze-agent maintainers <maintainers@breeze-agent.invalid>`; set a real
+#                      address when building packages for others, see docs/installing.md)
 # Prints the path of the .deb on stdout; progress goes to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +22,12 @@ if ! [[ $version =~ ^[0-9][A-Za-z0-9.+~]*$ ]]; then
     exit 1
 fi
 config_src=${BREEZE_DEB_CONFIG:-config/breeze-agent.example.yaml}
+maintainer=${BREEZE_MAINTAINER:-breeze-agent maintainers <maintainers@breeze-agent.invalid>}
+# One name and one address (Debian policy 5.6.2); `|` and `&` would break the sed below.
+if ! [[ $maintainer =~ ^[^\<\>,\|\&@]+\ \<[^\<\>\ \|\&@]+@[A-Za-z0-9.-]+\.[A-Za-z0-9-]+\>$ ]]; then
+    echo "deb: BREEZE_MAINTAINER '$maintainer' is not 'Name <user@host.domain>'" >&2
+    exit 1
+fi
 arch=$(dpkg --print-architecture)
 name=breeze-agent_${version}_${arch}
 out=build/$name.deb
@@ -57,7 +66,7 @@ top=$(sed -n '1s/^breeze-agent (\([^)]*\)).*/\1/p' packaging/changelog)
 {
     if [ "$top" != "$version" ]; then
         printf 'breeze-agent (%s) stable; urgency=medium\n\n  * Test build of %s.\n\n' "$version" "$version"
-        printf ' -- %s  %s\n\n' "$(sed -n 's/^Maintainer: //p' packaging/control.in)" "$(date -R)"
+        printf ' -- %s  %s\n\n' "$maintainer" "$(date -R)"
     fi
     cat packaging/changelog
 } | gzip -9n > "$doc/changelog.gz"
@@ -76,7 +85,7 @@ shlibs=$(cd "$scratch" && dpkg-shlibdeps -O -e "$OLDPWD/$stage/usr/bin/breeze-ag
 
 installed_size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@INSTALLED_SIZE@|$installed_size|" \
-    -e "s|@SHLIBS_DEPENDS@|$shlibs|" packaging/control.in > "$stage/DEBIAN/control"
+    -e "s|@SHLIBS_DEPENDS@|$shlibs|" -e "s|@MAINTAINER@|$maintainer|" packaging/control.in > "$stage/DEBIAN/control"
 install -m 0644 packaging/conffiles "$stage/DEBIAN/conffiles"
 for script in preinst postinst prerm postrm; do
     install -m 0755 "packaging/$script" "$stage/DEBIAN/$script"

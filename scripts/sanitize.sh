@@ -7,7 +7,8 @@
 #   scripts/sanitize.sh            both sanitizers
 #   scripts/sanitize.sh address    only ASan (+LSan)
 #   scripts/sanitize.sh thread     only TSan
-# Extra arguments after the sanitizer name go to `swift test` (e.g. --filter CoreTests).
+# Extra arguments after the sanitizer name go to `swift test` (e.g. --filter CoreTests, or
+# --filter AgentUnitTests for the runtime without the broker and binary tests).
 #
 # Suppressions for findings inside toolchain or C-library internals live in test/sanitizers/
 # with a comment per entry saying why it is not ours.

@@ -7,7 +7,7 @@
 #   SOAK_CYCLES=5000 scripts/soak.sh
 #   SOAK_MAX_GROWTH_KIB=8192 scripts/soak.sh     allowed RSS growth (default 4096 KiB)
 #
-# The soak is Tests/AgentTests/SoakTests.swift, enabled by BREEZE_SOAK_CYCLES; it is built in
+# The soak is Tests/AgentIntegrationTests/SoakTests.swift, enabled by BREEZE_SOAK_CYCLES; it is built in
 # release mode (-c release, -enable-testing for the @testable imports) so the
 # numbers resemble the shipped binary.
 set -euo pipefail

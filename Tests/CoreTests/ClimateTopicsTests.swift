@@ -32,7 +32,8 @@ import Testing
         let trend = try Self.fullTrend()
         #expect(trend.omittedYears == [2000])
         let tree = ClimateTopics.tree(
-            prefix: "breeze", locationID: "home", trend: trend, unit: .fahrenheit, updatedAt: "2026-07-15T04:05:06Z",
+            topics: TopicLayout(prefix: "breeze").location("home"), trend: trend, unit: .fahrenheit,
+            updatedAt: "2026-07-15T04:05:06Z",
             stale: false)
         let expectedJSON =
             ##"{"date":"2026-07-15","unit":"°F","baseline_year":1980,"updated_at":"2026-07-15T04:05:06Z","stale":false,"##
@@ -71,7 +72,7 @@ import Testing
 
     @Test func fullExampleInCelsiusAndStale() throws {
         let tree = ClimateTopics.tree(
-            prefix: "p", locationID: "cabin-2", trend: try Self.fullTrend(), unit: .celsius,
+            topics: TopicLayout(prefix: "p").location("cabin-2"), trend: try Self.fullTrend(), unit: .celsius,
             updatedAt: "2026-07-15T04:05:06Z", stale: true)
         #expect(tree["p/cabin-2/climate/change"] == "2.7")
         #expect(tree["p/cabin-2/climate/change/text"] == "+2.7°C")
@@ -96,7 +97,8 @@ import Testing
             ],
             forecast: [ClimateObservation(date: Self.today, tenthsCelsius: nil)])
         let tree = ClimateTopics.tree(
-            prefix: "breeze", locationID: "home", trend: trend, unit: .celsius, updatedAt: "2026-07-15T04:05:06Z",
+            topics: TopicLayout(prefix: "breeze").location("home"), trend: trend, unit: .celsius,
+            updatedAt: "2026-07-15T04:05:06Z",
             stale: false)
         #expect(tree["breeze/home/climate/change"] == "None")
         #expect(tree["breeze/home/climate/change/text"] == "None")

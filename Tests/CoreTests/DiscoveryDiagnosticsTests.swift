@@ -24,7 +24,7 @@ struct DiscoveryDiagnosticsTests {
     }
 
     @Test func topicIsGlobal() {
-        #expect(AgentDiagnostics.topic(prefix: "breeze") == "breeze/diagnostics")
+        #expect(TopicLayout(prefix: "breeze").diagnostics == "breeze/diagnostics")
     }
 
     @Test func shapeMatchesTheDocumentedOne() throws {

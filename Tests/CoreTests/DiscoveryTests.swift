@@ -295,9 +295,9 @@ struct DiscoveryNamingTests {
     }
 
     @Test func birthTopicAndAvailability() {
-        #expect(DiscoveryNaming.birthTopic() == "homeassistant/status")
-        #expect(DiscoveryNaming.birthTopic(discoveryPrefix: "ha") == "ha/status")
-        #expect(Availability.topic(prefix: "breeze") == "breeze/status")
+        #expect(TopicLayout(prefix: "breeze").homeAssistantBirth == "homeassistant/status")
+        #expect(TopicLayout(prefix: "breeze", discoveryPrefix: "ha").homeAssistantBirth == "ha/status")
+        #expect(TopicLayout(prefix: "breeze").status == "breeze/status")
     }
 }
 
@@ -305,18 +305,6 @@ struct DiscoveryNamingTests {
 private struct ConstantGenerator: RandomNumberGenerator {
     let word: UInt64
     mutating func next() -> UInt64 { word }
-}
-
-/// SplitMix64: a small seeded generator, so the spread test is reproducible.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 @Suite("Re-announce delay")
@@ -333,7 +321,7 @@ struct ReannounceDelayTests {
     }
 
     @Test func delaysStayInRangeAndSpread() {
-        var generator = SplitMix64(state: 42)
+        var generator = SplitMix64(seed: 42)
         let delays = (0..<1_000).map { _ in DiscoveryNaming.reannounceDelay(using: &generator) }
         #expect(delays.allSatisfy { $0 >= .seconds(1) && $0 <= .seconds(10) })
         #expect(delays.contains { $0 < .seconds(3) })

@@ -34,7 +34,7 @@ import Testing
         for today in [first.date, last.date] {
             for age: Int64 in [0, 30 * 3600, 50 * 3600] {
                 let tree = PollenTopics.tree(
-                    prefix: "breeze", locationID: "home", report: report, today: today, days: days,
+                    topics: TopicLayout(prefix: "breeze").location("home"), report: report, today: today, days: days,
                     fetchedAt: fetchedAt, now: fetchedAt + age, stale: age > 0)
                 #expect(tree["breeze/home/pollen/stale"] == (age > 0 ? "true" : "false"))
                 #expect(tree["breeze/home/pollen/updated_at"] == "2026-05-01T10:00:00Z")
@@ -160,7 +160,7 @@ import Testing
                 today: last.date, points: points, archive: observations, forecast: observations)
             {
                 let tree = ClimateTopics.tree(
-                    prefix: "breeze", locationID: "home", trend: trend, unit: .celsius,
+                    topics: TopicLayout(prefix: "breeze").location("home"), trend: trend, unit: .celsius,
                     updatedAt: "2026-05-01T10:00:00Z", stale: false)
                 #expect(tree["breeze/home/climate/unit"] == "°C")
             }

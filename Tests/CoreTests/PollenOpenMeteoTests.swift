@@ -63,7 +63,7 @@ struct PollenOpenMeteoTests {
     @Test func brnoTopics() throws {
         let report = try openMeteoReport(try PollenFixtures.bytes(PollenFixtures.brno))
         let tree = PollenTopics.tree(
-            prefix: "breeze", locationID: "brno", report: report, today: date(2026, 10, 1), days: 5,
+            topics: TopicLayout(prefix: "breeze").location("brno"), report: report, today: date(2026, 10, 1), days: 5,
             fetchedAt: 1_790_830_000, now: 1_790_830_000, stale: false)
         let base = "breeze/brno/pollen"
         #expect(tree["\(base)/mugwort/value"] == "1")

@@ -41,7 +41,7 @@ struct PollenLevelTests {
         #expect(custom.color(for: .moderate).description == "#ff9500")
         let report = syntheticReport([(date(2026, 4, 1), 4, nil, 1)])
         let tree = PollenTopics.tree(
-            prefix: "breeze", locationID: "home", report: report, today: date(2026, 4, 1), days: 1,
+            topics: TopicLayout(prefix: "breeze").location("home"), report: report, today: date(2026, 4, 1), days: 1,
             fetchedAt: 0, now: 0, stale: false, palette: custom)
         #expect(tree["breeze/home/pollen/grass/color"] == "#123456")
         #expect(tree["breeze/home/pollen/tree/color"] == "#000000")
@@ -66,7 +66,7 @@ struct PollenLevelTests {
         report.days[0].items[3].value = 5  // BIRCH has an index, the types do not
         let selection = PollenSelection.select(report: report, today: d, days: 1, fetchedAt: 0, now: 0, stale: false)
         #expect(selection.max == nil)
-        let tree = PollenTopics.tree(prefix: "b", locationID: "l", selection: selection, fetchedAt: 0)
+        let tree = PollenTopics.tree(topics: TopicLayout(prefix: "b").location("l"), selection: selection, fetchedAt: 0)
         #expect(
             tree["b/l/pollen/max"] == ##"{"id":null,"name":null,"value":null,"level":"Unknown","color":"#8e8e93"}"##)
         #expect(tree["b/l/pollen/max/value"] == "None")
@@ -98,7 +98,7 @@ struct PollenSelectionTests {
         let s = PollenSelection.select(
             report: report, today: date(2026, 4, 1), days: 4, fetchedAt: 0, now: 0, stale: false)
         #expect(s.days.map { $0.items[0].value } == [1, nil, 3, 4])
-        let tree = PollenTopics.tree(prefix: "b", locationID: "l", selection: s, fetchedAt: 0)
+        let tree = PollenTopics.tree(topics: TopicLayout(prefix: "b").location("l"), selection: s, fetchedAt: 0)
         #expect(tree["b/l/pollen/grass/d1/value"] == "None")
         #expect(tree["b/l/pollen/grass/d1/level"] == "Unknown")
         #expect(tree["b/l/pollen/grass/d2/value"] == "3")

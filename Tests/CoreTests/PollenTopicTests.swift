@@ -9,7 +9,7 @@ struct PollenTopicTests {
     @Test func israelFixtureExactPayloads() throws {
         let report = try googleReport(try PollenFixtures.bytes(PollenFixtures.israel))
         let tree = PollenTopics.tree(
-            prefix: "breeze", locationID: "home", report: report, today: date(2023, 7, 11), days: 2,
+            topics: TopicLayout(prefix: "breeze").location("home"), report: report, today: date(2023, 7, 11), days: 2,
             fetchedAt: Self.fetchedAt, now: Self.fetchedAt + hour, stale: false)
         let base = "breeze/home/pollen"
         let grassDesc = "People with very high allergy to pollen are likely to experience symptoms"
@@ -72,7 +72,7 @@ struct PollenTopicTests {
     @Test func germanyFixtureTopics() throws {
         let report = try googleReport(try PollenFixtures.bytes(PollenFixtures.germany))
         let tree = PollenTopics.tree(
-            prefix: "breeze", locationID: "berlin", report: report, today: date(2025, 8, 3), days: 5,
+            topics: TopicLayout(prefix: "breeze").location("berlin"), report: report, today: date(2025, 8, 3), days: 5,
             fetchedAt: 1_754_200_000, now: 1_754_200_000, stale: false)
         let base = "breeze/berlin/pollen"
         #expect(tree["\(base)/grass/value"] == "2")
@@ -101,7 +101,7 @@ struct PollenTopicTests {
         let report = try googleReport(try PollenFixtures.bytes(PollenFixtures.spain))
         // Fetched 30 h ago: today is served stale, forecast days are Unknown.
         let tree = PollenTopics.tree(
-            prefix: "p", locationID: "madrid", report: report, today: date(2026, 6, 14), days: 3,
+            topics: TopicLayout(prefix: "p").location("madrid"), report: report, today: date(2026, 6, 14), days: 3,
             fetchedAt: 0, now: 30 * hour, stale: false)
         #expect(tree["p/madrid/pollen/stale"] == "true")
         #expect(tree["p/madrid/pollen/grass/value"] == "3")
@@ -116,7 +116,8 @@ struct PollenTopicTests {
     @Test func rfc3339() {
         let tree = { (t: Int64) in
             PollenTopics.tree(
-                prefix: "p", locationID: "l", report: syntheticReport([]), today: date(2026, 1, 1), days: 1,
+                topics: TopicLayout(prefix: "p").location("l"), report: syntheticReport([]), today: date(2026, 1, 1),
+                days: 1,
                 fetchedAt: t, now: t, stale: false)["p/l/pollen/updated_at"]
         }
         #expect(tree(1_796_008_583) == "2026-11-30T03:16:23Z")

@@ -24,7 +24,7 @@ public func fuzzClimate(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             today: today, points: points, archive: observations, forecast: observations)
         for unit in TemperatureUnit.allCases {
             let tree = ClimateTopics.tree(
-                prefix: "breeze", locationID: "home", trend: trend, unit: unit,
+                topics: TopicLayout(prefix: "breeze").location("home"), trend: trend, unit: unit,
                 updatedAt: "2026-05-01T10:00:00Z", stale: false)
             precondition(!tree.isEmpty, "a trend always yields topics")
         }

@@ -17,7 +17,7 @@ public func fuzzGooglePollen(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
         for today in [report.days.first!.date, report.days.last!.date] {
             for age: Int64 in [0, 30 * 3600, 50 * 3600] {
                 let tree = PollenTopics.tree(
-                    prefix: "breeze", locationID: "home", report: report, today: today, days: 5,
+                    topics: TopicLayout(prefix: "breeze").location("home"), report: report, today: today, days: 5,
                     fetchedAt: fetchedAt, now: fetchedAt + age, stale: age > 0)
                 precondition(!tree.isEmpty, "a report always yields topics")
             }

@@ -14,7 +14,7 @@ public func fuzzOpenMeteoPollen(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
         for today in [first.date, last.date] {
             for age: Int64 in [0, 30 * 3600, 50 * 3600] {
                 let tree = PollenTopics.tree(
-                    prefix: "breeze", locationID: "home", report: report, today: today, days: 4,
+                    topics: TopicLayout(prefix: "breeze").location("home"), report: report, today: today, days: 4,
                     fetchedAt: fetchedAt, now: fetchedAt + age, stale: age > 0)
                 precondition(!tree.isEmpty, "a report always yields topics")
             }

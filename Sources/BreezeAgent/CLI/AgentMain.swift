@@ -37,7 +37,9 @@ public enum AgentMain {
         if invocation.demo { applyDemo(&config) }
         applyTestOverrides(&config, environment: environment)
 
+        let testWarnings = testOverrideWarnings(environment)
         if invocation.command == .checkConfig {
+            for warning in testWarnings { printError("warning: \(warning)") }
             writeStdout(renderEffective(config))
             if !invocation.demo, !isWritableDirectoryOrCreatable(config.stateDir) {
                 printError(
@@ -48,6 +50,7 @@ public enum AgentMain {
 
         let log = Log(level: config.logLevel)
         log.redact([config.pollen.apiKey?.value, config.mqtt.password?.value].compactMap { $0 })
+        for warning in testWarnings { log.warning(warning) }
         let store = StateStore(directory: invocation.demo ? nil : config.stateDir, log: log)
         let http: any HTTPFetching =
             invocation.demo
@@ -132,6 +135,21 @@ public enum AgentMain {
         config.pollen.apiKey = Secret("breeze-demo-sample-data-no-key", origin: "--demo")
     }
 
+    /// The test-only variables this binary reads (docs/operations.md "Test-only settings").
+    static let testVariables: Set<String> = [
+        "BREEZE_TEST_HTTP_TIMEOUT", "BREEZE_TEST_REFRESH_COOLDOWN", "BREEZE_TEST_CA_FILE",
+    ]
+
+    /// One warning per `BREEZE_TEST_*` variable in the environment (SPEC §12): a production
+    /// service with a test setting left in its unit file says so at every start.
+    static func testOverrideWarnings(_ environment: [String: String]) -> [String] {
+        environment.keys.filter { $0.hasPrefix("BREEZE_TEST_") }.sorted().map { name in
+            testVariables.contains(name)
+                ? "environment: \(name) is set: a test-only setting is in effect (docs/operations.md, Test-only settings)"
+                : "environment: \(name) is not a setting of this version; ignored"
+        }
+    }
+
     /// `BREEZE_TEST_REFRESH_COOLDOWN` (whole seconds, ≥ 1): both refresh cooldowns, below the
     /// config's 1 m floor, so the benchmark can drive many full cycles with `refresh` commands in
     /// a few seconds. Test and bench only (docs/operations.md "Test-only settings").
@@ -152,7 +170,7 @@ public enum AgentMain {
     }
 
     static func mqttConfiguration(_ config: AgentConfig, once: Bool) -> MQTTConfiguration {
-        let status = Availability.topic(prefix: config.mqtt.topicPrefix)
+        let status = config.topicLayout.status
         return MQTTConfiguration(
             host: config.mqtt.host, port: config.mqtt.port,
             // `once` must not take over the daemon's session (same client id = the broker drops one).

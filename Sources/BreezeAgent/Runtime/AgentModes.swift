@@ -6,30 +6,29 @@ import BreezeMQTT
 #endif
 
 extension Agent {
-    /// Fetches every enabled source of every location now (`once`, `print`); returns the
-    /// sources that failed with no usable data (stored or fresh) behind them.
+    /// Fetches every enabled source of every location now (`once`, `print`), through the same
+    /// steps as the daemon (``DaemonState/begin(_:now:)``, ``DaemonState/apply(_:_:now:)``);
+    /// returns the sources that failed with no usable data (stored or fresh) behind them.
     func fetchEverything(now: Int64) async -> [String] {
         var unusable: [String] = []
-        for index in locations.indices {
-            let id = locations[index].config.id
-            if config.pollen.enabled {
-                var job = pollenJob(index, now: now)
-                while let current = job {
-                    job = nil
-                    let completed = await current()
-                    apply(completed, now: now)
-                    // `auto` falls back to Open-Meteo at once when Google rejects the key.
-                    if case .pollen(_, .keyRejected) = completed, locations[index].googleRejected,
-                        config.pollen.source == .auto
-                    {
-                        job = pollenJob(index, now: now)
-                    }
+        for index in state.locations.indices {
+            for kind in SourceKind.allCases where state.enabled(kind) {
+                let key = FetchKey(location: index, kind: kind)
+                // `auto` falls back to Open-Meteo at once when Google rejects the key: the
+                // rejection makes the source due again with the other source.
+                var attempts = 0
+                while attempts < 2 {
+                    attempts += 1
+                    let (request, notes) = state.begin(key, now: now)
+                    _ = performLocal(notes)
+                    guard let request else { break }
+                    let outcome = await fetch(request)
+                    _ = performLocal(state.apply(key, outcome, now: now))
+                    guard case .pollen(let result) = outcome, case .keyRejected = result.outcome,
+                        state.locations[index].googleRejected, config.pollen.source == .auto
+                    else { break }
                 }
-                if locations[index].pollen == nil { unusable.append("pollen[\(id)]") }
-            }
-            if config.climate.enabled {
-                apply(await climateJob(index, now: now)(), now: now)
-                if locations[index].climate == nil { unusable.append("climate[\(id)]") }
+                if !state.hasData(key) { unusable.append("\(kind.rawValue)[\(state.locations[index].config.id)]") }
             }
         }
         return unusable
@@ -40,7 +39,7 @@ extension Agent {
         let now = Timestamp.nowUnixSeconds()
         let unusable = await fetchEverything(now: now)
         var out = ""
-        let tree = printableTree(now: now)
+        let tree = state.printableTree(now: now)
         for topic in tree.topics { out += "\(topic)\t\(tree[topic]!)\n" }
         writeStdout(out)
         if !unusable.isEmpty {
@@ -53,8 +52,7 @@ extension Agent {
     /// `once`: connect, fetch, publish, wait for the broker's acknowledgements, disconnect.
     /// `<p>/status` is left alone: a one-shot run is not the daemon being online.
     func once(client: MQTTClient) async -> Int32 {
-        let publisher = RetainedPublisher(
-            transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store)
+        let publisher = makePublisher(client: client)
         do {
             try client.start()
         } catch {
@@ -70,8 +68,13 @@ extension Agent {
         let now = Timestamp.nowUnixSeconds()
         restoreStoredResponses(now: now)
         let unusable = await fetchEverything(now: now)
-        updateScopes(publisher, now: now)
-        let sent = publisher.flush()
+        setAllScopes(on: publisher, now: now)
+        var sent = publisher.flush()
+        // State topics whose entities went away are cleared after the discovery change.
+        if let due = publisher.nextClearDue {
+            try? await Task.sleep(until: due, clock: .continuous)
+            sent += publisher.flush()
+        }
         let acknowledged = await client.waitForAcknowledgements(timeout: .seconds(10))
         await client.stop()
         guard acknowledged else {

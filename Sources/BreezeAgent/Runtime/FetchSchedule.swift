@@ -7,6 +7,11 @@
 ///   the server's `Retry-After`;
 /// - a rejected API key is not retried in a loop: the next try is a day later;
 /// - `refresh` asks for a fetch now, granted at most once per cooldown.
+///
+/// Every sum saturates at `Int64.max` instead of trapping: the config bounds durations
+/// (SPEC §12), but a schedule must never be the thing that crashes the daemon after a fetch
+/// and before its response is stored (a crash loop under `Restart=on-failure` spent a Google
+/// call per restart).
 public struct FetchSchedule: Sendable, Equatable {
     public var interval: Int64
     public var refreshCooldown: Int64
@@ -35,42 +40,54 @@ public struct FetchSchedule: Sendable, Equatable {
     /// A fetch started at `now`: not due again while it is in flight, so the scheduler does
     /// not keep waking up for it (its completion sets the real next time).
     public mutating func started(at now: Int64) {
-        nextDue = now + Self.inFlightLimit
+        nextDue = Self.sum(now, Self.inFlightLimit)
+    }
+
+    /// `a + b`, saturating at the ends of `Int64` instead of trapping.
+    static func sum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (result, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : result
+    }
+
+    /// One interval plus its jitter (at most 5 % of the interval, at most 300 s).
+    private func intervalAfter(_ time: Int64, jitter: Double) -> Int64 {
+        let spread = Double(min(max(interval, 0) / 20, 300)) * min(max(jitter, 0), 1)
+        return Self.sum(Self.sum(time, interval), Int64(spread))
     }
 
     /// A fetch succeeded at `now`; `jitter` is a random fraction 0..<1.
     public mutating func succeeded(at now: Int64, jitter: Double) {
         consecutiveFailures = 0
-        nextDue = now + interval + Int64(Double(min(interval / 20, 300)) * jitter)
+        nextDue = intervalAfter(now, jitter: jitter)
     }
 
     /// Data is already fresh up to `fetchedAt` (a stored response at start): next fetch when it ages out.
     public mutating func freshUntil(fetchedAt: Int64, jitter: Double) {
-        nextDue = fetchedAt + interval + Int64(Double(min(interval / 20, 300)) * jitter)
+        nextDue = intervalAfter(fetchedAt, jitter: jitter)
     }
 
     /// A fetch failed at `now`; returns the delay chosen. `jitter` is a random fraction 0..<1.
     @discardableResult
     public mutating func failed(at now: Int64, retryAfter: Int64?, jitter: Double) -> Int64 {
-        consecutiveFailures += 1
+        consecutiveFailures = min(consecutiveFailures + 1, 1 << 20)
         let exponent = min(consecutiveFailures - 1, 16)
         let backoff = min(Self.backoffCap, Self.backoffBase << Int64(exponent))
         // Jitter spreads retries over +0…25 % of the step.
-        var delay = backoff + Int64(Double(backoff / 4) * jitter)
+        var delay = backoff + Int64(Double(backoff / 4) * min(max(jitter, 0), 1))
         if let retryAfter, retryAfter > delay { delay = min(retryAfter, 86_400) }
-        nextDue = now + delay
+        nextDue = Self.sum(now, delay)
         return delay
     }
 
     /// The API key was rejected (HTTP 400/403): do not hammer.
     public mutating func keyRejected(at now: Int64) {
-        consecutiveFailures += 1
-        nextDue = now + Self.rejectedKeyDelay
+        consecutiveFailures = min(consecutiveFailures + 1, 1 << 20)
+        nextDue = Self.sum(now, Self.rejectedKeyDelay)
     }
 
     /// A `refresh` command arrived; true when granted (the fetch becomes due now).
     public mutating func refresh(at now: Int64) -> Bool {
-        if let lastRefresh, now - lastRefresh < refreshCooldown { return false }
+        if let lastRefresh, Self.sum(lastRefresh, refreshCooldown) > now { return false }
         lastRefresh = now
         nextDue = now
         return true

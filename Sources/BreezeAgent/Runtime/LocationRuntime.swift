@@ -1,8 +1,16 @@
 import BreezeCore
 
-/// Everything the agent knows about one location between fetches, and the topic trees it
-/// derives from that (a function of this state and the clock: rebuilt on every wake-up, so
-/// the freshness rules and local midnight apply without extra bookkeeping).
+/// A pollen condition that repeats on every try and is logged once until it changes.
+enum PollenNotice: Sendable, Equatable {
+    /// `pollen.max_calls_per_day` reached for the local day.
+    case dailyCap
+    /// The source has no pollen here.
+    case unsupported
+}
+
+/// Everything the agent knows about one location between fetches. What the outputs hold is
+/// derived from this and the clock (``LocationSnapshot``) at every wake-up, so the freshness
+/// rules and local midnight apply without extra bookkeeping.
 struct LocationRuntime: Sendable {
     enum PollenData: Sendable {
         case report(PollenReport, fetchedAt: Int64)
@@ -22,8 +30,16 @@ struct LocationRuntime: Sendable {
     /// Google refused the key and `pollen.source` is `auto`: Open-Meteo from now on (this run).
     var googleRejected = false
     var pollenSchedule: FetchSchedule
-    /// The last warning of each kind, so a repeating condition is logged once.
-    var pollenWarned: String?
+    /// The last pollen condition logged, so a repeating one is logged once.
+    var pollenNotice: PollenNotice?
+    /// Topics per scope at the scope's last build (the per-location topic limit counts them).
+    var topicCounts: [String: Int] = [:]
+    /// The scopes last refused for passing the topic limit (logged once per change).
+    var topicLimitLogged: [String] = []
+    /// When a refused `refresh` was last logged (one line per cooldown window in a flood).
+    var refreshSkipLoggedAt: Int64?
+    /// The selection warnings (topic-id collisions) last logged, so each is logged once per change.
+    var loggedSelectionWarnings: [String] = []
 
     var climate: ClimateData?
     var climateStale = false
@@ -56,43 +72,19 @@ struct LocationRuntime: Sendable {
         return max(guess, now + 1)
     }
 
-    // MARK: topic trees
+    // MARK: what the sinks see
 
-    func pollenScope(prefix: String) -> String { "\(prefix)/\(config.id)/pollen" }
-    func climateScope(prefix: String) -> String { "\(prefix)/\(config.id)/climate" }
-
-    /// nil: nothing known yet (keep what is published); empty: clear the subtree.
-    func pollenTree(prefix: String, settings: PollenSettings, now: Int64) -> TopicTree? {
-        guard settings.enabled else { return TopicTree() }
+    /// The pollen days for the local date at `now` (SPEC §1 freshness rules applied).
+    func pollenView(settings: PollenSettings, now: Int64) -> LocationSnapshot.Pollen {
+        guard settings.enabled else { return .unavailable }
         switch pollen {
-        case nil: return nil
-        case .unsupported: return TopicTree()
-        case .report(let report, let fetchedAt):
-            return PollenTopics.tree(
-                prefix: prefix, locationID: config.id, report: report, today: today(at: now), days: settings.days,
-                fetchedAt: fetchedAt, now: now, stale: pollenStale, palette: settings.colors)
-        }
-    }
-
-    func climateTree(prefix: String, enabled: Bool) -> TopicTree? {
-        guard enabled else { return TopicTree() }
-        guard let climate else { return nil }
-        return ClimateTopics.tree(
-            prefix: prefix, locationID: config.id, trend: climate.trend, unit: unit,
-            updatedAt: UTCTimestamp.rfc3339(unixSeconds: climate.fetchedAt), stale: climateStale)
-    }
-
-    /// Pollen items for discovery: today's items of the current report (none when unavailable).
-    func pollenItems(settings: PollenSettings, now: Int64) -> [DiscoveryInput.PollenItem]? {
-        guard settings.enabled else { return [] }
-        switch pollen {
-        case nil: return nil
-        case .unsupported: return []
+        case nil: return .unknown
+        case .unsupported: return .unavailable
         case .report(let report, let fetchedAt):
             let selection = PollenSelection.select(
                 report: report, today: today(at: now), days: settings.days, fetchedAt: fetchedAt, now: now,
                 stale: pollenStale)
-            return selection.items.map { .init(id: $0.topicID, name: $0.name, isPlant: $0.isPlant) }
+            return .selected(selection, fetchedAt: fetchedAt)
         }
     }
 

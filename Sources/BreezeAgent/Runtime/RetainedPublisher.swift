@@ -30,16 +30,33 @@ public final class RetainedPublisher: Sendable {
         var scopeTopics: [String: Set<String>] = [:]
         /// `published` changed since it was last saved.
         var unsaved = false
+        /// Clears held back until their time (see ``clearDelay``), by topic.
+        var pendingClears: [String: ContinuousClock.Instant] = [:]
     }
     private let state: Mutex<State>
     private let transport: any RetainedTransport
     private let store: StateStore?
+    /// How long a clear waits after the flush that decided it; topics for which `clearsAtOnce`
+    /// holds (Home Assistant device configs) are cleared or rewritten at once. So Home Assistant
+    /// drops an entity before its state topic empties, and never renders a template on an
+    /// empty payload (SPEC §3 removal order).
+    private let clearDelay: Duration
+    private let clearsAtOnce: @Sendable (String) -> Bool
 
-    public init(transport: any RetainedTransport, store: StateStore?) {
+    public init(
+        transport: any RetainedTransport, store: StateStore?, clearDelay: Duration = .zero,
+        clearsAtOnce: @escaping @Sendable (String) -> Bool = { _ in true }
+    ) {
         self.transport = transport
         self.store = store
+        self.clearDelay = clearDelay
+        self.clearsAtOnce = clearsAtOnce
         self.state = Mutex(State(published: store?.publishedTopics() ?? [:]))
     }
+
+    /// When the earliest held-back clear is due; nil when none is waiting. The owner flushes
+    /// again at (or after) that time.
+    public var nextClearDue: ContinuousClock.Instant? { state.withLock { $0.pendingClears.values.min() } }
 
     /// Sets what a scope should hold; `nil` keeps what is published under it.
     public func set(scope: String, _ tree: TopicTree?) {
@@ -134,6 +151,10 @@ public final class RetainedPublisher: Sendable {
             var sent = 0
             var failed = false
             let order = wanted.keys.sorted()
+            // A topic wanted again is no longer to be cleared, whether or not its payload changed.
+            if !state.pendingClears.isEmpty {
+                for topic in order { state.pendingClears[topic] = nil }
+            }
             for topic in order where everything || state.published[topic] != wanted[topic] {
                 if transport.send(topic: topic, payload: wanted[topic]!, retain: true) {
                     state.published[topic] = wanted[topic]
@@ -156,9 +177,20 @@ public final class RetainedPublisher: Sendable {
                     }
                 }
             }
-            for topic in gone.sorted() {
+            let now = ContinuousClock.now
+            var clearing: [String] = []
+            for topic in gone {
+                if clearDelay == .zero || clearsAtOnce(topic) {
+                    clearing.append(topic)
+                } else if state.pendingClears[topic] == nil {
+                    state.pendingClears[topic] = now + clearDelay
+                }
+            }
+            for (topic, due) in state.pendingClears where due <= now { clearing.append(topic) }
+            for topic in clearing.sorted() {
                 if transport.send(topic: topic, payload: "", retain: true) {
                     state.published[topic] = nil
+                    state.pendingClears[topic] = nil
                     sent += 1
                 } else {
                     failed = true

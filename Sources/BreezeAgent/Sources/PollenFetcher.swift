@@ -1,15 +1,26 @@
 public import BreezeCore
 
-/// What one pollen fetch for one location came to.
-public enum PollenFetchResult: Sendable {
-    /// Usable data, with the body so it can be stored and reused after a restart.
-    case report(PollenReport, body: [UInt8], fetchedAt: Int64)
-    /// The source has no pollen here: clear the pollen topics (SPEC §1 conditional display).
-    case unsupported(source: PollenSource, message: String)
-    /// Google refused the key (400/403): report once, do not retry in a loop.
-    case keyRejected(message: String)
-    /// Keep the last good data, mark it stale and retry with backoff.
-    case failed(source: PollenSource, message: String, retryAfter: Int64?)
+/// What one pollen fetch for one location came to: the core's ``PollenOutcome`` (one enum for
+/// "what the exchange means", whatever the source) and what the runtime needs beside it.
+public struct PollenFetchResult: Sendable {
+    /// The source asked.
+    public var source: PollenSource
+    public var outcome: PollenOutcome
+    /// The response body behind a `.report`, stored so a restart reuses it; empty otherwise.
+    public var body: [UInt8]
+    public var fetchedAt: Int64
+    /// The server's `Retry-After`, for a `.failed` outcome.
+    public var retryAfter: Int64?
+
+    public init(
+        source: PollenSource, outcome: PollenOutcome, body: [UInt8] = [], fetchedAt: Int64, retryAfter: Int64? = nil
+    ) {
+        self.source = source
+        self.outcome = outcome
+        self.body = body
+        self.fetchedAt = fetchedAt
+        self.retryAfter = retryAfter
+    }
 }
 
 /// Fetches pollen for one location from the source the config picks (SPEC §1, §1b) through the
@@ -24,16 +35,6 @@ public struct PollenFetcher: Sendable {
         self.http = http
         self.endpoints = endpoints
         self.settings = settings
-    }
-
-    /// The source for a location: Google with a key (unless `open-meteo` is chosen), else
-    /// Open-Meteo; `googleRejected` (the key was refused earlier, `auto` only) forces Open-Meteo.
-    public func source(googleRejected: Bool) -> PollenSource {
-        switch settings.source {
-        case .google: return .google
-        case .openMeteo: return .openMeteo
-        case .auto: return settings.apiKey != nil && !googleRejected ? .google : .openMeteo
-        }
     }
 
     public func fetch(_ location: LocationConfig, source: PollenSource, now: Int64) async -> PollenFetchResult {
@@ -56,7 +57,7 @@ public struct PollenFetcher: Sendable {
         do {
             response = try await http.get(url, query: query, headers: headers)
         } catch {
-            return .failed(source: source, message: error.description, retryAfter: nil)
+            return PollenFetchResult(source: source, outcome: .failed(message: error.description), fetchedAt: now)
         }
         return Self.interpret(response, source: source, fetchedAt: now)
     }
@@ -68,24 +69,36 @@ public struct PollenFetcher: Sendable {
         // A 200 whose body is Google's error envelope (a proxy or a front end answering with the
         // wrong status) decodes as a response without `dailyInfo`, which the core reads as "no
         // pollen here" and would clear the topics: it is a failure to retry instead.
+        let retryAfter = response.retryAfterSeconds.map(Int64.init)
         if source == .google, response.status == 200, let error = GoogleAPIError.decode(response.body) {
             let message = error.message
-            return .failed(
-                source: source, message: "HTTP 200 with an error body\(message.isEmpty ? "" : ": " + message)",
-                retryAfter: response.retryAfterSeconds.map(Int64.init))
+            return PollenFetchResult(
+                source: source,
+                outcome: .failed(message: "HTTP 200 with an error body\(message.isEmpty ? "" : ": " + message)"),
+                fetchedAt: fetchedAt, retryAfter: retryAfter)
         }
         let outcome: PollenOutcome
         switch source {
         case .google: outcome = GooglePollen.interpret(httpStatus: response.status, body: response.body)
         case .openMeteo: outcome = OpenMeteoPollen.interpret(httpStatus: response.status, body: response.body)
         }
-        switch outcome {
-        case .report(let report): return .report(report, body: response.body, fetchedAt: fetchedAt)
-        case .unsupportedLocation(let message): return .unsupported(source: source, message: message)
-        case .keyRejected(let message): return .keyRejected(message: message)
-        case .failed(let message):
-            return .failed(
-                source: source, message: message, retryAfter: response.retryAfterSeconds.map(Int64.init))
+        guard case .report(let report) = outcome else {
+            return PollenFetchResult(source: source, outcome: outcome, fetchedAt: fetchedAt, retryAfter: retryAfter)
+        }
+        return PollenFetchResult(
+            source: source, outcome: .report(report.limitingItems()), body: response.body, fetchedAt: fetchedAt,
+            retryAfter: retryAfter)
+    }
+}
+
+extension PollenSettings {
+    /// The source for a location: Google with a key (unless `open-meteo` is chosen), else
+    /// Open-Meteo; `googleRejected` (the key was refused earlier, `auto` only) forces Open-Meteo.
+    public func source(googleRejected: Bool) -> PollenSource {
+        switch source {
+        case .google: return .google
+        case .openMeteo: return .openMeteo
+        case .auto: return apiKey != nil && !googleRejected ? .google : .openMeteo
         }
     }
 }

@@ -17,27 +17,26 @@ public enum ClimateTopics {
     ///   - stale: the runtime's flag (last fetch failed); the JSON also says `stale: true` when
     ///     there is no change (SPEC §2).
     public static func tree(
-        prefix: String, locationID: String, trend: ClimateTrend, unit: TemperatureUnit, updatedAt: String,
-        stale: Bool
+        topics: LocationTopics, trend: ClimateTrend, unit: TemperatureUnit, updatedAt: String, stale: Bool
     ) -> TopicTree {
-        let base = "\(prefix)/\(locationID)/climate"
         var tree = TopicTree()
-        tree.set(base, json: json(trend: trend, unit: unit, updatedAt: updatedAt, stale: stale))
+        tree.set(topics.climate, json: json(trend: trend, unit: unit, updatedAt: updatedAt, stale: stale))
 
         if let change = trend.changeTenths {
-            tree.set("\(base)/change", ClimateFormat.changeValue(tenthsCelsius: change, unit: unit))
-            tree.set("\(base)/change/text", ClimateFormat.changeText(tenthsCelsius: change, unit: unit))
+            tree.set(topics.climateChange, ClimateFormat.changeValue(tenthsCelsius: change, unit: unit))
+            tree.set(
+                ScalarTopics.text(topics.climateChange), ClimateFormat.changeText(tenthsCelsius: change, unit: unit))
         } else {
-            tree.set("\(base)/change", absent)
-            tree.set("\(base)/change/text", absent)
+            tree.set(topics.climateChange, absent)
+            tree.set(ScalarTopics.text(topics.climateChange), absent)
         }
-        tree.set("\(base)/change/color", trend.changeColor.description)
+        tree.set(ScalarTopics.color(topics.climateChange), trend.changeColor.description)
 
         for point in trend.points {
-            setPoint(&tree, "\(base)/\(point.year)", point, unit)
+            setPoint(&tree, topics.climateYear(point.year), point, unit)
         }
-        setPoint(&tree, "\(base)/current", trend.current, unit)
-        tree.set("\(base)/unit", unit.symbol)
+        setPoint(&tree, topics.climateCurrent, trend.current, unit)
+        tree.set(topics.climateUnit, unit.symbol)
         return tree
     }
 
@@ -46,12 +45,13 @@ public enum ClimateTopics {
     ) {
         if let point {
             tree.set(topic, ClimateFormat.temperatureValue(tenthsCelsius: point.tenthsCelsius, unit: unit))
-            tree.set("\(topic)/text", ClimateFormat.temperatureText(tenthsCelsius: point.tenthsCelsius, unit: unit))
-            tree.set("\(topic)/color", point.color.description)
+            tree.set(
+                ScalarTopics.text(topic), ClimateFormat.temperatureText(tenthsCelsius: point.tenthsCelsius, unit: unit))
+            tree.set(ScalarTopics.color(topic), point.color.description)
         } else {
             tree.set(topic, absent)
-            tree.set("\(topic)/text", absent)
-            tree.set("\(topic)/color", ClimateColors.gray.description)
+            tree.set(ScalarTopics.text(topic), absent)
+            tree.set(ScalarTopics.color(topic), ClimateColors.gray.description)
         }
     }
 

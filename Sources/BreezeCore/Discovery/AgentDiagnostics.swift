@@ -72,9 +72,6 @@ public struct AgentDiagnostics: Sendable, Equatable {
         self.reconnects = reconnects
     }
 
-    /// `<p>/diagnostics`.
-    public static func topic(prefix: String) -> String { prefix + "/diagnostics" }
-
     /// The payload, keys in the documented order.
     public var json: JSONValue {
         .object([

@@ -1,5 +1,5 @@
-/// Names shared by Home Assistant discovery and the runtime: slugs, the device id, the config
-/// topic and Home Assistant's birth topic.
+/// Names shared by Home Assistant discovery and the runtime: slugs, the device id and the
+/// re-announce rules. Topics are ``TopicLayout``'s.
 ///
 /// Home Assistant only accepts `[a-zA-Z0-9_-]` in the node/object part of a discovery topic and
 /// only `[a-z0-9_]` in an entity id, while the topic prefix is a free MQTT topic level
@@ -49,21 +49,6 @@ public enum DiscoveryNaming {
         slug(topicPrefix) + "_" + slug(locationID)
     }
 
-    /// `<discovery prefix>/device/<slug(p)>_<slug(loc)>/config`.
-    public static func configTopic(
-        discoveryPrefix: String = defaultDiscoveryPrefix,
-        topicPrefix: String,
-        locationID: String
-    ) -> String {
-        discoveryPrefix + "/device/" + deviceID(topicPrefix: topicPrefix, locationID: locationID) + "/config"
-    }
-
-    /// `<discovery prefix>/status`: Home Assistant publishes `online` there when it (re)starts;
-    /// the agent answers by re-sending its configs after ``reannounceDelay(using:)``.
-    public static func birthTopic(discoveryPrefix: String = defaultDiscoveryPrefix) -> String {
-        discoveryPrefix + "/status"
-    }
-
     /// The birth payload that triggers a re-announce.
     public static let birthOnlinePayload = "online"
 
@@ -87,15 +72,12 @@ public enum Availability {
     public static let online = "online"
     public static let offline = "offline"
 
-    /// `<p>/status`.
-    public static func topic(prefix: String) -> String { prefix + "/status" }
-
     /// The `availability` list of a discovery payload: entities turn unavailable in Home
     /// Assistant when the agent is gone.
-    public static func discoveryList(prefix: String) -> JSONValue {
+    public static func discoveryList(statusTopic: String) -> JSONValue {
         .array([
             .object([
-                "topic": .string(topic(prefix: prefix)),
+                "topic": .string(statusTopic),
                 "payload_available": .string(online),
                 "payload_not_available": .string(offline),
             ])

@@ -44,6 +44,11 @@ public struct DiscoveryInput: Sendable, Equatable {
     /// `climate.enabled`.
     public var climateEnabled: Bool
 
+    /// The agent's topics (``TopicLayout``) under `topicPrefix` and `discoveryPrefix`.
+    public var layout: TopicLayout { TopicLayout(prefix: topicPrefix, discoveryPrefix: discoveryPrefix) }
+    /// The location's topics.
+    public var topics: LocationTopics { layout.location(location.id) }
+
     public init(
         topicPrefix: String = "breeze",
         discoveryPrefix: String = DiscoveryNaming.defaultDiscoveryPrefix,
@@ -111,29 +116,26 @@ public enum HomeAssistantDiscovery {
         locationID: String
     ) -> DiscoveryMessage {
         DiscoveryMessage(
-            topic: DiscoveryNaming.configTopic(
-                discoveryPrefix: discoveryPrefix, topicPrefix: topicPrefix, locationID: locationID),
+            topic: TopicLayout(prefix: topicPrefix, discoveryPrefix: discoveryPrefix).location(locationID)
+                .deviceConfig,
             payload: "")
     }
 
     /// The config topic of the input's device.
-    public static func configTopic(for input: DiscoveryInput) -> String {
-        DiscoveryNaming.configTopic(
-            discoveryPrefix: input.discoveryPrefix, topicPrefix: input.topicPrefix, locationID: input.location.id)
-    }
+    public static func configTopic(for input: DiscoveryInput) -> String { input.topics.deviceConfig }
 
     /// The device config document.
     public static func devicePayload(for input: DiscoveryInput) -> JSONValue {
         let deviceID = DiscoveryNaming.deviceID(topicPrefix: input.topicPrefix, locationID: input.location.id)
         var components = ComponentList(deviceID: deviceID)
-        let base = input.topicPrefix + "/" + input.location.id
+        let topics = input.topics
 
-        if input.pollenAvailable { addPollen(input, base: base, to: &components) }
-        if input.climateEnabled { addClimate(base: base, to: &components) }
+        if input.pollenAvailable { addPollen(input, topics: topics, to: &components) }
+        if input.climateEnabled { addClimate(topics: topics, to: &components) }
         components.add(
             "refresh", platform: "button", name: "Refresh",
             [
-                "command_topic": .string(base + "/refresh"),
+                "command_topic": .string(topics.refresh),
                 "payload_press": .string("PRESS"),
                 "icon": .string("mdi:refresh"),
             ])
@@ -141,14 +143,14 @@ public enum HomeAssistantDiscovery {
             components.add(
                 "climate_unit", platform: "select", name: "Temperature unit",
                 [
-                    "state_topic": .string(base + "/climate/unit"),
-                    "command_topic": .string(base + "/climate/unit/set"),
+                    "state_topic": .string(topics.climateUnit),
+                    "command_topic": .string(topics.climateUnitSet),
                     "options": .array(unitOptions.map(JSONValue.string)),
                     "entity_category": .string("config"),
                     "icon": .string("mdi:thermometer"),
                 ])
         }
-        addDiagnostics(input, base: base, to: &components)
+        addDiagnostics(input, topics: topics, to: &components)
 
         return .object([
             "device": .object([
@@ -163,7 +165,7 @@ public enum HomeAssistantDiscovery {
                 "sw_version": .string(input.agentVersion),
                 "support_url": .string(input.supportURL),
             ]),
-            "availability": Availability.discoveryList(prefix: input.topicPrefix),
+            "availability": Availability.discoveryList(statusTopic: input.layout.status),
             "qos": .integer(input.qos),
             "components": .object(components.members),
         ])
@@ -171,16 +173,16 @@ public enum HomeAssistantDiscovery {
 
     // MARK: - Components
 
-    private static func addPollen(_ input: DiscoveryInput, base: String, to components: inout ComponentList) {
+    private static func addPollen(_ input: DiscoveryInput, topics: LocationTopics, to components: inout ComponentList) {
         // The summary first: an item whose code happens to be `max` then loses the clash
         // (its topics collide with the summary's anyway), and ids stay unique.
         components.addGroup([
-            pollenValue("pollen_max", name: "Pollen max", base: base + "/pollen/max", enabled: true),
-            pollenLevel("pollen_max_level", name: "Pollen max level", base: base + "/pollen/max", enabled: true),
+            pollenValue("pollen_max", name: "Pollen max", base: topics.pollenMax, enabled: true),
+            pollenLevel("pollen_max_level", name: "Pollen max level", base: topics.pollenMax, enabled: true),
         ])
         for item in input.pollenItems {
             let metric = "pollen_" + DiscoveryNaming.slug(item.id)
-            let topic = base + "/pollen/" + item.id
+            let topic = topics.pollenItem(item.id)
             components.addGroup([
                 pollenValue(metric, name: item.name + " pollen", base: topic, enabled: !item.isPlant),
                 pollenLevel(metric + "_level", name: item.name + " pollen level", base: topic, enabled: !item.isPlant),
@@ -192,7 +194,7 @@ public enum HomeAssistantDiscovery {
     /// reads the text `None` as "unknown" on a sensor with a `state_class`.
     private static func pollenValue(_ metric: String, name: String, base: String, enabled: Bool) -> Component {
         var options: [JSONMember] = [
-            JSONMember("state_topic", .string(base + "/value")),
+            JSONMember("state_topic", .string(ScalarTopics.value(base))),
             JSONMember("state_class", .string("measurement")),
             JSONMember("suggested_display_precision", .integer(0)),
             JSONMember("json_attributes_topic", .string(base)),
@@ -206,7 +208,7 @@ public enum HomeAssistantDiscovery {
     /// on `enum`).
     private static func pollenLevel(_ metric: String, name: String, base: String, enabled: Bool) -> Component {
         var options: [JSONMember] = [
-            JSONMember("state_topic", .string(base + "/level")),
+            JSONMember("state_topic", .string(ScalarTopics.level(base))),
             JSONMember("device_class", .string("enum")),
             JSONMember("options", .array(levelOptions.map(JSONValue.string))),
             JSONMember("icon", .string("mdi:flower-pollen-outline")),
@@ -219,8 +221,8 @@ public enum HomeAssistantDiscovery {
     /// unit, which the user can switch at run time, while Home Assistant wants one fixed unit
     /// and converts to the user's preference itself. A JSON `null` renders as `None`, which
     /// Home Assistant reads as unknown.
-    private static func addClimate(base: String, to components: inout ComponentList) {
-        let climateTopic = base + "/climate"
+    private static func addClimate(topics: LocationTopics, to components: inout ComponentList) {
+        let climateTopic = topics.climate
         func temperature(_ metric: String, name: String, deviceClass: String, template: String) {
             components.add(
                 metric, platform: "sensor", name: name,
@@ -250,19 +252,21 @@ public enum HomeAssistantDiscovery {
             template: "{{ value_json.change.celsius if value_json.change else none }}")
     }
 
-    private static func addDiagnostics(_ input: DiscoveryInput, base: String, to components: inout ComponentList) {
+    private static func addDiagnostics(
+        _ input: DiscoveryInput, topics: LocationTopics, to components: inout ComponentList
+    ) {
         if input.pollenAvailable {
             components.add(
                 "pollen_updated_at", platform: "sensor", name: "Pollen last update",
                 [
-                    "state_topic": .string(base + "/pollen/updated_at"),
+                    "state_topic": .string(topics.pollenUpdatedAt),
                     "device_class": .string("timestamp"),
                     "entity_category": .string("diagnostic"),
                 ])
             components.add(
                 "pollen_stale", platform: "binary_sensor", name: "Pollen stale",
                 [
-                    "state_topic": .string(base + "/pollen/stale"),
+                    "state_topic": .string(topics.pollenStale),
                     "payload_on": .string("true"),
                     "payload_off": .string("false"),
                     "device_class": .string("problem"),
@@ -273,7 +277,7 @@ public enum HomeAssistantDiscovery {
             components.add(
                 "climate_stale", platform: "binary_sensor", name: "Climate stale",
                 [
-                    "state_topic": .string(base + "/climate"),
+                    "state_topic": .string(topics.climate),
                     "value_template": .string("{{ 'true' if value_json.stale else 'false' }}"),
                     "payload_on": .string("true"),
                     "payload_off": .string("false"),
@@ -283,7 +287,7 @@ public enum HomeAssistantDiscovery {
         }
         // `<p>/diagnostics` is global: the templates pick this location's counts. The state is
         // the total; the split per source comes as attributes.
-        let diagnosticsTopic = AgentDiagnostics.topic(prefix: input.topicPrefix)
+        let diagnosticsTopic = input.layout.diagnostics
         let key = jinjaString(input.location.id)
         components.add(
             "api_calls_today", platform: "sensor", name: "API calls today",

@@ -238,6 +238,36 @@ public struct PollenReport: Sendable, Hashable {
         self.days = days
         self.warnings = warnings
     }
+
+    /// Most distinct items (types and plants) a report keeps (SPEC §12): a response listing
+    /// 20,000 plant codes once became 320,000 retained topics and 400 MB of agent memory.
+    public static let maximumItems = 64
+
+    /// The report with at most `limit` distinct item codes, the first ones met in day order
+    /// (Google lists the three types first); the rest are dropped with one warning naming
+    /// how many.
+    public func limitingItems(to limit: Int = maximumItems) -> PollenReport {
+        var kept: Set<String> = []
+        var dropped: Set<String> = []
+        var limited = self
+        for (index, day) in days.enumerated() {
+            limited.days[index].items = day.items.filter { item in
+                if kept.contains(item.code) { return true }
+                if kept.count < limit, !dropped.contains(item.code) {
+                    kept.insert(item.code)
+                    return true
+                }
+                dropped.insert(item.code)
+                return false
+            }
+        }
+        if !dropped.isEmpty {
+            limited.warnings.append(
+                "pollen: the response lists \(kept.count + dropped.count) items; the first \(limit) are published, \(dropped.count) dropped (at most \(limit) per response)"
+            )
+        }
+        return limited
+    }
 }
 
 /// What a pollen HTTP exchange means for the runtime, whatever the source.

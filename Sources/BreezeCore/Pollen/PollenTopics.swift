@@ -16,22 +16,19 @@ public enum PollenTopics {
     /// Selects the days (``PollenSelection/select(report:today:days:fetchedAt:now:stale:)``) and
     /// builds the tree.
     public static func tree(
-        prefix: String, locationID: String, report: PollenReport, today: CivilDate, days: Int,
+        topics: LocationTopics, report: PollenReport, today: CivilDate, days: Int,
         fetchedAt: Int64, now: Int64, stale: Bool, palette: PollenPalette = .standard
     ) -> TopicTree {
         let selection = PollenSelection.select(
             report: report, today: today, days: days, fetchedAt: fetchedAt, now: now, stale: stale)
-        return tree(
-            prefix: prefix, locationID: locationID, selection: selection, fetchedAt: fetchedAt,
-            palette: palette)
+        return tree(topics: topics, selection: selection, fetchedAt: fetchedAt, palette: palette)
     }
 
     /// Builds the tree from an already selected set of days.
     public static func tree(
-        prefix: String, locationID: String, selection: PollenSelection, fetchedAt: Int64,
+        topics: LocationTopics, selection: PollenSelection, fetchedAt: Int64,
         palette: PollenPalette = .standard
     ) -> TopicTree {
-        let base = "\(prefix)/\(locationID)/pollen"
         let updatedAt = UTCTimestamp.rfc3339(unixSeconds: fetchedAt)
         var tree = TopicTree()
         let today = selection.items
@@ -62,31 +59,31 @@ public enum PollenTopics {
                     ])
                 }),
         ])
-        tree.set(base, json: summary)
+        tree.set(topics.pollen, json: summary)
 
         for (index, item) in today.enumerated() {
-            let topic = "\(base)/\(item.topicID)"
+            let topic = topics.pollenItem(item.topicID)
             let forecast = forecastDays.map { ($0.date, $0.items[index]) }
             tree.set(topic, json: itemJSON(item, forecast: forecast, palette: palette))
             setScalars(&tree, topic, item.value, palette: palette)
             for (n, day) in forecastDays.enumerated() {
-                setScalars(&tree, "\(topic)/d\(n + 1)", day.items[index].value, palette: palette)
+                setScalars(&tree, topics.pollenItem(item.topicID, day: n + 1), day.items[index].value, palette: palette)
             }
         }
 
-        tree.set("\(base)/max", json: maxJSON(selection.max, palette: palette))
-        setScalars(&tree, "\(base)/max", selection.max?.value, palette: palette)
-        tree.set("\(base)/updated_at", updatedAt)
-        tree.set("\(base)/stale", selection.stale ? "true" : "false")
+        tree.set(topics.pollenMax, json: maxJSON(selection.max, palette: palette))
+        setScalars(&tree, topics.pollenMax, selection.max?.value, palette: palette)
+        tree.set(topics.pollenUpdatedAt, updatedAt)
+        tree.set(topics.pollenStale, selection.stale ? "true" : "false")
         return tree
     }
 
     /// `value`, `level` and `color` under `topic`.
     private static func setScalars(_ tree: inout TopicTree, _ topic: String, _ value: Int?, palette: PollenPalette) {
         let level = PollenLevel(value: value)
-        tree.set("\(topic)/value", value.map { String($0) } ?? noValue)
-        tree.set("\(topic)/level", level.label)
-        tree.set("\(topic)/color", palette.color(for: level).description)
+        tree.set(ScalarTopics.value(topic), value.map { String($0) } ?? noValue)
+        tree.set(ScalarTopics.level(topic), level.label)
+        tree.set(ScalarTopics.color(topic), palette.color(for: level).description)
     }
 
     private static func valueJSON(_ value: Int?) -> JSONValue { value.map { .integer($0) } ?? .null }

@@ -16,8 +16,8 @@ import Testing
 struct FaultRuntimeTests {
     @Test("a warm restart publishes from state_dir with no HTTP request; a corrupt file is set aside")
     func warmRestartSpendsNoQuota() async throws {
-        let scenario = try FaultScenario(locations: [
-            FaultLocation(id: "warm", latitude: 51.0), FaultLocation(id: "broken", latitude: 51.5),
+        let scenario = try AgentSandbox(faultLocations: [
+            FakeAPIs.Location(id: "warm", latitude: 51.0), FakeAPIs.Location(id: "broken", latitude: 51.5),
         ])
         try await MosquittoBroker.withPlainBroker { port in
             try scenario.writeConfig(brokerPort: port)
@@ -34,7 +34,7 @@ struct FaultRuntimeTests {
             let requestsBefore = scenario.apis.requests().count
 
             // Truncate one stored response, as a crash or a full disk could leave it.
-            let brokenFile = scenario.stateDirectory + "/responses/broken.pollen-google.json"
+            let brokenFile = scenario.stateDir + "/responses/broken.pollen-google.json"
             let stored = try Data(contentsOf: URL(fileURLWithPath: brokenFile))
             try stored.prefix(stored.count / 2).write(to: URL(fileURLWithPath: brokenFile))
 
@@ -62,7 +62,7 @@ struct FaultRuntimeTests {
 
     @Test("broker down at start, then restarted without its retained store: the full tree comes back")
     func brokerDownThenRestarted() async throws {
-        let scenario = try FaultScenario(locations: [FaultLocation(id: "home", latitude: 52.5)])
+        let scenario = try AgentSandbox(faultLocations: [FakeAPIs.Location(id: "home", latitude: 52.5)])
         let broker = try MosquittoBroker()
         defer { broker.stop() }
         try scenario.writeConfig(brokerPort: broker.port)
@@ -101,8 +101,8 @@ struct FaultRuntimeTests {
     @Test("broker killed in the middle of publishing thousands of topics: the whole tree arrives after it returns")
     func brokerKilledMidPublish() async throws {
         // 20 locations: about 5 000 retained topics, published in one burst on connect.
-        let locations = (0..<20).map { FaultLocation(id: "l\($0)", latitude: 40.0 + Double($0) * 0.5) }
-        let scenario = try FaultScenario(locations: locations)
+        let locations = (0..<20).map { FakeAPIs.Location(id: "l\($0)", latitude: 40.0 + Double($0) * 0.5) }
+        let scenario = try AgentSandbox(faultLocations: locations)
         let broker = try MosquittoBroker()
         defer { broker.stop() }
         try scenario.writeConfig(brokerPort: broker.port)
@@ -159,7 +159,7 @@ struct FaultRuntimeTests {
         "SIGTERM and SIGINT while a fetch hangs: offline retained, exit 0 within 2 s",
         arguments: [SIGTERM, SIGINT])
     func signalsWhileFetchHangs(_ signal: Int32) async throws {
-        let scenario = try FaultScenario(locations: [FaultLocation(id: "home", latitude: 53.5)])
+        let scenario = try AgentSandbox(faultLocations: [FakeAPIs.Location(id: "home", latitude: 53.5)])
         scenario.apis.setFaultForAll(.hang)
         try await MosquittoBroker.withPlainBroker { port in
             try scenario.writeConfig(brokerPort: port)
@@ -182,7 +182,7 @@ struct FaultRuntimeTests {
 
     @Test("garbage, invalid UTF-8, huge payloads and wrong words on command topics change nothing")
     func badCommandInput() async throws {
-        let scenario = try FaultScenario(locations: [FaultLocation(id: "home", latitude: 54.5)])
+        let scenario = try AgentSandbox(faultLocations: [FakeAPIs.Location(id: "home", latitude: 54.5)])
         try await MosquittoBroker.withPlainBroker { port in
             try scenario.writeConfig(brokerPort: port)
             let view = try await BrokerView(port: port, patterns: ["\(scenario.prefix)/#"])

@@ -1,5 +1,6 @@
 @testable import BreezeAgent
 import BreezeCore
+import BreezeTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -18,12 +19,6 @@ final class RecordingTransport: RetainedTransport {
             defer { s = [] }; return s.map { "\($0.topic)=\($0.payload)" }
         }
     }
-}
-
-func temporaryDirectory() -> String {
-    let path = NSTemporaryDirectory() + "breeze-test-" + UUID().uuidString
-    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
 }
 
 @Suite struct RetainedPublisherTests {

@@ -120,8 +120,12 @@ final class BrokerView: Sendable {
         seen.withLock { $0.history.filter { $0.key.hasPrefix(prefix) && $0.value.contains("") }.map(\.key).sorted() }
     }
 
-    /// The non-empty topics under `prefix` (a snapshot).
-    func tree(under prefix: String) -> [String: String] { tree.filter { $0.key.hasPrefix(prefix) } }
+    /// The non-empty retained topics under `prefix` (a snapshot). `<p>/diagnostics` is left out:
+    /// it is the one topic the agent publishes without retain (at every connect, with a new
+    /// uptime), so it is not part of the retained tree two snapshots are compared on.
+    func tree(under prefix: String) -> [String: String] {
+        tree.filter { $0.key.hasPrefix(prefix) && !$0.key.hasSuffix("/diagnostics") }
+    }
 
     /// Waits until every topic in `topics` has a value.
     func waitForTopics(_ topics: [String], timeout: Duration = .seconds(20)) async -> Bool {

@@ -66,3 +66,37 @@ import Testing
         #expect(s.nextDue == 130 + 21_600)
     }
 }
+
+/// SPEC §12: `pollen.interval: 9223372036854775807s` once passed the config and trapped in the
+/// schedule after the first fetch, before its response was stored — a crash loop that spent a
+/// Google call per restart. The config bounds durations now; the arithmetic saturates anyway.
+@Suite struct FetchScheduleSaturationTests {
+    @Test(arguments: [Int64.max, Int64.max - 1, Int64.max / 2 + 1])
+    func hugeIntervalsSaturateInsteadOfTrapping(interval: Int64) {
+        var s = FetchSchedule(interval: interval, refreshCooldown: interval, nextDue: 0)
+        let now: Int64 = 1_781_517_600
+        s.succeeded(at: now, jitter: 0.999)
+        #expect(s.nextDue == .max || s.nextDue > now)
+        s.freshUntil(fetchedAt: now, jitter: 1)
+        #expect(s.nextDue > now)
+        s.started(at: .max - 10)
+        #expect(s.nextDue == .max)
+        s.keyRejected(at: .max - 10)
+        #expect(s.nextDue == .max)
+        let delay = s.failed(at: .max - 10, retryAfter: .max, jitter: 1)
+        #expect(delay == 86_400)
+        #expect(s.nextDue == .max)
+        // A cooldown that would overflow still refuses, and grants nothing twice.
+        let first = s.refresh(at: now)
+        let second = s.refresh(at: now + 1)
+        #expect(first && !second)
+    }
+
+    @Test func jitterOutsideZeroToOneIsClamped() {
+        var s = FetchSchedule(interval: 21_600, refreshCooldown: 900, nextDue: 0)
+        s.succeeded(at: 0, jitter: 50)
+        #expect(s.nextDue == 21_900)
+        s.succeeded(at: 0, jitter: -3)
+        #expect(s.nextDue == 21_600)
+    }
+}

@@ -41,10 +41,12 @@ func residentKiB() -> Int? {
     return nil
 }
 
-/// The loopback APIs: Google `forecast:lookup`, Open-Meteo `air-quality`, `archive` and
-/// `forecast`, answering with the fixture bodies moved to the local date of the simulated now.
+/// The loopback APIs (``FakeAPIs``): Google `forecast:lookup`, Open-Meteo `air-quality`,
+/// `archive` and `forecast`, answering with the fixture bodies moved to the local date of the
+/// simulated now.
 final class SoakAPIs: Sendable {
-    let server: LoopbackHTTPServer
+    let fake: FakeAPIs
+    var server: LoopbackHTTPServer { fake.server }
     /// The simulated Unix time the agent is at; the servers date their answers by it.
     let clock: Atomic<Int64>
     private let googleTemplate: Data
@@ -70,32 +72,41 @@ final class SoakAPIs: Sendable {
         berlin = try ZoneInfoLoader.load("Europe/Berlin")
         prague = try ZoneInfoLoader.load("Europe/Prague")
         clock = Atomic(now)
-        server = LoopbackHTTPServer()
-        // Weak: the server keeps its handler, and a strong `self` here would be a cycle that
+        fake = try FakeAPIs()
+        // Weak: the server keeps the routes, and a strong `self` here would be a cycle that
         // leaks the whole fixture set (LeakSanitizer found it).
-        server.setHandler { [weak self] request in self?.answer(request) ?? .close }
-        try server.start()
+        fake.set(
+            FakeAPIs.Routes(
+                google: { [weak self] _ in self?.answer { $0.google(now: $1) } ?? .close },
+                airQuality: { [weak self] _ in self?.answer { $0.airQuality(now: $1) } ?? .close },
+                climate: { [weak self] request in
+                    let dates = (request.queryValue("start_date") ?? "").split(separator: ",").compactMap {
+                        CivilDate(iso: $0)
+                    }
+                    return self?.answer { _, _ in dates.isEmpty ? nil : Self.climate(dates: dates) } ?? .close
+                }))
     }
 
     func stop() { server.stop() }
 
-    private func answer(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Action {
+    /// The config's `endpoints:` block.
+    var endpointsYAML: String { fake.endpointsYAML }
+
+    /// Counts the request and answers `body(self, simulated now)`, or 404 when it is nil.
+    private func answer(_ body: (SoakAPIs, Int64) -> [UInt8]?) -> LoopbackHTTPServer.Action {
         served.add(1, ordering: .relaxed)
-        let now = clock.load(ordering: .relaxed)
-        let body: [UInt8]?
-        switch request.path {
-        case "/v1/forecast:lookup":
-            body = cached("google", berlin.localDate(atUnixTime: now)) { google(start: $0) }
-        case "/v1/air-quality":
-            body = cached("air", prague.localDate(atUnixTime: now)) { airQuality(start: $0) }
-        case "/v1/archive", "/v1/forecast":
-            let dates = (request.queryValue("start_date") ?? "").split(separator: ",").compactMap { CivilDate(iso: $0) }
-            body = dates.isEmpty ? nil : Self.climate(dates: dates)
-        default:
-            body = nil
+        guard let body = body(self, clock.load(ordering: .relaxed)) else {
+            return .respond(status: 404, text: #"{"error":true,"reason":"Not found"}"#)
         }
-        guard let body else { return .respond(status: 404, text: #"{"error":true,"reason":"Not found"}"#) }
         return .respond(status: 200, headers: [("Content-Type", "application/json")], body: body)
+    }
+
+    private func google(now: Int64) -> [UInt8] {
+        cached("google", berlin.localDate(atUnixTime: now)) { google(start: $0) }
+    }
+
+    private func airQuality(now: Int64) -> [UInt8] {
+        cached("air", prague.localDate(atUnixTime: now)) { airQuality(start: $0) }
     }
 
     private func cached(_ kind: String, _ date: CivilDate, _ make: (CivilDate) -> [UInt8]) -> [UInt8] {
@@ -178,11 +189,7 @@ struct SoakHarness {
                   - \(location)
                 pollen: {source: \(source), api_key: soak-test-key, max_calls_per_day: 10000}
                 climate: {years: [1980, 1990, 2000, 2010, 2020]}
-                endpoints:
-                  pollen: \(apis.server.url("/v1"))
-                  air_quality: \(apis.server.url("/v1"))
-                  climate_archive: \(apis.server.url("/v1"))
-                  climate_forecast: \(apis.server.url("/v1"))
+                \(apis.endpointsYAML)
                 state_dir: \(stateDir)
                 """
             let config = try ConfigLoader.load(
@@ -208,7 +215,7 @@ struct SoakHarness {
         for (agent, publisher) in agents {
             let unusable = await agent.fetchEverything(now: now)
             guard unusable.isEmpty else { throw SoakFailure("no usable data for \(unusable) at \(now)") }
-            agent.updateScopes(publisher, now: now)
+            agent.setAllScopes(on: publisher, now: now)
             sent += publisher.flush()
         }
         guard await client.waitForAcknowledgements(timeout: .seconds(10)) else {

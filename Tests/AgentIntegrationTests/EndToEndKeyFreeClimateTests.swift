@@ -56,7 +56,7 @@ struct EndToEndKeyFreeClimateTests {
         return Array(try JSONSerialization.data(withJSONObject: root))
     }
 
-    static func keyFreeConfig(_ upstream: FakeUpstream, latitude: Double, longitude: Double, zone: String) -> String {
+    static func keyFreeConfig(_ upstream: FakeAPIs, latitude: Double, longitude: Double, zone: String) -> String {
         """
         homeassistant: {discovery: false}
         locations:
@@ -73,7 +73,8 @@ struct EndToEndKeyFreeClimateTests {
             let prefix = "e2e-om-\(shortID())"
             let body = try Self.airQualityBody(zone: Self.prague)
             let year = Day.today(in: Self.prague).year
-            let upstream = try FakeUpstream(
+            let upstream = sandbox.apis
+            upstream.set(
                 .init(
                     airQuality: { _ in .respond(status: 200, body: body) }, celsius: [2010: 15.0, year: 16.0]))
             try sandbox.writeConfig(
@@ -83,7 +84,7 @@ struct EndToEndKeyFreeClimateTests {
             #expect(await runAgent("once", sandbox) == 0)
 
             #expect(upstream.googleRequests.isEmpty)
-            let request = try #require(upstream.requests("/aq/air-quality").first)
+            let request = try #require(upstream.requests(path: "/aq/air-quality").first)
             #expect(request.queryValue("latitude").flatMap(Double.init) == 50.08)
             #expect(request.queryValue("longitude").flatMap(Double.init) == 14.42)
             #expect(
@@ -145,7 +146,8 @@ struct EndToEndKeyFreeClimateTests {
             let prefix = "e2e-omx-\(shortID())"
             let zone = "America/New_York"
             let year = Day.today(in: zone).year
-            let upstream = try FakeUpstream(
+            let upstream = sandbox.apis
+            upstream.set(
                 .init(
                     airQuality: { _ in
                         .respond(
@@ -156,7 +158,7 @@ struct EndToEndKeyFreeClimateTests {
             )
 
             #expect(await runAgent("once", sandbox) == 0)
-            #expect(upstream.requests("/aq/air-quality").count == 1)
+            #expect(upstream.requests(path: "/aq/air-quality").count == 1)
             let tree = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
             #expect(tree.keys.filter { $0.contains("/pollen") }.sorted() == [])
             #expect(tree["\(prefix)/garden/climate/current"] == "75.2")
@@ -202,7 +204,8 @@ struct EndToEndKeyFreeClimateTests {
             let prefix = "e2e-cl-\(shortID())"
             let today = Day.today(in: Self.berlin)
             let values = Self.climateValues(currentYear: today.year)
-            let upstream = try FakeUpstream(.init(celsius: values))
+            let upstream = sandbox.apis
+            upstream.set(.init(celsius: values))
             let unitLine = unit == "fahrenheit" ? "" : ", unit: celsius"
             try sandbox.writeConfig(
                 port: port, prefix: prefix,
@@ -218,14 +221,14 @@ struct EndToEndKeyFreeClimateTests {
             #expect(await runAgent("once", sandbox) == 0)
 
             // The requests: one archive call with the comma list, one forecast call for today.
-            let archive = try #require(upstream.requests("/archive/archive").first)
-            #expect(upstream.requests("/archive/archive").count == 1)
+            let archive = try #require(upstream.requests(path: "/archive/archive").first)
+            #expect(upstream.requests(path: "/archive/archive").count == 1)
             func sameDay(_ year: Int) -> String {
                 Day(year: year, month: today.month, day: today.day).description
             }
             #expect(archive.queryValue("start_date") == Self.years.map(sameDay).joined(separator: ","))
             #expect(archive.queryValue("timezone") == Self.berlin)
-            let forecast = try #require(upstream.requests("/forecast/forecast").first)
+            let forecast = try #require(upstream.requests(path: "/forecast/forecast").first)
             #expect(forecast.queryValue("start_date") == today.description)
             #expect(forecast.queryValue("end_date") == today.description)
 

@@ -22,7 +22,8 @@ struct EndToEndDaemonTests {
             let haPrefix = "ha-\(shortID())"
             let today = Day.today(in: Self.zone)
             let body = try googleBody(zone: Self.zone)
-            let upstream = try FakeUpstream(
+            let upstream = sandbox.apis
+            upstream.set(
                 .init(
                     google: { _ in .respond(status: 200, body: body) },
                     celsius: [2000: 10.0, 2010: 11.0, today.year: 12.4]))
@@ -160,7 +161,8 @@ struct EndToEndDaemonTests {
         let sandbox = try AgentSandbox()
         let today = Day.today(in: Self.zone)
         let body = try googleBody(zone: Self.zone)
-        let upstream = try FakeUpstream(
+        let upstream = sandbox.apis
+        upstream.set(
             .init(google: { _ in .respond(status: 200, body: body) }, celsius: [2010: 11.0, today.year: 12.4]))
         // Port 9 (discard): nothing listens; print must not need a broker.
         try sandbox.writeConfig(

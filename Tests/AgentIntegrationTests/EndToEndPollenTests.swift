@@ -10,7 +10,7 @@ struct EndToEndPollenTests {
     static let key = "e2e-secret-key-\(shortID())"
 
     /// A config with a Google key and climate off (climate has its own suite).
-    static func googleConfig(_ upstream: FakeUpstream, climate: Bool = false) -> String {
+    static func googleConfig(_ upstream: FakeAPIs, climate: Bool = false) -> String {
         """
         homeassistant: {discovery: false}
         locations:
@@ -31,7 +31,8 @@ struct EndToEndPollenTests {
             let sandbox = try AgentSandbox()
             let prefix = "e2e-g-\(shortID())"
             let body = try googleBody(zone: Self.zone)
-            let upstream = try FakeUpstream(.init(google: Self.google(body)))
+            let upstream = sandbox.apis
+            upstream.set(.init(google: Self.google(body)))
             try sandbox.writeConfig(port: port, prefix: prefix, Self.googleConfig(upstream))
             let before = Int(Date().timeIntervalSince1970)
 
@@ -171,7 +172,8 @@ struct EndToEndPollenTests {
                 ])
                 days[1]["plantInfo"] = plants
             }
-            let upstream = try FakeUpstream(.init(google: Self.google(first)))
+            let upstream = sandbox.apis
+            upstream.set(.init(google: Self.google(first)))
             try sandbox.writeConfig(port: port, prefix: prefix, Self.googleConfig(upstream))
             #expect(await runAgent("once", sandbox) == 0)
 
@@ -223,7 +225,8 @@ struct EndToEndPollenTests {
             let sandbox = try AgentSandbox()
             let prefix = "e2e-unsup-\(shortID())"
             let body = try googleBody(zone: Self.zone)
-            let upstream = try FakeUpstream(
+            let upstream = sandbox.apis
+            upstream.set(
                 .init(
                     google: Self.google(body), celsius: [2000: 20.0, 2010: 21.0, Day.today(in: Self.zone).year: 22.5]))
             try sandbox.writeConfig(port: port, prefix: prefix, Self.googleConfig(upstream, climate: true))
@@ -255,7 +258,8 @@ struct EndToEndPollenTests {
             let sandbox = try AgentSandbox()
             let prefix = "e2e-fail-\(shortID())"
             let body = try googleBody(zone: Self.zone)
-            let upstream = try FakeUpstream(.init(google: Self.google(body)))
+            let upstream = sandbox.apis
+            upstream.set(.init(google: Self.google(body)))
             try sandbox.writeConfig(port: port, prefix: prefix, Self.googleConfig(upstream))
             #expect(await runAgent("once", sandbox) == 0)
             let one = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
@@ -288,7 +292,8 @@ struct EndToEndPollenTests {
         try await MosquittoBroker.withPlainBroker { port in
             let sandbox = try AgentSandbox()
             let prefix = "e2e-dns-\(shortID())"
-            let upstream = try FakeUpstream(.init(google: Self.google(try googleBody(zone: Self.zone))))
+            let upstream = sandbox.apis
+            upstream.set(.init(google: Self.google(try googleBody(zone: Self.zone))))
             try sandbox.writeConfig(port: port, prefix: prefix, Self.googleConfig(upstream))
             #expect(await runAgent("once", sandbox) == 0)
             let one = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
@@ -317,7 +322,8 @@ struct EndToEndPollenTests {
         try await MosquittoBroker.withPlainBroker { port in
             let sandbox = try AgentSandbox()
             let prefix = "e2e-cap-\(shortID())"
-            let upstream = try FakeUpstream(.init(google: Self.google(try googleBody(zone: Self.zone))))
+            let upstream = sandbox.apis
+            upstream.set(.init(google: Self.google(try googleBody(zone: Self.zone))))
             let config = Self.googleConfig(upstream).replacingOccurrences(
                 of: "pollen: {api_key: \(Self.key),", with: "pollen: {max_calls_per_day: 2, api_key: \(Self.key),")
             try sandbox.writeConfig(port: port, prefix: prefix, config)
@@ -343,7 +349,8 @@ struct EndToEndPollenTests {
         try await MosquittoBroker.withPlainBroker { port in
             let sandbox = try AgentSandbox()
             let prefix = "e2e-fail0-\(shortID())"
-            let upstream = try FakeUpstream(.init(google: { _ in .respond(status: 500, text: "internal error") }))
+            let upstream = sandbox.apis
+            upstream.set(.init(google: { _ in .respond(status: 500, text: "internal error") }))
             try sandbox.writeConfig(port: port, prefix: prefix, Self.googleConfig(upstream))
             #expect(await runAgent("once", sandbox) == 69)
             #expect(upstream.googleRequests.count == 1)

@@ -51,10 +51,10 @@ struct FaultFetchTests {
     @Test("every fetch fault keeps the last good values, marks them stale and keeps updated_at")
     func fetchFaultsKeepLastGoodValues() async throws {
         var locations = Self.faults.enumerated().map {
-            FaultLocation(id: $0.element.id, latitude: 47.0 + Double($0.offset))
+            FakeAPIs.Location(id: $0.element.id, latitude: 47.0 + Double($0.offset))
         }
-        locations.append(FaultLocation(id: "control", latitude: 46.0))
-        let scenario = try FaultScenario(locations: locations)
+        locations.append(FakeAPIs.Location(id: "control", latitude: 46.0))
+        let scenario = try AgentSandbox(faultLocations: locations)
         try await MosquittoBroker.withPlainBroker { port in
             try scenario.writeConfig(brokerPort: port)
             let view = try await BrokerView(port: port, patterns: ["\(scenario.prefix)/#"])
@@ -135,7 +135,7 @@ struct FaultFetchTests {
 
     @Test("a rejected key with source google is logged once and not retried")
     func rejectedKeyIsNotHammered() async throws {
-        let scenario = try FaultScenario(locations: [FaultLocation(id: "home", latitude: 48.5)])
+        let scenario = try AgentSandbox(faultLocations: [FakeAPIs.Location(id: "home", latitude: 48.5)])
         scenario.apis.setGoogle(
             .respond(status: 400, headers: [("Content-Type", "application/json")], text: Self.rejectedKeyBody))
         try await MosquittoBroker.withPlainBroker { port in
@@ -154,7 +154,7 @@ struct FaultFetchTests {
 
     @Test("a rejected key with source auto falls back to Open-Meteo")
     func rejectedKeyFallsBackWithAuto() async throws {
-        let scenario = try FaultScenario(locations: [FaultLocation(id: "home", latitude: 48.5)])
+        let scenario = try AgentSandbox(faultLocations: [FakeAPIs.Location(id: "home", latitude: 48.5)])
         scenario.apis.setGoogle(
             .respond(status: 400, headers: [("Content-Type", "application/json")], text: Self.rejectedKeyBody))
         try await MosquittoBroker.withPlainBroker { port in
@@ -181,7 +181,7 @@ struct FaultFetchTests {
         let openMeteo = FetchedResponse(
             status: 200,
             body: Array(#"{"error":true,"reason":"Cannot initialize WeatherVariable from invalid String value"}"#.utf8))
-        guard case .failed(_, let message, _) = PollenFetcher.interpret(openMeteo, source: .openMeteo, fetchedAt: 0)
+        guard case .failed(let message) = PollenFetcher.interpret(openMeteo, source: .openMeteo, fetchedAt: 0).outcome
         else {
             Issue.record("Open-Meteo error envelope on 200 not a failure")
             return
@@ -192,9 +192,8 @@ struct FaultFetchTests {
             body: Array(
                 #"{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}"#.utf8
             ))
-        guard
-            case .failed(.google, let googleMessage, _) = PollenFetcher.interpret(google, source: .google, fetchedAt: 0)
-        else {
+        let googleResult = PollenFetcher.interpret(google, source: .google, fetchedAt: 0)
+        guard googleResult.source == .google, case .failed(let googleMessage) = googleResult.outcome else {
             Issue.record("Google error envelope on 200 not a failure")
             return
         }

@@ -1,0 +1,704 @@
+import BreezeCore
+import BreezeMQTT
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Which data a fetch brings.
+enum SourceKind: String, Sendable, Hashable, CaseIterable {
+    case pollen, climate
+}
+
+/// One source of one location: what a schedule, a fetch in flight and a completion are keyed by.
+struct FetchKey: Hashable, Sendable {
+    /// The location's index in the config.
+    let location: Int
+    let kind: SourceKind
+}
+
+/// The APIs whose calls are counted per location and local day (`<p>/diagnostics`, the cap).
+enum CountedAPI: String, Sendable, Hashable, CaseIterable {
+    case google
+    case openMeteo = "open_meteo"
+}
+
+/// A location's call counter for one API.
+struct CallKey: Hashable, Sendable {
+    let locationID: String
+    let api: CountedAPI
+
+    /// The key in `calls.json` (`<id>.<api>`), as earlier versions wrote it.
+    var storageKey: String { locationID + "." + api.rawValue }
+
+    init(locationID: String, api: CountedAPI) {
+        self.locationID = locationID
+        self.api = api
+    }
+
+    /// Reads a `calls.json` key; nil for anything this version does not write.
+    init?(storageKey: String) {
+        guard let dot = storageKey.lastIndex(of: "."),
+            let api = CountedAPI(rawValue: String(storageKey[storageKey.index(after: dot)...]))
+        else { return nil }
+        self.init(locationID: String(storageKey[..<dot]), api: api)
+    }
+}
+
+/// A fetch the loop is asked to run; everything it needs is in the value.
+enum FetchRequest: Sendable {
+    case pollen(LocationConfig, PollenSource, now: Int64)
+    case climate(LocationConfig, today: CivilDate, now: Int64)
+}
+
+/// What a fetch came to.
+enum FetchOutcome: Sendable {
+    case pollen(PollenFetchResult)
+    case climate(ClimateFetchResult)
+}
+
+/// The clock as the daemon reads it at an event: wall time for schedules and local dates,
+/// process uptime (monotonic) for diagnostics.
+struct DaemonTime: Sendable, Equatable {
+    var now: Int64
+    var uptimeSeconds: Int
+}
+
+/// What happens to the daemon (SPEC §3 scheduling and commands, §5 faults).
+enum DaemonEvent: Sendable {
+    /// The timer fired (or the loop started): start due fetches, apply time edges.
+    case tick
+    /// A fetch asked for by ``DaemonAction/fetch(_:_:)`` finished.
+    case fetched(FetchKey, FetchOutcome)
+    /// The broker connection changed, or a message arrived on a subscribed topic.
+    case mqtt(MQTTEvent)
+    /// The delay after a Home Assistant birth has passed: re-send discovery.
+    case rediscoverDue
+    /// Clears held back behind a discovery change are due (``RetainedPublisher/nextClearDue``).
+    case clearsDue
+    case signal(Int32)
+}
+
+/// A write to `state_dir`.
+enum StoreWrite: Sendable {
+    case response(StateStore.StoredResponse, location: String, source: String)
+    case climateResponse(ClimateBodies, fetchedAt: Int64, location: String)
+    case removeResponse(location: String, source: String)
+    case callCounts([String: StateStore.CallCount])
+    case unit(String, location: String)
+}
+
+/// A message outside the retained tree (availability, diagnostics, clearing a retained command).
+struct OutgoingMessage: Sendable, Equatable {
+    let topic: String
+    let payload: String
+    let qos: Int
+    let retain: Bool
+}
+
+/// What the loop does for the daemon; the state machine decides, the loop performs.
+enum DaemonAction: Sendable {
+    /// Run a fetch and report it back as ``DaemonEvent/fetched(_:_:)``.
+    case fetch(FetchKey, FetchRequest)
+    /// Set what a scope of the retained tree should hold (``RetainedPublisher/set(scope:_:)``).
+    case setScope(SinkScope)
+    /// Publish what changed; `persist: false` leaves saving the published set for later.
+    case flush(persist: Bool)
+    /// Publish every wanted topic again (after a (re)connect).
+    case republishAll
+    /// Publish one scope again (discovery after a Home Assistant birth).
+    case republish(scope: String)
+    case subscribe([String])
+    case publish(OutgoingMessage)
+    case store(StoreWrite)
+    case log(LogLevel, String)
+    /// Wake the loop (with ``DaemonEvent/tick``) at this Unix time; replaces the previous wake.
+    case wake(at: Int64)
+    /// Send ``DaemonEvent/rediscoverDue`` after this delay.
+    case rediscover(after: Duration)
+    /// Leave the loop: publish `offline`, disconnect, exit with this code.
+    case stop(exitCode: Int32)
+}
+
+/// The daemon's decisions as a value: events in, actions out, no I/O (SPEC §3, §5).
+///
+/// One task owns it and performs the actions (``Agent/run(client:)``); `once` and `print` use
+/// the same fetch and apply steps in sequence. Tests drive it with events and a fake clock.
+/// Randomness (jitter, the re-announce delay) comes from a seeded generator in the value, so a
+/// test sees the same decisions every run.
+struct DaemonState {
+    /// How often `<p>/diagnostics` is published (not retained); also at every connect and birth.
+    static let diagnosticsInterval: Int64 = 300
+    /// Longest accepted command payload; anything larger is garbage for these commands.
+    static let maximumCommandBytes = 64
+
+    let config: AgentConfig
+    let context: SinkContext
+    let sinks: [any RetainedSink]
+    /// `--demo`: no Google call counting or cap (the responses are bundled).
+    let demo: Bool
+    var locations: [LocationRuntime]
+    private(set) var calls: [CallKey: StateStore.CallCount]
+    private(set) var diagnostics = DiagnosticsCounters()
+    /// Fetches asked for and not reported back yet.
+    private(set) var inFlight: Set<FetchKey> = []
+    private(set) var connected = false
+    private(set) var reconnects = 0
+    private var connectedBefore = false
+    private(set) var nextDiagnostics: Int64 = 0
+    /// The wake last asked for: a completion handled at or after it also does the tick's full
+    /// update, so no time edge is skipped when completions keep re-arming the timer.
+    private(set) var wakeAt: Int64 = 0
+    /// A discovery re-send is scheduled: further births are folded into it.
+    private(set) var rediscoverPending = false
+    private(set) var stopping = false
+    var random: SplitMix64
+
+    var layout: TopicLayout { context.layout }
+
+    init(
+        config: AgentConfig, locations: [LocationRuntime], storedCalls: [String: StateStore.CallCount], demo: Bool,
+        seed: UInt64
+    ) {
+        self.config = config
+        self.demo = demo
+        self.context = SinkContext(
+            config: config, layout: config.topicLayout, discoveryEnabled: config.homeAssistant.discovery && !demo)
+        self.sinks = Sinks.all(for: context)
+        self.locations = locations
+        var calls: [CallKey: StateStore.CallCount] = [:]
+        for (key, count) in storedCalls {
+            if let key = CallKey(storageKey: key) { calls[key] = count }
+        }
+        self.calls = calls
+        self.random = SplitMix64(seed: seed)
+    }
+
+    func enabled(_ kind: SourceKind) -> Bool {
+        switch kind {
+        case .pollen: return config.pollen.enabled
+        case .climate: return config.climate.enabled
+        }
+    }
+
+    // MARK: events
+
+    /// Starting the daemon: spreads the first fetches over a few seconds (many hubs restarted
+    /// together by a power cut should not hit the APIs in the same second) and sets every scope.
+    mutating func start(at time: DaemonTime) -> [DaemonAction] {
+        for index in locations.indices {
+            if locations[index].pollenSchedule.nextDue == 0 {
+                locations[index].pollenSchedule.due(at: time.now + Int64.random(in: 0...5, using: &random))
+            }
+            if locations[index].climateSchedule.nextDue == 0 {
+                locations[index].climateSchedule.due(at: time.now + Int64.random(in: 0...5, using: &random))
+            }
+        }
+        nextDiagnostics = time.now + Self.diagnosticsInterval
+        return scopeActions(now: time.now)
+    }
+
+    mutating func handle(_ event: DaemonEvent, at time: DaemonTime) -> [DaemonAction] {
+        guard !stopping else { return [] }
+        let now = time.now
+        var actions: [DaemonAction] = []
+        switch event {
+        case .tick:
+            actions += startDueFetches(now: now)
+            actions += scopeActions(now: now)
+            actions.append(.flush(persist: true))
+            if now >= nextDiagnostics {
+                // Skipped while disconnected (not retained), but always rescheduled, or the
+                // timer would keep firing at a time already past.
+                actions += diagnosticsMessage(at: time)
+                nextDiagnostics = now + Self.diagnosticsInterval
+            }
+            actions.append(wake(now: now))
+        case .fetched(let key, let outcome):
+            inFlight.remove(key)
+            actions += apply(key, outcome, now: now)
+            // `auto` falls back to Open-Meteo at once when Google rejects the key: start it now.
+            actions += startDueFetches(now: now)
+            if now >= wakeAt {
+                actions += scopeActions(now: now)
+            } else {
+                actions += scopeActions(now: now, only: key.location, kind: key.kind)
+            }
+            // The published set is saved once the last fetch in flight is done.
+            actions.append(.flush(persist: inFlight.isEmpty))
+            actions.append(wake(now: now))
+        case .mqtt(.connected):
+            if connectedBefore { reconnects += 1 }
+            connectedBefore = true
+            connected = true
+            actions.append(.log(.info, "mqtt: connected to \(config.mqtt.host):\(config.mqtt.port)"))
+            var topics = locations.flatMap { layout.location($0.config.id).commandTopics }
+            if context.discoveryEnabled { topics.append(layout.homeAssistantBirth) }
+            actions.append(.subscribe(topics))
+            actions.append(
+                .publish(.init(topic: layout.status, payload: Availability.online, qos: config.mqtt.qos, retain: true)))
+            // The broker may have lost its retained store: publish the whole tree again.
+            actions.append(.republishAll)
+            actions += diagnosticsMessage(at: time)
+        case .mqtt(.disconnected(let reason)):
+            connected = false
+            actions.append(.log(.warning, "mqtt: disconnected (\(reason)); reconnecting with backoff"))
+        case .mqtt(.message(let message)):
+            actions += handleMessage(message, now: now)
+        case .clearsDue:
+            actions.append(.flush(persist: true))
+        case .rediscoverDue:
+            rediscoverPending = false
+            for location in locations {
+                actions.append(.republish(scope: layout.location(location.config.id).deviceConfig))
+            }
+            actions += diagnosticsMessage(at: time)
+        case .signal(SIGHUP):
+            actions.append(
+                .log(
+                    .warning, "SIGHUP: reloading the configuration is not supported; restart the agent to apply changes"
+                ))
+        case .signal(let number):
+            stopping = true
+            actions.append(.log(.info, "signal \(number == SIGTERM ? "SIGTERM" : "SIGINT"): shutting down"))
+            actions.append(.stop(exitCode: Invocation.ExitCode.success))
+        }
+        return actions
+    }
+
+    private mutating func handleMessage(_ message: MQTTMessage, now: Int64) -> [DaemonAction] {
+        if message.topic == layout.homeAssistantBirth {
+            guard context.discoveryEnabled, message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
+            else { return [] }
+            // Births while a re-send is pending are folded into it (SPEC §3): a flapping Home
+            // Assistant, or a flood of `online`, costs one re-send.
+            guard !rediscoverPending else { return [] }
+            rediscoverPending = true
+            let delay = DiscoveryNaming.reannounceDelay(using: &random)
+            return [
+                .log(.info, "Home Assistant is online: re-sending discovery in \(delay)"), .rediscover(after: delay),
+            ]
+        }
+        guard let (id, command) = layout.command(on: message.topic),
+            let index = locations.firstIndex(where: { $0.config.id == id })
+        else { return [] }
+        if message.retain {
+            guard !message.payload.isEmpty else { return [] }
+            return [
+                .log(
+                    .warning,
+                    "command: ignoring retained message on \(message.topic) (commands must not be retained); clearing it"
+                ),
+                .publish(.init(topic: message.topic, payload: "", qos: config.mqtt.qos, retain: true)),
+            ]
+        }
+        // An empty payload is the echo of clearing a retained command, not a command.
+        guard !message.payload.isEmpty else { return [] }
+        guard message.payload.count <= Self.maximumCommandBytes else {
+            return [
+                .log(
+                    .warning,
+                    "command: ignoring \(message.payload.count)-byte payload on \(message.topic) (at most \(Self.maximumCommandBytes))"
+                )
+            ]
+        }
+        switch command {
+        case .refresh:
+            let pollen = config.pollen.enabled && locations[index].pollenSchedule.refresh(at: now)
+            let climate = config.climate.enabled && locations[index].climateSchedule.refresh(at: now)
+            var actions: [DaemonAction] = []
+            // A flood of refused refreshes (a stuck automation) logs one line per cooldown
+            // window, not one per message (SPEC §12).
+            let window = min(
+                locations[index].pollenSchedule.refreshCooldown, locations[index].climateSchedule.refreshCooldown)
+            if pollen || climate
+                || locations[index].refreshSkipLoggedAt.map({ FetchSchedule.sum($0, window) <= now })
+                    ?? true
+            {
+                actions.append(
+                    .log(
+                        .info,
+                        "command: refresh \(id): pollen \(pollen ? "now" : "skipped (cooldown)"), climate \(climate ? "now" : "skipped (cooldown)")"
+                    ))
+                if !pollen && !climate { locations[index].refreshSkipLoggedAt = now }
+            }
+            if pollen || climate {
+                actions += startDueFetches(now: now)
+                actions.append(wake(now: now))
+            }
+            return actions
+        case .setUnit:
+            let text = String(decoding: message.payload, as: UTF8.self)
+            guard String(validating: message.payload, as: UTF8.self) != nil, let unit = TemperatureUnit(command: text)
+            else {
+                return [
+                    .log(
+                        .warning,
+                        "command: refused unit \(quotedForLog(text)) on \(message.topic); expected celsius, fahrenheit, C, F, °C or °F"
+                    )
+                ]
+            }
+            guard unit != locations[index].unit else { return [] }
+            locations[index].unit = unit
+            return [
+                .store(.unit(unit.symbol, location: id)),
+                .log(.info, "command: climate unit of \(id) is now \(unit.symbol)"),
+            ] + scopeActions(now: now, only: index) + [.flush(persist: true)]
+        }
+    }
+
+    // MARK: fetching
+
+    /// Asks for every due fetch of an enabled source that is not already in flight.
+    private mutating func startDueFetches(now: Int64) -> [DaemonAction] {
+        var actions: [DaemonAction] = []
+        for index in locations.indices {
+            for kind in SourceKind.allCases where enabled(kind) {
+                let key = FetchKey(location: index, kind: kind)
+                guard !inFlight.contains(key), schedule(key).isDue(at: now) else { continue }
+                let (request, notes) = begin(key, now: now)
+                actions += notes
+                if let request {
+                    inFlight.insert(key)
+                    actions.append(.fetch(key, request))
+                }
+            }
+        }
+        return actions
+    }
+
+    func schedule(_ key: FetchKey) -> FetchSchedule {
+        key.kind == .pollen ? locations[key.location].pollenSchedule : locations[key.location].climateSchedule
+    }
+
+    /// Prepares a fetch: picks the pollen source, applies the daily Google cap (nil when capped,
+    /// with the source due again after local midnight), counts the call and marks it started.
+    mutating func begin(_ key: FetchKey, now: Int64) -> (FetchRequest?, [DaemonAction]) {
+        let index = key.location
+        let location = locations[index].config
+        var actions: [DaemonAction] = []
+        switch key.kind {
+        case .pollen:
+            let source = config.pollen.source(googleRejected: locations[index].googleRejected)
+            if source == .google && !demo {
+                guard callsToday(index, .google, now: now) < config.pollen.maxCallsPerDay else {
+                    if locations[index].pollenNotice != .dailyCap {
+                        actions.append(
+                            .log(
+                                .warning,
+                                "pollen[\(location.id)]: daily Google call cap reached (pollen.max_calls_per_day = \(config.pollen.maxCallsPerDay)); next call after local midnight"
+                            ))
+                        locations[index].pollenNotice = .dailyCap
+                    }
+                    locations[index].pollenSchedule.due(at: locations[index].nextMidnight(after: now))
+                    return (nil, actions)
+                }
+            }
+            actions.append(countCall(index, source == .google ? .google : .openMeteo, now: now))
+            locations[index].pollenSchedule.started(at: now)
+            return (.pollen(location, source, now: now), actions)
+        case .climate:
+            actions.append(countCall(index, .openMeteo, now: now))
+            locations[index].climateSchedule.started(at: now)
+            return (.climate(location, today: locations[index].today(at: now), now: now), actions)
+        }
+    }
+
+    private mutating func countCall(_ index: Int, _ api: CountedAPI, now: Int64) -> DaemonAction {
+        let key = CallKey(locationID: locations[index].config.id, api: api)
+        let today = locations[index].today(at: now).description
+        var count = calls[key] ?? .init(date: today, calls: 0)
+        if count.date != today { count = .init(date: today, calls: 0) }
+        count.calls += 1
+        calls[key] = count
+        var stored: [String: StateStore.CallCount] = [:]
+        for (key, count) in calls { stored[key.storageKey] = count }
+        return .store(.callCounts(stored))
+    }
+
+    func callsToday(_ index: Int, _ api: CountedAPI, now: Int64) -> Int {
+        let key = CallKey(locationID: locations[index].config.id, api: api)
+        guard let count = calls[key], count.date == locations[index].today(at: now).description else { return 0 }
+        return count.calls
+    }
+
+    /// Applies a finished fetch to the state (SPEC §5): new data, or stale old data and a retry.
+    mutating func apply(_ key: FetchKey, _ outcome: FetchOutcome, now: Int64) -> [DaemonAction] {
+        switch outcome {
+        case .pollen(let result): return applyPollen(key.location, result, now: now)
+        case .climate(let result): return applyClimate(key.location, result, now: now)
+        }
+    }
+
+    /// Whether the location has usable data of a kind (fresh or stored).
+    func hasData(_ key: FetchKey) -> Bool {
+        key.kind == .pollen ? locations[key.location].pollen != nil : locations[key.location].climate != nil
+    }
+
+    private mutating func applyPollen(_ index: Int, _ result: PollenFetchResult, now: Int64) -> [DaemonAction] {
+        let id = locations[index].config.id
+        let source = result.source
+        switch result.outcome {
+        case .report(let report):
+            locations[index].pollen = .report(report, fetchedAt: result.fetchedAt)
+            locations[index].pollenStale = false
+            locations[index].pollenNotice = nil
+            locations[index].pollenSchedule.succeeded(at: now, jitter: random.fraction())
+            diagnostics.success(source.diagnosticsKey, at: now)
+            // The response is stored first: nothing performed after it can lose it.
+            return [
+                .store(
+                    .response(
+                        .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
+                        location: id, source: source.storeName))
+            ] + report.warnings.map { .log(.warning, "pollen[\(id)]: \($0)") } + [
+                .log(.info, "pollen[\(id)]: fetched from \(source.rawValue) (\(report.days.count) days)")
+            ]
+        case .unsupportedLocation(let message):
+            locations[index].pollen = .unsupported(message: message)
+            locations[index].pollenStale = false
+            locations[index].pollenSchedule.succeeded(at: now, jitter: random.fraction())
+            diagnostics.success(source.diagnosticsKey, at: now)
+            var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
+            if locations[index].pollenNotice != .unsupported {
+                if source == .openMeteo {
+                    actions.append(
+                        .log(
+                            .warning,
+                            "pollen[\(id)]: no key-free pollen here (\(message)); Open-Meteo covers Europe only — set pollen.api_key for Google pollen; climate keeps running"
+                        ))
+                } else {
+                    actions.append(
+                        .log(
+                            .warning,
+                            "pollen[\(id)]: Google has no pollen for this location (\(message)); pollen topics cleared")
+                    )
+                }
+                locations[index].pollenNotice = .unsupported
+            }
+            return actions
+        case .keyRejected(let message):
+            diagnostics.failure(PollenSource.google.diagnosticsKey, at: now, message: message)
+            if config.pollen.source == .auto {
+                locations[index].googleRejected = true
+                locations[index].pollenSchedule.due(at: now)
+                return [
+                    .log(
+                        .error,
+                        "pollen[\(id)]: Google rejected the API key (\(message)); using key-free Open-Meteo instead"
+                    )
+                ]
+            }
+            locations[index].pollenSchedule.keyRejected(at: now)
+            locations[index].pollenStale = locations[index].pollen != nil
+            return [
+                .log(
+                    .error,
+                    "pollen[\(id)]: Google rejected the API key (\(message)); not retrying for 24 h — fix pollen.api_key"
+                )
+            ]
+        case .failed(let message):
+            locations[index].pollenStale = locations[index].pollen != nil
+            let delay = locations[index].pollenSchedule.failed(
+                at: now, retryAfter: result.retryAfter, jitter: random.fraction())
+            diagnostics.failure(source.diagnosticsKey, at: now, message: message)
+            return [
+                .log(.warning, "pollen[\(id)]: fetch from \(source.rawValue) failed: \(message); retry in \(delay) s")
+            ]
+        }
+    }
+
+    private mutating func applyClimate(_ index: Int, _ result: ClimateFetchResult, now: Int64) -> [DaemonAction] {
+        let id = locations[index].config.id
+        switch result {
+        case .trend(let trend, let bodies, let fetchedAt):
+            locations[index].climate = .init(trend: trend, fetchedAt: fetchedAt)
+            locations[index].climateStale = false
+            locations[index].climateSchedule.due(
+                at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
+            diagnostics.success(Self.climateDiagnosticsKey, at: now)
+            return [
+                .store(.climateResponse(bodies, fetchedAt: fetchedAt, location: id)),
+                .log(.info, "climate[\(id)]: fetched \(trend.points.count) years for \(trend.date)"),
+            ]
+        case .failed(let message, let retryAfter):
+            locations[index].climateStale = locations[index].climate != nil
+            let delay = locations[index].climateSchedule.failed(
+                at: now, retryAfter: retryAfter, jitter: random.fraction())
+            diagnostics.failure(Self.climateDiagnosticsKey, at: now, message: message)
+            return [.log(.warning, "climate[\(id)]: fetch failed: \(message); retry in \(delay) s")]
+        }
+    }
+
+    static let climateDiagnosticsKey = "open_meteo_climate"
+
+    // MARK: stored responses (restarts spend no quota)
+
+    /// A stored pollen report at start: published at once, fetched again when it ages out.
+    mutating func restorePollen(_ index: Int, _ report: PollenReport, fetchedAt: Int64) {
+        locations[index].pollen = .report(report, fetchedAt: fetchedAt)
+        locations[index].pollenSchedule.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
+    }
+
+    /// A stored climate trend at start: current until local midnight if it is today's, else stale.
+    mutating func restoreClimate(_ index: Int, _ trend: ClimateTrend, date: CivilDate, fetchedAt: Int64, now: Int64) {
+        locations[index].climate = .init(trend: trend, fetchedAt: fetchedAt)
+        if date == locations[index].today(at: now) {
+            locations[index].climateSchedule.due(at: locations[index].nextMidnight(after: now))
+        } else {
+            locations[index].climateStale = true
+        }
+    }
+
+    // MARK: what the sinks hold
+
+    /// Every sink's scopes for every location or, after a fetch, only the sinks that fetch
+    /// feeds for its location (rebuilding everything after each of N fetches made a cycle
+    /// O(N²), bench/RESULTS.md). Time-driven changes (staleness edges, midnight) come from the
+    /// full update of every tick.
+    mutating func scopeActions(now: Int64, only: Int? = nil, kind: SourceKind? = nil) -> [DaemonAction] {
+        var actions: [DaemonAction] = []
+        for index in locations.indices where only == nil || only == index {
+            let (snapshot, warnings) = self.snapshot(index, now: now)
+            actions += warnings
+            // Sinks not rebuilt now count with their size at their last build.
+            var counts = locations[index].topicCounts
+            var over: [String] = []
+            for sink in sinks where kind.map({ sink.inputs.contains($0) }) ?? true {
+                for var scope in sink.contents(of: snapshot, context: context) {
+                    counts[scope.scope] = 0
+                    let budget = Self.maximumTopicsPerLocation - counts.values.reduce(0, +)
+                    if let count = scope.tree?.count, count > budget {
+                        over.append(scope.scope)
+                        scope = SinkScope(scope: scope.scope, tree: nil)
+                    } else {
+                        counts[scope.scope] = scope.tree?.count ?? 0
+                    }
+                    actions.append(.setScope(scope))
+                }
+            }
+            locations[index].topicCounts = counts
+            if over.isEmpty {
+                if kind == nil { locations[index].topicLimitLogged = [] }
+            } else if over != locations[index].topicLimitLogged {
+                locations[index].topicLimitLogged = over
+                do {
+                    actions.append(
+                        .log(
+                            .error,
+                            "\(locations[index].config.id): more than \(Self.maximumTopicsPerLocation) topics; not updating \(over.joined(separator: ", ")) (what is published there stays)"
+                        ))
+                }
+            }
+        }
+        return actions
+    }
+
+    /// Most retained topics one location may hold (SPEC §12); a scope that would pass it keeps
+    /// what is published there, with an error logged once.
+    static let maximumTopicsPerLocation = 2_000
+
+    /// The location as the sinks see it at `now`; logs the selection's warnings once per change.
+    private mutating func snapshot(_ index: Int, now: Int64) -> (LocationSnapshot, [DaemonAction]) {
+        let pollen = locations[index].pollenView(settings: config.pollen, now: now)
+        var actions: [DaemonAction] = []
+        if case .selected(let selection, _) = pollen, selection.warnings != locations[index].loggedSelectionWarnings {
+            let id = locations[index].config.id
+            actions = selection.warnings.map { .log(.warning, "pollen[\(id)]: \($0)") }
+            locations[index].loggedSelectionWarnings = selection.warnings
+        }
+        let location = locations[index]
+        return (
+            LocationSnapshot(
+                location: location, topics: layout.location(location.config.id), pollen: pollen, now: now),
+            actions
+        )
+    }
+
+    /// Every wanted topic, for `print`: locations in config order, sinks in order.
+    mutating func printableTree(now: Int64) -> TopicTree {
+        var tree = TopicTree()
+        for action in scopeActions(now: now) {
+            if case .setScope(let scope) = action, let scoped = scope.tree { tree.merge(scoped) }
+        }
+        return tree
+    }
+
+    // MARK: timer and diagnostics
+
+    /// The next time the loop must wake: a due fetch (not one in flight: its completion wakes
+    /// the loop), local midnight, a freshness edge, the next diagnostics.
+    private mutating func wake(now: Int64) -> DaemonAction {
+        var wake = nextDiagnostics
+        for index in locations.indices {
+            wake = min(
+                wake,
+                locations[index].nextWake(
+                    after: now,
+                    pollenEnabled: config.pollen.enabled && !inFlight.contains(.init(location: index, kind: .pollen)),
+                    climateEnabled: config.climate.enabled && !inFlight.contains(.init(location: index, kind: .climate))
+                ))
+        }
+        wakeAt = wake
+        return .wake(at: wake)
+    }
+
+    /// `<p>/diagnostics` (not retained: nothing while disconnected).
+    private func diagnosticsMessage(at time: DaemonTime) -> [DaemonAction] {
+        guard connected else { return [] }
+        return [.publish(.init(topic: layout.diagnostics, payload: diagnosticsJSON(at: time), qos: 0, retain: false))]
+    }
+
+    func diagnosticsJSON(at time: DaemonTime) -> String {
+        let perLocation = locations.indices.map { index in
+            AgentDiagnostics.LocationCalls(
+                locationID: locations[index].config.id, google: callsToday(index, .google, now: time.now),
+                openMeteo: callsToday(index, .openMeteo, now: time.now))
+        }
+        return AgentDiagnostics(
+            uptimeSeconds: time.uptimeSeconds, sources: diagnostics.statuses, apiCallsToday: perLocation,
+            reconnects: reconnects
+        ).json.serialized
+    }
+}
+
+extension PollenSource {
+    /// The source's name in `<p>/diagnostics` (`fetches`, `last_success`, `last_error`).
+    var diagnosticsKey: String { self == .google ? "google_pollen" : "open_meteo_pollen" }
+    /// The stored response's name in `state_dir`.
+    var storeName: String { "pollen-" + rawValue }
+}
+
+/// Fetch counters per source for `<p>/diagnostics`.
+struct DiagnosticsCounters {
+    private(set) var bySource: [String: AgentDiagnostics.SourceStatus] = [:]
+
+    mutating func success(_ source: String, at now: Int64) {
+        var status = bySource[source] ?? .init(source: source)
+        status.fetchesOK += 1
+        status.lastSuccess = UTCTimestamp.rfc3339(unixSeconds: now)
+        bySource[source] = status
+    }
+
+    mutating func failure(_ source: String, at now: Int64, message: String) {
+        var status = bySource[source] ?? .init(source: source)
+        status.fetchesFailed += 1
+        status.lastError = (UTCTimestamp.rfc3339(unixSeconds: now), message)
+        bySource[source] = status
+    }
+
+    var statuses: [AgentDiagnostics.SourceStatus] { bySource.keys.sorted().map { bySource[$0]! } }
+}
+
+/// A command payload as it may appear in a log line: quoted, control characters escaped, cut short.
+func quotedForLog(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars.prefix(40) {
+        if scalar.value < 0x20 || scalar.value == 0x7f {
+            out += "\\u{\(String(scalar.value, radix: 16))}"
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return "\"\(out)\(text.unicodeScalars.count > 40 ? "…" : "")\""
+}

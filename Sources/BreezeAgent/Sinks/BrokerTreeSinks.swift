@@ -1,0 +1,39 @@
+import BreezeCore
+
+/// `<p>/<loc>/pollen…` (SPEC §3): the pollen tree of the selected days.
+struct PollenTreeSink: RetainedSink {
+    var inputs: Set<SourceKind> { [.pollen] }
+
+    func contents(of snapshot: LocationSnapshot, context: SinkContext) -> [SinkScope] {
+        let tree: TopicTree?
+        switch snapshot.pollen {
+        case .unknown: tree = nil
+        case .unavailable: tree = TopicTree()
+        case .selected(let selection, let fetchedAt):
+            tree = PollenTopics.tree(
+                topics: snapshot.topics, selection: selection, fetchedAt: fetchedAt,
+                palette: context.config.pollen.colors)
+        }
+        return [SinkScope(scope: snapshot.topics.pollen, tree: tree)]
+    }
+}
+
+/// `<p>/<loc>/climate…` (SPEC §3), in the location's display unit.
+struct ClimateTreeSink: RetainedSink {
+    var inputs: Set<SourceKind> { [.climate] }
+
+    func contents(of snapshot: LocationSnapshot, context: SinkContext) -> [SinkScope] {
+        let tree: TopicTree?
+        let location = snapshot.location
+        if !context.config.climate.enabled {
+            tree = TopicTree()
+        } else if let climate = location.climate {
+            tree = ClimateTopics.tree(
+                topics: snapshot.topics, trend: climate.trend, unit: location.unit,
+                updatedAt: UTCTimestamp.rfc3339(unixSeconds: climate.fetchedAt), stale: location.climateStale)
+        } else {
+            tree = nil
+        }
+        return [SinkScope(scope: snapshot.topics.climate, tree: tree)]
+    }
+}

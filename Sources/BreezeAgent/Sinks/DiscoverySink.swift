@@ -1,0 +1,31 @@
+import BreezeCore
+
+/// The location's Home Assistant device config (SPEC §3 discovery).
+///
+/// It lists the pollen items, so it follows pollen fetches; climate's part depends on the
+/// config only. While pollen is not known yet it keeps what is published, so a restart does
+/// not briefly remove the pollen entities.
+struct DiscoverySink: RetainedSink {
+    var inputs: Set<SourceKind> { [.pollen] }
+
+    func contents(of snapshot: LocationSnapshot, context: SinkContext) -> [SinkScope] {
+        let scope = snapshot.topics.deviceConfig
+        let items: [DiscoveryInput.PollenItem]
+        switch snapshot.pollen {
+        case .unknown: return [SinkScope(scope: scope, tree: nil)]
+        case .unavailable: items = []
+        case .selected(let selection, _):
+            items = selection.items.map { .init(id: $0.topicID, name: $0.name, isPlant: $0.isPlant) }
+        }
+        let config = context.config
+        let input = DiscoveryInput(
+            topicPrefix: context.layout.prefix, discoveryPrefix: context.layout.discoveryPrefix,
+            agentVersion: BreezeVersion.string, qos: config.mqtt.qos,
+            location: .init(id: snapshot.location.config.id, name: snapshot.location.config.name),
+            pollenAvailable: !items.isEmpty, pollenItems: items, climateEnabled: config.climate.enabled)
+        let message = HomeAssistantDiscovery.deviceConfig(for: input)
+        var tree = TopicTree()
+        tree.set(message.topic, message.payload)
+        return [SinkScope(scope: scope, tree: tree)]
+    }
+}

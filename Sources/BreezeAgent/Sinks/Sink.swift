@@ -1,0 +1,67 @@
+import BreezeCore
+
+/// What every output sees of one location at one moment: the runtime state, its topics, and the
+/// pollen days already selected for the local date (selected once per update and shared by
+/// every sink, so the pollen tree and the discovery config can never disagree about the items).
+struct LocationSnapshot {
+    /// What is known about the pollen of the location now.
+    enum Pollen {
+        /// Nothing yet (no fetch finished, nothing stored): sinks keep what they hold.
+        case unknown
+        /// Pollen is disabled, or the source has none here: sinks remove their pollen parts.
+        case unavailable
+        /// Today's and the forecast days' items, selected for the local date and age.
+        case selected(PollenSelection, fetchedAt: Int64)
+    }
+
+    let location: LocationRuntime
+    let topics: LocationTopics
+    let pollen: Pollen
+    let now: Int64
+}
+
+/// The settings every sink may read, fixed for a run.
+struct SinkContext {
+    let config: AgentConfig
+    let layout: TopicLayout
+    /// `--demo` publishes no discovery.
+    let discoveryEnabled: Bool
+}
+
+/// An output of the agent that holds retained topics on the broker: given a location's
+/// snapshot, it says what each of its scopes should hold (SPEC §3: a scope is a topic prefix
+/// the sink owns; `nil` keeps what is published there, an empty tree clears it).
+///
+/// The broker tree, Home Assistant discovery and any later output (device commands, images)
+/// are views of the same per-location state; a new one is a new type conforming to this,
+/// registered in ``Sinks/all(for:)``, with its own tests — the daemon does not change.
+protocol RetainedSink: Sendable {
+    /// The sources whose finished fetch can change what this sink holds; after such a fetch
+    /// only these sinks of that location are rebuilt (tree building is most of a cycle's CPU).
+    var inputs: Set<SourceKind> { get }
+
+    /// The scopes of the location and what each should hold now.
+    func contents(of snapshot: LocationSnapshot, context: SinkContext) -> [SinkScope]
+}
+
+/// One scope of a sink and what it should hold (`nil`: keep what is published).
+struct SinkScope: Equatable {
+    let scope: String
+    let tree: TopicTree?
+}
+
+enum Sinks {
+    /// The sinks a configuration turns on, in publishing order.
+    static func all(for context: SinkContext) -> [any RetainedSink] {
+        var sinks: [any RetainedSink] = [PollenTreeSink(), ClimateTreeSink()]
+        if context.discoveryEnabled { sinks.append(DiscoverySink()) }
+        return sinks
+    }
+}
+
+extension AgentConfig {
+    /// The topics of this configuration (`mqtt.topic_prefix`, `homeassistant.prefix`).
+    var topicLayout: TopicLayout {
+        TopicLayout(prefix: mqtt.topicPrefix, discoveryPrefix: homeAssistant.prefix)
+    }
+}

@@ -1,0 +1,130 @@
+/// Every topic the agent publishes or subscribes to, spelled in one place (SPEC §3).
+///
+/// The topic builders, Home Assistant discovery, the daemon's subscriptions and its command
+/// parser all ask this type; no other code joins topic levels. A consumer-facing name changes
+/// here or nowhere.
+///
+/// ```
+/// <p>/status                         availability (the will)
+/// <p>/diagnostics                    not retained, periodic
+/// <p>/<loc>/pollen…                  ``LocationTopics/pollen`` and below
+/// <p>/<loc>/climate…                 ``LocationTopics/climate`` and below
+/// <p>/<loc>/refresh                  command in
+/// <p>/<loc>/climate/unit/set         command in
+/// <dp>/device/<slug(p)>_<slug(loc)>/config   Home Assistant device discovery
+/// <dp>/status                        Home Assistant's birth message
+/// ```
+public struct TopicLayout: Sendable, Equatable {
+    /// `<p>`, `mqtt.topic_prefix`.
+    public let prefix: String
+    /// `<dp>`, `homeassistant.prefix`.
+    public let discoveryPrefix: String
+
+    public init(prefix: String, discoveryPrefix: String = DiscoveryNaming.defaultDiscoveryPrefix) {
+        self.prefix = prefix
+        self.discoveryPrefix = discoveryPrefix
+    }
+
+    /// `<p>/status`: `online` / `offline`.
+    public var status: String { prefix + "/status" }
+    /// `<p>/diagnostics`.
+    public var diagnostics: String { prefix + "/diagnostics" }
+    /// `<dp>/status`: Home Assistant publishes `online` there when it (re)starts.
+    public var homeAssistantBirth: String { discoveryPrefix + "/status" }
+
+    /// The topics of one location.
+    public func location(_ id: String) -> LocationTopics {
+        LocationTopics(
+            id: id, base: prefix + "/" + id,
+            deviceConfig: discoveryPrefix + "/device/" + DiscoveryNaming.deviceID(topicPrefix: prefix, locationID: id)
+                + "/config")
+    }
+
+    /// The command a message on `topic` carries, with the location it addresses; nil for any
+    /// topic that is not one of ``LocationTopics/commandTopics``.
+    public func command(on topic: String) -> (locationID: String, command: LocationCommand)? {
+        guard topic.hasPrefix(prefix + "/") else { return nil }
+        let rest = topic.dropFirst(prefix.count + 1)
+        guard let slash = rest.firstIndex(of: "/") else { return nil }
+        let id = String(rest[..<slash])
+        guard !id.isEmpty else { return nil }
+        let topics = location(id)
+        for command in LocationCommand.allCases where topics.topic(of: command) == topic {
+            return (id, command)
+        }
+        return nil
+    }
+}
+
+/// A command the agent accepts on a location's topics.
+public enum LocationCommand: Sendable, Equatable, CaseIterable {
+    /// `<p>/<loc>/refresh`: fetch now (within the cooldowns).
+    case refresh
+    /// `<p>/<loc>/climate/unit/set`: the display unit.
+    case setUnit
+}
+
+/// The topics of one location, `<p>/<loc>/…`.
+public struct LocationTopics: Sendable, Equatable {
+    /// The location id (`[a-z0-9_-]+`).
+    public let id: String
+    /// `<p>/<loc>`.
+    public let base: String
+    /// `<dp>/device/<slug(p)>_<slug(loc)>/config`: this location's Home Assistant device.
+    public let deviceConfig: String
+
+    // MARK: pollen
+
+    /// `<p>/<loc>/pollen`: the summary JSON, and the scope of every pollen topic.
+    public var pollen: String { base + "/pollen" }
+    /// `<p>/<loc>/pollen/<item>`: one item's JSON; its scalars are ``ScalarTopics``.
+    public func pollenItem(_ itemID: String) -> String { pollen + "/" + itemID }
+    /// `<p>/<loc>/pollen/<item>/d<N>`: forecast day N (1…4) of an item.
+    public func pollenItem(_ itemID: String, day: Int) -> String { pollenItem(itemID) + "/d" + String(day) }
+    /// `<p>/<loc>/pollen/max`.
+    public var pollenMax: String { pollen + "/max" }
+    /// `<p>/<loc>/pollen/updated_at`.
+    public var pollenUpdatedAt: String { pollen + "/updated_at" }
+    /// `<p>/<loc>/pollen/stale`.
+    public var pollenStale: String { pollen + "/stale" }
+
+    // MARK: climate
+
+    /// `<p>/<loc>/climate`: the climate JSON, and the scope of every climate topic.
+    public var climate: String { base + "/climate" }
+    /// `<p>/<loc>/climate/change` (+ `/text`, `/color`).
+    public var climateChange: String { climate + "/change" }
+    /// `<p>/<loc>/climate/<year>` (+ `/text`, `/color`).
+    public func climateYear(_ year: Int) -> String { climate + "/" + String(year) }
+    /// `<p>/<loc>/climate/current` (+ `/text`, `/color`).
+    public var climateCurrent: String { climate + "/current" }
+    /// `<p>/<loc>/climate/unit`.
+    public var climateUnit: String { climate + "/unit" }
+
+    // MARK: commands
+
+    /// `<p>/<loc>/refresh`.
+    public var refresh: String { topic(of: .refresh) }
+    /// `<p>/<loc>/climate/unit/set`.
+    public var climateUnitSet: String { topic(of: .setUnit) }
+
+    /// The topic a command arrives on.
+    public func topic(of command: LocationCommand) -> String {
+        switch command {
+        case .refresh: return base + "/refresh"
+        case .setUnit: return climateUnit + "/set"
+        }
+    }
+
+    /// Every command topic of the location, for the subscriptions.
+    public var commandTopics: [String] { LocationCommand.allCases.map(topic(of:)) }
+}
+
+/// The three scalars under a value topic: `<t>/value` (or `<t>` itself for climate), `/level`,
+/// `/color`, `/text`.
+public enum ScalarTopics {
+    public static func value(_ topic: String) -> String { topic + "/value" }
+    public static func level(_ topic: String) -> String { topic + "/level" }
+    public static func color(_ topic: String) -> String { topic + "/color" }
+    public static func text(_ topic: String) -> String { topic + "/text" }
+}

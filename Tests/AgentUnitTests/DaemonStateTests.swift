@@ -1,0 +1,519 @@
+@testable import BreezeAgent
+import BreezeCore
+import BreezeMQTT
+import Glibc
+import Testing
+
+/// The daemon's decisions, driven directly with events and a fake clock: no broker, no HTTP,
+/// no timer. Every ``DaemonEvent`` has cases here; the loop that performs the actions is
+/// covered end to end by the integration suite.
+@Suite("DaemonState: events in, actions out")
+struct DaemonStateTests {
+    /// 2026-06-15T10:00:00Z, a Monday; Europe/Berlin is UTC+2 then (local 12:00).
+    static let t0: Int64 = 1_781_517_600
+
+    static func config(
+        _ extra: String = "", pollen: String = "api_key: test-key-123456", locations: String? = nil
+    ) throws -> AgentConfig {
+        let yaml = """
+            mqtt: {host: 127.0.0.1, topic_prefix: breeze}
+            \(locations ?? """
+            locations:
+              - {id: home, name: Home, latitude: 52.52, longitude: 13.405, timezone: UTC}
+            """)
+            pollen: {\(pollen)}
+            \(extra)
+            """
+        return try ConfigLoader.load(
+            text: yaml, file: "test.yaml", environment: [:], currentYear: 2026, hostname: "hub")
+    }
+
+    static func machine(_ config: AgentConfig, demo: Bool = false, calls: [String: StateStore.CallCount] = [:])
+        -> DaemonState
+    {
+        let locations = config.locations.map {
+            LocationRuntime(config: $0, zone: .utc, settings: config, unit: config.climate.unit)
+        }
+        return DaemonState(config: config, locations: locations, storedCalls: calls, demo: demo, seed: 42)
+    }
+
+    static func at(_ now: Int64) -> DaemonTime { DaemonTime(now: now, uptimeSeconds: Int(now - t0)) }
+
+    static let report = PollenReport(
+        source: .google, region: "DE",
+        days: [
+            PollenDay(
+                date: CivilDate(year: 2026, month: 6, day: 15)!,
+                items: [
+                    PollenItem(code: "GRASS", name: "Grass", isPlant: false, value: 4),
+                    PollenItem(code: "TREE", name: "Tree", isPlant: false, value: 0),
+                    PollenItem(code: "WEED", name: "Weed", isPlant: false, value: nil),
+                ]),
+            PollenDay(
+                date: CivilDate(year: 2026, month: 6, day: 16)!,
+                items: [
+                    PollenItem(code: "GRASS", name: "Grass", isPlant: false, value: 5),
+                    PollenItem(code: "TREE", name: "Tree", isPlant: false, value: 1),
+                    PollenItem(code: "WEED", name: "Weed", isPlant: false, value: 0),
+                ]),
+        ])
+
+    static func pollenOK(_ now: Int64, source: PollenSource = .google) -> FetchOutcome {
+        .pollen(.init(source: source, outcome: .report(report), body: Array("{}".utf8), fetchedAt: now))
+    }
+
+    static func pollenFailed(_ now: Int64, retryAfter: Int64? = nil) -> FetchOutcome {
+        .pollen(.init(source: .google, outcome: .failed(message: "HTTP 503"), fetchedAt: now, retryAfter: retryAfter))
+    }
+
+    static func climateOK(_ now: Int64) throws -> FetchOutcome {
+        let today = CivilDate(year: 2026, month: 6, day: 15)!
+        let points = ClimateRequestPlan.points(today: today, years: [1980, 2020])
+        let observations = points.map { ClimateObservation(date: $0.date, tenthsCelsius: 200 + $0.year - 1980) }
+        let trend = try ClimateTrend.compute(
+            today: today, points: points, archive: observations.dropLast(), forecast: [observations.last!])
+        return .climate(
+            .trend(trend, bodies: .init(date: "2026-06-15", archive: "{}", forecast: "{}"), fetchedAt: now))
+    }
+
+    static let pollenKey = FetchKey(location: 0, kind: .pollen)
+    static let climateKey = FetchKey(location: 0, kind: .climate)
+
+    // MARK: helpers over actions
+
+    static func fetches(_ actions: [DaemonAction]) -> [FetchKey] {
+        actions.compactMap { if case .fetch(let key, _) = $0 { key } else { nil } }
+    }
+    static func scopes(_ actions: [DaemonAction]) -> [SinkScope] {
+        actions.compactMap { if case .setScope(let scope) = $0 { scope } else { nil } }
+    }
+    static func logs(_ actions: [DaemonAction], _ level: LogLevel) -> [String] {
+        actions.compactMap { if case .log(level, let text) = $0 { text } else { nil } }
+    }
+    static func published(_ actions: [DaemonAction]) -> [OutgoingMessage] {
+        actions.compactMap { if case .publish(let message) = $0 { message } else { nil } }
+    }
+    static func wake(_ actions: [DaemonAction]) -> Int64? {
+        actions.compactMap { if case .wake(let at) = $0 { at } else { nil } }.last
+    }
+    static func message(_ topic: String, _ payload: String, retain: Bool = false) -> DaemonEvent {
+        .mqtt(.message(MQTTMessage(topic: topic, payload: Array(payload.utf8), qos: 1, retain: retain)))
+    }
+
+    /// A machine started at t0 and ticked once the first fetches are due.
+    static func started(_ config: AgentConfig) -> (DaemonState, [DaemonAction]) {
+        var state = machine(config)
+        _ = state.start(at: at(t0))
+        let actions = state.handle(.tick, at: at(t0 + 6))
+        return (state, actions)
+    }
+
+    // MARK: start and tick
+
+    @Test func startSpreadsFirstFetchesAndKeepsUnknownScopes() throws {
+        var state = Self.machine(try Self.config())
+        let actions = state.start(at: Self.at(Self.t0))
+        for key in [Self.pollenKey, Self.climateKey] {
+            #expect((Self.t0...Self.t0 + 5).contains(state.schedule(key).nextDue))
+        }
+        // Nothing is known yet: every scope keeps what the broker holds.
+        let scopes = Self.scopes(actions)
+        #expect(
+            scopes.map(\.scope) == [
+                "breeze/home/pollen", "breeze/home/climate", "homeassistant/device/breeze_home/config",
+            ])
+        #expect(scopes.allSatisfy { $0.tree == nil })
+        #expect(Self.fetches(actions).isEmpty)
+    }
+
+    @Test func tickStartsDueFetchesOnceWhileInFlight() throws {
+        var (state, actions) = Self.started(try Self.config())
+        #expect(Set(Self.fetches(actions)) == [Self.pollenKey, Self.climateKey])
+        guard
+            case .fetch(_, .pollen(let location, .google, _)) = actions.first(where: {
+                if case .fetch(Self.pollenKey, _) = $0 { true } else { false }
+            })
+        else {
+            Issue.record("no Google pollen fetch")
+            return
+        }
+        #expect(location.id == "home")
+        #expect(actions.contains { if case .flush(persist: true) = $0 { true } else { false } })
+        // In flight: a second tick starts nothing again.
+        let again = state.handle(.tick, at: Self.at(Self.t0 + 7))
+        #expect(Self.fetches(again).isEmpty)
+        // The wake ignores sources in flight: the next thing is diagnostics or midnight.
+        #expect(Self.wake(again) == Self.t0 + DaemonState.diagnosticsInterval)
+    }
+
+    // MARK: fetch results
+
+    @Test func successfulPollenRebuildsOnlyItsSinksAndSchedulesNextFetch() throws {
+        var (state, _) = Self.started(try Self.config())
+        let now = Self.t0 + 8
+        let actions = state.handle(.fetched(Self.pollenKey, Self.pollenOK(now)), at: Self.at(now))
+        let scopes = Self.scopes(actions)
+        #expect(scopes.map(\.scope) == ["breeze/home/pollen", "homeassistant/device/breeze_home/config"])
+        let tree = try #require(scopes[0].tree)
+        #expect(tree["breeze/home/pollen/grass/level"] == "High")
+        #expect(tree["breeze/home/pollen/tree/level"] == "None")
+        #expect(tree["breeze/home/pollen/weed/level"] == "Unknown")
+        #expect(tree["breeze/home/pollen/grass/d1/value"] == "5")
+        #expect(scopes[1].tree?["homeassistant/device/breeze_home/config"]?.contains("pollen_grass") == true)
+        // Stored for a restart; the published set is not saved while climate is in flight.
+        #expect(actions.contains { if case .store(.response(_, "home", "pollen-google")) = $0 { true } else { false } })
+        #expect(actions.contains { if case .flush(persist: false) = $0 { true } else { false } })
+        // Next fetch one interval (6 h) later plus at most 5 % (capped at 300 s) of jitter.
+        let due = state.schedule(Self.pollenKey).nextDue
+        #expect(due >= now + 21_600 && due <= now + 21_600 + 300)
+        // The last fetch in flight saves the published set.
+        let climate = state.handle(.fetched(Self.climateKey, try Self.climateOK(now)), at: Self.at(now))
+        #expect(Self.scopes(climate).map(\.scope) == ["breeze/home/climate"])
+        #expect(climate.contains { if case .flush(persist: true) = $0 { true } else { false } })
+        #expect(climate.contains { if case .store(.climateResponse(_, _, "home")) = $0 { true } else { false } })
+    }
+
+    @Test func failureBacksOffMarksStaleAndHonoursRetryAfter() throws {
+        var (state, _) = Self.started(try Self.config())
+        var now = Self.t0 + 8
+        _ = state.handle(.fetched(Self.pollenKey, Self.pollenOK(now)), at: Self.at(now))
+        // Make the pollen due again, then fail it three times: 60, 120, 240 s (+ up to 25 %).
+        now += 21_900
+        var actions = state.handle(.tick, at: Self.at(now))
+        #expect(Self.fetches(actions) == [Self.pollenKey])
+        var steps: [Int64] = []
+        for _ in 0..<3 {
+            actions = state.handle(.fetched(Self.pollenKey, Self.pollenFailed(now)), at: Self.at(now))
+            steps.append(state.schedule(Self.pollenKey).nextDue - now)
+            #expect(Self.logs(actions, .warning).contains { $0.contains("HTTP 503") })
+            now = state.schedule(Self.pollenKey).nextDue
+            _ = state.handle(.tick, at: Self.at(now))
+        }
+        #expect((60...75).contains(steps[0]))
+        #expect((120...150).contains(steps[1]))
+        #expect((240...300).contains(steps[2]))
+        #expect(state.locations[0].pollenStale)
+        // Old data stays, marked stale; the topics say so.
+        let scopes = Self.scopes(state.scopeActions(now: now))
+        #expect(scopes[0].tree?["breeze/home/pollen/stale"] == "true")
+        // Retry-After beyond the backoff wins.
+        _ = state.handle(.fetched(Self.pollenKey, Self.pollenFailed(now, retryAfter: 7_200)), at: Self.at(now))
+        #expect(state.schedule(Self.pollenKey).nextDue == now + 7_200)
+    }
+
+    @Test func rejectedKeyFallsBackAtOnceWithAuto() throws {
+        var (state, _) = Self.started(try Self.config())
+        let now = Self.t0 + 8
+        let rejected = FetchOutcome.pollen(
+            .init(source: .google, outcome: .keyRejected(message: "HTTP 403"), fetchedAt: now))
+        let actions = state.handle(.fetched(Self.pollenKey, rejected), at: Self.at(now))
+        #expect(Self.logs(actions, .error).first?.contains("using key-free Open-Meteo") == true)
+        guard
+            case .fetch(Self.pollenKey, .pollen(_, .openMeteo, _)) = actions.first(where: {
+                if case .fetch = $0 { true } else { false }
+            })
+        else {
+            Issue.record("no immediate Open-Meteo fetch: \(actions)")
+            return
+        }
+    }
+
+    @Test func rejectedKeyWithGoogleOnlyWaitsADay() throws {
+        var (state, _) = Self.started(try Self.config(pollen: "source: google, api_key: test-key-123456"))
+        let now = Self.t0 + 8
+        let rejected = FetchOutcome.pollen(
+            .init(source: .google, outcome: .keyRejected(message: "HTTP 400"), fetchedAt: now))
+        let actions = state.handle(.fetched(Self.pollenKey, rejected), at: Self.at(now))
+        #expect(Self.fetches(actions).isEmpty)
+        #expect(state.schedule(Self.pollenKey).nextDue == now + FetchSchedule.rejectedKeyDelay)
+        #expect(Self.logs(actions, .error).first?.contains("not retrying for 24 h") == true)
+    }
+
+    @Test func unsupportedLocationClearsPollenAndDiscoveryPartsAndWarnsOnce() throws {
+        var (state, _) = Self.started(try Self.config())
+        var now = Self.t0 + 8
+        let unsupported = FetchOutcome.pollen(
+            .init(source: .google, outcome: .unsupportedLocation(message: "no data"), fetchedAt: now))
+        var actions = state.handle(.fetched(Self.pollenKey, unsupported), at: Self.at(now))
+        #expect(Self.logs(actions, .warning).count == 1)
+        let scopes = Self.scopes(actions)
+        #expect(scopes[0].tree == TopicTree())
+        #expect(scopes[1].tree?["homeassistant/device/breeze_home/config"]?.contains("pollen_max") == false)
+        #expect(
+            actions.contains { if case .store(.removeResponse("home", "pollen-google")) = $0 { true } else { false } })
+        now = state.schedule(Self.pollenKey).nextDue
+        _ = state.handle(.tick, at: Self.at(now))
+        actions = state.handle(.fetched(Self.pollenKey, unsupported), at: Self.at(now))
+        #expect(Self.logs(actions, .warning).isEmpty)
+    }
+
+    // MARK: the daily Google cap
+
+    @Test func dailyCapStopsCallsUntilLocalMidnightAndWarnsOnce() throws {
+        let config = try Self.config(pollen: "api_key: test-key-123456, max_calls_per_day: 2, interval: 15m")
+        var (state, _) = Self.started(config)
+        var now = Self.t0 + 8
+        _ = state.handle(.fetched(Self.pollenKey, Self.pollenOK(now)), at: Self.at(now))
+        now = state.schedule(Self.pollenKey).nextDue
+        var actions = state.handle(.tick, at: Self.at(now))
+        #expect(Self.fetches(actions).contains(Self.pollenKey))
+        _ = state.handle(.fetched(Self.pollenKey, Self.pollenOK(now)), at: Self.at(now))
+        #expect(state.callsToday(0, .google, now: now) == 2)
+        now = state.schedule(Self.pollenKey).nextDue
+        actions = state.handle(.tick, at: Self.at(now))
+        #expect(!Self.fetches(actions).contains(Self.pollenKey))
+        #expect(Self.logs(actions, .warning).filter { $0.contains("daily Google call cap") }.count == 1)
+        let midnight: Int64 = 1_781_568_000  // 2026-06-16T00:00:00Z
+        #expect(state.schedule(Self.pollenKey).nextDue == midnight)
+        // A refresh in the meantime does not get past the cap, nor log it again.
+        actions = state.handle(Self.message("breeze/home/refresh", "now"), at: Self.at(now + 60))
+        #expect(!Self.fetches(actions).contains(Self.pollenKey))
+        #expect(Self.logs(actions, .warning).isEmpty)
+        // After local midnight the count starts again.
+        actions = state.handle(.tick, at: Self.at(midnight))
+        #expect(Self.fetches(actions).contains(Self.pollenKey))
+        #expect(state.callsToday(0, .google, now: midnight) == 1)
+        // The counts go to the store under the file's keys.
+        let stored = actions.compactMap { if case .store(.callCounts(let c)) = $0 { c } else { nil } }.last
+        #expect(stored?["home.google"] == .init(date: "2026-06-16", calls: 1))
+    }
+
+    @Test func storedCallCountsCountAgainstTheCap() throws {
+        let config = try Self.config(pollen: "api_key: test-key-123456, max_calls_per_day: 2")
+        var state = Self.machine(
+            config, calls: ["home.google": .init(date: "2026-06-15", calls: 2), "junk": .init(date: "x", calls: 1)])
+        _ = state.start(at: Self.at(Self.t0))
+        let actions = state.handle(.tick, at: Self.at(Self.t0 + 6))
+        #expect(Self.fetches(actions) == [Self.climateKey])
+    }
+
+    @Test func demoIsNotCapped() throws {
+        let config = try Self.config(pollen: "api_key: test-key-123456, max_calls_per_day: 1")
+        var state = Self.machine(config, demo: true, calls: ["home.google": .init(date: "2026-06-15", calls: 5)])
+        _ = state.start(at: Self.at(Self.t0))
+        #expect(Self.fetches(state.handle(.tick, at: Self.at(Self.t0 + 6))).contains(Self.pollenKey))
+    }
+
+    // MARK: commands
+
+    @Test func refreshHonoursCooldowns() throws {
+        var (state, _) = Self.started(try Self.config())
+        var now = Self.t0 + 8
+        _ = state.handle(.fetched(Self.pollenKey, Self.pollenOK(now)), at: Self.at(now))
+        _ = state.handle(.fetched(Self.climateKey, try Self.climateOK(now)), at: Self.at(now))
+        now += 100
+        var actions = state.handle(Self.message("breeze/home/refresh", "go"), at: Self.at(now))
+        #expect(Set(Self.fetches(actions)) == [Self.pollenKey, Self.climateKey])
+        #expect(Self.logs(actions, .info) == ["command: refresh home: pollen now, climate now"])
+        _ = state.handle(.fetched(Self.pollenKey, Self.pollenOK(now)), at: Self.at(now))
+        _ = state.handle(.fetched(Self.climateKey, try Self.climateOK(now)), at: Self.at(now))
+        // 10 minutes later: both within their cooldowns (15 min, 1 h).
+        actions = state.handle(Self.message("breeze/home/refresh", "go"), at: Self.at(now + 600))
+        #expect(Self.fetches(actions).isEmpty)
+        #expect(
+            Self.logs(actions, .info) == [
+                "command: refresh home: pollen skipped (cooldown), climate skipped (cooldown)"
+            ])
+        // 15 minutes after the first: pollen only.
+        actions = state.handle(Self.message("breeze/home/refresh", "go"), at: Self.at(now + 900))
+        #expect(Self.fetches(actions) == [Self.pollenKey])
+    }
+
+    @Test func aRefreshFloodLogsOneLinePerCooldownWindow() throws {
+        var (state, _) = Self.started(try Self.config())
+        let now = Self.t0 + 100
+        _ = state.handle(Self.message("breeze/home/refresh", "go"), at: Self.at(now))
+        var lines = 0
+        // 5,000 refreshes over the next 14 minutes: all refused, one line.
+        for i in 0..<5_000 {
+            let actions = state.handle(Self.message("breeze/home/refresh", "go"), at: Self.at(now + 1 + Int64(i / 6)))
+            #expect(Self.fetches(actions).isEmpty)
+            lines += Self.logs(actions, .info).count
+        }
+        #expect(lines == 1)
+    }
+
+    @Test func retainedEmptyOversizeAndForeignCommandsAreNotCommands() throws {
+        var (state, _) = Self.started(try Self.config())
+        let now = Self.t0 + 10
+        var actions = state.handle(Self.message("breeze/home/refresh", "x", retain: true), at: Self.at(now))
+        #expect(Self.published(actions) == [.init(topic: "breeze/home/refresh", payload: "", qos: 1, retain: true)])
+        #expect(Self.fetches(actions).isEmpty)
+        // The echo of that clear, an empty command, and an unknown location or topic: nothing.
+        for event in [
+            Self.message("breeze/home/refresh", "", retain: true), Self.message("breeze/home/refresh", ""),
+            Self.message("breeze/attic/refresh", "x"), Self.message("breeze/home/pollen", "x"),
+            Self.message("other/home/refresh", "x"),
+        ] {
+            #expect(state.handle(event, at: Self.at(now)).isEmpty)
+        }
+        actions = state.handle(Self.message("breeze/home/refresh", String(repeating: "x", count: 65)), at: Self.at(now))
+        #expect(
+            Self.logs(actions, .warning) == ["command: ignoring 65-byte payload on breeze/home/refresh (at most 64)"])
+    }
+
+    @Test func unitCommandSwitchesTheClimateTreeAndIsRemembered() throws {
+        var (state, _) = Self.started(try Self.config())
+        let now = Self.t0 + 8
+        _ = state.handle(.fetched(Self.climateKey, try Self.climateOK(now)), at: Self.at(now))
+        var actions = state.handle(Self.message("breeze/home/climate/unit/set", "C"), at: Self.at(now))
+        #expect(actions.contains { if case .store(.unit("°C", "home")) = $0 { true } else { false } })
+        let climate = Self.scopes(actions).first { $0.scope == "breeze/home/climate" }
+        #expect(climate?.tree?["breeze/home/climate/unit"] == "°C")
+        #expect(actions.contains { if case .flush(persist: true) = $0 { true } else { false } })
+        // The same unit again changes nothing; a bad one is refused by name.
+        #expect(state.handle(Self.message("breeze/home/climate/unit/set", "°C"), at: Self.at(now)).isEmpty)
+        actions = state.handle(Self.message("breeze/home/climate/unit/set", "kelvin\u{1}"), at: Self.at(now))
+        #expect(Self.logs(actions, .warning).first?.contains(#"refused unit "kelvin\u{1}""#) == true)
+    }
+
+    // MARK: freshness edges and the timer
+
+    @Test func wakeFollowsTheFreshnessEdgesOfThePollenData() throws {
+        // Pollen every 30 days would never wake the loop for the 24 h / 48 h edges on its own.
+        let config = try Self.config("climate: {enabled: false}", pollen: "api_key: test-key-123456, interval: 30d")
+        var (state, _) = Self.started(config)
+        let fetchedAt = Self.t0 + 8
+        // Midnight would come first on the fetch day; step past it to see the edges.
+        _ = state.handle(.fetched(Self.pollenKey, Self.pollenOK(fetchedAt)), at: Self.at(fetchedAt))
+        let afterMidnight: Int64 = 1_781_568_000 + 1
+        var actions = state.handle(.tick, at: Self.at(afterMidnight))
+        #expect(Self.wake(actions) == min(afterMidnight + 300, afterMidnight + 86_399))
+        // Day after: the 24 h edge (forecast days no longer served) comes before diagnostics.
+        let lateNextDay = fetchedAt + PollenSelection.forecastLifetime - 100
+        actions = state.handle(.tick, at: Self.at(lateNextDay))
+        #expect(Self.wake(actions) == fetchedAt + PollenSelection.forecastLifetime)
+        // Then the 48 h edge (today's data too old).
+        let lateSecondDay = fetchedAt + PollenSelection.todayLifetime - 100
+        actions = state.handle(.tick, at: Self.at(lateSecondDay))
+        #expect(Self.wake(actions) == fetchedAt + PollenSelection.todayLifetime)
+        // Past the edges the data is stale in the topics even without a failed fetch.
+        let old = fetchedAt + PollenSelection.todayLifetime
+        let scopes = Self.scopes(state.handle(.tick, at: Self.at(old)))
+        #expect(scopes.first { $0.scope == "breeze/home/pollen" }?.tree?["breeze/home/pollen/stale"] == "true")
+    }
+
+    @Test func diagnosticsAreDueEveryIntervalAndOnlyWhileConnected() throws {
+        var (state, _) = Self.started(try Self.config())
+        let due = state.nextDiagnostics
+        // Not connected: rescheduled, not sent.
+        var actions = state.handle(.tick, at: Self.at(due))
+        #expect(Self.published(actions).isEmpty)
+        #expect(state.nextDiagnostics == due + DaemonState.diagnosticsInterval)
+        _ = state.handle(.mqtt(.connected), at: Self.at(due + 1))
+        actions = state.handle(.tick, at: Self.at(state.nextDiagnostics))
+        let sent = Self.published(actions)
+        #expect(sent.map(\.topic) == ["breeze/diagnostics"])
+        #expect(sent.first?.retain == false)
+        #expect(sent.first?.payload.contains(#""api_calls_today":{"home":{"google":1,"open_meteo":1}}"#) == true)
+    }
+
+    // MARK: the broker
+
+    @Test func connectSubscribesAnnouncesAndRepublishesReconnectCounts() throws {
+        var (state, _) = Self.started(try Self.config())
+        var actions = state.handle(.mqtt(.connected), at: Self.at(Self.t0 + 7))
+        guard case .subscribe(let topics) = actions.first(where: { if case .subscribe = $0 { true } else { false } })
+        else {
+            Issue.record("no subscriptions")
+            return
+        }
+        #expect(topics == ["breeze/home/refresh", "breeze/home/climate/unit/set", "homeassistant/status"])
+        let sent = Self.published(actions)
+        #expect(sent.first == .init(topic: "breeze/status", payload: "online", qos: 1, retain: true))
+        // Diagnostics at once, so Home Assistant's sensors are not unknown for minutes.
+        #expect(sent.last?.topic == "breeze/diagnostics")
+        #expect(actions.contains { if case .republishAll = $0 { true } else { false } })
+        #expect(state.reconnects == 0)
+        actions = state.handle(.mqtt(.disconnected(reason: "lost")), at: Self.at(Self.t0 + 20))
+        #expect(Self.logs(actions, .warning) == ["mqtt: disconnected (lost); reconnecting with backoff"])
+        #expect(!state.connected)
+        actions = state.handle(.mqtt(.connected), at: Self.at(Self.t0 + 30))
+        #expect(state.reconnects == 1)
+        #expect(Self.published(actions).last?.payload.contains(#""reconnects":1"#) == true)
+        #expect(actions.contains { if case .republishAll = $0 { true } else { false } })
+    }
+
+    // MARK: Home Assistant births
+
+    @Test func birthsAreCoalescedIntoOneDelayedResend() throws {
+        var (state, _) = Self.started(try Self.config())
+        _ = state.handle(.mqtt(.connected), at: Self.at(Self.t0 + 7))
+        var actions = state.handle(Self.message("homeassistant/status", "online"), at: Self.at(Self.t0 + 10))
+        let delays = actions.compactMap { if case .rediscover(let d) = $0 { d } else { nil } }
+        #expect(delays.count == 1)
+        #expect(delays[0] >= .seconds(1) && delays[0] <= .seconds(10))
+        // 2,000 more births while one is pending: nothing more.
+        for _ in 0..<2_000 {
+            #expect(state.handle(Self.message("homeassistant/status", "online"), at: Self.at(Self.t0 + 11)).isEmpty)
+        }
+        #expect(state.handle(Self.message("homeassistant/status", "offline"), at: Self.at(Self.t0 + 11)).isEmpty)
+        actions = state.handle(.rediscoverDue, at: Self.at(Self.t0 + 15))
+        let republished = actions.compactMap { if case .republish(let scope) = $0 { scope } else { nil } }
+        #expect(republished == ["homeassistant/device/breeze_home/config"])
+        #expect(Self.published(actions).map(\.topic) == ["breeze/diagnostics"])
+        // The next birth is answered again.
+        actions = state.handle(Self.message("homeassistant/status", "online"), at: Self.at(Self.t0 + 100))
+        #expect(actions.contains { if case .rediscover = $0 { true } else { false } })
+    }
+
+    @Test func demoAnswersNoBirthAndAnnouncesNothing() throws {
+        var state = Self.machine(try Self.config(), demo: true)
+        let started = state.start(at: Self.at(Self.t0))
+        #expect(!Self.scopes(started).contains { $0.scope.hasPrefix("homeassistant/") })
+        let connected = state.handle(.mqtt(.connected), at: Self.at(Self.t0 + 1))
+        guard case .subscribe(let topics) = connected.first(where: { if case .subscribe = $0 { true } else { false } })
+        else {
+            Issue.record("no subscriptions")
+            return
+        }
+        #expect(!topics.contains("homeassistant/status"))
+        #expect(state.handle(Self.message("homeassistant/status", "online"), at: Self.at(Self.t0 + 2)).isEmpty)
+    }
+
+    // MARK: signals
+
+    @Test func termStopsAndLaterEventsAreIgnored() throws {
+        var (state, _) = Self.started(try Self.config())
+        var actions = state.handle(.signal(SIGHUP), at: Self.at(Self.t0 + 7))
+        #expect(Self.logs(actions, .warning).first?.hasPrefix("SIGHUP") == true)
+        #expect(!actions.contains { if case .stop = $0 { true } else { false } })
+        actions = state.handle(.signal(SIGTERM), at: Self.at(Self.t0 + 8))
+        #expect(Self.logs(actions, .info) == ["signal SIGTERM: shutting down"])
+        #expect(actions.contains { if case .stop(exitCode: 0) = $0 { true } else { false } })
+        // A fetch that lands during the shutdown is not applied.
+        #expect(state.handle(.fetched(Self.pollenKey, Self.pollenOK(Self.t0 + 9)), at: Self.at(Self.t0 + 9)).isEmpty)
+        #expect(state.locations[0].pollen == nil)
+    }
+
+    // MARK: several locations
+
+    @Test func completionsNarrowToTheirLocationUntilTheTimerIsDue() throws {
+        let config = try Self.config(
+            locations: """
+                locations:
+                  - {id: home, latitude: 52.52, longitude: 13.405, timezone: UTC}
+                  - {id: cabin, latitude: 47.0, longitude: 11.0, timezone: UTC}
+                """)
+        var (state, actions) = Self.started(config)
+        #expect(Self.fetches(actions).count == 4)
+        let now = Self.t0 + 8
+        actions = state.handle(
+            .fetched(FetchKey(location: 1, kind: .pollen), Self.pollenOK(now)), at: Self.at(now))
+        #expect(
+            Self.scopes(actions).map(\.scope) == ["breeze/cabin/pollen", "homeassistant/device/breeze_cabin/config"])
+        // Handled at or after the wake time: the full update (every location, every sink).
+        let wake = try #require(Self.wake(actions))
+        actions = state.handle(
+            .fetched(FetchKey(location: 1, kind: .climate), try Self.climateOK(wake)), at: Self.at(wake))
+        #expect(Self.scopes(actions).count == 6)
+    }
+
+    @Test func callKeysRoundTripTheirStorageForm() {
+        for key in [CallKey(locationID: "home", api: .google), CallKey(locationID: "a.b", api: .openMeteo)] {
+            #expect(CallKey(storageKey: key.storageKey) == key)
+        }
+        #expect(CallKey(storageKey: "home") == nil)
+        #expect(CallKey(storageKey: "home.bing") == nil)
+    }
+}

@@ -1,0 +1,101 @@
+@testable import BreezeAgent
+import BreezeCore
+import BreezeTestSupport
+import Testing
+
+/// SPEC §3 removal order: when entities go away, Home Assistant gets the new (or empty) device
+/// config first and the state topics are cleared no sooner than the delay later, so it never
+/// renders a template on an empty payload.
+@Suite("Removal order: discovery first, state clears later")
+struct RemovalOrderTests {
+    static func tree(_ pairs: [(String, String)]) -> TopicTree {
+        var t = TopicTree()
+        for (k, v) in pairs { t.set(k, v) }
+        return t
+    }
+
+    static func publisher(_ transport: RecordingTransport, delay: Duration) -> RetainedPublisher {
+        RetainedPublisher(
+            transport: transport, store: nil, clearDelay: delay, clearsAtOnce: { $0.hasPrefix("homeassistant/") })
+    }
+
+    @Test func statesAreClearedAfterTheDelayDiscoveryAtOnce() async throws {
+        let transport = RecordingTransport()
+        let publisher = Self.publisher(transport, delay: .milliseconds(300))
+        publisher.set(scope: "b/home/pollen", Self.tree([("b/home/pollen", "{}"), ("b/home/pollen/oak/level", "Low")]))
+        publisher.set(
+            scope: "homeassistant/device/b_home/config", Self.tree([("homeassistant/device/b_home/config", "{oak}")]))
+        publisher.flush()
+        _ = transport.take()
+        #expect(publisher.nextClearDue == nil)
+
+        // Pollen becomes unavailable: the config loses its components, the state topics go.
+        publisher.set(scope: "b/home/pollen", TopicTree())
+        publisher.set(
+            scope: "homeassistant/device/b_home/config", Self.tree([("homeassistant/device/b_home/config", "{}")]))
+        let started = ContinuousClock.now
+        publisher.flush()
+        #expect(transport.take() == ["homeassistant/device/b_home/config={}"])
+        let due = try #require(publisher.nextClearDue)
+        #expect(due - started >= .milliseconds(300))
+        // A flush before the time sends nothing more.
+        publisher.flush()
+        #expect(transport.take().isEmpty)
+        try await Task.sleep(until: due, clock: .continuous)
+        publisher.flush()
+        #expect(transport.take() == ["b/home/pollen=", "b/home/pollen/oak/level="])
+        #expect(publisher.nextClearDue == nil)
+        #expect(publisher.published.keys.sorted() == ["homeassistant/device/b_home/config"])
+    }
+
+    @Test func aTopicWantedAgainIsNotClearedLater() async throws {
+        let transport = RecordingTransport()
+        let publisher = Self.publisher(transport, delay: .milliseconds(200))
+        let full = Self.tree([("b/home/pollen", "{}"), ("b/home/pollen/oak/level", "Low")])
+        publisher.set(scope: "b/home/pollen", full)
+        publisher.flush()
+        publisher.set(scope: "b/home/pollen", Self.tree([("b/home/pollen", "{}")]))
+        publisher.flush()
+        #expect(publisher.nextClearDue != nil)
+        // Back with the same payload before the clear is due: nothing is sent, nothing cleared.
+        publisher.set(scope: "b/home/pollen", full)
+        _ = transport.take()
+        publisher.flush()
+        #expect(publisher.nextClearDue == nil)
+        try await Task.sleep(for: .milliseconds(250))
+        publisher.flush()
+        #expect(transport.take().isEmpty)
+        #expect(publisher.published["b/home/pollen/oak/level"] == "Low")
+    }
+
+    @Test func topicsUnderNoScopeFollowTheSameOrder() async throws {
+        // A location removed from the config: its device config is emptied at once, its state later.
+        let transport = RecordingTransport()
+        let first = Self.publisher(transport, delay: .zero)
+        first.set(scope: "b/gone/pollen", Self.tree([("b/gone/pollen", "{}")]))
+        first.set(
+            scope: "homeassistant/device/b_gone/config", Self.tree([("homeassistant/device/b_gone/config", "{}")]))
+        first.flush()
+        let published = first.published
+        _ = transport.take()
+
+        let store = StateStore(directory: temporaryDirectory(), log: Log(sink: { _ in }))
+        store.savePublishedTopics(published)
+        let restarted = RetainedPublisher(
+            transport: transport, store: store, clearDelay: .milliseconds(200),
+            clearsAtOnce: { $0.hasPrefix("homeassistant/") })
+        restarted.set(scope: "b/home/pollen", Self.tree([("b/home/pollen", "{}")]))
+        restarted.flush()
+        #expect(transport.take() == ["b/home/pollen={}", "homeassistant/device/b_gone/config="])
+        try await Task.sleep(until: try #require(restarted.nextClearDue), clock: .continuous)
+        restarted.flush()
+        #expect(transport.take() == ["b/gone/pollen="])
+    }
+
+    @Test func theStateMachineFlushesWhenClearsAreDue() throws {
+        var (state, _) = DaemonStateTests.started(try DaemonStateTests.config())
+        let actions = state.handle(.clearsDue, at: DaemonStateTests.at(DaemonStateTests.t0 + 20))
+        #expect(actions.count == 1)
+        #expect(actions.contains { if case .flush(persist: true) = $0 { true } else { false } })
+    }
+}
