@@ -63,7 +63,8 @@ struct DiscoveryTests {
 
     @Test func rootHasDeviceOriginAvailabilityAndComponents() throws {
         let root = try decodeDiscovery(HomeAssistantDiscovery.deviceConfig(for: input()))
-        #expect(Set(root.keys) == ["device", "origin", "availability", "qos", "components"])
+        // No root `qos`: Home Assistant does not pass it on to the components (each has its own).
+        #expect(Set(root.keys) == ["device", "origin", "availability", "components"])
 
         let device = try #require(root["device"] as? [String: Any])
         #expect(device["identifiers"] as? [String] == ["breeze_home"])
@@ -82,7 +83,40 @@ struct DiscoveryTests {
         #expect(availability.first?["topic"] as? String == "breeze/status")
         #expect(availability.first?["payload_available"] as? String == "online")
         #expect(availability.first?["payload_not_available"] as? String == "offline")
-        #expect(root["qos"] as? Int == 1)
+    }
+
+    @Test func everyComponentCarriesTheQoS() throws {
+        var custom = input()
+        custom.qos = 2
+        for (metric, component) in try config(custom) {
+            #expect(component["qos"] as? Int == 2, "\(metric)")
+        }
+        for (metric, component) in try config(input()) {
+            #expect(component["qos"] as? Int == 1, "\(metric)")
+        }
+    }
+
+    @Test func removedComponentsAreNamedOnceWithTheirPlatformAlone() throws {
+        let before = HomeAssistantDiscovery.deviceConfig(for: input()).payload
+        var withoutPollen = input()
+        withoutPollen.pollenAvailable = false
+        withoutPollen.pollenItems = []
+        let plain = HomeAssistantDiscovery.deviceConfig(for: withoutPollen).payload
+        let update = HomeAssistantDiscovery.addingRemovals(to: plain, replacing: before)
+        let components = try #require(
+            try decodeDiscovery(DiscoveryMessage(topic: "t", payload: update))["components"] as? [String: [String: Any]])
+        let removed = components.filter { $0.value["unique_id"] == nil }
+        #expect(Set(removed.keys) == Set(try config(input()).keys).subtracting(try config(withoutPollen).keys))
+        #expect(removed["pollen_grass_level"]?.count == 1)
+        #expect(removed["pollen_grass_level"]?["platform"] as? String == "sensor")
+        #expect(removed["pollen_stale"]?["platform"] as? String == "binary_sensor")
+        #expect(components["climate_current"]?["unique_id"] as? String == "breeze_home_climate_current")
+        // The next config after the removal leaves the removal entries out again.
+        #expect(HomeAssistantDiscovery.addingRemovals(to: plain, replacing: update) == plain)
+        // Nothing removed, no previous config, or the device removed: unchanged.
+        #expect(HomeAssistantDiscovery.addingRemovals(to: before, replacing: before) == before)
+        #expect(HomeAssistantDiscovery.addingRemovals(to: before, replacing: nil) == before)
+        #expect(HomeAssistantDiscovery.addingRemovals(to: "", replacing: before) == "")
     }
 
     @Test func everyComponentHasPlatformNameAndPatternedUniqueID() throws {
@@ -158,7 +192,8 @@ struct DiscoveryTests {
         for (metric, component) in enums {
             #expect(component["state_class"] == nil, "\(metric)")
             #expect(component["unit_of_measurement"] == nil, "\(metric)")
-            #expect(component["options"] as? [String] == ["None", "Low", "Moderate", "High", "Very High", "Unknown"])
+            #expect(component["options"] as? [String] == ["No pollen", "Low", "Moderate", "High", "Very High"])
+            #expect(component["value_template"] as? String == HomeAssistantDiscovery.levelTemplate)
             #expect((component["state_topic"] as? String)?.hasSuffix("/level") == true)
         }
         #expect(comps["pollen_max_level"]?["state_topic"] as? String == "breeze/home/pollen/max/level")

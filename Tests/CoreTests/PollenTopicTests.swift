@@ -37,7 +37,7 @@ struct PollenTopicTests {
                 ##""health_recommendations":null,"index_category":"Very Low","index_description":"\##(grassDesc)","##
                     + ##""index_color":"#009e3a","grains_per_m3":null"## + forecast))
 
-        let max = ##"{"id":"grass","name":"Grass","value":1,"level":"Low","color":"#34c759"}"##
+        let max = ##"{"id":"grass","name":"Grass","value":1,"level":"Low","color":"#34c759","color_rgb":[52,199,89]}"##
         let days =
             ##""days":[{"date":"2023-07-11","items":[{"id":"grass","value":1,"level":"Low","color":"#34c759"},"##
             + ##"{"id":"birch","value":1,"level":"Low","color":"#34c759"}]},"##
@@ -86,7 +86,9 @@ struct PollenTopicTests {
         #expect(tree["\(base)/graminales/d4/level"] == "Unknown")
         #expect(tree["\(base)/mugwort/d1/level"] == "Low")
         #expect(
-            tree["\(base)/max"] == ##"{"id":"grass","name":"Grass","value":2,"level":"Moderate","color":"#ff9500"}"##)
+            tree["\(base)/max"]
+                == ##"{"id":"grass","name":"Grass","value":2,"level":"Moderate","color":"#ff9500","color_rgb":[255,149,0]}"##
+        )
         // Plant descriptions of the days 4–5 items are borrowed from day 1 entries (same plant).
         let graminales = try #require(tree["\(base)/graminales"])
         #expect(graminales.contains(##""family":"Poaceae""##))

@@ -89,13 +89,12 @@ def test_climate_states_missing_baseline_year(hass, scenario, broker):
     assert '"baseline_year":1990' in broker.retained("breeze/home/climate")
 
 
-def test_timestamp_and_api_calls(hass, scenario):
+def test_timestamp_and_max_color(hass, scenario):
     updated = state(hass, "sensor.breeze_home_pollen_updated_at")
     assert updated not in (None, "unknown", "unavailable") and updated.endswith("+00:00")
-    # The diagnostics message is published at start; its sensor must not stay unknown.
-    calls = wait_for("API calls today", lambda: state(hass, "sensor.breeze_home_api_calls_today")
-                     not in ("unknown", None) and state(hass, "sensor.breeze_home_api_calls_today"), timeout=20)
-    assert int(calls) >= 2
+    # `pollen/max` carries the RGB triple for light.turn_on (Very High: #8e0000).
+    attributes = hass.state("sensor.breeze_home_pollen_max")["attributes"]
+    assert attributes["color"] == "#8e0000" and attributes["color_rgb"] == [142, 0, 0]
 
 
 def test_unit_select_round_trip(hass, scenario, broker):

@@ -28,7 +28,7 @@ extension Agent {
         let startTime = time()
         restoreStoredResponses(now: startTime.now)
         for case .setScope(let scope) in performLocal(state.start(at: startTime)) {
-            publisher.set(scope: scope.scope, scope.tree)
+            setScope(scope, on: publisher)
         }
 
         do {
@@ -60,7 +60,7 @@ extension Agent {
                             continuation.yield(.fetched(key, outcome))
                         }
                     case .setScope(let scope):
-                        publisher.set(scope: scope.scope, scope.tree)
+                        setScope(scope, on: publisher)
                     case .flush(let persist):
                         publisher.flush(persist: persist)
                         // Clears held back behind a discovery change: flush again when due.

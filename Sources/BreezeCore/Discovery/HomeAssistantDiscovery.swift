@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// What Home Assistant discovery needs to know about one location (SPEC §3).
 public struct DiscoveryInput: Sendable, Equatable {
     /// A location as configured: its topic id (`[a-z0-9_-]+`) and display name.
@@ -95,10 +97,16 @@ public enum HomeAssistantDiscovery {
     public static let model = "Pollen & climate agent"
     public static let originName = "breeze-agent"
 
-    /// The level options of the `enum` sensors, in severity order. `None` (zero pollen) is a
-    /// real option here: Home Assistant maps the text `None` to "unknown" only for numeric
-    /// sensors, and an `enum` sensor is not one.
-    public static let levelOptions = ["None", "Low", "Moderate", "High", "Very High", "Unknown"]
+    /// The level options of the `enum` sensors, in severity order. Home Assistant turns the
+    /// payload `None` into unknown for every sensor, enums included, before it checks the
+    /// options (seen on a real Home Assistant 2026.2), so the level sensors map the topic's
+    /// words through ``levelTemplate``: zero pollen is `No pollen`, "no index" is unknown.
+    public static let levelOptions = ["No pollen", "Low", "Moderate", "High", "Very High"]
+
+    /// The level sensors' `value_template`: `None` (zero pollen) → `No pollen`, `Unknown` (no
+    /// index) → `None` (Home Assistant's unknown), the other levels as they are.
+    public static let levelTemplate =
+        "{% if value == 'None' %}No pollen{% elif value == 'Unknown' %}None{% else %}{{ value }}{% endif %}"
 
     /// The options of the unit select; the agent accepts both on `climate/unit/set`.
     public static let unitOptions = ["°C", "°F"]
@@ -106,6 +114,43 @@ public enum HomeAssistantDiscovery {
     /// The retained config of a location's device.
     public static func deviceConfig(for input: DiscoveryInput) -> DiscoveryMessage {
         DiscoveryMessage(topic: configTopic(for: input), payload: devicePayload(for: input).serialized)
+    }
+
+    /// A device config `payload` (from ``deviceConfig(for:)``) that replaces `previous`, the
+    /// config published before. Home Assistant 2026.2 does not remove a component that is merely
+    /// left out of an updated device config: it must be sent once as `{"platform": …}` alone.
+    /// So each real component of `previous` missing from `payload` is added as such a removal
+    /// entry; removal entries of `previous` are not carried on, so they live for one publish.
+    /// An empty `payload` (the device removed) is returned as it is: Home Assistant removes
+    /// every component then.
+    public static func addingRemovals(to payload: String, replacing previous: String?) -> String {
+        guard let previous, !previous.isEmpty, !payload.isEmpty,
+            let old = try? JSONDecoder().decode(AnnouncedDevice.self, from: Data(previous.utf8)),
+            let new = try? JSONDecoder().decode(AnnouncedDevice.self, from: Data(payload.utf8)),
+            payload.hasSuffix("}}")  // `components` is the root's last member (devicePayload)
+        else { return payload }
+        let removed = old.components.filter { $0.value.uniqueID != nil && new.components[$0.key] == nil }
+        guard !removed.isEmpty else { return payload }
+        var entries = ""
+        for (metric, component) in removed.sorted(by: { $0.key < $1.key }) {
+            entries += "," + JSONValue.string(metric).serialized + ":"
+                + JSONValue.object([JSONMember("platform", .string(component.platform))]).serialized
+        }
+        return String(payload.dropLast(2)) + entries + "}}"
+    }
+
+    /// What ``addingRemovals(to:replacing:)`` reads back from a config.
+    private struct AnnouncedDevice: Decodable {
+        struct Component: Decodable {
+            var platform: String
+            /// Nil in a removal entry.
+            var uniqueID: String?
+            enum CodingKeys: String, CodingKey {
+                case platform
+                case uniqueID = "unique_id"
+            }
+        }
+        var components: [String: Component]
     }
 
     /// The empty retained payload that removes a location's device (a location left the
@@ -127,7 +172,7 @@ public enum HomeAssistantDiscovery {
     /// The device config document.
     public static func devicePayload(for input: DiscoveryInput) -> JSONValue {
         let deviceID = DiscoveryNaming.deviceID(topicPrefix: input.topicPrefix, locationID: input.location.id)
-        var components = ComponentList(deviceID: deviceID)
+        var components = ComponentList(deviceID: deviceID, qos: input.qos)
         let topics = input.topics
 
         if input.pollenAvailable { addPollen(input, topics: topics, to: &components) }
@@ -166,7 +211,7 @@ public enum HomeAssistantDiscovery {
                 "support_url": .string(input.supportURL),
             ]),
             "availability": Availability.discoveryList(statusTopic: input.layout.status),
-            "qos": .integer(input.qos),
+            // Last: ``addingRemovals(to:replacing:)`` appends to it.
             "components": .object(components.members),
         ])
     }
@@ -209,6 +254,7 @@ public enum HomeAssistantDiscovery {
     private static func pollenLevel(_ metric: String, name: String, base: String, enabled: Bool) -> Component {
         var options: [JSONMember] = [
             JSONMember("state_topic", .string(ScalarTopics.level(base))),
+            JSONMember("value_template", .string(levelTemplate)),
             JSONMember("device_class", .string("enum")),
             JSONMember("options", .array(levelOptions.map(JSONValue.string))),
             JSONMember("icon", .string("mdi:flower-pollen-outline")),
@@ -330,10 +376,15 @@ private struct Component {
 /// and keeps metrics unique.
 private struct ComponentList {
     let deviceID: String
+    /// `mqtt.qos`, set in every component: Home Assistant does not pass a root `qos` on.
+    let qos: Int
     var members: [JSONMember] = []
     var used: Set<String> = []
 
-    init(deviceID: String) { self.deviceID = deviceID }
+    init(deviceID: String, qos: Int) {
+        self.deviceID = deviceID
+        self.qos = qos
+    }
 
     mutating func add(_ metric: String, platform: String, name: String, _ options: KeyValuePairs<String, JSONValue>) {
         addGroup([
@@ -359,7 +410,7 @@ private struct ComponentList {
                     JSONMember(
                         "default_entity_id",
                         .string(component.platform + "." + DiscoveryNaming.entityObjectID(uniqueID))),
-                ] + component.options
+                ] + component.options + [JSONMember("qos", .integer(qos))]
             members.append(JSONMember(component.metric, .object(config)))
         }
     }

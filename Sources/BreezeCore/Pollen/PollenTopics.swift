@@ -5,7 +5,7 @@
 /// <p>/<loc>/pollen/<id>                 JSON item with forecast[]
 /// <p>/<loc>/pollen/<id>/value|level|color
 /// <p>/<loc>/pollen/<id>/d<N>/value|level|color
-/// <p>/<loc>/pollen/max                  JSON {id, name, value, level, color}
+/// <p>/<loc>/pollen/max                  JSON {id, name, value, level, color, color_rgb}
 /// <p>/<loc>/pollen/max/value|level|color
 /// <p>/<loc>/pollen/updated_at|stale
 /// ```
@@ -90,12 +90,15 @@ public enum PollenTopics {
 
     private static func maxJSON(_ item: PollenItem?, palette: PollenPalette) -> JSONValue {
         let level = PollenLevel(value: item?.value)
+        let color = palette.color(for: level)
         return .object([
             "id": .optional(item?.topicID),
             "name": .optional(item?.name),
             "value": valueJSON(item?.value),
             "level": .string(level.label),
-            "color": .string(palette.color(for: level).description),
+            "color": .string(color.description),
+            // `[r, g, b]`, ready for Home Assistant's `light.turn_on` `rgb_color` (SPEC §3).
+            "color_rgb": color.json,
         ])
     }
 
