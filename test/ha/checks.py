@@ -106,13 +106,23 @@ def wait_state(hass, entity_id, want, timeout=30):
     return wait_for("%s == %r" % (entity_id, want), lambda: state(hass, entity_id) == want, timeout=timeout)
 
 
-def wait_gone(hass, device_id, entity_ids, timeout=30):
+def wait_gone(hass, device_id, entities, timeout=30):
+    """Waits until the enabled `entities` are gone from the states and the entity registry.
+
+    Entities disabled by default (the plants) are never loaded, so Home Assistant 2026.2 does
+    not act on a discovery removal for them: their registry entries stay until the device goes
+    (or the user deletes them). Returns the entity ids of those left behind."""
+    enabled = [e.entity_id for e in entities if e.enabled]
+
     def gone():
         device = device_of(hass, device_id)
         registry = registry_of_device(hass, device) if device else {}
         states = hass.states()
-        return not any(e in registry or e in states for e in entity_ids)
+        return not any(e in registry or e in states for e in enabled)
     wait_for("entities of %s removed" % device_id, gone, timeout=timeout, interval=0.5)
+    device = device_of(hass, device_id)
+    registry = registry_of_device(hass, device) if device else {}
+    return sorted(e.entity_id for e in entities if not e.enabled and e.entity_id in registry)
 
 
 def record_problems(name, hass, since):

@@ -17,6 +17,14 @@ SCENARIO_PROBLEMS = {}
 
 
 def pytest_terminal_summary(terminalreporter):
+    import sys
+    google = sys.modules.get("test_1_google")
+    if google is not None:
+        terminalreporter.write_sep("-", "removals as Home Assistant handled them")
+        for case, left in google.LEFT_BEHIND.items():
+            terminalreporter.write_line("%s: disabled entities left in the registry: %d" % (case, len(left)))
+        for case, count in google.HA_ECHO.items():
+            terminalreporter.write_line("%s: Home Assistant's own cleanup warnings: %d" % (case, count))
     if SCENARIO_PROBLEMS:
         terminalreporter.write_sep("-", "homeassistant.components.mqtt WARNING/ERROR lines per scenario")
         for name, lines in SCENARIO_PROBLEMS.items():

@@ -81,10 +81,11 @@ def test_us_customary_home_assistant(hass, scenario, api):
     year = datetime.datetime.now(datetime.timezone.utc).year
     current, baseline = climate_celsius(year) / 10, climate_celsius(1980) / 10
     change_id = "sensor.breezecl_warm_climate_change"
+    temperatures = ["sensor.breezecl_warm_climate_current", change_id]
     hass.ws({"type": "config/core/update", "unit_system": "us_customary"})
     try:
-        # An MQTT sensor writes its state when a message comes: a refresh republishes the JSON.
-        press_refresh(hass, api, "button.breezecl_warm_refresh", "climate")
+        # An MQTT sensor writes its state only when a message changes it: ask for a write.
+        hass.call("homeassistant", "update_entity", {"entity_id": temperatures})
         def converted():
             s = hass.state("sensor.breezecl_warm_climate_current")
             return s["attributes"].get("unit_of_measurement") == "°F" and s
@@ -102,7 +103,7 @@ def test_us_customary_home_assistant(hass, scenario, api):
         hass.ws({"type": "config/entity_registry/update", "entity_id": change_id,
                  "options_domain": "sensor", "options": {"unit_of_measurement": None}})
         hass.ws({"type": "config/core/update", "unit_system": "metric"})
-        press_refresh(hass, api, "button.breezecl_warm_refresh", "climate")
+        hass.call("homeassistant", "update_entity", {"entity_id": temperatures})
         wait_for("metric again", lambda: hass.state("sensor.breezecl_warm_climate_current")["attributes"]
                  .get("unit_of_measurement") == "°C", timeout=20)
 
