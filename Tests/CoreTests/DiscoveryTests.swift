@@ -104,7 +104,8 @@ struct DiscoveryTests {
         let plain = HomeAssistantDiscovery.deviceConfig(for: withoutPollen).payload
         let update = HomeAssistantDiscovery.addingRemovals(to: plain, replacing: before)
         let components = try #require(
-            try decodeDiscovery(DiscoveryMessage(topic: "t", payload: update))["components"] as? [String: [String: Any]])
+            try decodeDiscovery(DiscoveryMessage(topic: "t", payload: update))["components"] as? [String: [String: Any]]
+        )
         let removed = components.filter { $0.value["unique_id"] == nil }
         #expect(Set(removed.keys) == Set(try config(input()).keys).subtracting(try config(withoutPollen).keys))
         #expect(removed["pollen_grass_level"]?.count == 1)

@@ -126,8 +126,9 @@ def wait_gone(hass, device_id, entities, timeout=30):
 
 
 def record_problems(name, hass, since):
+    """The scenario's WARNING/ERROR lines since its start, kept for the closing summary."""
     problems = hass.mqtt_problems(since)
-    SCENARIO_PROBLEMS[name] = SCENARIO_PROBLEMS.get(name, []) + problems
+    SCENARIO_PROBLEMS[name] = problems
     return problems
 
 

@@ -163,7 +163,7 @@ def test_unsupported_location_removes_pollen_entities(hass, scenario, api):
     wait_for_entities(hass, "breeze_sea", [e for e in location_entities(PREFIX, "sea", TYPES, PLANTS)
                                            if e.entity_id in kept or not e.enabled])
     settle(6)
-    assert record_problems("google", hass, since) == []
+    assert hass.mqtt_problems(since) == []
 
 
 def test_removing_a_location_removes_its_device(hass, scenario, broker, api):
@@ -173,7 +173,7 @@ def test_removing_a_location_removes_its_device(hass, scenario, broker, api):
     wait_gone(hass, "breeze_office", office)
     wait_for("office device removed", lambda: device_of(hass, "breeze_office") is None)
     settle(6)
-    problems = record_problems("google", hass, since)
+    problems = hass.mqtt_problems(since)
     # Home Assistant's own echo: removing the device deletes its disabled (never loaded)
     # entities from the registry, and for each one Home Assistant publishes an empty payload
     # on the device's discovery topic itself, then warns that nothing is left to clean up.
@@ -193,4 +193,4 @@ def test_disabling_pollen_removes_pollen_entities(hass, scenario, broker, api):
     wait_for_entities(hass, "breeze_home", [e for e in location_entities(PREFIX, "home", TYPES, PLANTS)
                                             if e.entity_id in kept or not e.enabled])
     settle(6)
-    assert record_problems("google", hass, since) == []
+    assert hass.mqtt_problems(since) == []

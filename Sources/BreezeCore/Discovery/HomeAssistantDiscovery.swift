@@ -133,7 +133,8 @@ public enum HomeAssistantDiscovery {
         guard !removed.isEmpty else { return payload }
         var entries = ""
         for (metric, component) in removed.sorted(by: { $0.key < $1.key }) {
-            entries += "," + JSONValue.string(metric).serialized + ":"
+            entries +=
+                "," + JSONValue.string(metric).serialized + ":"
                 + JSONValue.object([JSONMember("platform", .string(component.platform))]).serialized
         }
         return String(payload.dropLast(2)) + entries + "}}"
