@@ -85,6 +85,31 @@ struct DiscoveryTests {
         #expect(availability.first?["payload_not_available"] as? String == "offline")
     }
 
+    @Test func forecastSensorsTrendAndPeak() throws {
+        var forecast = input()
+        forecast.pollenForecast = true
+        let comps = try config(forecast)
+        let tomorrow = comps.filter { $0.key.hasSuffix("_tomorrow") }
+        #expect(Set(tomorrow.keys) == ["pollen_grass_tomorrow", "pollen_tree_tomorrow", "pollen_weed_tomorrow"])
+        let grass = try #require(comps["pollen_grass_tomorrow"])
+        #expect(grass["state_topic"] as? String == "breeze/home/pollen/grass/d1/value")
+        #expect(grass["state_class"] as? String == "measurement")
+        #expect(grass["enabled_by_default"] == nil)
+        // Without a forecast day there is no tomorrow sensor.
+        #expect(try config(input()).keys.filter { $0.hasSuffix("_tomorrow") }.isEmpty)
+
+        let trend = try #require(comps["pollen_trend"])
+        #expect(trend["state_topic"] as? String == "breeze/home/pollen/max/trend")
+        #expect(trend["device_class"] as? String == "enum")
+        #expect(trend["options"] as? [String] == ["rising", "falling", "steady"])
+        #expect(trend["value_template"] as? String == HomeAssistantDiscovery.trendTemplate)
+        let peak = try #require(comps["pollen_peak"])
+        #expect(peak["state_topic"] as? String == "breeze/home/pollen/peak/level")
+        #expect(peak["json_attributes_topic"] as? String == "breeze/home/pollen/peak")
+        #expect(peak["options"] as? [String] == ["No pollen", "Low", "Moderate", "High", "Very High"])
+        #expect(peak["value_template"] as? String == HomeAssistantDiscovery.levelTemplate)
+    }
+
     @Test func everyComponentCarriesTheQoS() throws {
         var custom = input()
         custom.qos = 2
@@ -188,8 +213,11 @@ struct DiscoveryTests {
 
     @Test func enumLevelSensorsHaveOptionsButNoStateClassOrUnit() throws {
         let comps = try config(input())
-        let enums = comps.filter { $0.value["device_class"] as? String == "enum" }
-        #expect(Set(enums.keys) == Set((items.map(\.id) + ["max"]).map { "pollen_\($0)_level" }))
+        let allEnums = comps.filter { $0.value["device_class"] as? String == "enum" }
+        #expect(
+            Set(allEnums.keys)
+                == Set((items.map(\.id) + ["max"]).map { "pollen_\($0)_level" } + ["pollen_trend", "pollen_peak"]))
+        let enums = allEnums.filter { $0.key.hasSuffix("_level") }
         for (metric, component) in enums {
             #expect(component["state_class"] == nil, "\(metric)")
             #expect(component["unit_of_measurement"] == nil, "\(metric)")

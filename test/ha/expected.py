@@ -22,9 +22,12 @@ def slug(text):
     return text.replace("-", "_")
 
 
-def location_entities(prefix, location, pollen_types=(), plants=(), climate=True):
+TREND_OPTIONS = ["rising", "falling", "steady"]
+
+
+def location_entities(prefix, location, pollen_types=(), plants=(), climate=True, forecast=True):
     """Entities of one location's device. `pollen_types`/`plants`: the lower-case item ids;
-    none at all means pollen is off for the location."""
+    none at all means pollen is off for the location. `forecast`: the items have a day 1."""
     device = slug(prefix) + "_" + slug(location)
     out = []
 
@@ -35,10 +38,14 @@ def location_entities(prefix, location, pollen_types=(), plants=(), climate=True
     if pollen:
         add("sensor", "pollen_max", state_class="measurement")
         add("sensor", "pollen_max_level", device_class="enum")
+        add("sensor", "pollen_trend", device_class="enum")
+        add("sensor", "pollen_peak", device_class="enum")
         for item in list(pollen_types) + list(plants):
             enabled = item in pollen_types
             add("sensor", "pollen_" + item, state_class="measurement", enabled=enabled)
             add("sensor", "pollen_%s_level" % item, device_class="enum", enabled=enabled)
+            if enabled and forecast:
+                add("sensor", "pollen_%s_tomorrow" % item, state_class="measurement")
     if climate:
         add("sensor", "climate_current", device_class="temperature", unit="°C", state_class="measurement")
         add("sensor", "climate_baseline", device_class="temperature", unit="°C", state_class="measurement")

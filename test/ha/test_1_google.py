@@ -82,6 +82,23 @@ def test_states_zero_very_high_no_index(hass, scenario):
     assert grass["level"] == "Very High" and grass["color"] == "#8e0000" and grass["is_plant"] is False
 
 
+def test_forecast_trend_and_peak(hass, scenario):
+    # Tomorrow (the fixture's second day): grass 3, tree 1, weed without index.
+    import datetime
+    expected = {
+        "sensor.breeze_home_pollen_grass_tomorrow": "3",
+        "sensor.breeze_home_pollen_tree_tomorrow": "1",
+        "sensor.breeze_home_pollen_weed_tomorrow": "unknown",
+        "sensor.breeze_home_pollen_trend": "falling",      # max 5 today, 3 tomorrow
+        "sensor.breeze_home_pollen_peak": "Very High",     # today's grass
+    }
+    assert {e: state(hass, e) for e in expected} == expected
+    assert hass.state("sensor.breeze_home_pollen_trend")["attributes"]["options"] == ["rising", "falling", "steady"]
+    peak = hass.state("sensor.breeze_home_pollen_peak")["attributes"]
+    assert peak["date"] == datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    assert peak["id"] == "grass" and peak["value"] == 5
+
+
 def test_climate_states_missing_baseline_year(hass, scenario, broker):
     from fake_api import climate_celsius
     import datetime

@@ -57,6 +57,11 @@ def test_states(hass, scenario):
         "sensor.breezeom_brno_pollen_max": "1",
         "sensor.breezeom_brno_pollen_max_level": "Low",
         "binary_sensor.breezeom_brno_pollen_stale": "off",
+        # 2 October: grass 0.47, mugwort 3.6, ragweed 0.35 grains/m³: the same levels.
+        "sensor.breezeom_brno_pollen_weed_tomorrow": "1",
+        "sensor.breezeom_brno_pollen_tree_tomorrow": "0",
+        "sensor.breezeom_brno_pollen_trend": "steady",
+        "sensor.breezeom_brno_pollen_peak": "Low",
     }
     assert {e: state(hass, e) for e in expected} == expected
     assert "grains_per_m3" in hass.state("sensor.breezeom_brno_pollen_grass")["attributes"]

@@ -45,6 +45,9 @@ public struct DiscoveryInput: Sendable, Equatable {
     public var pollenItems: [PollenItem]
     /// `climate.enabled`.
     public var climateEnabled: Bool
+    /// The pollen items have a forecast day 1 (`pollen.days` ≥ 2): the types get "tomorrow"
+    /// sensors (SPEC §3, §7).
+    public var pollenForecast: Bool
 
     /// The agent's topics (``TopicLayout``) under `topicPrefix` and `discoveryPrefix`.
     public var layout: TopicLayout { TopicLayout(prefix: topicPrefix, discoveryPrefix: discoveryPrefix) }
@@ -60,7 +63,8 @@ public struct DiscoveryInput: Sendable, Equatable {
         location: Location,
         pollenAvailable: Bool,
         pollenItems: [PollenItem],
-        climateEnabled: Bool
+        climateEnabled: Bool,
+        pollenForecast: Bool = false
     ) {
         self.topicPrefix = topicPrefix
         self.discoveryPrefix = discoveryPrefix
@@ -71,6 +75,7 @@ public struct DiscoveryInput: Sendable, Equatable {
         self.pollenAvailable = pollenAvailable
         self.pollenItems = pollenItems
         self.climateEnabled = climateEnabled
+        self.pollenForecast = pollenForecast
     }
 }
 
@@ -107,6 +112,13 @@ public enum HomeAssistantDiscovery {
     /// index) → `None` (Home Assistant's unknown), the other levels as they are.
     public static let levelTemplate =
         "{% if value == 'None' %}No pollen{% elif value == 'Unknown' %}None{% else %}{{ value }}{% endif %}"
+
+    /// The options of the "Pollen trend" `enum` sensor; the topic's `unknown` becomes Home
+    /// Assistant's unknown through ``trendTemplate``.
+    public static let trendOptions = ["rising", "falling", "steady"]
+
+    /// The trend sensor's `value_template`: `unknown` → `None` (Home Assistant's unknown).
+    public static let trendTemplate = "{% if value == 'unknown' %}None{% else %}{{ value }}{% endif %}"
 
     /// The options of the unit select; the agent accepts both on `climate/unit/set`.
     public static let unitOptions = ["°C", "°F"]
@@ -226,26 +238,57 @@ public enum HomeAssistantDiscovery {
             pollenValue("pollen_max", name: "Pollen max", base: topics.pollenMax, enabled: true),
             pollenLevel("pollen_max_level", name: "Pollen max level", base: topics.pollenMax, enabled: true),
         ])
+        // SPEC §7.1: tomorrow's `max` against today's, and the expected peak (date as an attribute).
+        components.add(
+            "pollen_trend", platform: "sensor", name: "Pollen trend",
+            [
+                "state_topic": .string(ScalarTopics.trend(topics.pollenMax)),
+                "value_template": .string(trendTemplate),
+                "device_class": .string("enum"),
+                "options": .array(trendOptions.map(JSONValue.string)),
+                "icon": .string("mdi:chart-line"),
+            ])
+        components.add(
+            "pollen_peak", platform: "sensor", name: "Expected pollen peak",
+            [
+                "state_topic": .string(ScalarTopics.level(topics.pollenPeak)),
+                "value_template": .string(levelTemplate),
+                "device_class": .string("enum"),
+                "options": .array(levelOptions.map(JSONValue.string)),
+                "json_attributes_topic": .string(topics.pollenPeak),
+                "icon": .string("mdi:calendar-alert"),
+            ])
         for item in input.pollenItems {
             let metric = "pollen_" + DiscoveryNaming.slug(item.id)
             let topic = topics.pollenItem(item.id)
-            components.addGroup([
+            var group = [
                 pollenValue(metric, name: item.name + " pollen", base: topic, enabled: !item.isPlant),
                 pollenLevel(metric + "_level", name: item.name + " pollen level", base: topic, enabled: !item.isPlant),
-            ])
+            ]
+            // A numeric "tomorrow" sensor per type (the `d1` value), for automations.
+            if !item.isPlant && input.pollenForecast {
+                group.append(
+                    pollenValue(
+                        metric + "_tomorrow", name: item.name + " pollen tomorrow",
+                        base: topics.pollenItem(item.id, day: 1), enabled: true, attributes: false))
+            }
+            components.addGroup(group)
         }
     }
 
     /// A numeric 0–5 sensor. The `None` scalar (no index) needs no template: Home Assistant
     /// reads the text `None` as "unknown" on a sensor with a `state_class`.
-    private static func pollenValue(_ metric: String, name: String, base: String, enabled: Bool) -> Component {
+    private static func pollenValue(
+        _ metric: String, name: String, base: String, enabled: Bool, attributes: Bool = true
+    ) -> Component {
         var options: [JSONMember] = [
             JSONMember("state_topic", .string(ScalarTopics.value(base))),
             JSONMember("state_class", .string("measurement")),
             JSONMember("suggested_display_precision", .integer(0)),
-            JSONMember("json_attributes_topic", .string(base)),
-            JSONMember("icon", .string("mdi:flower-pollen")),
         ]
+        // A forecast day's value topic has no item JSON of its own beside it.
+        if attributes { options.append(JSONMember("json_attributes_topic", .string(base))) }
+        options.append(JSONMember("icon", .string("mdi:flower-pollen")))
         if !enabled { options.append(JSONMember("enabled_by_default", .bool(false))) }
         return Component(metric: metric, platform: "sensor", name: name, options: options)
     }
