@@ -19,6 +19,10 @@ SCENARIO_PROBLEMS = {}
 def pytest_terminal_summary(terminalreporter):
     import sys
     google = sys.modules.get("test_1_google")
+    if google is not None and google.STATES:
+        terminalreporter.write_sep("-", "Google scenario: the home device's entities and states")
+        for entity_id, value in google.STATES.items():
+            terminalreporter.write_line("%-52s %s" % (entity_id, value))
     if google is not None:
         terminalreporter.write_sep("-", "removals as Home Assistant handled them")
         for case, left in google.LEFT_BEHIND.items():

@@ -54,8 +54,16 @@ def test_device_and_origin(hass, scenario):
     assert_device(hass, "breeze_home", "Breeze Home")
 
 
+# Entity id → state of the home device, for the closing summary.
+STATES = {}
+
+
 def test_entities(hass, scenario):
-    assert_entities(hass, "breeze_home", location_entities(PREFIX, "home", TYPES, PLANTS))
+    expected = location_entities(PREFIX, "home", TYPES, PLANTS)
+    assert_entities(hass, "breeze_home", expected)
+    states = hass.states()
+    STATES.update({e.entity_id: states[e.entity_id]["state"] if e.enabled else "(disabled by default)"
+                   for e in expected})
 
 
 def test_level_sensor_options(hass, scenario):
