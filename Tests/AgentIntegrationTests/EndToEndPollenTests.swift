@@ -151,9 +151,10 @@ struct EndToEndPollenTests {
 
             // Everything the run published is retained: a fresh subscriber saw it all.
             #expect(tree.keys.allSatisfy { $0.hasPrefix("\(prefix)/home/pollen") })
-            // Summary, then per item its JSON, 3 scalars and 4 days × 3; max JSON + 3; updated_at, stale.
-            let perItem: Int = 1 + 3 + 4 * 3
-            let expectedCount: Int = 1 + 14 * perItem + 4 + 2
+            // Summary, then per item its JSON, 3 scalars, trend and 4 days × 3; max JSON + 3 + trend;
+            // peak JSON + 3; updated_at, stale.
+            let perItem: Int = 1 + 3 + 1 + 4 * 3
+            let expectedCount: Int = 1 + 14 * perItem + 5 + 4 + 2
             #expect(tree.count == expectedCount)
         }
     }
