@@ -24,7 +24,7 @@ SWIFTC=${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 OUT=build/fuzz
 MODULES=$OUT/modules
-ALL_TARGETS=(google-pollen openmeteo-pollen climate config tzif posix-tz)
+ALL_TARGETS=(google-pollen openmeteo-pollen air climate config tzif posix-tz)
 
 # The package's swiftSettings (Package.swift), so the sources compile exactly as there.
 SWIFT_FLAGS=(
@@ -42,6 +42,7 @@ source_of() {
     case $1 in
         google-pollen) echo GooglePollenFuzz ;;
         openmeteo-pollen) echo OpenMeteoPollenFuzz ;;
+        air) echo AirQualityFuzz ;;
         climate) echo ClimateFuzz ;;
         config) echo ConfigFuzz ;;
         tzif) echo TZifFuzz ;;
@@ -71,12 +72,14 @@ build() {
     mapfile -t core < <(find Sources/BreezeCore -name '*.swift' | sort)
     mapfile -t yaml < <(find Sources/BreezeYAML -name '*.swift' | sort)
     mapfile -t mqtt < <(find Sources/BreezeMQTT -name '*.swift' | sort)
-    mapfile -t config < <(find Sources/BreezeAgent/Config -name '*.swift' | sort)
+    mapfile -t config < <(find Sources/BreezeAgent/Config Sources/BreezeAgent/Files Sources/BreezeAgent/Text \
+        -name '*.swift' | sort)
     build_module BreezeCore "${core[@]}"
     build_module BreezeYAML "${yaml[@]}"
     # The config's TLS and protocol settings are the MQTT client's own types.
     build_module BreezeMQTT "${mqtt[@]}"
-    # Only the Config folder of BreezeAgent: it needs no HTTP and no runtime.
+    # Only the Config folder of BreezeAgent with the file reads and the quoting it uses: it needs
+    # no HTTP and no runtime.
     build_module BreezeAgent "${config[@]}"
     for target in "${TARGETS[@]}"; do
         local src binary

@@ -31,7 +31,11 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// Days since 1970-01-01.
-    public var daysSinceEpoch: Int {
+    public var daysSinceEpoch: Int { Self.daysSinceEpoch(year: year, month: month, day: day) }
+
+    /// Days since 1970-01-01 of a year, month (1–12) and day that need not exist: day 31 of a
+    /// 30-day month is the first of the next (H. Hinnant's `days_from_civil`).
+    public static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

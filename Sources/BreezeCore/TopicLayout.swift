@@ -9,6 +9,8 @@
 /// <p>/diagnostics                    not retained, periodic
 /// <p>/<loc>/pollen…                  ``LocationTopics/pollen`` and below
 /// <p>/<loc>/climate…                 ``LocationTopics/climate`` and below
+/// <p>/<loc>/air…                     ``LocationTopics/air`` and below (SPEC §10.1)
+/// <p>/<loc>/risk/<profile>…          ``LocationTopics/risk`` and below (SPEC §10.2)
 /// <p>/<loc>/refresh                  command in
 /// <p>/<loc>/climate/unit/set         command in
 /// <dp>/device/<slug(p)>_<slug(loc)>/config   Home Assistant device discovery
@@ -102,6 +104,24 @@ public struct LocationTopics: Sendable, Equatable {
     public var climateCurrent: String { climate + "/current" }
     /// `<p>/<loc>/climate/unit`.
     public var climateUnit: String { climate + "/unit" }
+
+    // MARK: air and risk (SPEC §10)
+
+    /// `<p>/<loc>/air`: the air JSON, and the scope of every air topic.
+    public var air: String { base + "/air" }
+    /// `<p>/<loc>/air/<metric>`: its scalars are ``ScalarTopics`` (`/value`, `/level`, `/color`).
+    public func airMetric(_ metric: AirMetric) -> String { air + "/" + metric.rawValue }
+    /// `<p>/<loc>/air/updated_at`.
+    public var airUpdatedAt: String { air + "/updated_at" }
+    /// `<p>/<loc>/air/stale`.
+    public var airStale: String { air + "/stale" }
+
+    /// `<p>/<loc>/risk`: the scope of every profile's topics.
+    public var risk: String { base + "/risk" }
+    /// `<p>/<loc>/risk/<profile>`: the profile's JSON (+ `/level`, `/color`, `/alert`).
+    public func riskProfile(_ profileID: String) -> String { risk + "/" + profileID }
+    /// `<p>/<loc>/risk/<profile>/alert`.
+    public func riskAlert(_ profileID: String) -> String { riskProfile(profileID) + "/alert" }
 
     // MARK: commands
 

@@ -9,17 +9,6 @@ public struct HTTPHeader: Sendable, Equatable {
     }
 }
 
-/// One query parameter, unescaped; ``HTTPClient/urlWithQuery(_:_:)`` escapes it.
-public struct QueryItem: Sendable, Equatable {
-    public var name: String
-    public var value: String
-
-    public init(_ name: String, _ value: String) {
-        self.name = name
-        self.value = value
-    }
-}
-
 /// A GET request: where to go, what to send, and how long and how much to accept.
 ///
 /// Header values are treated as secrets (API keys travel as `X-Goog-Api-Key`): they are sent
@@ -27,7 +16,11 @@ public struct QueryItem: Sendable, Equatable {
 public struct HTTPRequest: Sendable {
     /// The URL without the query (it may already carry one; the items are appended).
     public var url: String
-    public var query: [QueryItem]
+    /// Query parameters, unescaped, in the order they are sent; ``HTTPClient/urlWithQuery(_:_:)``
+    /// escapes them. Plain pairs rather than a type of this module: the requests are built by the
+    /// core as its `QueryParameter` values, and this module does not depend on the core (nor the
+    /// core on it), so the runtime hands each over as `(name, value)`.
+    public var query: [(name: String, value: String)]
     public var headers: [HTTPHeader]
     /// Time allowed for DNS + TCP + TLS setup.
     public var connectTimeout: Duration
@@ -38,7 +31,7 @@ public struct HTTPRequest: Sendable {
 
     public init(
         url: String,
-        query: [QueryItem] = [],
+        query: [(name: String, value: String)] = [],
         headers: [HTTPHeader] = [],
         connectTimeout: Duration = .seconds(10),
         totalTimeout: Duration = .seconds(30),

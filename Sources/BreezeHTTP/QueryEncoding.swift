@@ -4,7 +4,7 @@ extension HTTPClient {
     /// Only unreserved characters and `,` pass through: Open-Meteo takes comma lists
     /// (`hourly=birch_pollen,grass_pollen`) and a literal comma is legal in a query. Everything
     /// else, `+` included (some servers read a raw `+` as a space), is `%XX` of its UTF-8 bytes.
-    public static func urlWithQuery(_ base: String, _ query: [QueryItem]) -> String {
+    public static func urlWithQuery(_ base: String, _ query: [(name: String, value: String)]) -> String {
         guard !query.isEmpty else { return base }
         var url = base
         if !url.contains("?") {

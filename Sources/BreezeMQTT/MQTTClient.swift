@@ -2,6 +2,10 @@ import CMosquitto
 import Dispatch
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What the client reports, in order, on ``MQTTClient/events``.
 public enum MQTTEvent: Sendable, Equatable {
     /// The broker accepted the connection (first connect and every reconnect). Subscriptions
@@ -24,6 +28,10 @@ private let mosquittoLibrary: Void = { _ = mosquitto_lib_init() }()
 /// Lifecycle: `init` (configure, will) → ``start()`` → publish/subscribe → ``stop()``.
 /// libmosquitto's callbacks only update a `Mutex`-protected state and yield into an
 /// `AsyncStream`; nothing in them blocks or waits on Swift code.
+///
+/// Every QoS 1/2 publish ends as accepted, refused (MQTT 5 reason code ≥ 0x80, or refused by
+/// the client for its size) or lost (the connection ended before the broker acknowledged it);
+/// ``waitForOutcomes(timeout:)`` reports them per topic.
 public final class MQTTClient: Sendable {
     public let configuration: MQTTConfiguration
     private let core: ClientCore
@@ -34,7 +42,11 @@ public final class MQTTClient: Sendable {
         try configuration.validate()
         _ = mosquittoLibrary
         self.configuration = configuration
-        let core = ClientCore(protocolVersion: configuration.protocolVersion)
+        let core = ClientCore(
+            protocolVersion: configuration.protocolVersion,
+            protocolFallback: configuration.protocolFallback && configuration.protocolVersion == .v5,
+            connectTimeout: .seconds(configuration.connectTimeout), tls: configuration.tls != nil,
+            maxIncomingPayload: configuration.maxIncomingPayload)
         self.core = core
         let userdata = Unmanaged.passRetained(core)
         guard let raw = mosquitto_new(configuration.clientID, configuration.cleanSession, userdata.toOpaque()) else {
@@ -51,6 +63,11 @@ public final class MQTTClient: Sendable {
             throw error
         }
         lifecycle = Mutex(.created(handle))
+        core.requests.withLock {
+            $0 = ClientCore.Requests(
+                restart: { [weak self] in self?.restartLoop() },
+                watch: { [weak self] in self?.startWatchdog() })
+        }
     }
 
     deinit {
@@ -108,6 +125,7 @@ public final class MQTTClient: Sendable {
             }
             try check(mosquitto_loop_start(handle.raw))
             state = .running(handle)
+            startWatchdog()
             if let deferredError {
                 core.state.withLock { $0.lastError = deferredError }
                 scheduleInitialConnect(after: configuration.reconnectDelayMin)
@@ -123,6 +141,7 @@ public final class MQTTClient: Sendable {
             guard let self else { return }
             let failure: MosquittoError? = lifecycle.withLock { state in
                 guard case .running(let handle) = state else { return nil }
+                core.state.withLock { $0.asyncAttempt = true }
                 let result = mosquitto_connect_async(
                     handle.raw, configuration.host, Int32(configuration.port), Int32(configuration.keepalive))
                 return result == .mosqSuccess ? nil : MosquittoError(code: result)
@@ -145,12 +164,9 @@ public final class MQTTClient: Sendable {
         try MQTTConfiguration.validatePublish(topic: topic, qos: qos, what: "publish")
         try lifecycle.withLock { state throws(MosquittoError) in
             guard let handle = state.usableHandle else { throw MosquittoError(code: .mosqNoConnection) }
-            var mid: Int32 = 0
-            let result = payload.withUnsafeBytes { bytes in
-                mosquitto_publish(handle.raw, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
-            }
-            try check(result)
-            core.published(mid: mid, qos: qos)
+            try core.publish(
+                handle.raw, topic: topic, payload: payload, qos: qos, retain: retain,
+                configuredLimit: configuration.maxPacketSize)
         }
     }
 
@@ -159,11 +175,33 @@ public final class MQTTClient: Sendable {
         try publish(topic, Array(payload.utf8), qos: qos, retain: retain)
     }
 
-    /// Waits until every QoS 1/2 message published so far has been acknowledged by the broker
-    /// (PUBACK / PUBCOMP); false after `timeout` or once stopped.
+    /// Waits until no QoS 1/2 message published so far is waiting for the broker, and returns
+    /// true when all of them were accepted: false after `timeout`, once stopped, or when a
+    /// publish was refused or lost since the outcomes were last taken (``takeOutcomes()``).
     public func waitForAcknowledgements(timeout: Duration) async -> Bool {
-        await core.wait(for: .acknowledged, timeout: timeout)
+        guard await core.wait(for: .settled, timeout: timeout) else { return false }
+        return core.state.withLock { $0.acknowledgements.noFailures }
     }
+
+    /// Waits (up to `timeout`, or until stopped) until no QoS 1/2 publish is waiting for the
+    /// broker, then hands over what became of the publishes since the outcomes were last taken:
+    /// how many were accepted, which topics were refused (with the reason) or lost, and which
+    /// are still pending (only after `timeout`; they stay tracked).
+    public func waitForOutcomes(timeout: Duration) async -> PublishOutcomes {
+        _ = await core.wait(for: .settled, timeout: timeout)
+        return takeOutcomes()
+    }
+
+    /// The outcomes recorded since they were last taken, without waiting.
+    public func takeOutcomes() -> PublishOutcomes {
+        core.state.withLock { $0.acknowledgements.take() }
+    }
+
+    /// The protocol spoken now: the configured one, or 3.1.1 after a fallback.
+    public var protocolVersion: MQTTProtocolVersion { core.state.withLock { $0.protocolVersion } }
+
+    /// The broker's Maximum Packet Size from its last MQTT 5 CONNACK, if it sent one.
+    public var brokerMaximumPacketSize: Int? { core.state.withLock { $0.brokerMaximumPacketSize } }
 
     /// Subscribes now if connected, and again after every reconnect (the list is kept). With
     /// MQTT 5 messages keep the retain flag they were published with (see `subscribeOptions`).
@@ -175,16 +213,6 @@ public final class MQTTClient: Sendable {
             core.state.withLock { $0.subscriptions[pattern] = Int32(qos) }
             let result = mosquitto_subscribe_v5(handle.raw, nil, pattern, Int32(qos), core.subscribeOptions, nil)
             // Not connected: the connect callback sends it.
-            if result != .mosqNoConnection { try check(result) }
-        }
-    }
-
-    /// Removes a subscription (now and for later reconnects).
-    public func unsubscribe(_ pattern: String) throws(MosquittoError) {
-        try lifecycle.withLock { state throws(MosquittoError) in
-            guard let handle = state.usableHandle else { throw MosquittoError(code: .mosqNoConnection) }
-            core.state.withLock { $0.subscriptions[pattern] = nil }
-            let result = mosquitto_unsubscribe(handle.raw, nil, pattern)
             if result != .mosqNoConnection { try check(result) }
         }
     }
@@ -202,6 +230,9 @@ public final class MQTTClient: Sendable {
                 // Queues DISCONNECT and marks the handle as disconnecting, so the network thread
                 // neither reconnects nor outlives the following loop_stop.
                 _ = mosquitto_disconnect(handle.raw)
+                // A connect attempt still in progress (a stalled TCP or TLS handshake) would hold
+                // the thread until libmosquitto's keepalive check: end it now.
+                core.abortAttempt(handle.raw, port: configuration.port)
                 return (handle, true)
             case .stopping, .stopped:
                 return nil
@@ -225,6 +256,53 @@ public final class MQTTClient: Sendable {
         lifecycle.withLock { state in state.usableHandle.map { mosquitto_socket($0.raw) } ?? -1 }
     }
 
+    /// Ticks once a second while not connected: a connect attempt older than the connect
+    /// timeout is aborted (libmosquitto itself gives up only after the keepalive, 60 s by
+    /// default, with TLS and without). Stops ticking once connected; a disconnect restarts it.
+    private func startWatchdog() {
+        guard core.claimWatchdog() else { return }
+        tickWatchdog()
+    }
+
+    private func tickWatchdog() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(1)) { [weak self] in
+            guard let self else { return }
+            let again: Bool = lifecycle.withLock { state in
+                guard case .running(let handle) = state else { return false }
+                return core.watch(handle.raw, port: configuration.port)
+            }
+            if again { tickWatchdog() }
+        }
+    }
+
+    /// libmosquitto's thread ends after some failures (a refused MQTT 5 CONNACK, a TLS error)
+    /// instead of reconnecting. After a protocol fallback or an aborted TLS attempt, start it
+    /// again, after the minimum reconnect delay.
+    private func restartLoop() {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(configuration.reconnectDelayMin)) {
+            [weak self] in
+            guard let self else { return }
+            let failure: MosquittoError? = lifecycle.withLock { state in
+                guard case .running(let handle) = state else { return nil }
+                // The thread has returned (or returns now that the state is "disconnecting").
+                _ = mosquitto_disconnect(handle.raw)
+                _ = mosquitto_loop_stop(handle.raw, false)
+                core.closeDecoys()
+                core.state.withLock { $0.asyncAttempt = true }
+                let result = mosquitto_reconnect_async(handle.raw)
+                let started = mosquitto_loop_start(handle.raw)
+                if started != .mosqSuccess { return MosquittoError(code: started) }
+                return result == .mosqSuccess ? nil : MosquittoError(code: result)
+            }
+            startWatchdog()
+            if let failure {
+                core.state.withLock { $0.lastError = failure }
+                // Not reached a socket: the loop idles until a connect succeeds (see start()).
+                if Self.isRetriedByLoop(failure.code) { scheduleInitialConnect(after: configuration.reconnectDelayMin) }
+            }
+        }
+    }
+
     private static func isRetriedByLoop(_ result: Int32) -> Bool {
         result == Int32(MOSQ_ERR_ERRNO.rawValue) || result == Int32(MOSQ_ERR_EAI.rawValue)
             || result == Int32(MOSQ_ERR_CONN_REFUSED.rawValue) || result == Int32(MOSQ_ERR_CONN_LOST.rawValue)
@@ -234,13 +312,17 @@ public final class MQTTClient: Sendable {
     private static func configure(_ raw: OpaquePointer, with configuration: MQTTConfiguration) throws(MosquittoError) {
         let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
         try check(mosquitto_int_option(raw, MOSQ_OPT_PROTOCOL_VERSION, Int32(version)))
-        mosquitto_connect_callback_set(raw) { mosq, userdata, code in
-            ClientCore.from(userdata).didConnect(code: code, handle: mosq)
+        // The v5 callbacks also serve 3.1.1 (without properties); only they carry the CONNACK
+        // properties and the PUBACK/PUBREC reason code.
+        mosquitto_connect_v5_callback_set(raw) { mosq, userdata, code, _, properties in
+            ClientCore.from(userdata).didConnect(code: code, handle: mosq, properties: properties)
         }
-        mosquitto_disconnect_callback_set(raw) { _, userdata, code in
-            ClientCore.from(userdata).didDisconnect(code: code)
+        mosquitto_disconnect_callback_set(raw) { mosq, userdata, code in
+            ClientCore.from(userdata).didDisconnect(code: code, handle: mosq)
         }
-        mosquitto_publish_callback_set(raw) { _, userdata, mid in ClientCore.from(userdata).didComplete(mid: mid) }
+        mosquitto_publish_v5_callback_set(raw) { _, userdata, mid, reasonCode, properties in
+            ClientCore.from(userdata).didComplete(mid: mid, reasonCode: Int(reasonCode), properties: properties)
+        }
         mosquitto_message_callback_set(raw) { _, userdata, message in
             guard let message else { return }
             ClientCore.from(userdata).didReceive(message.pointee)
@@ -304,12 +386,32 @@ private enum Lifecycle {
 }
 
 /// The state callbacks touch. Reached from C through `userdata`; lives as long as the handle.
+///
+/// Locks: `publishGate` is held across `mosquitto_publish` and the recording of its message id,
+/// and taken by the acknowledgement and disconnect callbacks, so an acknowledgement can never
+/// arrive for an id not yet recorded. libmosquitto calls those callbacks holding only its
+/// callback mutex (which `mosquitto_publish` never takes), so this cannot deadlock. The log
+/// callback, which runs under libmosquitto's log mutex (taken inside `mosquitto_publish`),
+/// touches `state` only, never the gate. Order: gate, then state.
 final class ClientCore: Sendable {
-    enum Condition: Sendable { case connected, acknowledged }
+    enum Condition: Sendable { case connected, settled }
 
     struct Waiter: Sendable {
         let condition: Condition
         let continuation: CheckedContinuation<Bool, Never>
+    }
+
+    /// What the core asks of its client (set right after init; weak towards the client).
+    struct Requests: Sendable {
+        /// Start libmosquitto's thread again (it ended after a fatal error).
+        let restart: @Sendable () -> Void
+        /// Watch connect attempts (the connection ended).
+        let watch: @Sendable () -> Void
+    }
+
+    struct Attempt: Sendable {
+        let socket: Int32
+        let since: ContinuousClock.Instant
     }
 
     struct State: Sendable {
@@ -324,11 +426,27 @@ final class ClientCore: Sendable {
         var refusal: MosquittoError?
         /// libmosquitto logs OpenSSL's explanation before reporting a bare "A TLS error occurred".
         var lastLoggedError: String?
+        var protocolVersion: MQTTProtocolVersion
+        /// The one fallback from MQTT 5 to 3.1.1 is still available.
+        var fallbackAvailable: Bool
+        /// A CONNACK (accepting or refusing) arrived at least once: the broker speaks our protocol.
+        var connackSeen = false
+        var brokerMaximumPacketSize: Int?
+        /// The connect attempt the watchdog is timing.
+        var attempt: Attempt?
+        /// The watchdog aborted the current attempt: the failure that follows is a timeout.
+        var attemptAborted = false
+        var watchdogRunning = false
+        /// The attempt was started by `mosquitto_connect_async` (non-blocking TCP connect, the
+        /// thread waits in select); libmosquitto's own reconnects connect blocking instead.
+        var asyncAttempt = true
+        /// Peer ends of the socket pairs put in place of aborted TLS sockets (see `abort`).
+        var decoys: [Int32] = []
 
         func holds(_ condition: Condition) -> Bool {
             switch condition {
             case .connected: connected
-            case .acknowledged: acknowledgements.allAcknowledged
+            case .settled: acknowledgements.settled
             }
         }
 
@@ -340,20 +458,34 @@ final class ClientCore: Sendable {
         }
     }
 
-    let protocolVersion: MQTTProtocolVersion
     let events: AsyncStream<MQTTEvent>
     private let continuation: AsyncStream<MQTTEvent>.Continuation
-    let state = Mutex(State())
+    let state: Mutex<State>
+    let publishGate = Mutex(())
+    let requests = Mutex<Requests?>(nil)
+    let connectTimeout: Duration
+    let tls: Bool
 
     /// Subscription options: with MQTT 5, "retain as published", so a message that a client
     /// published retained while we were subscribed still arrives with `retain` set (3.1.1 clears
     /// the flag on live delivery, and its SUBSCRIBE has no options byte to ask otherwise).
-    var subscribeOptions: Int32 {
-        protocolVersion == .v5 ? Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue) : 0
+    static func subscribeOptions(_ version: MQTTProtocolVersion) -> Int32 {
+        version == .v5 ? Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue) : 0
     }
 
-    init(protocolVersion: MQTTProtocolVersion) {
-        self.protocolVersion = protocolVersion
+    var subscribeOptions: Int32 { Self.subscribeOptions(state.withLock { $0.protocolVersion }) }
+
+    /// ``MQTTConfiguration/maxIncomingPayload``.
+    let maxIncomingPayload: Int
+
+    init(
+        protocolVersion: MQTTProtocolVersion, protocolFallback: Bool, connectTimeout: Duration, tls: Bool,
+        maxIncomingPayload: Int = .max
+    ) {
+        state = Mutex(State(protocolVersion: protocolVersion, fallbackAvailable: protocolFallback))
+        self.maxIncomingPayload = maxIncomingPayload
+        self.connectTimeout = connectTimeout
+        self.tls = tls
         (events, continuation) = AsyncStream.makeStream()
     }
 
@@ -362,99 +494,231 @@ final class ClientCore: Sendable {
         Unmanaged<ClientCore>.fromOpaque(userdata!).takeUnretainedValue()
     }
 
+    private func request(_ pick: (Requests) -> @Sendable () -> Void) {
+        if let requests = requests.withLock({ $0 }) { pick(requests)() }
+    }
+
     // MARK: callbacks (mosquitto's thread)
 
-    func didConnect(code: Int32, handle: OpaquePointer?) {
+    func didConnect(code: Int32, handle: OpaquePointer?, properties: OpaquePointer?) {
         guard code == 0 else {
-            let error = MosquittoError(connackCode: code, protocolVersion: protocolVersion)
-            state.withLock {
-                $0.lastError = error
-                $0.refusal = error
+            let (error, fallback): (MosquittoError, Bool) = state.withLock { state in
+                state.connackSeen = true
+                state.attempt = nil
+                let error = MosquittoError(connackCode: code, protocolVersion: state.protocolVersion)
+                state.lastError = error
+                state.refusal = error
+                guard code == Int32(MQTT_RC_UNSUPPORTED_PROTOCOL_VERSION.rawValue), state.protocolVersion == .v5,
+                    state.fallbackAvailable
+                else { return (error, false) }
+                state.fallbackAvailable = false
+                state.protocolVersion = .v311
+                return (error, true)
             }
-            continuation.yield(.disconnected(reason: error.message))
+            guard fallback else {
+                continuation.yield(.disconnected(reason: error.message))
+                return
+            }
+            // libmosquitto ends its thread after a refused MQTT 5 CONNACK: set the protocol for
+            // the next CONNECT here, on its thread, and have the client start the thread again.
+            if let handle { _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V311)) }
+            continuation.yield(
+                .disconnected(
+                    reason: "the broker refused MQTT 5 (CONNACK \(error.message)); falling back to MQTT 3.1.1"))
+            request(\.restart)
             return
         }
-        let (subscriptions, ready) = state.withLock { state in
+        var limit: UInt32 = 0
+        let hasLimit =
+            mosquitto_property_read_int32(properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), &limit, false)
+            != nil
+        let (subscriptions, options, ready) = state.withLock { state in
             state.connected = true
+            state.connackSeen = true
+            // The broker speaks this protocol: no fallback later (a close before CONNACK then
+            // means something else, such as a full broker).
+            state.fallbackAvailable = false
+            state.brokerMaximumPacketSize = hasLimit ? Int(limit) : nil
             state.lastError = nil
             state.refusal = nil
             state.lastLoggedError = nil
-            return (state.subscriptions, state.takeSatisfiedWaiters())
+            state.attempt = nil
+            state.attemptAborted = false
+            return (state.subscriptions, Self.subscribeOptions(state.protocolVersion), state.takeSatisfiedWaiters())
         }
         // Runs inside libmosquitto's callback, on its thread: the handle is alive and connected.
         // Going through MQTTClient would need its lock, which a stop() in progress may hold.
         if let raw = handle {
             for (pattern, qos) in subscriptions.sorted(by: { $0.key < $1.key }) {
-                _ = mosquitto_subscribe_v5(raw, nil, pattern, qos, subscribeOptions, nil)
+                _ = mosquitto_subscribe_v5(raw, nil, pattern, qos, options, nil)
             }
         }
         for waiter in ready { waiter.continuation.resume(returning: true) }
         continuation.yield(.connected)
     }
 
-    func didDisconnect(code: Int32) {
-        let reason: String? = state.withLock { state in
-            let wasConnected = state.connected
-            state.connected = false
-            if state.refusal != nil {
-                state.refusal = nil
-                return nil  // already reported by didConnect
+    func didDisconnect(code: Int32, handle: OpaquePointer?) {
+        let (reason, ready, watch): (String?, [Waiter], Bool) = publishGate.withLock { _ in
+            state.withLock { state in
+                let wasConnected = state.connected
+                state.connected = false
+                // Acknowledgements belong to the connection that ended: whatever was still
+                // waiting is lost, even if libmosquitto sends it again after reconnecting.
+                state.acknowledgements.connectionLost()
+                let ready = state.takeSatisfiedWaiters()
+                state.attempt = nil
+                let aborted = state.attemptAborted
+                state.attemptAborted = false
+                let watch = !state.finished
+                if state.refusal != nil {
+                    state.refusal = nil
+                    return (nil, ready, watch)  // already reported by didConnect
+                }
+                guard code != 0 else {
+                    state.lastLoggedError = nil
+                    return (wasConnected ? "disconnected by the client" : nil, ready, watch)
+                }
+                // libmosquitto's own reconnects (after this) connect blocking.
+                state.asyncAttempt = false
+                if aborted {
+                    state.lastLoggedError = nil
+                    return (nil, ready, watch)  // already reported by the watchdog
+                }
+                var error = MosquittoError(code: code)
+                if let logged = state.lastLoggedError {
+                    error = MosquittoError(kind: .library, code: code, message: "\(error.message) (\(logged))")
+                    state.lastLoggedError = nil
+                }
+                state.lastError = error
+                // Closed before any CONNACK ever came: a broker that drops an MQTT 5 CONNECT
+                // (RabbitMQ 3.10). Fall back once; libmosquitto's loop reconnects by itself.
+                if code == Int32(MOSQ_ERR_CONN_LOST.rawValue), !state.connackSeen, state.protocolVersion == .v5,
+                    state.fallbackAvailable, let handle
+                {
+                    state.fallbackAvailable = false
+                    state.protocolVersion = .v311
+                    _ = mosquitto_int_option(handle, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V311))
+                    return (
+                        "the broker closed the connection without answering an MQTT 5 CONNECT; falling back to MQTT 3.1.1",
+                        ready, watch
+                    )
+                }
+                return (error.message, ready, watch)
             }
-            guard code != 0 else {
-                state.lastLoggedError = nil
-                return wasConnected ? "disconnected by the client" : nil
-            }
-            var error = MosquittoError(code: code)
-            if let logged = state.lastLoggedError {
-                error = MosquittoError(kind: .library, code: code, message: "\(error.message) (\(logged))")
-                state.lastLoggedError = nil
-            }
-            state.lastError = error
-            return error.message
         }
+        for waiter in ready { waiter.continuation.resume(returning: true) }
         if let reason { continuation.yield(.disconnected(reason: reason)) }
+        if watch { request(\.watch) }
     }
 
-    func didComplete(mid: Int32) {
-        let ready = state.withLock { state in
-            state.acknowledgements.completed(mid: mid)
-            return state.takeSatisfiedWaiters()
+    func didComplete(mid: Int32, reasonCode: Int, properties: OpaquePointer?) {
+        var reasonString: String?
+        if reasonCode >= 0x80 {
+            var text: UnsafeMutablePointer<CChar>?
+            if mosquitto_property_read_string(properties, Int32(MQTT_PROP_REASON_STRING.rawValue), &text, false) != nil,
+                let text
+            {
+                reasonString = String(cString: text)
+                free(text)
+            }
+        }
+        let ready = publishGate.withLock { _ in
+            state.withLock { state in
+                state.acknowledgements.completed(mid: mid, reasonCode: reasonCode, reasonString: reasonString)
+                return state.takeSatisfiedWaiters()
+            }
         }
         for waiter in ready { waiter.continuation.resume(returning: true) }
     }
 
     func didReceive(_ message: mosquitto_message) {
         let topic = message.topic.map { String(cString: $0) } ?? ""
+        let length = Int(message.payloadlen)
         var payload: [UInt8] = []
-        if let bytes = message.payload, message.payloadlen > 0 {
-            payload = Array(UnsafeRawBufferPointer(start: bytes, count: Int(message.payloadlen)))
+        var dropped: Int?
+        if length > maxIncomingPayload {
+            dropped = length
+        } else if let bytes = message.payload, length > 0 {
+            payload = Array(UnsafeRawBufferPointer(start: bytes, count: length))
         }
         continuation.yield(
-            .message(MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain)))
+            .message(
+                MQTTMessage(
+                    topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain,
+                    droppedPayloadBytes: dropped)))
     }
 
     /// libmosquitto ends its thread on a failed TLS handshake without calling on_disconnect; the
     /// OpenSSL text it logs is then the only account of why, so it becomes the error and event.
+    /// When the watchdog aborted that handshake, it is a timeout, and the thread is started again.
     func didLogError(_ text: String) {
-        let failure: MosquittoError? = state.withLock { state in
+        let (failure, restart): (MosquittoError?, Bool) = state.withLock { state in
             state.lastLoggedError = text
-            guard !state.connected, text.hasPrefix("OpenSSL Error") else { return nil }
+            guard !state.connected, text.hasPrefix("OpenSSL Error") else { return (nil, false) }
+            if state.attemptAborted {
+                // The watchdog ended this handshake (and reported it); the thread has ended.
+                state.attemptAborted = false
+                state.attempt = nil
+                state.lastLoggedError = nil
+                return (nil, true)
+            }
             let tls = MosquittoError(code: Int32(MOSQ_ERR_TLS.rawValue))
             let error = MosquittoError(kind: .library, code: tls.code, message: "\(tls.message) (\(text))")
             state.lastError = error
-            return error
+            return (error, false)
         }
         if let failure { continuation.yield(.disconnected(reason: failure.message)) }
+        if restart { request(\.restart) }
     }
 
     // MARK: Swift side
 
-    func published(mid: Int32, qos: Int) {
-        let ready = state.withLock { state in
-            state.acknowledgements.published(mid: mid, qos: qos)
-            return state.takeSatisfiedWaiters()
+    /// Checks the size, publishes and records the message id, all under the gate.
+    func publish(
+        _ raw: OpaquePointer, topic: String, payload: [UInt8], qos: Int, retain: Bool, configuredLimit: Int?
+    ) throws(MosquittoError) {
+        try publishGate.withLock { _ throws(MosquittoError) in
+            let (version, brokerLimit) = state.withLock { ($0.protocolVersion, $0.brokerMaximumPacketSize) }
+            let size = Self.packetSize(
+                topicBytes: topic.utf8.count, payloadBytes: payload.count, qos: qos, version: version)
+            if let reason = Self.sizeRefusal(size: size, brokerLimit: brokerLimit, configuredLimit: configuredLimit) {
+                try refuseLocally(topic: topic, reason: reason)
+            }
+            var mid: Int32 = 0
+            let result = payload.withUnsafeBytes { bytes in
+                mosquitto_publish(raw, &mid, topic, Int32(bytes.count), bytes.baseAddress, Int32(qos), retain)
+            }
+            if result == Int32(MOSQ_ERR_OVERSIZE_PACKET.rawValue) {
+                try refuseLocally(topic: topic, reason: "\(MosquittoError(code: result).message) (\(size) bytes)")
+            }
+            try check(result)
+            if qos > 0 { state.withLock { $0.acknowledgements.published(mid: mid, topic: topic) } }
         }
-        for waiter in ready { waiter.continuation.resume(returning: true) }
+    }
+
+    private func refuseLocally(topic: String, reason: String) throws(MosquittoError) {
+        let refusal = PublishRefusal(code: PublishRefusal.packetTooLargeCode, reason: reason, local: true)
+        state.withLock { $0.acknowledgements.refusedLocally(topic: topic, refusal: refusal) }
+        throw MosquittoError(kind: .publishRefused, code: Int32(refusal.code), message: "\(topic): \(reason)")
+    }
+
+    /// The size of a PUBLISH packet on the wire: fixed header, remaining-length varint, topic,
+    /// packet id (QoS 1/2), MQTT 5 property length (no properties), payload.
+    static func packetSize(topicBytes: Int, payloadBytes: Int, qos: Int, version: MQTTProtocolVersion) -> Int {
+        let remaining = 2 + topicBytes + (qos > 0 ? 2 : 0) + (version == .v5 ? 1 : 0) + payloadBytes
+        let varint = remaining < 128 ? 1 : remaining < 16_384 ? 2 : remaining < 2_097_152 ? 3 : 4
+        return 1 + varint + remaining
+    }
+
+    static func sizeRefusal(size: Int, brokerLimit: Int?, configuredLimit: Int?) -> String? {
+        if let brokerLimit, size > brokerLimit {
+            return
+                "the packet (\(size) bytes) is over the broker's maximum packet size (\(brokerLimit) bytes, from its CONNACK)"
+        }
+        if let configuredLimit, size > configuredLimit {
+            return "the packet (\(size) bytes) is over the configured maximum packet size (\(configuredLimit) bytes)"
+        }
+        return nil
     }
 
     func wait(for condition: Condition, timeout: Duration) async -> Bool {
@@ -489,8 +753,124 @@ final class ClientCore: Sendable {
         waiter?.continuation.resume(returning: false)
     }
 
+    // MARK: connect timeout
+
+    /// True when the watchdog was not running and now is.
+    func claimWatchdog() -> Bool {
+        state.withLock { state in
+            if state.watchdogRunning || state.connected || state.finished { return false }
+            state.watchdogRunning = true
+            return true
+        }
+    }
+
+    /// One watchdog tick (under the client's lifecycle lock, so the handle is alive). Returns
+    /// whether to keep ticking.
+    func watch(_ raw: OpaquePointer, port: Int) -> Bool {
+        let socket = mosquitto_socket(raw)
+        let now = ContinuousClock.now
+        let (again, abort): (Bool, (async: Bool, error: MosquittoError)?) = state.withLock { state in
+            if state.connected || state.finished {
+                state.watchdogRunning = false
+                state.attempt = nil
+                return (false, nil)
+            }
+            guard socket >= 0 else {
+                state.attempt = nil
+                return (true, nil)
+            }
+            guard let attempt = state.attempt, attempt.socket == socket else {
+                state.attempt = Attempt(socket: socket, since: now)
+                state.attemptAborted = false
+                return (true, nil)
+            }
+            guard now - attempt.since >= connectTimeout else { return (true, nil) }
+            state.attempt = nil
+            state.attemptAborted = true
+            let error = MosquittoError(
+                kind: .library, code: Int32(MOSQ_ERR_KEEPALIVE.rawValue),
+                message: "no CONNACK within the connect timeout (\(connectTimeout.components.seconds) s)")
+            state.lastError = error
+            return (true, (state.asyncAttempt, error))
+        }
+        if let abort {
+            continuation.yield(.disconnected(reason: abort.error.message))
+            self.abort(socket, port: port, async: abort.async)
+        }
+        return again
+    }
+
+    /// Ends a connect attempt in progress (used by stop()).
+    func abortAttempt(_ raw: OpaquePointer, port: Int) {
+        let socket = mosquitto_socket(raw)
+        let (connected, async) = state.withLock { ($0.connected, $0.asyncAttempt) }
+        if !connected, socket >= 0 { abort(socket, port: port, async: async) }
+    }
+
+    /// Ends the connect attempt on libmosquitto's socket, if it still is a TCP socket
+    /// mid-handshake (SYN sent, or established to `port` while waiting for TLS or CONNACK).
+    ///
+    /// Plain TCP, or a blocking connect: `shutdown` — the read (or the connect) fails, and
+    /// libmosquitto reports a lost connection and reconnects. TLS would instead often see
+    /// `SSL_ERROR_SYSCALL`, which libmosquitto 2.0 retries in a busy loop until its keepalive:
+    /// there the socket is replaced (`dup2`) by one end of a socket pair whose other end answers
+    /// with bytes that are not TLS, so the handshake fails at once and the thread ends (it is
+    /// started again). The state checks guard against the descriptor having
+    /// been closed and reused meanwhile; the thread waits in select, not in a call on it.
+    private func abort(_ socket: Int32, port: Int, async: Bool) {
+        var info = tcp_info()
+        var length = socklen_t(MemoryLayout<tcp_info>.size)
+        guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0 else { return }
+        let synSent: UInt8 = 2
+        let established: UInt8 = 1
+        if info.tcpi_state == established {
+            var address = sockaddr_storage()
+            var addressLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let peerPort: Int? = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(socket, $0, &addressLength) }
+                    == 0
+                    ? pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                        Int(UInt16(bigEndian: $0.pointee.sin_port))
+                    } : nil
+            }
+            guard peerPort == port else { return }
+        } else if info.tcpi_state != synSent {
+            return
+        }
+        // TLS with the thread waiting in select (not inside a blocking connect): the decoy.
+        if tls, info.tcpi_state == established || async {
+            var pair: [Int32] = [-1, -1]
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+                _ = shutdown(socket, Int32(SHUT_RDWR))
+                return
+            }
+            let garbage = Array("not TLS: connect timeout\r\n".utf8)
+            _ = garbage.withUnsafeBytes { send(pair[1], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            // select() holds its own reference to the socket it waits on: keep one too, swap the
+            // descriptor, then shut the old socket down so that select wakes and looks again.
+            let original = dup(socket)
+            _ = dup2(pair[0], socket)
+            close(pair[0])
+            if original >= 0 {
+                _ = shutdown(original, Int32(SHUT_RDWR))
+                close(original)
+            }
+            state.withLock { $0.decoys.append(pair[1]) }
+            return
+        }
+        _ = shutdown(socket, Int32(SHUT_RDWR))
+    }
+
+    /// Closes the decoy peers once the thread that read them is gone.
+    func closeDecoys() {
+        for fd in state.withLock({ state in
+            defer { state.decoys = [] }; return state.decoys
+        }) { close(fd) }
+    }
+
     /// Ends the event stream and releases every waiter (with `false`).
     func finish() {
+        closeDecoys()
         let waiters = state.withLock { state in
             state.finished = true
             state.connected = false

@@ -49,13 +49,21 @@ public struct MQTTMessage: Sendable, Equatable {
     public var payload: [UInt8]
     public var qos: Int
     public var retain: Bool
+    /// Set on a received message whose payload was over the client's
+    /// ``MQTTConfiguration/maxIncomingPayload``: its size in bytes; `payload` is then empty
+    /// (the bytes were never copied out of libmosquitto's buffer).
+    public var droppedPayloadBytes: Int?
 
-    public init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false) {
+    public init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false, droppedPayloadBytes: Int? = nil) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
         self.retain = retain
+        self.droppedPayloadBytes = droppedPayloadBytes
     }
+
+    /// The payload's size as sent, dropped or not.
+    public var payloadBytes: Int { droppedPayloadBytes ?? payload.count }
 
     public init(topic: String, string: String, qos: Int = 0, retain: Bool = false) {
         self.init(topic: topic, payload: Array(string.utf8), qos: qos, retain: retain)
@@ -85,6 +93,26 @@ public struct MQTTConfiguration: Sendable, Equatable {
     public var reconnectDelayMax: Int
     /// A clean session drops broker-side state on reconnect; subscriptions are replayed by the client.
     public var cleanSession: Bool
+    /// With ``MQTTProtocolVersion/v5``: when the broker refuses MQTT 5 (CONNACK 0x84, or the
+    /// connection closed before any CONNACK), switch to 3.1.1 once and reconnect. For a
+    /// protocol the user did not choose explicitly (RabbitMQ 3.10 closes a v5 CONNECT).
+    public var protocolFallback: Bool
+    /// Largest MQTT packet (bytes, fixed header included) the client sends; a publish over it is
+    /// refused locally. The broker's own limit from an MQTT 5 CONNACK applies as well; with 3.1.1
+    /// (whose CONNACK has none) this is the only one. `nil`: no limit of our own.
+    public var maxPacketSize: Int?
+    /// Seconds a connect attempt (TCP, TLS handshake, CONNACK) may take before it is abandoned
+    /// and retried with backoff.
+    public var connectTimeout: Int
+    /// Largest payload of a received message that is copied and delivered; a larger one is
+    /// delivered with an empty payload and its size in ``MQTTMessage/droppedPayloadBytes``, so a
+    /// flood of huge messages on a subscribed topic costs no copies.
+    public var maxIncomingPayload: Int
+
+    /// Bounds of ``maxPacketSize``: MQTT's largest packet is 268 435 460 bytes.
+    public static let maxPacketSizeRange = 64...268_435_460
+    /// Bounds of ``connectTimeout`` in seconds.
+    public static let connectTimeoutRange = 1...300
 
     /// `port` defaults to 8883 with TLS and 1883 without.
     public init(
@@ -99,7 +127,11 @@ public struct MQTTConfiguration: Sendable, Equatable {
         will: MQTTMessage? = nil,
         reconnectDelayMin: Int = 1,
         reconnectDelayMax: Int = 60,
-        cleanSession: Bool = true
+        cleanSession: Bool = true,
+        protocolFallback: Bool = false,
+        maxPacketSize: Int? = nil,
+        connectTimeout: Int = 10,
+        maxIncomingPayload: Int = .max
     ) {
         self.host = host
         self.port = port ?? (tls == nil ? 1883 : 8883)
@@ -113,6 +145,10 @@ public struct MQTTConfiguration: Sendable, Equatable {
         self.reconnectDelayMin = reconnectDelayMin
         self.reconnectDelayMax = reconnectDelayMax
         self.cleanSession = cleanSession
+        self.protocolFallback = protocolFallback
+        self.maxPacketSize = maxPacketSize
+        self.connectTimeout = connectTimeout
+        self.maxIncomingPayload = maxIncomingPayload
     }
 
     /// Rejects values libmosquitto would refuse later with a bare "Invalid arguments", so the
@@ -130,6 +166,12 @@ public struct MQTTConfiguration: Sendable, Equatable {
         if reconnectDelayMin < 1 { throw fail("reconnect delay minimum \(reconnectDelayMin) s must be at least 1 s") }
         if reconnectDelayMax < reconnectDelayMin {
             throw fail("reconnect delay maximum \(reconnectDelayMax) s is below the minimum \(reconnectDelayMin) s")
+        }
+        if let maxPacketSize, !Self.maxPacketSizeRange.contains(maxPacketSize) {
+            throw fail("maximum packet size \(maxPacketSize) bytes is outside 64…268435460")
+        }
+        if !Self.connectTimeoutRange.contains(connectTimeout) {
+            throw fail("connect timeout \(connectTimeout) s is outside 1…300 s")
         }
         if let tls {
             if (tls.certFile == nil) != (tls.keyFile == nil) {

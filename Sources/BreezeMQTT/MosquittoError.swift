@@ -15,6 +15,9 @@ public struct MosquittoError: Error, Sendable, Equatable, CustomStringConvertibl
         case connectionRefused
         /// The configuration was rejected before libmosquitto saw it.
         case invalidConfiguration
+        /// A publish the client refused before sending it (`code` is the MQTT 5 reason code,
+        /// 0x95 for a packet over the maximum size); also recorded in the publish outcomes.
+        case publishRefused
     }
 
     public let kind: Kind
@@ -56,6 +59,7 @@ public struct MosquittoError: Error, Sendable, Equatable, CustomStringConvertibl
         case .library: "mosquitto: \(message) (error \(code))"
         case .connectionRefused: "mosquitto: connection refused: \(message) (code \(code))"
         case .invalidConfiguration: "mosquitto: invalid configuration: \(message)"
+        case .publishRefused: "mosquitto: publish refused: \(message)"
         }
     }
 }

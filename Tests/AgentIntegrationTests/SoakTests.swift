@@ -69,8 +69,8 @@ final class SoakAPIs: Sendable {
         }
         googleTemplate = try json("eXPerience83-pollenlevels__google_pollen_forecast_5_days.es.json")
         airTemplate = try json("Vybo-reflbo__air_brno_2026-10-01.json")
-        berlin = try ZoneInfoLoader.load("Europe/Berlin")
-        prague = try ZoneInfoLoader.load("Europe/Prague")
+        berlin = try TimeZoneResolver().load("Europe/Berlin")
+        prague = try TimeZoneResolver().load("Europe/Prague")
         clock = Atomic(now)
         fake = try FakeAPIs()
         // Weak: the server keeps the routes, and a strong `self` here would be a cycle that
@@ -195,9 +195,8 @@ struct SoakHarness {
             let config = try ConfigLoader.load(
                 text: yaml, file: "soak-\(name).yaml", environment: [:], currentYear: 2026, hostname: "soak")
             let store = StateStore(directory: stateDir, log: log)
-            let agent = try Agent(
-                config: config, log: log, store: store, http: CurlFetcher(totalTimeout: .seconds(10)), demo: false,
-                now: now)
+            let agent = Agent(
+                config: config, log: log, store: store, http: CurlFetcher(totalTimeout: .seconds(10)), demo: false)
             let publisher = RetainedPublisher(
                 transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store)
             agents.append((agent, publisher))

@@ -1,4 +1,4 @@
-import BreezeAgent
+@testable import BreezeAgent
 import BreezeCore
 import BreezeMQTT
 import Foundation
@@ -18,11 +18,15 @@ struct ConfigLoaderTests {
         #expect(config.mqtt.qos == 1)
         #expect(config.mqtt.keepalive == 60)
         #expect(config.mqtt.protocolVersion == .v5)
+        #expect(config.mqtt.protocolExplicit == false)
+        #expect(config.mqtt.maxPacketSize == nil)
         #expect(config.mqtt.tls == nil)
         #expect(config.homeAssistant == HomeAssistantSettings(discovery: true, prefix: "homeassistant"))
         #expect(
             config.locations == [
-                LocationConfig(id: "home", name: "home", latitude: 52.52, longitude: 13.405, timezone: "Europe/Berlin")
+                LocationConfig(
+                    id: "home", name: "home", latitude: 52.52, longitude: 13.405, timezone: "Europe/Berlin",
+                    zone: try TimeZoneResolver().load("Europe/Berlin"))
             ])
         #expect(config.pollen.enabled)
         #expect(config.pollen.source == .auto)
@@ -121,6 +125,18 @@ struct ConfigLoaderTests {
     func protocolAsIntOrString(line: String, expected: MQTTProtocolVersion) throws {
         let config = try ConfigSandbox().load("mqtt:\n  \(line)\n" + oneLocation)
         #expect(config.mqtt.protocolVersion == expected)
+        // Set in the file, even to the default: no fallback to 3.1.1.
+        #expect(config.mqtt.protocolExplicit)
+        #expect(AgentMain.mqttConfiguration(config, once: true).protocolFallback == false)
+    }
+
+    @Test func maxPacketSizeAndTheFallbackReachTheClient() throws {
+        let config = try ConfigSandbox().load("mqtt:\n  max_packet_size: 2000\n" + oneLocation)
+        #expect(config.mqtt.maxPacketSize == 2000)
+        let client = AgentMain.mqttConfiguration(config, once: false)
+        #expect(client.maxPacketSize == 2000)
+        #expect(client.protocolFallback)
+        #expect(client.connectTimeout == 10)
     }
 
     @Test func emptyTLSMappingTurnsTLSOn() throws {
@@ -166,6 +182,7 @@ struct ConfigLoaderTests {
         ("mqtt:\n  zzzzzz: x\n" + oneLocation, 2, "mqtt.zzzzzz", "unknown key \"zzzzzz\" (known keys: host, port"),
         ("locaitons:\n  - {id: a}\n", 1, "locaitons", "did you mean \"locations\"?"),
         ("mqtt:\n  protocol: 4\n" + oneLocation, 2, "mqtt.protocol", "expected \"5\" or \"3.1.1\", got \"4\""),
+        ("mqtt:\n  max_packet_size: 10\n" + oneLocation, 2, "mqtt.max_packet_size", "expected an integer 64–268435460"),
         ("mqtt:\n  topic_prefix: a/#\n" + oneLocation, 2, "mqtt.topic_prefix", "no #"),
         ("mqtt:\n  topic_prefix: /breeze\n" + oneLocation, 2, "mqtt.topic_prefix", "got \"/breeze\""),
         ("mqtt:\n  topic_prefix: breeze/\n" + oneLocation, 2, "mqtt.topic_prefix", "got \"breeze/\""),

@@ -14,8 +14,12 @@ final class ConfigSandbox {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("breeze-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: root.appendingPathComponent("etc"), withIntermediateDirectories: true)
+        // Real zone files, so that loading (which parses them) succeeds; tzdata is installed.
         for zone in ["Europe/Berlin", "America/New_York", "UTC"] {
-            try write("zoneinfo/\(zone)", "TZif2\u{0}\u{0}fake zone data")
+            let url = root.appendingPathComponent("zoneinfo/\(zone)")
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/\(zone)")).write(to: url)
         }
         try write("zoneinfo/Broken/Zone", "not a tzif file")
     }
@@ -73,3 +77,8 @@ let oneLocation = """
     locations:
       - {id: home, latitude: 52.52, longitude: 13.405, timezone: Europe/Berlin}
     """
+
+extension TimeZoneResolver {
+    /// True when `load` succeeds for `name`: what the configuration accepts.
+    func isValid(_ name: String) -> Bool { (try? load(name)) != nil }
+}

@@ -52,6 +52,27 @@ final class RecordingTransport: RetainedTransport {
         #expect(store.publishedTopics() == ["b/home/pollen": "old"])
     }
 
+    @Test func refusedTopicsLeaveThePublishedSetUntilTheNextRepublish() {
+        let dir = temporaryDirectory()
+        let store = StateStore(directory: dir, log: Log(level: .error))
+        let transport = RecordingTransport()
+        let publisher = RetainedPublisher(transport: transport, store: store)
+        publisher.set(scope: "b/home", tree([("b/home/a", "1"), ("b/home/b", "2"), ("b/home/c", "3")]))
+        publisher.flush()
+        _ = transport.take()
+        publisher.notPublished(refused: ["b/home/a"], lost: ["b/home/c"])
+        #expect(store.publishedTopics() == ["b/home/b": "2"])
+        #expect(publisher.refusedTopics == ["b/home/a"])
+        // A flush re-sends the lost topic, not the refused one (no refusal at every fetch).
+        publisher.set(scope: "b/home", tree([("b/home/a", "1"), ("b/home/b", "2"), ("b/home/c", "3")]))
+        publisher.flush()
+        #expect(transport.take() == ["b/home/c=3"])
+        // The reconnect's republish tries the refused topic again.
+        publisher.republishAll()
+        #expect(transport.take() == ["b/home/a=1", "b/home/b=2", "b/home/c=3"])
+        #expect(publisher.refusedTopics.isEmpty)
+    }
+
     @Test func republishesEverythingAndRetriesFailedSends() {
         let transport = RecordingTransport()
         let publisher = RetainedPublisher(transport: transport, store: nil)

@@ -4,11 +4,12 @@ import Testing
 @Suite struct TestOnlyVariableTests {
     @Test func eachTestVariableInTheEnvironmentIsNamedInAWarning() {
         let warnings = AgentMain.testOverrideWarnings([
-            "BREEZE_TEST_HTTP_TIMEOUT": "5", "BREEZE_TEST_BOGUS": "1", "BREEZE_CONFIG": "/etc/x", "PATH": "/bin",
+            "BREEZE_TEST_HTTP_TIMEOUT": "5", "BREEZE_TEST_CA_FILE": "/x.pem", "BREEZE_TEST_MQTT_PORT": "1",
+            "BREEZE_CONFIG": "/etc/x", "PATH": "/bin",
         ])
         #expect(
             warnings == [
-                "environment: BREEZE_TEST_BOGUS is not a setting of this version; ignored",
+                "environment: BREEZE_TEST_CA_FILE is set: a test-only setting is in effect (docs/operations.md, Test-only settings)",
                 "environment: BREEZE_TEST_HTTP_TIMEOUT is set: a test-only setting is in effect (docs/operations.md, Test-only settings)",
             ])
         #expect(AgentMain.testOverrideWarnings(["BREEZE_CONFIG": "x"]).isEmpty)

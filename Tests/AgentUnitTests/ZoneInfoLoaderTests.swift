@@ -3,12 +3,13 @@ import BreezeCore
 import Foundation
 import Testing
 
+/// ``TimeZoneResolver/load(_:)``, the one path from a zone name to its rules, against the system zoneinfo.
 @Suite struct ZoneInfoLoaderTests {
     @Test func loadsSystemZones() throws {
-        let berlin = try ZoneInfoLoader.load("Europe/Berlin")
+        let berlin = try TimeZoneResolver().load("Europe/Berlin")
         // 2026-07-01T00:00Z is summer time.
         #expect(berlin.utcOffset(atUnixTime: 1_782_864_000) == 7200)
-        let utc = try ZoneInfoLoader.load("UTC")
+        let utc = try TimeZoneResolver().load("UTC")
         #expect(utc.utcOffset(atUnixTime: 1_782_864_000) == 0)
     }
 
@@ -17,12 +18,12 @@ import Testing
         "./UTC", "Europe/Ber lin",
     ])
     func rejectsUnsafeNames(_ name: String) {
-        #expect(throws: ZoneInfoError.invalidName(name)) { try ZoneInfoLoader.load(name) }
+        #expect(throws: ZoneInfoError.invalidName(name)) { try TimeZoneResolver().load(name) }
     }
 
     @Test func unknownZoneNamesTheFile() {
         do {
-            _ = try ZoneInfoLoader.load("Mars/Olympus_Mons")
+            _ = try TimeZoneResolver().load("Mars/Olympus_Mons")
             Issue.record("expected an error")
         } catch {
             guard case .unreadable(let name, let path, _) = error else {
@@ -43,7 +44,7 @@ import Testing
             throws: ZoneInfoError.invalidFile(
                 name: "Fake", path: dir.path + "/Fake", reason: ZoneRulesError.notTZif.description)
         ) {
-            try ZoneInfoLoader.load("Fake", root: dir.path)
+            try TimeZoneResolver(zoneInfoRoot: dir.path).load("Fake")
         }
     }
 }

@@ -30,7 +30,10 @@ struct DiscoveryDiagnosticsTests {
     @Test func shapeMatchesTheDocumentedOne() throws {
         let root = try decoded()
         #expect(
-            Set(root.keys) == ["uptime_s", "fetches", "api_calls_today", "last_success", "last_error", "reconnects"])
+            Set(root.keys) == [
+                "uptime_s", "fetches", "api_calls_today", "open_meteo_calls_today", "last_success", "last_error",
+                "reconnects",
+            ])
         #expect(root["uptime_s"] as? Int == 3_600)
         #expect(root["reconnects"] as? Int == 2)
         let fetches = try #require(root["fetches"] as? [String: [String: Int]])

@@ -309,12 +309,12 @@ struct DiscoveryTests {
         #expect(comps["pollen_grass"] != nil)
     }
 
-    @Test func removalPayloadIsEmptyOnTheSameTopic() {
-        let removal = HomeAssistantDiscovery.removal(topicPrefix: "my-breeze", locationID: "summer-house")
-        #expect(removal.payload.isEmpty)
-        #expect(
-            removal.topic
-                == HomeAssistantDiscovery.deviceConfig(for: input(prefix: "my-breeze", location: "summer-house")).topic)
+    /// A removed location's device is removed by an empty retained payload on this topic (the
+    /// publisher clears every topic under no scope): the layout and discovery must agree on it.
+    @Test func theConfigTopicIsTheLayoutsDeviceConfigTopic() {
+        let topic = HomeAssistantDiscovery.deviceConfig(for: input(prefix: "my-breeze", location: "summer-house")).topic
+        #expect(topic == TopicLayout(prefix: "my-breeze").location("summer-house").deviceConfig)
+        #expect(topic == "homeassistant/device/my_breeze_summer_house/config")
     }
 
     @Test func clashingItemIDsKeepUniqueIDsUnique() throws {

@@ -39,16 +39,16 @@ struct QueryEncodingTests {
 
     @Test("query items are appended with ? or & as the base needs")
     func joinsBase() {
-        let items = [QueryItem("latitude", "52.52"), QueryItem("hourly", "alder_pollen,birch_pollen")]
+        let items: [(name: String, value: String)] = [("latitude", "52.52"), ("hourly", "alder_pollen,birch_pollen")]
         #expect(
             HTTPClient.urlWithQuery("https://h/v1/air-quality", items)
                 == "https://h/v1/air-quality?latitude=52.52&hourly=alder_pollen,birch_pollen"
         )
-        #expect(HTTPClient.urlWithQuery("https://h/p?a=1", [QueryItem("b", "2")]) == "https://h/p?a=1&b=2")
-        #expect(HTTPClient.urlWithQuery("https://h/p?", [QueryItem("b", "2")]) == "https://h/p?b=2")
-        #expect(HTTPClient.urlWithQuery("https://h/p?a=1&", [QueryItem("b", "2")]) == "https://h/p?a=1&b=2")
+        #expect(HTTPClient.urlWithQuery("https://h/p?a=1", [("b", "2")]) == "https://h/p?a=1&b=2")
+        #expect(HTTPClient.urlWithQuery("https://h/p?", [("b", "2")]) == "https://h/p?b=2")
+        #expect(HTTPClient.urlWithQuery("https://h/p?a=1&", [("b", "2")]) == "https://h/p?a=1&b=2")
         #expect(HTTPClient.urlWithQuery("https://h/p", []) == "https://h/p")
-        #expect(HTTPClient.urlWithQuery("https://h/p", [QueryItem("k y", "v=1")]) == "https://h/p?k%20y=v%3D1")
+        #expect(HTTPClient.urlWithQuery("https://h/p", [("k y", "v=1")]) == "https://h/p?k%20y=v%3D1")
     }
 
     @Test("encoding round-trips through a percent-decoder")

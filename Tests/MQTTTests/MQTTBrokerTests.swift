@@ -27,6 +27,33 @@ struct MQTTBrokerTests {
         }
     }
 
+    /// SPEC §12: five 100 MB `refresh` payloads once peaked at 315 MB in the agent. A payload
+    /// over `maxIncomingPayload` arrives as its size only, never copied.
+    @Test("a payload over maxIncomingPayload arrives as its size, without its bytes")
+    func oversizedIncomingPayloadIsDropped() async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let topic = uniqueTopic("oversized")
+            let (subscriber, received) = try await makeClient(port: port, role: "sub") {
+                $0.maxIncomingPayload = 64
+            }
+            let (publisher, _) = try await makeClient(port: port, role: "pub")
+            try await subscribeAndConfirm(subscriber, received, topic, qos: 1)
+            try publisher.publish(topic, [UInt8](repeating: 0x41, count: 10_000_000), qos: 1)
+            try publisher.publish(topic, [UInt8](repeating: 0x42, count: 64), qos: 1)
+            let big = await received.waitFor(timeout: .seconds(20)) { _ in
+                received.messages(on: topic).first { $0.droppedPayloadBytes != nil }
+            }
+            #expect(big?.droppedPayloadBytes == 10_000_000)
+            #expect(big?.payload.isEmpty == true)
+            #expect(big?.payloadBytes == 10_000_000)
+            let small = await received.waitForMessage(on: topic, payload: String(repeating: "B", count: 64))
+            #expect(small?.droppedPayloadBytes == nil)
+            #expect(small?.payloadBytes == 64)
+            await publisher.stop()
+            await subscriber.stop()
+        }
+    }
+
     @Test("MQTT 3.1.1 and 5 both connect and exchange messages", arguments: [MQTTProtocolVersion.v311, .v5])
     func protocolVersions(version: MQTTProtocolVersion) async throws {
         try await MosquittoBroker.withPlainBroker { port in

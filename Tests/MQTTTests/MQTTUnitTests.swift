@@ -93,24 +93,87 @@ struct MQTTUnitTests {
         #expect(await client.waitUntilConnected(timeout: .seconds(1)) == false)
     }
 
-    @Test func acknowledgementTrackerMatchesEarlyAndLateReports() {
+    @Test func newSettingsAreBounded() throws {
+        var configuration = MQTTConfiguration(clientID: "unit")
+        configuration.maxPacketSize = 63
+        #expect(throws: MosquittoError.invalidConfiguration("maximum packet size 63 bytes is outside 64…268435460")) {
+            try configuration.validate()
+        }
+        configuration.maxPacketSize = 2000
+        configuration.connectTimeout = 0
+        #expect(throws: MosquittoError.invalidConfiguration("connect timeout 0 s is outside 1…300 s")) {
+            try configuration.validate()
+        }
+        configuration.connectTimeout = 10
+        try configuration.validate()
+        #expect(MQTTConfiguration(clientID: "unit").protocolFallback == false)
+        #expect(MQTTConfiguration(clientID: "unit").connectTimeout == 10)
+    }
+
+    @Test func publishPacketSizes() {
+        // 3.1.1, QoS 0, topic "a", payload "b": 30 05 00 01 61 62 → hmm, 1 + 1 + (2 + 1 + 1) = 6.
+        #expect(ClientCore.packetSize(topicBytes: 1, payloadBytes: 1, qos: 0, version: .v311) == 6)
+        // MQTT 5 adds the property length byte; QoS 1 the packet id.
+        #expect(ClientCore.packetSize(topicBytes: 1, payloadBytes: 1, qos: 1, version: .v5) == 9)
+        // The remaining length grows to two bytes at 128.
+        #expect(ClientCore.packetSize(topicBytes: 1, payloadBytes: 124, qos: 0, version: .v311) == 129)
+        #expect(ClientCore.packetSize(topicBytes: 1, payloadBytes: 125, qos: 0, version: .v311) == 131)
+        #expect(ClientCore.sizeRefusal(size: 2000, brokerLimit: 2000, configuredLimit: nil) == nil)
+        #expect(ClientCore.sizeRefusal(size: 2001, brokerLimit: nil, configuredLimit: 3000) == nil)
+        #expect(
+            ClientCore.sizeRefusal(size: 2001, brokerLimit: nil, configuredLimit: 2000)
+                == "the packet (2001 bytes) is over the configured maximum packet size (2000 bytes)")
+    }
+
+    @Test func trackerResolvesAcceptedRefusedAndLost() {
         var tracker = AcknowledgementTracker()
-        #expect(tracker.allAcknowledged)
-        tracker.published(mid: 1, qos: 1)
-        #expect(!tracker.allAcknowledged)
-        // The broker's ack arrives before mosquitto_publish returned mid 2 to us.
-        tracker.completed(mid: 2)
-        tracker.published(mid: 2, qos: 2)
-        #expect(tracker.awaitingCount == 1)
-        tracker.completed(mid: 1)
-        #expect(tracker.allAcknowledged)
-        // QoS 0 completions are matched, not left behind to confuse a reused mid.
-        tracker.published(mid: 3, qos: 0)
-        #expect(tracker.allAcknowledged)
-        tracker.completed(mid: 3)
-        tracker.published(mid: 3, qos: 1)
-        #expect(!tracker.allAcknowledged)
-        tracker.completed(mid: 3)
+        #expect(tracker.settled)
+        tracker.published(mid: 1, topic: "a")
+        tracker.published(mid: 2, topic: "b")
+        tracker.published(mid: 3, topic: "c")
+        #expect(!tracker.settled && tracker.pendingCount == 3)
+        tracker.completed(mid: 1, reasonCode: 0)
+        tracker.completed(mid: 2, reasonCode: 0x10)  // "no matching subscribers" is success
+        let refused = tracker.completed(mid: 3, reasonCode: 0x87)
+        #expect(refused?.topic == "c")
+        #expect(refused?.refusal == PublishRefusal(code: 0x87, reason: "Not authorized", local: false))
+        #expect(tracker.settled && !tracker.noFailures)
+        // An acknowledgement for an id nobody waits for changes nothing.
+        #expect(tracker.completed(mid: 9, reasonCode: 0) == nil)
+        var outcomes = tracker.take()
+        #expect(outcomes.accepted == 2 && outcomes.refused.map(\.topic) == ["c"] && !outcomes.allAccepted)
+        #expect(tracker.noFailures)
+
+        tracker.published(mid: 4, topic: "d")
+        tracker.published(mid: 5, topic: "e")
+        tracker.completed(mid: 4, reasonCode: 0)
+        #expect(tracker.connectionLost() == 1)
+        // The re-sent message acknowledged on the next connection is not counted.
+        tracker.completed(mid: 5, reasonCode: 0)
+        outcomes = tracker.take()
+        #expect(outcomes.accepted == 1 && outcomes.lost == ["e"])
         #expect(tracker == AcknowledgementTracker())
+    }
+
+    @Test func trackerHandlesWrappedIdsOldestFirstAndBoundsItsRecord() {
+        var tracker = AcknowledgementTracker()
+        tracker.published(mid: 7, topic: "old")
+        tracker.published(mid: 7, topic: "new")
+        tracker.completed(mid: 7, reasonCode: 0x97)
+        var outcomes = tracker.take()
+        #expect(outcomes.refused.map(\.topic) == ["old"])
+        #expect(outcomes.refused.first?.refusal.reason == "Quota exceeded")
+        #expect(outcomes.pending == ["new"])
+        tracker.completed(mid: 7, reasonCode: 0)
+        #expect(tracker.take().accepted == 1)
+
+        for index in 0..<(PublishOutcomes.recordLimit + 5) {
+            tracker.published(mid: Int32(index % 65_535 + 1), topic: "t")
+        }
+        tracker.connectionLost()
+        tracker.refusedLocally(topic: "x", refusal: PublishRefusal(code: 0x95, reason: "big", local: true))
+        outcomes = tracker.take()
+        #expect(outcomes.lost.count == PublishOutcomes.recordLimit)
+        #expect(outcomes.unrecorded == 6)
     }
 }

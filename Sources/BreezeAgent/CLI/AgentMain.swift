@@ -41,6 +41,8 @@ public enum AgentMain {
         if invocation.command == .checkConfig {
             for warning in testWarnings { printError("warning: \(warning)") }
             writeStdout(renderEffective(config))
+            writeStdout(renderOpenMeteoBudget(config))
+            for warning in config.profileWarnings { printError("warning: \(warning)") }
             if !invocation.demo, !isWritableDirectoryOrCreatable(config.stateDir) {
                 printError(
                     "warning: state_dir \(config.stateDir) is not writable: the agent would run without persistence")
@@ -51,25 +53,19 @@ public enum AgentMain {
         let log = Log(level: config.logLevel)
         log.redact([config.pollen.apiKey?.value, config.mqtt.password?.value].compactMap { $0 })
         for warning in testWarnings { log.warning(warning) }
+        for warning in config.profileWarnings { log.warning(warning) }
         let store = StateStore(directory: invocation.demo ? nil : config.stateDir, log: log)
         let http: any HTTPFetching =
             invocation.demo
-            ? DemoResponder(today: { [zoneName = config.locations[0].timezone] in
-                let zone = (try? ZoneInfoLoader.load(zoneName)) ?? .utc
-                return zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
+            ? DemoResponder(today: { [zone = config.locations[0].zone] in
+                zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
             })
             : CurlFetcher(caFile: testCAFile(environment), totalTimeout: testHTTPTimeout(environment) ?? .seconds(30))
         if invocation.demo {
             log.info(
                 "demo: bundled sample data (not real measurements), prefix \(config.mqtt.topicPrefix), no discovery")
         }
-        let agent: Agent
-        do {
-            agent = try Agent(config: config, log: log, store: store, http: http, demo: invocation.demo, now: now)
-        } catch {
-            printError("breeze-agent: configuration error: \(error)")
-            return Invocation.ExitCode.configuration
-        }
+        let agent = Agent(config: config, log: log, store: store, http: http, demo: invocation.demo)
 
         switch invocation.command {
         case .print:
@@ -123,6 +119,13 @@ public enum AgentMain {
             latitude: 52.52
             longitude: 13.405
             timezone: Europe/Berlin
+        air:
+          enabled: true
+        profiles:
+          - id: anna
+            name: Anna
+            allergens: [birch, grass]
+            alert_level: High
         """
 
     /// `--demo`: the sample responses are Google-shaped (the richest tree), published under
@@ -140,13 +143,13 @@ public enum AgentMain {
         "BREEZE_TEST_HTTP_TIMEOUT", "BREEZE_TEST_REFRESH_COOLDOWN", "BREEZE_TEST_CA_FILE",
     ]
 
-    /// One warning per `BREEZE_TEST_*` variable in the environment (SPEC §12): a production
-    /// service with a test setting left in its unit file says so at every start.
+    /// One warning per test-only variable this binary reads that is set (SPEC §12): a
+    /// production service with a test setting left in its unit file says so at every start.
+    /// Other `BREEZE_TEST_*` names (the test suites' own, like `BREEZE_TEST_MQTT_PORT`) are
+    /// not read by the agent and not mentioned.
     static func testOverrideWarnings(_ environment: [String: String]) -> [String] {
-        environment.keys.filter { $0.hasPrefix("BREEZE_TEST_") }.sorted().map { name in
-            testVariables.contains(name)
-                ? "environment: \(name) is set: a test-only setting is in effect (docs/operations.md, Test-only settings)"
-                : "environment: \(name) is not a setting of this version; ignored"
+        testVariables.filter { environment[$0] != nil }.sorted().map { name in
+            "environment: \(name) is set: a test-only setting is in effect (docs/operations.md, Test-only settings)"
         }
     }
 
@@ -180,7 +183,9 @@ public enum AgentMain {
             will: once
                 ? nil
                 : MQTTMessage(topic: status, string: Availability.offline, qos: max(1, config.mqtt.qos), retain: true),
-            reconnectDelayMin: 1, reconnectDelayMax: 60)
+            reconnectDelayMin: 1, reconnectDelayMax: 60,
+            protocolFallback: !config.mqtt.protocolExplicit, maxPacketSize: config.mqtt.maxPacketSize,
+            maxIncomingPayload: DaemonState.maximumIncomingPayload)
     }
 }
 

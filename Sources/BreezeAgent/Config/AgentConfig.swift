@@ -10,6 +10,10 @@ public struct AgentConfig: Sendable {
     public var locations: [LocationConfig]
     public var pollen: PollenSettings
     public var climate: ClimateSettings
+    /// `air:` (SPEC §10.1), off by default.
+    public var air = AirSettings()
+    /// `profiles:` (SPEC §10.2), in file order.
+    public var profiles: [RiskProfile] = []
     public var endpoints: Endpoints
     /// As written (may be relative to the working directory); an unwritable one is the runtime's warning.
     public var stateDir: String
@@ -66,13 +70,19 @@ public struct MQTTSettings: Sendable {
     /// Seconds.
     public var keepalive: Int
     public var protocolVersion: MQTTProtocolVersion
+    /// `protocol` was set in the file; when not, the agent falls back from MQTT 5 to 3.1.1 once
+    /// if the broker refuses MQTT 5 (SPEC §11).
+    public var protocolExplicit: Bool
+    /// `max_packet_size`: bytes; publishes over it are refused locally (SPEC §12). `nil`: none.
+    public var maxPacketSize: Int?
     /// Non-nil means TLS on (`tls: {}` is enough).
     public var tls: MQTTTLSOptions?
 
     public init(
         host: String = "localhost", port: Int = 1883, username: String? = nil, password: Secret? = nil,
         clientID: String, topicPrefix: String = "breeze", qos: Int = 1, keepalive: Int = 60,
-        protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSOptions? = nil
+        protocolVersion: MQTTProtocolVersion = .v5, tls: MQTTTLSOptions? = nil, protocolExplicit: Bool = false,
+        maxPacketSize: Int? = nil
     ) {
         self.host = host
         self.port = port
@@ -83,6 +93,8 @@ public struct MQTTSettings: Sendable {
         self.qos = qos
         self.keepalive = keepalive
         self.protocolVersion = protocolVersion
+        self.protocolExplicit = protocolExplicit
+        self.maxPacketSize = maxPacketSize
         self.tls = tls
     }
 }
@@ -108,15 +120,19 @@ public struct LocationConfig: Sendable, Equatable {
     public var latitude: Double
     /// −180…180.
     public var longitude: Double
-    /// An IANA name verified to exist under the zoneinfo root (TZif file), from the config or the system.
+    /// An IANA name, from the config or the system; ``zone`` holds its rules.
     public var timezone: String
+    /// The rules of ``timezone``, read from the zoneinfo tree while the configuration was loaded
+    /// (``TimeZoneResolver/load(_:)``), so nothing reads zone files at run time.
+    public var zone: ZoneRules
 
-    public init(id: String, name: String, latitude: Double, longitude: Double, timezone: String) {
+    public init(id: String, name: String, latitude: Double, longitude: Double, timezone: String, zone: ZoneRules) {
         self.id = id
         self.name = name
         self.latitude = latitude
         self.longitude = longitude
         self.timezone = timezone
+        self.zone = zone
     }
 }
 

@@ -17,7 +17,7 @@ public enum ConfigLoader {
     ) throws(ConfigError) -> AgentConfig {
         let bytes: [UInt8]
         do {
-            bytes = try ConfigFiles.read(path)
+            bytes = try PosixFile.read(path)
         } catch {
             throw ConfigError(
                 file: path, line: nil, keyPath: "", message: "cannot read the configuration file: \(error.reason)")
@@ -86,7 +86,10 @@ private struct ConfigParser {
     mutating func parse(_ root: YAMLNode?) throws(ConfigError) -> AgentConfig {
         let top = try MappingReader(
             root, path: "",
-            keys: ["mqtt", "homeassistant", "locations", "pollen", "climate", "endpoints", "state_dir", "log_level"],
+            keys: [
+                "mqtt", "homeassistant", "locations", "pollen", "climate", "air", "profiles", "endpoints", "state_dir",
+                "log_level",
+            ],
             file: file)
         let mqtt = try parseMQTT(top.rawNode("mqtt"))
         let homeAssistant = try parseHomeAssistant(top.rawNode("homeassistant"))
@@ -96,9 +99,13 @@ private struct ConfigParser {
         let endpoints = try parseEndpoints(top.rawNode("endpoints"))
         let stateDir = try top.text("state_dir", expected: "a directory path") ?? "/var/lib/breeze-agent"
         let logLevel = try top.choice("log_level", LogLevel.allCases.map(\.rawValue)).flatMap(LogLevel.init) ?? .info
-        return AgentConfig(
+        var config = AgentConfig(
             mqtt: mqtt, homeAssistant: homeAssistant, locations: locations, pollen: pollen, climate: climate,
             endpoints: endpoints, stateDir: stateDir, logLevel: logLevel, sourceFile: file)
+        config.air = try AirConfigParser.parseAir(top.rawNode("air"), file: file)
+        config.profiles = try AirConfigParser.parseProfiles(
+            top.rawNode("profiles"), file: file, line: top.line(of: "profiles"))
+        return config
     }
 
     // MARK: mqtt
@@ -108,7 +115,7 @@ private struct ConfigParser {
             node, path: "mqtt",
             keys: [
                 "host", "port", "username", "password", "password_file", "client_id", "topic_prefix", "qos",
-                "keepalive", "protocol", "tls",
+                "keepalive", "protocol", "tls", "max_packet_size",
             ], file: file)
         var tls: MQTTTLSOptions?
         if r.isPresent("tls") {
@@ -126,7 +133,7 @@ private struct ConfigParser {
         }
         var host = try r.text("host", expected: "a host name or address") ?? "localhost"
         if host.contains(" ") {
-            throw r.fail("host", "expected a host name or address, got \(MappingReader.quote(host))")
+            throw r.fail("host", "expected a host name or address, got \(doubleQuoted(host))")
         }
         var port = try r.int("port", in: 1...65535) ?? (tls == nil ? 1883 : 8883)
         var username = try r.text("username")
@@ -136,7 +143,7 @@ private struct ConfigParser {
         guard isValidTopicPrefix(prefix) else {
             throw r.fail(
                 "topic_prefix",
-                "expected a topic prefix like breeze or home/breeze (no #, no +, no empty levels, no leading or trailing /, not starting with $), got \(MappingReader.quote(prefix))"
+                "expected a topic prefix like breeze or home/breeze (no #, no +, no empty levels, no leading or trailing /, not starting with $), got \(doubleQuoted(prefix))"
             )
         }
         let qos = try r.int("qos", in: 0...2) ?? 1
@@ -149,13 +156,14 @@ private struct ConfigParser {
             }
             version = parsed
         }
+        let maxPacketSize = try r.int("max_packet_size", in: MQTTConfiguration.maxPacketSizeRange)
 
         if let value = environment["BREEZE_MQTT_HOST"] { host = value }
         if let value = environment["BREEZE_MQTT_PORT"] {
             guard let number = MappingReader.parseInt(value), (1...65535).contains(number) else {
                 throw ConfigError(
                     file: nil, line: nil, keyPath: "BREEZE_MQTT_PORT (environment)",
-                    message: "expected an integer 1–65535, got \(MappingReader.quote(value))")
+                    message: "expected an integer 1–65535, got \(doubleQuoted(value))")
             }
             port = number
         }
@@ -165,7 +173,8 @@ private struct ConfigParser {
         }
         return MQTTSettings(
             host: host, port: port, username: username, password: password, clientID: clientID, topicPrefix: prefix,
-            qos: qos, keepalive: keepalive, protocolVersion: version, tls: tls)
+            qos: qos, keepalive: keepalive, protocolVersion: version, tls: tls,
+            protocolExplicit: r.node("protocol") != nil, maxPacketSize: maxPacketSize)
     }
 
     /// A secret given inline or as a file, never both.
@@ -188,13 +197,13 @@ private struct ConfigParser {
         guard let path else { return nil }
         let bytes: [UInt8]
         do {
-            bytes = try ConfigFiles.read(path, limit: 64 * 1024)
+            bytes = try PosixFile.read(path, limit: 64 * 1024)
         } catch {
-            throw r.fail(fileKey, "cannot read \(MappingReader.quote(path)): \(error.reason)")
+            throw r.fail(fileKey, "cannot read \(doubleQuoted(path)): \(error.reason)")
         }
         var text = String(decoding: bytes, as: UTF8.self)
         while text.hasSuffix("\n") || text.hasSuffix("\r") || text.hasSuffix("\r\n") { text.removeLast() }
-        guard !text.isEmpty else { throw r.fail(fileKey, "the file \(MappingReader.quote(path)) is empty") }
+        guard !text.isEmpty else { throw r.fail(fileKey, "the file \(doubleQuoted(path)) is empty") }
         return Secret(text, origin: "file \(path)")
     }
 
@@ -206,7 +215,7 @@ private struct ConfigParser {
         guard isValidTopicPrefix(prefix) else {
             throw r.fail(
                 "prefix",
-                "expected a topic prefix like homeassistant (no #, no +, no empty levels, no leading or trailing /), got \(MappingReader.quote(prefix))"
+                "expected a topic prefix like homeassistant (no #, no +, no empty levels, no leading or trailing /), got \(doubleQuoted(prefix))"
             )
         }
         return HomeAssistantSettings(discovery: try r.bool("discovery") ?? true, prefix: prefix)
@@ -236,7 +245,7 @@ private struct ConfigParser {
             let idExpected = "an id of lower-case letters, digits, _ and - (it becomes an MQTT topic level)"
             guard let id = try r.string("id", expected: idExpected) else { throw r.missing("id", expected: idExpected) }
             guard isValidLocationID(id) else {
-                throw r.fail("id", "expected \(idExpected), got \(MappingReader.quote(id))")
+                throw r.fail("id", "expected \(idExpected), got \(doubleQuoted(id))")
             }
             if let earlier = idLines[id] {
                 throw r.fail("id", "duplicate location id \"\(id)\" (first used at line \(earlier))")
@@ -252,11 +261,14 @@ private struct ConfigParser {
             }
             let name = try r.text("name") ?? id
             let timezone: String
+            let zone: ZoneRules
             if let given = try r.text("timezone", expected: "an IANA time zone name like Europe/Berlin") {
-                guard timeZones.isValid(given) else {
+                do {
+                    zone = try timeZones.load(given)
+                } catch {
                     throw r.fail(
                         "timezone",
-                        "expected an IANA time zone name like Europe/Berlin (a file under \(timeZones.zoneInfoRoot)), got \(MappingReader.quote(given))"
+                        "expected an IANA time zone name like Europe/Berlin (a file under \(timeZones.zoneInfoRoot)), got \(doubleQuoted(given)): \(error.problem)"
                     )
                 }
                 timezone = given
@@ -264,8 +276,9 @@ private struct ConfigParser {
                 let system = systemZone ?? timeZones.systemZone(environment: environment)
                 systemZone = system
                 switch system {
-                case .found(let zone, _):
-                    timezone = zone
+                case .found(let name, let rules, _):
+                    timezone = name
+                    zone = rules
                 case .notFound(let reason):
                     throw r.fail(
                         "timezone",
@@ -274,7 +287,8 @@ private struct ConfigParser {
                 }
             }
             locations.append(
-                LocationConfig(id: id, name: name, latitude: latitude, longitude: longitude, timezone: timezone))
+                LocationConfig(
+                    id: id, name: name, latitude: latitude, longitude: longitude, timezone: timezone, zone: zone))
         }
         return locations
     }
@@ -311,7 +325,7 @@ private struct ConfigParser {
                 }
             guard ok else {
                 throw r.fail(
-                    "language", "expected a language code like en, de or pt-BR, got \(MappingReader.quote(language))")
+                    "language", "expected a language code like en, de or pt-BR, got \(doubleQuoted(language))")
             }
             settings.language = language
         }
@@ -399,7 +413,7 @@ private struct ConfigParser {
                 !text.contains("#")
             else {
                 throw r.fail(
-                    key, "expected an http:// or https:// base URL without query, got \(MappingReader.quote(text))")
+                    key, "expected an http:// or https:// base URL without query, got \(doubleQuoted(text))")
             }
             while text.hasSuffix("/") { text.removeLast() }
             return text

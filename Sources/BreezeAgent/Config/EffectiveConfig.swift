@@ -33,7 +33,14 @@ public func renderEffective(_ c: AgentConfig) -> String {
     line(2, "topic_prefix", quoted(m.topicPrefix))
     line(2, "qos", String(m.qos))
     line(2, "keepalive", String(m.keepalive))
-    line(2, "protocol", quoted(m.protocolVersion.description))
+    line(
+        2, "protocol", quoted(m.protocolVersion.description),
+        comment: m.protocolExplicit ? nil : "default; falls back to 3.1.1 once if the broker refuses MQTT 5")
+    if let size = m.maxPacketSize {
+        line(2, "max_packet_size", String(size))
+    } else {
+        line(2, "max_packet_size", "", comment: "(not set: only an MQTT 5 broker's own limit applies)")
+    }
     if let tls = m.tls {
         line(2, "tls", "")
         optional(4, "ca_file", tls.caFile, unset: "system CAs")
@@ -81,6 +88,22 @@ public func renderEffective(_ c: AgentConfig) -> String {
     line(2, "years", "[" + cl.years.map(String.init).joined(separator: ", ") + "]")
     line(2, "refresh_cooldown", durationText(cl.refreshCooldown))
 
+    line(0, "air", "")
+    line(2, "enabled", String(c.air.enabled))
+    line(2, "interval", durationText(c.air.interval))
+
+    if c.profiles.isEmpty {
+        out.append("# profiles: none")
+    } else {
+        line(0, "profiles", "")
+        for profile in c.profiles {
+            out.append("  - id: " + quoted(profile.id))
+            line(4, "name", quoted(profile.name))
+            line(4, "allergens", "[" + profile.allergens.joined(separator: ", ") + "]")
+            line(4, "alert_level", quoted(profile.alertLevel.label))
+        }
+    }
+
     line(0, "endpoints", "")
     line(2, "pollen", quoted(c.endpoints.pollen))
     line(2, "air_quality", quoted(c.endpoints.airQuality))
@@ -93,25 +116,7 @@ public func renderEffective(_ c: AgentConfig) -> String {
 }
 
 /// A YAML double-quoted string (always quoted: `#`, `:` and `yes` then need no thought).
-private func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 || scalar.value == 0x7f {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
-}
+private func quoted(_ text: String) -> String { doubleQuoted(text, controls: .yaml) }
 
 /// The largest whole unit: 6h, 90s, 1d.
 func durationText(_ d: Duration) -> String {

@@ -82,7 +82,7 @@ struct MappingReader {
     func text(_ key: String, expected: String = "a non-empty string") throws(ConfigError) -> String? {
         guard let text = try string(key, expected: expected) else { return nil }
         guard !text.isEmpty, !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
-            throw fail(key, "expected \(expected), got \(Self.quote(text))", at: node(key))
+            throw fail(key, "expected \(expected), got \(doubleQuoted(text))", at: node(key))
         }
         return text
     }
@@ -168,29 +168,10 @@ struct MappingReader {
     /// quoting made it a string), the type for collections.
     static func describe(_ node: YAMLNode) -> String {
         switch node.kind {
-        case .scalar(let text, .plain): node.isNull ? "nothing" : quote(text)
-        case .scalar(let text, _): "the quoted string \(quote(text))"
+        case .scalar(let text, .plain): node.isNull ? "nothing" : doubleQuoted(text)
+        case .scalar(let text, _): "the quoted string \(doubleQuoted(text))"
         default: node.typeDescription
         }
-    }
-
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7f {
-                    out += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 
     /// The known key closest to a misspelt one, when it is close enough to be a typo.

@@ -1,10 +1,21 @@
-/// Finds and verifies IANA time zone names against the system zoneinfo (SPEC §0).
+public import BreezeCore
+
+/// The one path from a time zone name to its rules (SPEC §0): checks the name, reads the TZif
+/// file from the system zoneinfo and parses it, once, while the configuration is loaded.
 ///
 /// Names are checked on disk rather than through Foundation's `TimeZone`, because named zones
-/// are missing from a statically linked build (STYLE.md): a name is valid when it has no `..`,
-/// is relative, and `<zoneInfoRoot>/<name>` is a TZif file. The /etc paths are injectable so
-/// the detection order can be tested without touching the real system.
+/// are missing from a statically linked build (STYLE.md). A name is valid when it is relative,
+/// made of `A-Za-z0-9/_+-.` components with no empty, `.` or `..` component (a config value must
+/// not read `/etc/shadow`, and `Europe//Berlin` is not a name), and `<zoneInfoRoot>/<name>` is a
+/// TZif file that parses. `check-config` and `run` both go through ``load(_:)``, so they accept
+/// exactly the same names. The /etc paths are injectable so the detection order can be tested
+/// without touching the real system.
 public struct TimeZoneResolver: Sendable {
+    /// Where Debian's `tzdata` installs the compiled zone files.
+    public static let defaultZoneInfoRoot = "/usr/share/zoneinfo"
+    /// The largest zone file read; real ones are under 4 KiB (docs/operations.md).
+    public static let maxZoneFileBytes = 64 * 1024
+
     public var zoneInfoRoot: String
     /// Debian's `/etc/timezone` (one line: the zone name).
     public var timezoneFile: String
@@ -12,7 +23,7 @@ public struct TimeZoneResolver: Sendable {
     public var localtimeLink: String
 
     public init(
-        zoneInfoRoot: String = "/usr/share/zoneinfo", timezoneFile: String = "/etc/timezone",
+        zoneInfoRoot: String = TimeZoneResolver.defaultZoneInfoRoot, timezoneFile: String = "/etc/timezone",
         localtimeLink: String = "/etc/localtime"
     ) {
         self.zoneInfoRoot =
@@ -22,17 +33,45 @@ public struct TimeZoneResolver: Sendable {
         self.localtimeLink = localtimeLink
     }
 
-    /// True when `name` is a safe relative name of a TZif file under the zoneinfo root.
-    public func isValid(_ name: String) -> Bool {
-        guard !name.isEmpty, !name.hasPrefix("/"), !name.split(separator: "/").contains(".."),
-            let head = try? ConfigFiles.read("\(zoneInfoRoot)/\(name)", limit: 4)
-        else { return false }
-        return head == Array("TZif".utf8)
+    /// Checks `name`, reads `<zoneInfoRoot>/<name>` and parses it.
+    public func load(_ name: String) throws(ZoneInfoError) -> ZoneRules {
+        guard Self.isValidName(name) else { throw .invalidName(name) }
+        let path = "\(zoneInfoRoot)/\(name)"
+        let bytes: [UInt8]
+        do {
+            bytes = try PosixFile.read(path, limit: Self.maxZoneFileBytes + 1)
+        } catch {
+            throw .unreadable(name: name, path: path, reason: error.reason)
+        }
+        guard bytes.count <= Self.maxZoneFileBytes else {
+            throw .invalidFile(name: name, path: path, reason: "larger than \(Self.maxZoneFileBytes) bytes")
+        }
+        do {
+            return try ZoneRules(tzif: bytes)
+        } catch {
+            throw .invalidFile(name: name, path: path, reason: error.description)
+        }
     }
 
-    /// The outcome of looking for the system's zone: a name, or why none was found.
+    /// Whether `name` looks like an IANA zone name that is safe to append to the zoneinfo root.
+    public static func isValidName(_ name: String) -> Bool {
+        guard !name.isEmpty, !name.hasPrefix("/") else { return false }
+        for component in name.split(separator: "/", omittingEmptySubsequences: false) {
+            guard !component.isEmpty, component != ".", component != ".." else { return false }
+            for c in component.utf8 {
+                let ok =
+                    (65...90).contains(c) || (97...122).contains(c) || (48...57).contains(c)
+                    || c == UInt8(ascii: "_") || c == UInt8(ascii: "-") || c == UInt8(ascii: "+")
+                    || c == UInt8(ascii: ".")
+                guard ok else { return false }
+            }
+        }
+        return true
+    }
+
+    /// The outcome of looking for the system's zone: a name and its rules, or why none was found.
     public enum SystemZone: Sendable, Equatable {
-        case found(name: String, from: String)
+        case found(name: String, rules: ZoneRules, from: String)
         case notFound(reason: String)
     }
 
@@ -44,16 +83,20 @@ public struct TimeZoneResolver: Sendable {
     public func systemZone(environment: [String: String]) -> SystemZone {
         if var tz = environment["TZ"], !tz.isEmpty {
             if tz.hasPrefix(":") { tz.removeFirst() }
-            if let name = zoneName(fromPathOrName: tz), isValid(name) { return .found(name: name, from: "TZ") }
+            if let name = zoneName(fromPathOrName: tz), let rules = try? load(name) {
+                return .found(name: name, rules: rules, from: "TZ")
+            }
             return .notFound(reason: "TZ=\(tz) is not an IANA time zone name found under \(zoneInfoRoot)")
         }
-        if let bytes = try? ConfigFiles.read(timezoneFile, limit: 256) {
+        if let bytes = try? PosixFile.read(timezoneFile, limit: 256) {
             let name = String(decoding: bytes, as: UTF8.self)
                 .split(whereSeparator: { $0 == "\n" || $0 == " " || $0 == "\t" || $0 == "\r" }).first.map(String.init)
-            if let name, isValid(name) { return .found(name: name, from: timezoneFile) }
+            if let name, let rules = try? load(name) { return .found(name: name, rules: rules, from: timezoneFile) }
         }
-        if let target = ConfigFiles.linkTarget(localtimeLink), let name = nameAfterZoneinfo(target), isValid(name) {
-            return .found(name: name, from: localtimeLink)
+        if let target = PosixFile.linkTarget(localtimeLink), let name = nameAfterZoneinfo(target),
+            let rules = try? load(name)
+        {
+            return .found(name: name, rules: rules, from: localtimeLink)
         }
         return .notFound(
             reason: "TZ is not set, \(timezoneFile) names no zone and \(localtimeLink) is not a link into zoneinfo")
@@ -63,7 +106,7 @@ public struct TimeZoneResolver: Sendable {
         guard value.hasPrefix("/") else { return value }
         if value.hasPrefix(zoneInfoRoot + "/") { return String(value.dropFirst(zoneInfoRoot.count + 1)) }
         // TZ=:/etc/localtime (systemd units do this): follow the link.
-        if let target = ConfigFiles.linkTarget(value) { return nameAfterZoneinfo(target) }
+        if let target = PosixFile.linkTarget(value) { return nameAfterZoneinfo(target) }
         return nil
     }
 
@@ -74,5 +117,33 @@ public struct TimeZoneResolver: Sendable {
         var name = String(target[range.upperBound...])
         for variant in ["posix/", "right/"] where name.hasPrefix(variant) { name.removeFirst(variant.count) }
         return name
+    }
+}
+
+/// Why a zone could not be loaded; names the zone and the file.
+public enum ZoneInfoError: Error, Equatable, CustomStringConvertible {
+    case invalidName(String)
+    case unreadable(name: String, path: String, reason: String)
+    case invalidFile(name: String, path: String, reason: String)
+
+    /// What is wrong, without the name: for messages that already quote it.
+    public var problem: String {
+        switch self {
+        case .invalidName:
+            return "not a zone name (relative, components of A-Z a-z 0-9 _ + - . and none empty, . or ..)"
+        case .unreadable(_, _, let reason): return "cannot read it: \(reason)"
+        case .invalidFile(_, _, let reason): return "not a zone file: \(reason)"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidName(let name):
+            return "invalid time zone name \"\(name)\" (expected an IANA name such as Europe/Berlin)"
+        case .unreadable(let name, let path, let reason):
+            return "unknown time zone \"\(name)\": cannot read \(path): \(reason)"
+        case .invalidFile(let name, let path, let reason):
+            return "time zone \"\(name)\": \(path): \(reason)"
+        }
     }
 }

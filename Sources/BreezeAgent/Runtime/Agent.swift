@@ -14,23 +14,22 @@ final class Agent {
     let store: StateStore
     let pollenFetcher: PollenFetcher
     let climateFetcher: ClimateFetcher
+    let airFetcher: AirFetcher
     var state: DaemonState
     let started = Timestamp.monotonicSeconds()
 
-    init(config: AgentConfig, log: Log, store: StateStore, http: any HTTPFetching, demo: Bool, now: Int64)
-        throws(ZoneInfoError)
-    {
+    init(config: AgentConfig, log: Log, store: StateStore, http: any HTTPFetching, demo: Bool) {
         self.config = config
         self.log = log
         self.store = store
         self.pollenFetcher = PollenFetcher(http: http, endpoints: config.endpoints, settings: config.pollen)
         self.climateFetcher = ClimateFetcher(http: http, endpoints: config.endpoints, years: config.climate.years)
+        self.airFetcher = AirFetcher(http: http, endpoints: config.endpoints)
         let units = store.units()
         var locations: [LocationRuntime] = []
         for location in config.locations {
-            let zone = try ZoneInfoLoader.load(location.timezone)
             let unit = units[location.id].flatMap { TemperatureUnit(command: $0) } ?? config.climate.unit
-            locations.append(LocationRuntime(config: location, zone: zone, settings: config, unit: unit))
+            locations.append(LocationRuntime(config: location, zone: location.zone, settings: config, unit: unit))
         }
         var generator = SystemRandomNumberGenerator()
         self.state = DaemonState(
@@ -91,6 +90,16 @@ final class Agent {
                     log.info("climate[\(id)]: restored data for \(date)")
                 }
             }
+            if config.air.enabled, let stored = store.response(location: id, source: DaemonState.airStoreName) {
+                let result = AirFetcher.interpret(
+                    FetchedResponse(status: 200, body: Array(stored.body.utf8)), fetchedAt: stored.fetchedAt)
+                if case .report(let report) = result.outcome {
+                    state.restoreAir(index, report, fetchedAt: stored.fetchedAt)
+                    log.info("air[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")
+                } else {
+                    log.warning("air[\(id)]: stored response is not usable; ignoring it")
+                }
+            }
         }
     }
 
@@ -98,9 +107,11 @@ final class Agent {
 
     /// Runs one fetch (an edge: libcurl through the fetchers).
     static func fetch(
-        _ request: FetchRequest, pollen: PollenFetcher, climate: ClimateFetcher, log: Log
+        _ request: FetchRequest, pollen: PollenFetcher, climate: ClimateFetcher, air: AirFetcher, log: Log
     ) async -> FetchOutcome {
         switch request {
+        case .air(let location, let now):
+            return .air(await air.fetch(location, now: now))
         case .pollen(let location, let source, let now):
             return .pollen(await pollen.fetch(location, source: source, now: now))
         case .climate(let location, let today, let now):
@@ -110,7 +121,7 @@ final class Agent {
 
     /// Runs one fetch with this agent's fetchers.
     func fetch(_ request: FetchRequest) async -> FetchOutcome {
-        await Self.fetch(request, pollen: pollenFetcher, climate: climateFetcher, log: log)
+        await Self.fetch(request, pollen: pollenFetcher, climate: climateFetcher, air: airFetcher, log: log)
     }
 
     /// Performs the actions that need no broker: log lines and state-directory writes.

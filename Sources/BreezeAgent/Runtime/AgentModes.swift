@@ -65,6 +65,11 @@ extension Agent {
             await client.stop()
             return Invocation.ExitCode.unavailable
         }
+        if client.protocolVersion != config.mqtt.protocolVersion {
+            log.warning(
+                "mqtt: the broker refused MQTT 5; fell back to MQTT \(client.protocolVersion) (set mqtt.protocol to choose)"
+            )
+        }
         let now = Timestamp.nowUnixSeconds()
         restoreStoredResponses(now: now)
         let unusable = await fetchEverything(now: now)
@@ -75,13 +80,26 @@ extension Agent {
             try? await Task.sleep(until: due, clock: .continuous)
             sent += publisher.flush()
         }
-        let acknowledged = await client.waitForAcknowledgements(timeout: .seconds(10))
+        // Every QoS 1/2 publish must be acknowledged by the broker on this connection; refused
+        // ones (MQTT 5 reason code, or over the packet size) and lost ones are not published.
+        let outcomes = await client.waitForOutcomes(timeout: .seconds(10))
         await client.stop()
-        guard acknowledged else {
-            log.error("mqtt: the broker did not acknowledge every publish within 10 s")
+        let accepted = outcomes.report(to: publisher, log: log)
+        if !outcomes.pending.isEmpty {
+            log.error("mqtt: the broker did not acknowledge \(outcomes.pending.count) publish(es) within 10 s")
+        }
+        guard accepted else {
+            let refused = outcomes.refused.count + outcomes.unrecorded
+            log.error(
+                "once: \(outcomes.accepted) of \(sent) topics acknowledged; \(refused) refused, \(outcomes.lost.count + outcomes.pending.count) not acknowledged"
+            )
             return Invocation.ExitCode.unavailable
         }
-        log.info("once: \(sent) topics published and acknowledged")
+        if config.mqtt.qos == 0 {
+            log.info("once: \(sent) topics published (QoS 0: the broker does not acknowledge them)")
+        } else {
+            log.info("once: \(sent) topics published and acknowledged")
+        }
         if !unusable.isEmpty {
             log.error("no usable data for \(unusable.joined(separator: ", "))")
             return Invocation.ExitCode.unavailable

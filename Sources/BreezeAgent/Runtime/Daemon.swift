@@ -54,15 +54,22 @@ extension Agent {
                 for action in performLocal(state.handle(event, at: time())) {
                     switch action {
                     case .fetch(let key, let request):
-                        let (pollen, climate, log) = (pollenFetcher, climateFetcher, log)
+                        let (pollen, climate, air, log) = (pollenFetcher, climateFetcher, airFetcher, log)
                         group.addTask {
-                            let outcome = await Agent.fetch(request, pollen: pollen, climate: climate, log: log)
+                            let outcome = await Agent.fetch(
+                                request, pollen: pollen, climate: climate, air: air, log: log)
                             continuation.yield(.fetched(key, outcome))
                         }
                     case .setScope(let scope):
                         setScope(scope, on: publisher)
                     case .flush(let persist):
                         publisher.flush(persist: persist)
+                        // What the broker refuses (MQTT 5 reason codes) or what a disconnect
+                        // loses is logged and kept out of the published set (SPEC §12).
+                        let (client, log) = (client, log)
+                        group.addTask {
+                            await client.waitForOutcomes(timeout: .seconds(30)).report(to: publisher, log: log)
+                        }
                         // Clears held back behind a discovery change: flush again when due.
                         if let due = publisher.nextClearDue, due != clearsAt {
                             clearsAt = due

@@ -7,7 +7,7 @@ import BreezeMQTT
 
 /// Which data a fetch brings.
 enum SourceKind: String, Sendable, Hashable, CaseIterable {
-    case pollen, climate
+    case pollen, climate, air
 }
 
 /// One source of one location: what a schedule, a fetch in flight and a completion are keyed by.
@@ -49,12 +49,14 @@ struct CallKey: Hashable, Sendable {
 enum FetchRequest: Sendable {
     case pollen(LocationConfig, PollenSource, now: Int64)
     case climate(LocationConfig, today: CivilDate, now: Int64)
+    case air(LocationConfig, now: Int64)
 }
 
 /// What a fetch came to.
 enum FetchOutcome: Sendable {
     case pollen(PollenFetchResult)
     case climate(ClimateFetchResult)
+    case air(AirFetchResult)
 }
 
 /// The clock as the daemon reads it at an event: wall time for schedules and local dates,
@@ -131,6 +133,10 @@ struct DaemonState {
     static let diagnosticsInterval: Int64 = 300
     /// Longest accepted command payload; anything larger is garbage for these commands.
     static let maximumCommandBytes = 64
+    /// Largest payload of any message the agent subscribes to (commands, births, device status)
+    /// that is copied at all; larger ones arrive as their size only (SPEC §12: five 100 MB
+    /// `refresh` payloads once peaked at 315 MB).
+    static let maximumIncomingPayload = 4_096
 
     let config: AgentConfig
     let context: SinkContext
@@ -140,6 +146,9 @@ struct DaemonState {
     var locations: [LocationRuntime]
     private(set) var calls: [CallKey: StateStore.CallCount]
     private(set) var diagnostics = DiagnosticsCounters()
+    /// Open-Meteo requests and weighted calls per source on the current UTC day (its counters'
+    /// day), for `<p>/diagnostics`; in memory, so a restart starts from zero.
+    private(set) var openMeteoCalls = OpenMeteoCallCounter()
     /// Fetches asked for and not reported back yet.
     private(set) var inFlight: Set<FetchKey> = []
     private(set) var connected = false
@@ -178,6 +187,7 @@ struct DaemonState {
         switch kind {
         case .pollen: return config.pollen.enabled
         case .climate: return config.climate.enabled
+        case .air: return config.air.enabled
         }
     }
 
@@ -192,6 +202,9 @@ struct DaemonState {
             }
             if locations[index].climateSchedule.nextDue == 0 {
                 locations[index].climateSchedule.due(at: time.now + Int64.random(in: 0...5, using: &random))
+            }
+            if locations[index].airSchedule.nextDue == 0 {
+                locations[index].airSchedule.due(at: time.now + Int64.random(in: 0...5, using: &random))
             }
         }
         nextDiagnostics = time.now + Self.diagnosticsInterval
@@ -283,7 +296,7 @@ struct DaemonState {
             let index = locations.firstIndex(where: { $0.config.id == id })
         else { return [] }
         if message.retain {
-            guard !message.payload.isEmpty else { return [] }
+            guard message.payloadBytes > 0 else { return [] }
             return [
                 .log(
                     .warning,
@@ -293,12 +306,12 @@ struct DaemonState {
             ]
         }
         // An empty payload is the echo of clearing a retained command, not a command.
-        guard !message.payload.isEmpty else { return [] }
-        guard message.payload.count <= Self.maximumCommandBytes else {
+        guard message.payloadBytes > 0 else { return [] }
+        guard message.payloadBytes <= Self.maximumCommandBytes else {
             return [
                 .log(
                     .warning,
-                    "command: ignoring \(message.payload.count)-byte payload on \(message.topic) (at most \(Self.maximumCommandBytes))"
+                    "command: ignoring \(message.payloadBytes)-byte payload on \(message.topic) (at most \(Self.maximumCommandBytes))"
                 )
             ]
         }
@@ -306,6 +319,9 @@ struct DaemonState {
         case .refresh:
             let pollen = config.pollen.enabled && locations[index].pollenSchedule.refresh(at: now)
             let climate = config.climate.enabled && locations[index].climateSchedule.refresh(at: now)
+            // Air follows a refresh too (its own schedule, pollen's cooldown); not part of the log line's
+            // pollen/climate verdict, which the fleet tooling greps.
+            let air = config.air.enabled && locations[index].airSchedule.refresh(at: now)
             var actions: [DaemonAction] = []
             // A flood of refused refreshes (a stuck automation) logs one line per cooldown
             // window, not one per message (SPEC §12).
@@ -322,7 +338,7 @@ struct DaemonState {
                     ))
                 if !pollen && !climate { locations[index].refreshSkipLoggedAt = now }
             }
-            if pollen || climate {
+            if pollen || climate || air {
                 actions += startDueFetches(now: now)
                 actions.append(wake(now: now))
             }
@@ -368,7 +384,11 @@ struct DaemonState {
     }
 
     func schedule(_ key: FetchKey) -> FetchSchedule {
-        key.kind == .pollen ? locations[key.location].pollenSchedule : locations[key.location].climateSchedule
+        switch key.kind {
+        case .pollen: return locations[key.location].pollenSchedule
+        case .climate: return locations[key.location].climateSchedule
+        case .air: return locations[key.location].airSchedule
+        }
     }
 
     /// Prepares a fetch: picks the pollen source, applies the daily Google cap (nil when capped,
@@ -395,12 +415,26 @@ struct DaemonState {
                 }
             }
             actions.append(countCall(index, source == .google ? .google : .openMeteo, now: now))
+            if source == .openMeteo {
+                openMeteoCalls.count("pollen", requests: 1, weight: OpenMeteoBudget.pollenRequest, now: now)
+            }
             locations[index].pollenSchedule.started(at: now)
             return (.pollen(location, source, now: now), actions)
         case .climate:
             actions.append(countCall(index, .openMeteo, now: now))
+            let years = ClimateRequestPlan.points(today: locations[index].today(at: now), years: config.climate.years)
+                .filter { $0.source == .archive }.count
+            openMeteoCalls.count(
+                "climate", requests: years > 0 ? 2 : 1,
+                weight: OpenMeteoCallWeight.request(variables: 1, rangesOfDays: Array(repeating: 1, count: years))
+                    + .calls(1), now: now)
             locations[index].climateSchedule.started(at: now)
             return (.climate(location, today: locations[index].today(at: now), now: now), actions)
+        case .air:
+            actions.append(countCall(index, .openMeteo, now: now))
+            openMeteoCalls.count("air", requests: 1, weight: AirQualityRequest.weight, now: now)
+            locations[index].airSchedule.started(at: now)
+            return (.air(location, now: now), actions)
         }
     }
 
@@ -427,12 +461,17 @@ struct DaemonState {
         switch outcome {
         case .pollen(let result): return applyPollen(key.location, result, now: now)
         case .climate(let result): return applyClimate(key.location, result, now: now)
+        case .air(let result): return applyAir(key.location, result, now: now)
         }
     }
 
     /// Whether the location has usable data of a kind (fresh or stored).
     func hasData(_ key: FetchKey) -> Bool {
-        key.kind == .pollen ? locations[key.location].pollen != nil : locations[key.location].climate != nil
+        switch key.kind {
+        case .pollen: return locations[key.location].pollen != nil
+        case .climate: return locations[key.location].climate != nil
+        case .air: return locations[key.location].air != nil
+        }
     }
 
     private mutating func applyPollen(_ index: Int, _ result: PollenFetchResult, now: Int64) -> [DaemonAction] {
@@ -531,6 +570,43 @@ struct DaemonState {
     }
 
     static let climateDiagnosticsKey = "open_meteo_climate"
+    static let airDiagnosticsKey = "open_meteo_air"
+    /// The stored air response's name in `state_dir`.
+    static let airStoreName = "air"
+
+    /// Applies an air fetch (SPEC §10.1, faults as §5): a report replaces the data; a failure
+    /// keeps the last good data, marks it stale and retries with backoff — nothing is cleared.
+    private mutating func applyAir(_ index: Int, _ result: AirFetchResult, now: Int64) -> [DaemonAction] {
+        let id = locations[index].config.id
+        switch result.outcome {
+        case .report(let report):
+            locations[index].air = (report, result.fetchedAt)
+            locations[index].airStale = false
+            locations[index].airSchedule.succeeded(at: now, jitter: random.fraction())
+            diagnostics.success(Self.airDiagnosticsKey, at: now)
+            return [
+                .store(
+                    .response(
+                        .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
+                        location: id, source: Self.airStoreName))
+            ] + report.warnings.map { .log(.warning, "air[\(id)]: \($0)") } + [
+                .log(.info, "air[\(id)]: fetched \(report.hours.count) hours")
+            ]
+        case .failed(let message):
+            locations[index].airStale = locations[index].air != nil
+            let delay = locations[index].airSchedule.failed(
+                at: now, retryAfter: result.retryAfter, jitter: random.fraction())
+            diagnostics.failure(Self.airDiagnosticsKey, at: now, message: message)
+            return [.log(.warning, "air[\(id)]: fetch failed: \(message); retry in \(delay) s")]
+        }
+    }
+
+    /// A stored air report at start: published at once (the current hour picked from it), fetched
+    /// again when it ages out.
+    mutating func restoreAir(_ index: Int, _ report: AirReport, fetchedAt: Int64) {
+        locations[index].air = (report, fetchedAt)
+        locations[index].airSchedule.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
+    }
 
     // MARK: stored responses (restarts spend no quota)
 
@@ -636,7 +712,9 @@ struct DaemonState {
                 locations[index].nextWake(
                     after: now,
                     pollenEnabled: config.pollen.enabled && !inFlight.contains(.init(location: index, kind: .pollen)),
-                    climateEnabled: config.climate.enabled && !inFlight.contains(.init(location: index, kind: .climate))
+                    climateEnabled: config.climate.enabled
+                        && !inFlight.contains(.init(location: index, kind: .climate)),
+                    airEnabled: config.air.enabled && !inFlight.contains(.init(location: index, kind: .air))
                 ))
         }
         wakeAt = wake
@@ -655,10 +733,11 @@ struct DaemonState {
                 locationID: locations[index].config.id, google: callsToday(index, .google, now: time.now),
                 openMeteo: callsToday(index, .openMeteo, now: time.now))
         }
-        return AgentDiagnostics(
+        var payload = AgentDiagnostics(
             uptimeSeconds: time.uptimeSeconds, sources: diagnostics.statuses, apiCallsToday: perLocation,
-            reconnects: reconnects
-        ).json.serialized
+            reconnects: reconnects)
+        payload.openMeteoCallsToday = openMeteoCalls.today(now: time.now)
+        return payload.json.serialized
     }
 }
 
@@ -690,15 +769,29 @@ struct DiagnosticsCounters {
     var statuses: [AgentDiagnostics.SourceStatus] { bySource.keys.sorted().map { bySource[$0]! } }
 }
 
-/// A command payload as it may appear in a log line: quoted, control characters escaped, cut short.
-func quotedForLog(_ text: String) -> String {
-    var out = ""
-    for scalar in text.unicodeScalars.prefix(40) {
-        if scalar.value < 0x20 || scalar.value == 0x7f {
-            out += "\\u{\(String(scalar.value, radix: 16))}"
-        } else {
-            out.unicodeScalars.append(scalar)
+/// Open-Meteo requests and weighted calls per source (`pollen`, `air`, `climate`) since the last
+/// UTC midnight, where Open-Meteo's own daily counter resets (API-FACTS §2.7).
+struct OpenMeteoCallCounter {
+    private var day: Int64 = .min
+    private var bySource: [String: (requests: Int, weight: OpenMeteoCallWeight)] = [:]
+
+    mutating func count(_ source: String, requests: Int, weight: OpenMeteoCallWeight, now: Int64) {
+        let today = (now >= 0 ? now : now - 86_399) / 86_400
+        if today != day {
+            day = today
+            bySource = [:]
+        }
+        var entry = bySource[source] ?? (0, .zero)
+        entry.requests += requests
+        entry.weight += weight
+        bySource[source] = entry
+    }
+
+    /// The counts of the UTC day of `now`, sources in a fixed order.
+    func today(now: Int64) -> [AgentDiagnostics.SourceCalls] {
+        guard (now >= 0 ? now : now - 86_399) / 86_400 == day else { return [] }
+        return ["pollen", "air", "climate"].compactMap { source in
+            bySource[source].map { .init(source: source, requests: $0.requests, weight: $0.weight) }
         }
     }
-    return "\"\(out)\(text.unicodeScalars.count > 40 ? "…" : "")\""
 }

@@ -46,6 +46,11 @@ struct LocationRuntime: Sendable {
     var climateSchedule: FetchSchedule
     var unit: TemperatureUnit
 
+    /// Today's hourly air quality (SPEC §10.1) and when it was fetched.
+    var air: (report: AirReport, fetchedAt: Int64)?
+    var airStale = false
+    var airSchedule: FetchSchedule
+
     init(config: LocationConfig, zone: ZoneRules, settings: AgentConfig, unit: TemperatureUnit) {
         self.config = config
         self.zone = zone
@@ -55,6 +60,10 @@ struct LocationRuntime: Sendable {
             refreshCooldown: settings.pollen.refreshCooldown.components.seconds, nextDue: 0)
         self.climateSchedule = FetchSchedule(
             interval: 86_400, refreshCooldown: settings.climate.refreshCooldown.components.seconds, nextDue: 0)
+        // `refresh` fetches air within pollen's cooldown: both are the "current conditions".
+        self.airSchedule = FetchSchedule(
+            interval: settings.air.interval.components.seconds,
+            refreshCooldown: settings.pollen.refreshCooldown.components.seconds, nextDue: 0)
     }
 
     func today(at now: Int64) -> CivilDate { zone.localDate(atUnixTime: now) }
@@ -88,12 +97,22 @@ struct LocationRuntime: Sendable {
         }
     }
 
+    /// The first instant of the next local hour after `now` (the air topics show the current hour).
+    func nextLocalHour(after now: Int64) -> Int64 {
+        let offset = Int64(zone.utcOffset(atUnixTime: now))
+        let local = now + offset
+        let remainder = ((local % 3600) + 3600) % 3600
+        return max(now + 1, now - remainder + 3600)
+    }
+
     /// When this location next needs attention: a due fetch, local midnight (today changes),
-    /// or the 24 h / 48 h freshness edges of the pollen data.
-    func nextWake(after now: Int64, pollenEnabled: Bool, climateEnabled: Bool) -> Int64 {
+    /// the 24 h / 48 h freshness edges of the pollen data, the next local hour when air is shown.
+    func nextWake(after now: Int64, pollenEnabled: Bool, climateEnabled: Bool, airEnabled: Bool = false) -> Int64 {
         var wake = nextMidnight(after: now)
         if pollenEnabled { wake = min(wake, max(pollenSchedule.nextDue, now)) }
         if climateEnabled { wake = min(wake, max(climateSchedule.nextDue, now)) }
+        if airEnabled { wake = min(wake, max(airSchedule.nextDue, now)) }
+        if air != nil { wake = min(wake, nextLocalHour(after: now)) }
         if case .report(_, let fetchedAt) = pollen {
             for edge in [fetchedAt + PollenSelection.forecastLifetime, fetchedAt + PollenSelection.todayLifetime]
             where edge > now {

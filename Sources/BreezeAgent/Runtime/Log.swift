@@ -67,7 +67,8 @@ public enum Timestamp {
         return Int64(ts.tv_sec)
     }
 
-    /// Monotonic seconds, for schedules and cooldowns (immune to clock steps).
+    /// Seconds on the monotonic clock (since an unspecified start, immune to clock steps); the
+    /// agent measures its uptime with it. Schedules and cooldowns use ``nowUnixSeconds()``.
     public static func monotonicSeconds() -> Double {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)

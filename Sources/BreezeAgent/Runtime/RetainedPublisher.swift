@@ -32,6 +32,9 @@ public final class RetainedPublisher: Sendable {
         var unsaved = false
         /// Clears held back until their time (see ``clearDelay``), by topic.
         var pendingClears: [String: ContinuousClock.Instant] = [:]
+        /// Topics the broker refused: not published, and left out of flushes until the next
+        /// ``republishAll()`` (a reconnect), so a refusal is not repeated at every fetch.
+        var refused: Set<String> = []
     }
     private let state: Mutex<State>
     private let transport: any RetainedTransport
@@ -84,6 +87,26 @@ public final class RetainedPublisher: Sendable {
         }
         if let snapshot { store?.savePublishedTopics(snapshot) }
     }
+
+    /// Forgets publishes the broker did not take: `refused` ones (kept out of flushes until the
+    /// next ``republishAll()``) and `lost` ones (in flight when the connection ended; sent again
+    /// by the republish after the reconnect). Neither stays in the persisted published set.
+    public func notPublished(refused: [String], lost: [String]) {
+        guard !refused.isEmpty || !lost.isEmpty else { return }
+        let snapshot: [String: String] = state.withLock { state in
+            for topic in refused {
+                state.published[topic] = nil
+                state.refused.insert(topic)
+            }
+            for topic in lost { state.published[topic] = nil }
+            state.unsaved = false
+            return state.published
+        }
+        store?.savePublishedTopics(snapshot)
+    }
+
+    /// Topics left out of flushes because the broker refused them.
+    public var refusedTopics: Set<String> { state.withLock { $0.refused } }
 
     /// Publishes every wanted topic again (after a reconnect the broker may have lost them).
     @discardableResult
@@ -158,7 +181,9 @@ public final class RetainedPublisher: Sendable {
             if !state.pendingClears.isEmpty {
                 for topic in order { state.pendingClears[topic] = nil }
             }
-            for topic in order where everything || state.published[topic] != wanted[topic] {
+            if everything { state.refused = [] }
+            for topic in order
+            where everything || (state.published[topic] != wanted[topic] && !state.refused.contains(topic)) {
                 if transport.send(topic: topic, payload: wanted[topic]!, retain: true) {
                     state.published[topic] = wanted[topic]
                     sent += 1

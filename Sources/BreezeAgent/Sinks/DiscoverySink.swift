@@ -20,12 +20,15 @@ struct DiscoverySink: RetainedSink {
             forecast = selection.days.count > 1
         }
         let config = context.config
-        let input = DiscoveryInput(
+        var input = DiscoveryInput(
             topicPrefix: context.layout.prefix, discoveryPrefix: context.layout.discoveryPrefix,
             agentVersion: BreezeVersion.string, qos: config.mqtt.qos,
             location: .init(id: snapshot.location.config.id, name: snapshot.location.config.name),
             pollenAvailable: !items.isEmpty, pollenItems: items, climateEnabled: config.climate.enabled,
             pollenForecast: forecast)
+        input.airEnabled = config.air.enabled
+        // Risk needs pollen: without it the risk topics are cleared, and so are its entities.
+        input.profiles = items.isEmpty ? [] : config.profiles.map { .init(id: $0.id, name: $0.name) }
         let message = HomeAssistantDiscovery.deviceConfig(for: input)
         var tree = TopicTree()
         tree.set(message.topic, message.payload)

@@ -31,9 +31,6 @@ public enum ClimateFormat {
         return signedOneDecimal(n, d) + unit.symbol
     }
 
-    /// The JSON/topic number for tenths of °C: `19.6`, `-0.4`.
-    public static func celsius(tenths: Int) -> String { FixedPoint.format(tenths, scale: 1) }
-
     static func temperatureRational(_ c: Int, _ unit: TemperatureUnit) -> (Int, Int) {
         unit == .celsius ? (c, 1) : (9 * c + 1600, 5)
     }

@@ -89,44 +89,25 @@ public enum OpenMeteoDailyDecoder {
         }
     }
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ s: String) { stringValue = s }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    private enum Times {
-        case iso([String])
-        case unix([Int64])
-    }
+    private typealias Key = OpenMeteoKey
 
     private struct Daily {
         var utcOffset: Int64
-        var times: Times
+        var times: [OpenMeteoTime]
         var values: [Double?]
 
         func observations() throws(ClimateDecodeError) -> [ClimateObservation] {
-            let dates: [CivilDate]
-            switch times {
-            case .iso(let texts):
-                var parsed: [CivilDate] = []
-                for text in texts {
-                    guard let date = CivilDate(iso: text) else { throw .invalidDate(text) }
-                    parsed.append(date)
+            var dates: [CivilDate] = []
+            for time in times {
+                // A daily ISO stamp is a bare date; a daily Unix stamp is local midnight.
+                let date: CivilDate?
+                switch time {
+                case .iso(let text): date = CivilDate(iso: text)
+                case .unix(let seconds):
+                    date = OpenMeteoTime.localDate(unixSeconds: seconds, utcOffsetSeconds: utcOffset)
                 }
-                dates = parsed
-            case .unix(let seconds):
-                // Daily unixtime stamps are local midnight: shift by the response's offset. A sum
-                // that overflows (absurd time or offset, found by fuzzing) is an invalid date.
-                var shifted: [CivilDate] = []
-                for stamp in seconds {
-                    let (local, overflow) = stamp.addingReportingOverflow(utcOffset)
-                    guard !overflow else { throw .invalidDate(String(stamp)) }
-                    shifted.append(CivilDate(daysSinceEpoch: Int(local.floorDivided(by: 86_400))))
-                }
-                dates = shifted
+                guard let date else { throw .invalidDate(time.description) }
+                dates.append(date)
             }
             guard dates.count == values.count else { throw .lengthMismatch(times: dates.count, values: values.count) }
             var out: [ClimateObservation] = []
@@ -148,9 +129,8 @@ public enum OpenMeteoDailyDecoder {
 
         init(from decoder: any Decoder) throws {
             let root = try decoder.container(keyedBy: Key.self)
-            if (try? root.decode(Bool.self, forKey: Key("error"))) == true {
-                let reason = (try? root.decode(String.self, forKey: Key("reason"))) ?? "(no reason given)"
-                self = .failure(reason)
+            if let envelope = try? OpenMeteoErrorBody(from: decoder), envelope.error {
+                self = .failure(envelope.reason ?? "(no reason given)")
                 return
             }
             guard root.contains(Key("daily")) else { throw ClimateDecodeError.missingVariable }
@@ -167,12 +147,7 @@ public enum OpenMeteoDailyDecoder {
                     throw ClimateDecodeError.unsupportedUnit(unit)
                 }
             }
-            let times: Times
-            if let texts = try? daily.decode([String].self, forKey: Key("time")) {
-                times = .iso(texts)
-            } else {
-                times = .unix(try daily.decode([Int64].self, forKey: Key("time")))
-            }
+            let times = try OpenMeteoTime.series(in: daily, forKey: Key("time"))
             let values = try daily.decode([Double?].self, forKey: Key(name))
             let offset = try root.decodeIfPresent(Int64.self, forKey: Key("utc_offset_seconds")) ?? 0
             self = .success(Daily(utcOffset: offset, times: times, values: values))

@@ -7,6 +7,7 @@
 /// {"uptime_s": 3600,
 ///  "fetches": {"google": {"ok": 4, "failed": 1}, "open_meteo": {"ok": 9, "failed": 0}},
 ///  "api_calls_today": {"home": {"google": 5, "open_meteo": 3}},
+///  "open_meteo_calls_today": {"air": {"requests": 24, "weighted": 24.00}},
 ///  "last_success": {"google": "2025-05-01T06:00:00Z", "open_meteo": null},
 ///  "last_error": {"google": {"at": "2025-05-01T05:00:00Z", "message": "HTTP 503"}, "open_meteo": null},
 ///  "reconnects": 0}
@@ -60,9 +61,26 @@ public struct AgentDiagnostics: Sendable, Equatable {
         }
     }
 
+    /// Open-Meteo requests and weighted calls (API-FACTS §2.7) of one source, all locations,
+    /// since the last UTC midnight (where Open-Meteo's daily counter resets).
+    public struct SourceCalls: Sendable, Equatable {
+        /// `pollen`, `air` or `climate`.
+        public var source: String
+        public var requests: Int
+        public var weight: OpenMeteoCallWeight
+
+        public init(source: String, requests: Int, weight: OpenMeteoCallWeight) {
+            self.source = source
+            self.requests = requests
+            self.weight = weight
+        }
+    }
+
     public var uptimeSeconds: Int
     public var sources: [SourceStatus]
     public var apiCallsToday: [LocationCalls]
+    /// Per Open-Meteo source: requests and weighted calls today (UTC).
+    public var openMeteoCallsToday: [SourceCalls] = []
     public var reconnects: Int
 
     public init(uptimeSeconds: Int, sources: [SourceStatus], apiCallsToday: [LocationCalls], reconnects: Int) {
@@ -86,6 +104,13 @@ public struct AgentDiagnostics: Sendable, Equatable {
                     JSONMember(
                         $0.locationID,
                         .object(["google": .integer($0.google), "open_meteo": .integer($0.openMeteo)]))
+                }),
+            "open_meteo_calls_today": .object(
+                openMeteoCallsToday.map {
+                    JSONMember(
+                        $0.source,
+                        .object(["requests": .integer($0.requests), "weighted": .fixed($0.weight.hundredths, scale: 2)])
+                    )
                 }),
             "last_success": .object(sources.map { JSONMember($0.source, .optional($0.lastSuccess)) }),
             "last_error": .object(

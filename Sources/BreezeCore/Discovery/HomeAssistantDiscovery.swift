@@ -48,6 +48,19 @@ public struct DiscoveryInput: Sendable, Equatable {
     /// The pollen items have a forecast day 1 (`pollen.days` ≥ 2): the types get "tomorrow"
     /// sensors (SPEC §3, §7).
     public var pollenForecast: Bool
+    /// `air.enabled` (SPEC §10.1).
+    public var airEnabled = false
+    /// A risk profile as announced: id (a topic level) and display name.
+    public struct Profile: Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public init(id: String, name: String) {
+            self.id = id
+            self.name = name
+        }
+    }
+    /// The risk profiles shown for this location (SPEC §10.2); empty when pollen is unavailable.
+    public var profiles: [Profile] = []
 
     /// The agent's topics (``TopicLayout``) under `topicPrefix` and `discoveryPrefix`.
     public var layout: TopicLayout { TopicLayout(prefix: topicPrefix, discoveryPrefix: discoveryPrefix) }
@@ -166,19 +179,6 @@ public enum HomeAssistantDiscovery {
         var components: [String: Component]
     }
 
-    /// The empty retained payload that removes a location's device (a location left the
-    /// config, or `homeassistant.discovery` was turned off).
-    public static func removal(
-        discoveryPrefix: String = DiscoveryNaming.defaultDiscoveryPrefix,
-        topicPrefix: String,
-        locationID: String
-    ) -> DiscoveryMessage {
-        DiscoveryMessage(
-            topic: TopicLayout(prefix: topicPrefix, discoveryPrefix: discoveryPrefix).location(locationID)
-                .deviceConfig,
-            payload: "")
-    }
-
     /// The config topic of the input's device.
     public static func configTopic(for input: DiscoveryInput) -> String { input.topics.deviceConfig }
 
@@ -190,6 +190,8 @@ public enum HomeAssistantDiscovery {
 
         if input.pollenAvailable { addPollen(input, topics: topics, to: &components) }
         if input.climateEnabled { addClimate(topics: topics, to: &components) }
+        if input.airEnabled { addAir(topics, to: &components) }
+        addRisk(input.profiles, topics, to: &components)
         components.add(
             "refresh", platform: "button", name: "Refresh",
             [
@@ -340,6 +342,112 @@ public enum HomeAssistantDiscovery {
         temperature(
             "climate_change", name: "Temperature change", deviceClass: "temperature_delta",
             template: "{{ value_json.change.celsius if value_json.change else none }}")
+    }
+
+    /// The unit Home Assistant lists for `pm25`/`pm10` (`CONCENTRATION_MICROGRAMS_PER_CUBIC_METER`):
+    /// GREEK SMALL LETTER MU since Home Assistant 2025.9 (core PR #144853); since 2025.7 a unit not
+    /// in the device class's list makes Home Assistant reject the whole discovery message.
+    public static let particulateUnit = "\u{03BC}g/m\u{00B3}"
+
+    /// Level options of an air metric's enum sensor: the band words; `Unknown` is not an option,
+    /// the template turns it into Home Assistant's unknown (SPEC §3's rule for level sensors).
+    static func airLevelOptions(_ metric: AirMetric) -> [String] {
+        AirBand.levels(of: metric).filter { $0 != AirBand.unknown.level }
+    }
+
+    /// `Unknown` → None (Home Assistant's unknown), every other word as it is.
+    static let unknownToNoneTemplate = "{{ None if value == 'Unknown' else value }}"
+
+    /// The level words a risk sensor shows: SPEC §3's mapping of the pollen levels.
+    public static let riskLevelOptions = ["No pollen", "Low", "Moderate", "High", "Very High"]
+    static let riskLevelTemplate =
+        "{{ 'No pollen' if value == 'None' else (None if value == 'Unknown' else value) }}"
+
+    /// Air quality (SPEC §10.1): the two indexes with `device_class: aqi`, PM with `pm25`/`pm10`
+    /// and Home Assistant's exact unit string, UV without a device class; level enums for the
+    /// banded metrics; staleness as a diagnostic.
+    private static func addAir(_ topics: LocationTopics, to components: inout ComponentList) {
+        for metric in AirMetric.allCases {
+            let topic = topics.airMetric(metric)
+            var options: [JSONMember] = [
+                JSONMember("state_topic", .string(ScalarTopics.value(topic))),
+                JSONMember("state_class", .string("measurement")),
+                JSONMember("suggested_display_precision", .integer(metric.isWholeNumber ? 0 : 1)),
+            ]
+            switch metric {
+            case .europeanAQI, .usAQI:
+                options.append(JSONMember("device_class", .string("aqi")))
+            case .pm2_5:
+                options.append(JSONMember("device_class", .string("pm25")))
+                options.append(JSONMember("unit_of_measurement", .string(particulateUnit)))
+            case .pm10:
+                options.append(JSONMember("device_class", .string("pm10")))
+                options.append(JSONMember("unit_of_measurement", .string(particulateUnit)))
+            case .uvIndex, .uvIndexMax:
+                options.append(JSONMember("unit_of_measurement", .string("UV index")))
+                options.append(JSONMember("icon", .string("mdi:sun-wireless")))
+            }
+            let metricID = "air_" + metric.rawValue
+            var group = [Component(metric: metricID, platform: "sensor", name: metric.displayName, options: options)]
+            if metric.isBanded {
+                group.append(
+                    Component(
+                        metric: metricID + "_level", platform: "sensor", name: metric.displayName + " level",
+                        options: [
+                            JSONMember("state_topic", .string(ScalarTopics.level(topic))),
+                            JSONMember("value_template", .string(unknownToNoneTemplate)),
+                            JSONMember("device_class", .string("enum")),
+                            JSONMember("options", .array(airLevelOptions(metric).map(JSONValue.string))),
+                        ]))
+            }
+            components.addGroup(group)
+        }
+        components.add(
+            "air_updated_at", platform: "sensor", name: "Air quality last update",
+            [
+                "state_topic": .string(topics.airUpdatedAt),
+                "device_class": .string("timestamp"),
+                "entity_category": .string("diagnostic"),
+            ])
+        components.add(
+            "air_stale", platform: "binary_sensor", name: "Air quality stale",
+            [
+                "state_topic": .string(topics.airStale),
+                "payload_on": .string("true"),
+                "payload_off": .string("false"),
+                "device_class": .string("problem"),
+                "entity_category": .string("diagnostic"),
+            ])
+    }
+
+    /// Per risk profile (SPEC §10.2): an enum sensor on the level (mapped like the pollen level
+    /// sensors) with the profile JSON as attributes, and a binary sensor for `alert` (no device class).
+    private static func addRisk(
+        _ profiles: [DiscoveryInput.Profile], _ topics: LocationTopics, to components: inout ComponentList
+    ) {
+        for profile in profiles {
+            let topic = topics.riskProfile(profile.id)
+            let metric = "risk_" + DiscoveryNaming.slug(profile.id)
+            components.addGroup([
+                Component(
+                    metric: metric, platform: "sensor", name: profile.name + " pollen risk",
+                    options: [
+                        JSONMember("state_topic", .string(ScalarTopics.level(topic))),
+                        JSONMember("value_template", .string(riskLevelTemplate)),
+                        JSONMember("device_class", .string("enum")),
+                        JSONMember("options", .array(riskLevelOptions.map(JSONValue.string))),
+                        JSONMember("json_attributes_topic", .string(topic)),
+                        JSONMember("icon", .string("mdi:account-alert")),
+                    ]),
+                Component(
+                    metric: metric + "_alert", platform: "binary_sensor", name: profile.name + " pollen alert",
+                    options: [
+                        JSONMember("state_topic", .string(topics.riskAlert(profile.id))),
+                        JSONMember("payload_on", .string("true")),
+                        JSONMember("payload_off", .string("false")),
+                    ]),
+            ])
+        }
     }
 
     private static func addDiagnostics(

@@ -137,15 +137,6 @@ public struct GooglePollenResponse: Sendable, Hashable, Decodable {
             if let s = try? c.decode(String.self, forKey: .value) { return .text(s) }
             return .other
         }
-
-        /// The value as published before validation; ``PollenValueRule`` validates it.
-        public var sentValue: String {
-            switch rawValue {
-            case .integer(let v): return String(v)
-            case .fraction(let s), .text(let s): return s
-            case .other: return "?"
-            }
-        }
     }
 
     /// `google.type.Color`: channels 0…1, absent when 0.

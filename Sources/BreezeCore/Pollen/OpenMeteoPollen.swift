@@ -100,16 +100,9 @@ public enum OpenMeteoPollen {
             switch time {
             case .iso(let text): local = CivilDate(iso: text.prefix(10))
             case .unix(let seconds):
-                // Adding the offset to an absurd time or offset must not trap (found by fuzzing):
-                // an hour that cannot be placed is unreadable.
-                let (shifted, overflow) = seconds.addingReportingOverflow(Int64(response.utcOffsetSeconds))
-                if overflow {
-                    local = nil
-                } else {
-                    var days = shifted / 86_400
-                    if shifted % 86_400 < 0 { days -= 1 }
-                    local = CivilDate(daysSinceEpoch: Int(days))
-                }
+                // An hour that cannot be placed (the offset overflows it) is unreadable.
+                local = OpenMeteoTime.localDate(
+                    unixSeconds: seconds, utcOffsetSeconds: Int64(response.utcOffsetSeconds))
             }
             if local == nil { warnings.append("pollen: unreadable hour \(time), skipped") }
             if let local, !dates.contains(local) { dates.append(local) }
@@ -176,46 +169,21 @@ public enum OpenMeteoPollen {
     }
 }
 
-/// `{"error": true, "reason": "…"}`, Open-Meteo's error envelope.
-struct OpenMeteoErrorBody: Decodable {
-    var error: Bool
-    var reason: String?
-}
-
 /// The parts of an air-quality response the pollen source needs.
 public struct OpenMeteoAirQualityResponse: Sendable, Hashable, Decodable {
-    /// One hourly time stamp as sent.
-    public enum Time: Sendable, Hashable, CustomStringConvertible {
-        /// `YYYY-MM-DDTHH:MM`, local to the requested time zone.
-        case iso(String)
-        /// UTC epoch seconds (`timeformat=unixtime`).
-        case unix(Int64)
-
-        public var description: String {
-            switch self {
-            case .iso(let s): return s
-            case .unix(let t): return String(t)
-            }
-        }
-    }
-
     public var utcOffsetSeconds: Int
-    public var times: [Time]
+    /// The hourly time stamps as sent.
+    public var times: [OpenMeteoTime]
     /// Hourly series by variable name; null hours are nil.
     public var series: [String: [Double?]]
 
-    public init(utcOffsetSeconds: Int, times: [Time], series: [String: [Double?]]) {
+    public init(utcOffsetSeconds: Int, times: [OpenMeteoTime], series: [String: [Double?]]) {
         self.utcOffsetSeconds = utcOffsetSeconds
         self.times = times
         self.series = series
     }
 
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
+    private typealias AnyKey = OpenMeteoKey
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: AnyKey.self)
@@ -226,12 +194,7 @@ public struct OpenMeteoAirQualityResponse: Sendable, Hashable, Decodable {
             return
         }
         let hourly = try c.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(stringValue: "hourly"))
-        let timeKey = AnyKey(stringValue: "time")
-        if let unix = try? hourly.decode([Int64].self, forKey: timeKey) {
-            times = unix.map(Time.unix)
-        } else {
-            times = try hourly.decode([String].self, forKey: timeKey).map(Time.iso)
-        }
+        times = try OpenMeteoTime.series(in: hourly, forKey: AnyKey("time"))
         var series: [String: [Double?]] = [:]
         for key in hourly.allKeys where key.stringValue.hasSuffix("_pollen") {
             series[key.stringValue] = hourly.lenient([Double?].self, key) ?? []

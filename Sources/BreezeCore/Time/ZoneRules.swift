@@ -32,14 +32,6 @@ public struct ZoneRules: Sendable, Equatable {
         types: [LocalTimeType(utcOffset: 0, isDaylightSaving: false, abbreviation: "UTC")],
         footer: PosixTimeZoneRule(standard: .init(name: "UTC", utcOffset: 0), daylight: nil))
 
-    /// A zone with one fixed offset (east positive), e.g. for tests or `<+0545>-5:45`-like zones.
-    public static func fixed(utcOffset: Int, abbreviation: String = "") -> ZoneRules {
-        ZoneRules(
-            transitions: [], transitionTypes: [],
-            types: [LocalTimeType(utcOffset: utcOffset, isDaylightSaving: false, abbreviation: abbreviation)],
-            footer: PosixTimeZoneRule(standard: .init(name: abbreviation, utcOffset: utcOffset), daylight: nil))
-    }
-
     init(transitions: [Int64], transitionTypes: [Int], types: [LocalTimeType], footer: PosixTimeZoneRule?) {
         self.transitions = transitions
         self.transitionTypes = transitionTypes

@@ -1,4 +1,4 @@
-import BreezeHTTP
+import BreezeCore
 import Foundation
 import Testing
 
@@ -20,6 +20,13 @@ struct RetryAfterTests {
         #expect(RetryAfter.parseHTTPDate(value) == Self.example)
         let now = Date(timeIntervalSince1970: TimeInterval(Self.example - 90))
         #expect(RetryAfter.parse(value, now: now) == .seconds(90))
+    }
+
+    @Test("the header values HTTPClientTests receives over the wire")
+    func wireValues() {
+        #expect(RetryAfter.parse("120", now: Date()) == .seconds(120))
+        let now = Date(timeIntervalSince1970: 1_445_412_480 - 600)
+        #expect(RetryAfter.parse("Wed, 21 Oct 2015 07:28:00 GMT", now: now) == .seconds(600))
     }
 
     @Test("a date already past means retry now")

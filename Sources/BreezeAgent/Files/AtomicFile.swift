@@ -8,42 +8,21 @@
 /// the old one and the directory fsync'd, so after a power cut a reader sees either the old
 /// or the new content, never a torn mix.
 public enum AtomicFile {
-    /// An error naming the path and the system's own message (`strerror`).
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        public var path: String
-        public var operation: String
-        public var errno: Int32
-        public var description: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
-    }
-
     /// The file's bytes, or nil when it does not exist.
-    public static func read(_ path: String) throws(Failure) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            let e = errno
-            if e == ENOENT { return nil }
-            throw Failure(path: path, operation: "open", errno: e)
-        }
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                let e = errno
-                if e == EINTR { continue }
-                throw Failure(path: path, operation: "read", errno: e)
-            }
-            if n == 0 { return out }
-            out.append(contentsOf: buffer[0..<n])
+    public static func read(_ path: String) throws(FileError) -> [UInt8]? {
+        do {
+            return try PosixFile.read(path, limit: .max)
+        } catch {
+            if error.operation == "open" && error.errno == ENOENT { return nil }
+            throw error
         }
     }
 
     /// Replaces `path` with `bytes` atomically (temp file, fsync, rename, fsync of the directory).
-    public static func write(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o600) throws(Failure) {
+    public static func write(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o600) throws(FileError) {
         let temp = path + ".tmp.\(getpid())"
         let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw Failure(path: temp, operation: "create", errno: errno) }
+        guard fd >= 0 else { throw FileError(path: temp, operation: "create", errno: errno) }
         var written = 0
         while written < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
@@ -52,7 +31,7 @@ public enum AtomicFile {
                 if e == EINTR { continue }
                 close(fd)
                 unlink(temp)
-                throw Failure(path: temp, operation: "write", errno: e)
+                throw FileError(path: temp, operation: "write", errno: e)
             }
             written += n
         }
@@ -60,13 +39,13 @@ public enum AtomicFile {
             let e = errno
             close(fd)
             unlink(temp)
-            throw Failure(path: temp, operation: "fsync", errno: e)
+            throw FileError(path: temp, operation: "fsync", errno: e)
         }
         close(fd)
         if rename(temp, path) != 0 {
             let e = errno
             unlink(temp)
-            throw Failure(path: path, operation: "rename", errno: e)
+            throw FileError(path: path, operation: "rename", errno: e)
         }
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let dfd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -77,13 +56,13 @@ public enum AtomicFile {
     }
 
     /// Creates `path` and its parents (like `mkdir -p`).
-    public static func makeDirectory(_ path: String, mode: UInt32 = 0o750) throws(Failure) {
+    public static func makeDirectory(_ path: String, mode: UInt32 = 0o750) throws(FileError) {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component
             if mkdir(current, mode) != 0 {
                 let e = errno
-                if e != EEXIST { throw Failure(path: current, operation: "mkdir", errno: e) }
+                if e != EEXIST { throw FileError(path: current, operation: "mkdir", errno: e) }
             }
         }
     }

@@ -1,4 +1,5 @@
 public import BreezeCore
+import BreezeHTTP
 
 /// What one pollen fetch for one location came to: the core's ``PollenOutcome`` (one enum for
 /// "what the exchange means", whatever the source) and what the runtime needs beside it.

@@ -1,4 +1,5 @@
 public import BreezeCore
+public import BreezeHTTP
 
 /// `--demo`: synthetic responses in the real formats of the three APIs, generated for the
 /// dates each request asks for, so the whole pipeline (decode → domain → topics) runs with no
@@ -14,7 +15,7 @@ public struct DemoResponder: HTTPFetching {
 
     public func get(
         _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
-    ) async throws(FetchFailure) -> FetchedResponse {
+    ) async throws(CurlError) -> FetchedResponse {
         func value(_ name: String) -> String? { query.first { $0.name == name }?.value }
         let body: String
         if url.hasSuffix("/forecast:lookup") {
@@ -22,6 +23,8 @@ public struct DemoResponder: HTTPFetching {
         } else if url.hasSuffix("/archive") || url.hasSuffix("/forecast") {
             let starts = (value("start_date") ?? "").split(separator: ",").compactMap { CivilDate(iso: $0) }
             body = Self.climate(dates: starts, timezone: value("timezone") ?? "GMT")
+        } else if url.hasSuffix("/air-quality"), value("hourly")?.contains("european_aqi") == true {
+            body = Self.airIndexes(today: today(), timezone: value("timezone") ?? "GMT")
         } else if url.hasSuffix("/air-quality") {
             body = Self.airQuality(start: today(), timezone: value("timezone") ?? "GMT")
         } else {
@@ -93,6 +96,32 @@ public struct DemoResponder: HTTPFetching {
                 #"{"latitude":52.52,"longitude":13.419998,"generationtime_ms":0.5,"utc_offset_seconds":0,"timezone":"\#(timezone)","timezone_abbreviation":"GMT","elevation":38.0,"daily_units":{"time":"iso8601","temperature_2m_max":"°C"},"daily":{"time":["\#(date)"],"temperature_2m_max":[\#(FixedPoint.format(tenths, scale: 1))]}}"#
         }
         return objects.count == 1 ? objects[0] : "[" + objects.joined(separator: ",") + "]"
+    }
+
+    /// An Open-Meteo air-quality body for the air source (SPEC §10.1): AQI, PM and UV with a daily
+    /// cycle, written in UTC from yesterday to tomorrow so that every local hour of today is in it
+    /// whatever the zone (the agent matches hours by instant, not by text).
+    static func airIndexes(today: CivilDate, timezone: String) -> String {
+        let start = today.adding(days: -1)
+        var times: [String] = []
+        var eaqi: [String] = []
+        var usaqi: [String] = []
+        var pm25: [String] = []
+        var pm10: [String] = []
+        var uv: [String] = []
+        for i in 0..<72 {
+            let hour = i % 24
+            times.append("\"\(start.adding(days: i / 24))T\(hour < 10 ? "0" : "")\(hour):00\"")
+            let traffic = hour >= 7 && hour <= 19 ? 12 : 0
+            eaqi.append(String(22 + traffic + hour % 5))
+            usaqi.append(String(38 + traffic * 2 + hour % 7))
+            pm25.append(FixedPoint.format(64 + traffic * 5 + hour, scale: 1))
+            pm10.append(FixedPoint.format(98 + traffic * 7 + hour * 2, scale: 1))
+            let sun = max(0, 36 - (hour - 12) * (hour - 12))  // a noon peak of 2.1 (UTC)
+            uv.append(FixedPoint.format(sun * 6 / 10, scale: 1))
+        }
+        return
+            #"{"latitude":52.5,"longitude":13.4,"generationtime_ms":1.0,"utc_offset_seconds":0,"timezone":"\#(timezone)","timezone_abbreviation":"GMT","elevation":38.0,"hourly_units":{"time":"iso8601","european_aqi":"EAQI","us_aqi":"USAQI","pm2_5":"μg/m³","pm10":"μg/m³","uv_index":""},"hourly":{"time":[\#(times.joined(separator: ","))],"european_aqi":[\#(eaqi.joined(separator: ","))],"us_aqi":[\#(usaqi.joined(separator: ","))],"pm2_5":[\#(pm25.joined(separator: ","))],"pm10":[\#(pm10.joined(separator: ","))],"uv_index":[\#(uv.joined(separator: ","))]}}"#
     }
 
     /// An Open-Meteo air-quality body: 4 local days of hourly pollen, with a daily cycle.

@@ -1,4 +1,5 @@
 public import BreezeCore
+public import BreezeHTTP
 
 /// An HTTP answer as the sources need it: status, body and the server's `Retry-After`.
 public struct FetchedResponse: Sendable, Equatable {
@@ -12,20 +13,16 @@ public struct FetchedResponse: Sendable, Equatable {
         self.body = body
         self.retryAfterSeconds = retryAfterSeconds
     }
-
-    public var text: String { String(decoding: body, as: UTF8.self) }
-}
-
-/// A transport failure before any HTTP status (refused, DNS, timeout, size cap, TLS).
-public struct FetchFailure: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }
 
 /// The sources' view of HTTP: libcurl in production and tests, bundled samples with `--demo`.
 public protocol HTTPFetching: Sendable {
     /// GET `url` with the query items (escaped by the implementation) and extra headers.
+    ///
+    /// A transfer that produced no HTTP status (refused, DNS, timeout, size cap, TLS, partial
+    /// transfer) throws curl's error itself: its ``CurlError/kind`` says which, its description
+    /// is what the logs and the diagnostics show.
     func get(
         _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
-    ) async throws(FetchFailure) -> FetchedResponse
+    ) async throws(CurlError) -> FetchedResponse
 }

@@ -3,7 +3,9 @@ public import FoundationEssentials
 /// `Retry-After` (RFC 9110 §10.2.3): either delay-seconds or an HTTP-date.
 ///
 /// Written by hand because FoundationEssentials has no `DateFormatter`, and the full Foundation
-/// one drags ICU into the binary.
+/// one drags ICU into the binary. It lives in the core, not in BreezeHTTP, because the calendar
+/// arithmetic is ``CivilDate``'s and the HTTP edge does not depend on the core: the HTTP layer
+/// hands over the header text, the runtime parses it here.
 public enum RetryAfter {
     /// The wait `value` asks for, counted from `now`. A date in the past gives `.zero`; an
     /// unparseable value gives `nil` (the caller falls back to its own backoff).
@@ -53,7 +55,9 @@ public enum RetryAfter {
         guard parts.count == 3, (0...23).contains(parts[0]), (0...59).contains(parts[1]), (0...60).contains(parts[2]),
             (1...31).contains(day), (1000...9999).contains(year)
         else { return nil }
-        return daysFromCivil(year: year, month: month, day: day) * 86_400 + parts[0] * 3600 + parts[1] * 60 + parts[2]
+        // Day 31 of a 30-day month (or 29 February of a common year) counts on into the next month, as before.
+        let days = CivilDate.daysSinceEpoch(year: year, month: month, day: day)
+        return days * 86_400 + parts[0] * 3600 + parts[1] * 60 + parts[2]
     }
 
     private static let weekdays: Set<String> = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
@@ -62,15 +66,5 @@ public enum RetryAfter {
     private static func monthNumber(_ token: String) -> Int? {
         guard token.count == 3, let index = months.firstIndex(of: token.lowercased()) else { return nil }
         return index + 1
-    }
-
-    /// Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's `days_from_civil`).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

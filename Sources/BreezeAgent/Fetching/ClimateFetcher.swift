@@ -1,4 +1,5 @@
 public import BreezeCore
+import BreezeHTTP
 
 /// What one climate fetch for one location came to.
 public enum ClimateFetchResult: Sendable {

@@ -1,0 +1,49 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+public import BreezeCore
+
+extension AgentConfig {
+    /// The configured daily load on Open-Meteo in its own accounting (API-FACTS §2.7).
+    public var openMeteoBudget: OpenMeteoBudget {
+        // Spelled out rather than asking `PollenSettings.source(googleRejected:)`: this folder is
+        // also built alone for the config fuzz target (fuzz/run.sh), without the fetchers.
+        let pollenFromOpenMeteo =
+            pollen.enabled && (pollen.source == .openMeteo || (pollen.source == .auto && pollen.apiKey == nil))
+        return OpenMeteoBudget.plan(
+            .init(
+                locations: locations.count,
+                pollenInterval: pollenFromOpenMeteo ? Int(pollen.interval.components.seconds) : nil,
+                airInterval: air.enabled ? Int(air.interval.components.seconds) : nil,
+                climateArchiveYears: climate.enabled ? climate.years.count : nil))
+    }
+}
+
+/// `check-config`'s budget section: YAML comments, so the output stays loadable.
+public func renderOpenMeteoBudget(_ config: AgentConfig) -> String {
+    let budget = config.openMeteoBudget
+    var out = [
+        "# Open-Meteo weighted calls per day (free tier: fewer than 10,000 a day; docs/operations.md):"
+    ]
+    if budget.lines.isEmpty {
+        out.append("#   none (no Open-Meteo source is enabled)")
+    }
+    for line in budget.lines {
+        out.append("#   \(line.source): \(line.requests) requests, \(line.weight) weighted calls (\(line.note))")
+    }
+    var total = "#   total: \(budget.dailyTotal) weighted calls per day"
+    if budget.peakTotal != budget.dailyTotal { total += " (\(budget.peakTotal) on the stripes day)" }
+    out.append(total)
+    if !budget.withinDailyLimit {
+        out.append("#   warning: above Open-Meteo's free daily limit; raise the intervals or use fewer locations")
+    }
+    return out.joined(separator: "\n") + "\n"
+}

@@ -1,0 +1,27 @@
+public import BreezeCore
+public import BreezeHTTP
+import FoundationEssentials
+
+/// `HTTPFetching` over libcurl: one client (one reused handle, its own thread) for all sources.
+public struct CurlFetcher: HTTPFetching {
+    private let client: HTTPClient
+    private let totalTimeout: Duration
+
+    public init(version: String = BreezeVersion.string, caFile: String? = nil, totalTimeout: Duration = .seconds(30)) {
+        self.client = HTTPClient(version: version, caFile: caFile)
+        self.totalTimeout = totalTimeout
+    }
+
+    public func get(
+        _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
+    ) async throws(CurlError) -> FetchedResponse {
+        let request = HTTPRequest(
+            url: url, query: query.map { ($0.name, $0.value) }, headers: headers.map { HTTPHeader($0.name, $0.value) },
+            connectTimeout: .seconds(10), totalTimeout: totalTimeout, maxBodyBytes: 4 << 20)
+        let response = try await client.get(request)
+        // `Retry-After`: seconds or an HTTP-date, counted from now (nil when absent or unparseable).
+        let retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0, now: Date()) }
+            .map { Int($0.components.seconds) }
+        return FetchedResponse(status: response.status, body: response.body, retryAfterSeconds: retryAfter)
+    }
+}

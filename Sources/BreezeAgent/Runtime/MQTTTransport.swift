@@ -1,0 +1,43 @@
+import BreezeMQTT
+
+/// The publisher's transport over the MQTT client: retained publishes at the configured QoS.
+struct MQTTTransport: RetainedTransport {
+    let client: MQTTClient
+    let qos: Int
+    let log: Log
+
+    func send(topic: String, payload: String, retain: Bool) -> Bool {
+        do {
+            try client.publish(topic, payload, qos: qos, retain: retain)
+            return true
+        } catch  where error.kind == .publishRefused {
+            // Refused by the client for its size: recorded in the client's outcomes, which
+            // `reportOutcomes` logs and keeps out of the published set. Not a send to retry.
+            return true
+        } catch {
+            log.debug("mqtt: publish \(topic) not sent: \(error)")
+            return false
+        }
+    }
+}
+
+extension PublishOutcomes {
+    /// Logs what the broker did not take (each refusal at warning, with topic and reason) and
+    /// keeps those topics out of the publisher's published set. Returns whether everything
+    /// was accepted.
+    @discardableResult
+    func report(to publisher: RetainedPublisher, log: Log) -> Bool {
+        for entry in refused { log.warning("mqtt: publish \(entry.topic) \(entry.refusal)") }
+        if !lost.isEmpty {
+            log.warning(
+                "mqtt: \(lost.count) publish(es) lost: the connection ended before the broker acknowledged them (first: \(lost[0])); sent again after the reconnect"
+            )
+        }
+        if unrecorded > 0 {
+            log.warning(
+                "mqtt: \(unrecorded) more publishes refused or lost than are listed (bound \(Self.recordLimit))")
+        }
+        publisher.notPublished(refused: refused.map(\.topic), lost: lost + pending)
+        return allAccepted
+    }
+}

@@ -1,0 +1,136 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+/// The air-quality metrics the agent publishes (SPEC §10.1), in publishing order. The raw value is
+/// the topic segment (`<p>/<loc>/air/<metric>/…`) and, except `uv_index_max`, Open-Meteo's hourly
+/// variable.
+public enum AirMetric: String, Sendable, Hashable, CaseIterable {
+    case europeanAQI = "european_aqi"
+    case usAQI = "us_aqi"
+    case pm2_5 = "pm2_5"
+    case pm10 = "pm10"
+    case uvIndex = "uv_index"
+    /// Today's maximum of the hourly `uv_index` (computed by the agent, not an API variable).
+    case uvIndexMax = "uv_index_max"
+
+    /// The hourly variables asked for, in the order of SPEC §10.1's request.
+    public static let hourlyVariables: [AirMetric] = [.europeanAQI, .usAQI, .pm2_5, .pm10, .uvIndex]
+
+    /// Micrograms per cubic metre as Open-Meteo spells it (GREEK SMALL LETTER MU U+03BC, then
+    /// SUPERSCRIPT THREE): the `unit` of the particulate values in the `air` JSON.
+    public static let microgramsPerCubicMetre = "\u{03BC}g/m\u{00B3}"
+
+    /// Whether the metric has a level and a color (the two indexes and UV) or is a value only
+    /// (particulates, SPEC §10.1 "value only").
+    public var isBanded: Bool {
+        switch self {
+        case .pm2_5, .pm10: return false
+        case .europeanAQI, .usAQI, .uvIndex, .uvIndexMax: return true
+        }
+    }
+
+    /// Whether the published value is a whole number (the two AQIs) or has one decimal
+    /// (particulates and UV, as the API sends them).
+    public var isWholeNumber: Bool { self == .europeanAQI || self == .usAQI }
+
+    /// English display name (Home Assistant entity names, logs).
+    public var displayName: String {
+        switch self {
+        case .europeanAQI: return "European AQI"
+        case .usAQI: return "US AQI"
+        case .pm2_5: return "PM2.5"
+        case .pm10: return "PM10"
+        case .uvIndex: return "UV index"
+        case .uvIndexMax: return "UV index today max"
+        }
+    }
+
+    /// The level and color of a value in tenths (SPEC §10.1 table); nil for the value-only
+    /// particulates. A nil or negative value is Unknown.
+    public func band(tenths: Int?) -> AirBand? {
+        guard isBanded else { return nil }
+        guard let tenths, tenths >= 0 else { return .unknown }
+        switch self {
+        case .europeanAQI: return AirBand.europeanAQI(FixedPoint.roundedDivision(tenths, 10))
+        case .usAQI: return AirBand.usAQI(FixedPoint.roundedDivision(tenths, 10))
+        case .uvIndex, .uvIndexMax: return AirBand.uvIndex(FixedPoint.roundedDivision(tenths, 10))
+        case .pm2_5, .pm10: return nil
+        }
+    }
+}
+
+/// A level word and its color for one banded air metric (SPEC §10.1 table).
+public struct AirBand: Sendable, Hashable {
+    public var level: String
+    public var color: HexColor
+
+    public init(level: String, color: HexColor) {
+        self.level = level
+        self.color = color
+    }
+
+    /// A null or negative value (the same gray as an Unknown pollen level).
+    public static let unknown = AirBand(level: "Unknown", color: HexColor(red: 0x8e, green: 0x8e, blue: 0x93))
+
+    /// European AQI (EEA bands): ≤20 Good … >100 Extremely poor; `value` is the whole index.
+    public static func europeanAQI(_ value: Int) -> AirBand {
+        switch value {
+        case ..<0: return .unknown
+        case ...20: return AirBand(level: "Good", color: HexColor(red: 0x50, green: 0xf0, blue: 0xe6))
+        case ...40: return AirBand(level: "Fair", color: HexColor(red: 0x50, green: 0xcc, blue: 0xaa))
+        case ...60: return AirBand(level: "Moderate", color: HexColor(red: 0xf0, green: 0xe6, blue: 0x41))
+        case ...80: return AirBand(level: "Poor", color: HexColor(red: 0xff, green: 0x50, blue: 0x50))
+        case ...100: return AirBand(level: "Very poor", color: HexColor(red: 0x96, green: 0x00, blue: 0x32))
+        default: return AirBand(level: "Extremely poor", color: HexColor(red: 0x7d, green: 0x21, blue: 0x81))
+        }
+    }
+
+    /// US EPA AQI: ≤50 Good … >300 Hazardous; `value` is the whole index.
+    public static func usAQI(_ value: Int) -> AirBand {
+        switch value {
+        case ..<0: return .unknown
+        case ...50: return AirBand(level: "Good", color: HexColor(red: 0x00, green: 0xe4, blue: 0x00))
+        case ...100: return AirBand(level: "Moderate", color: HexColor(red: 0xff, green: 0xff, blue: 0x00))
+        case ...150:
+            return AirBand(
+                level: "Unhealthy for sensitive groups", color: HexColor(red: 0xff, green: 0x7e, blue: 0x00))
+        case ...200: return AirBand(level: "Unhealthy", color: HexColor(red: 0xff, green: 0x00, blue: 0x00))
+        case ...300: return AirBand(level: "Very unhealthy", color: HexColor(red: 0x8f, green: 0x3f, blue: 0x97))
+        default: return AirBand(level: "Hazardous", color: HexColor(red: 0x7e, green: 0x00, blue: 0x23))
+        }
+    }
+
+    /// WHO UV index categories; `value` is the index already rounded half up to a whole number.
+    public static func uvIndex(_ value: Int) -> AirBand {
+        switch value {
+        case ..<0: return .unknown
+        case ...2: return AirBand(level: "Low", color: HexColor(red: 0x28, green: 0x95, blue: 0x00))
+        case ...5: return AirBand(level: "Moderate", color: HexColor(red: 0xf7, green: 0xe4, blue: 0x00))
+        case ...7: return AirBand(level: "High", color: HexColor(red: 0xf8, green: 0x59, blue: 0x00))
+        case ...10: return AirBand(level: "Very high", color: HexColor(red: 0xd8, green: 0x00, blue: 0x1d))
+        default: return AirBand(level: "Extreme", color: HexColor(red: 0x6b, green: 0x49, blue: 0xc8))
+        }
+    }
+
+    /// Every level word a metric can publish, Unknown last (Home Assistant enum options, docs).
+    public static func levels(of metric: AirMetric) -> [String] {
+        switch metric {
+        case .europeanAQI: return ["Good", "Fair", "Moderate", "Poor", "Very poor", "Extremely poor", "Unknown"]
+        case .usAQI:
+            return [
+                "Good", "Moderate", "Unhealthy for sensitive groups", "Unhealthy", "Very unhealthy", "Hazardous",
+                "Unknown",
+            ]
+        case .uvIndex, .uvIndexMax: return ["Low", "Moderate", "High", "Very high", "Extreme", "Unknown"]
+        case .pm2_5, .pm10: return []
+        }
+    }
+}

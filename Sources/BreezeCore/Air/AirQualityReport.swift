@@ -1,0 +1,192 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+internal import FoundationEssentials
+
+/// A decoded air-quality response: every hour the body lists, placed on the absolute time line.
+///
+/// Open-Meteo writes ISO hours as UTC plus the zone's offset **at request time**, applied to the
+/// whole range (API-FACTS §2.3): on a DST-change day the local text of later hours is an hour off.
+/// So each hour is stored as the instant it stands for (ISO text minus `utc_offset_seconds`, or the
+/// Unix time as sent), and ``AirReading`` matches instants against the zone's real rules, never
+/// positions or texts.
+public struct AirReport: Sendable, Hashable {
+    /// One hourly step.
+    public struct Hour: Sendable, Hashable {
+        /// Unix seconds of the hour's start.
+        public var instant: Int64
+        /// Value per hourly metric in tenths (the two AQIs as whole numbers × 10); a metric that
+        /// is null, negative, absent or implausible for this hour is missing (published Unknown).
+        public var tenths: [AirMetric: Int]
+
+        public init(instant: Int64, tenths: [AirMetric: Int]) {
+            self.instant = instant
+            self.tenths = tenths
+        }
+    }
+
+    public var hours: [Hour]
+    /// Things worth one log line each (negative or implausible values, unreadable hours).
+    public var warnings: [String]
+
+    public init(hours: [Hour], warnings: [String] = []) {
+        self.hours = hours
+        self.warnings = warnings
+    }
+}
+
+/// What an air-quality HTTP exchange means for the runtime.
+public enum AirOutcome: Sendable, Hashable {
+    /// Usable data (possibly all Unknown).
+    case report(AirReport)
+    /// HTTP error, error envelope, truncated or invalid JSON, no hourly block: keep the last good
+    /// data, mark it stale and retry (SPEC §5).
+    case failed(message: String)
+}
+
+/// Decoding of `GET /air-quality?hourly=european_aqi,us_aqi,pm2_5,pm10,uv_index&…` (SPEC §10.1).
+public enum AirQualityDecoder {
+    /// Largest magnitude taken as a measurement; beyond it the hour counts as null. Real values
+    /// stay in the hundreds (AQI, dust storms reach a few thousand µg/m³); the bound keeps the
+    /// conversion to integer tenths far from overflow whatever the body says (cf. the pollen
+    /// decoder's fuzz finding).
+    public static let maximumMagnitude = 1_000_000.0
+
+    /// At most this many hourly steps are read (16 forecast days plus 93 past days of hours is the
+    /// API's own ceiling; we ask for 24). The rest is dropped with a warning.
+    public static let maximumHours = 2_616
+
+    /// Open-Meteo's offsets are real zone offsets (−12 h … +14 h); anything beyond a day is garbage.
+    public static let maximumOffsetSeconds = 86_400
+
+    /// Turns a status and body into an outcome. Only a complete, valid 200 body is a report.
+    public static func interpret(httpStatus: Int, body: some Collection<UInt8>) -> AirOutcome {
+        let data = Data(body)
+        if let error = try? JSONDecoder().decode(OpenMeteoErrorBody.self, from: data), error.error {
+            let reason = error.reason ?? ""
+            return .failed(message: reason.isEmpty ? "HTTP \(httpStatus)" : "HTTP \(httpStatus): \(reason)")
+        }
+        guard httpStatus == 200 else { return .failed(message: "HTTP \(httpStatus)") }
+        let response: AirQualityResponse
+        do {
+            response = try JSONDecoder().decode(AirQualityResponse.self, from: data)
+        } catch {
+            return .failed(message: "invalid Open-Meteo air-quality response: \(error)")
+        }
+        return report(from: response)
+    }
+
+    /// Places the hours on the time line and converts the values; fails when the body has no
+    /// hourly block or an offset no zone has.
+    public static func report(from response: AirQualityResponse) -> AirOutcome {
+        guard let times = response.times else {
+            return .failed(message: "Open-Meteo air-quality response without hourly times")
+        }
+        guard abs(response.utcOffsetSeconds) <= maximumOffsetSeconds else {
+            return .failed(
+                message: "Open-Meteo air-quality response with utc_offset_seconds \(response.utcOffsetSeconds)")
+        }
+        var warnings: [String] = []
+        var hours: [AirReport.Hour] = []
+        var dropped = 0
+        var rejected: [AirMetric: (negative: Int, implausible: Int)] = [:]
+        for (index, time) in times.enumerated() {
+            guard hours.count < maximumHours else {
+                dropped = times.count - index
+                break
+            }
+            guard let instant = instant(of: time, utcOffsetSeconds: response.utcOffsetSeconds) else {
+                warnings.append("air: unreadable hour \(time), skipped")
+                continue
+            }
+            var tenths: [AirMetric: Int] = [:]
+            for metric in AirMetric.hourlyVariables {
+                let series = response.series[metric] ?? []
+                guard index < series.count, let value = series[index], value.isFinite else { continue }
+                guard abs(value) <= maximumMagnitude else {
+                    rejected[metric, default: (0, 0)].implausible += 1
+                    continue
+                }
+                guard value >= 0 else {
+                    rejected[metric, default: (0, 0)].negative += 1
+                    continue
+                }
+                tenths[metric] = metric.isWholeNumber ? Int(value.rounded()) * 10 : Int((value * 10).rounded())
+            }
+            hours.append(AirReport.Hour(instant: instant, tenths: tenths))
+        }
+        for metric in AirMetric.hourlyVariables {
+            guard let counts = rejected[metric] else { continue }
+            if counts.negative > 0 {
+                warnings.append("air: \(counts.negative) negative \(metric.rawValue) value(s), published as Unknown")
+            }
+            if counts.implausible > 0 {
+                let bound = Int(maximumMagnitude)
+                warnings.append(
+                    "air: \(counts.implausible) implausible \(metric.rawValue) value(s) beyond ±\(bound), skipped")
+            }
+        }
+        if dropped > 0 { warnings.append("air: \(dropped) hour(s) beyond \(maximumHours) dropped") }
+        return .report(AirReport(hours: hours, warnings: warnings))
+    }
+
+    /// The instant an hourly time stands for: ISO local text minus the response's offset, or the
+    /// Unix time as sent. Nil when the text is not `YYYY-MM-DDTHH:MM` or the arithmetic overflows.
+    static func instant(of time: OpenMeteoTime, utcOffsetSeconds: Int) -> Int64? {
+        switch time {
+        case .unix(let seconds):
+            return seconds
+        case .iso(let text):
+            let parts = text.split(separator: "T", omittingEmptySubsequences: false)
+            guard parts.count == 2, let date = CivilDate(iso: parts[0]) else { return nil }
+            let clock = parts[1].split(separator: ":", omittingEmptySubsequences: false)
+            guard clock.count == 2, clock[0].count == 2, clock[1].count == 2, let h = Int(clock[0]),
+                let m = Int(clock[1]), (0..<24).contains(h), (0..<60).contains(m)
+            else { return nil }
+            let local = Int64(date.daysSinceEpoch) * 86_400 + Int64(h * 3600 + m * 60)
+            return local - Int64(utcOffsetSeconds)
+        }
+    }
+}
+
+/// The parts of an air-quality response the air source needs (the pollen source has its own
+/// view, ``OpenMeteoAirQualityResponse``, of the same endpoint).
+public struct AirQualityResponse: Sendable, Hashable, Decodable {
+    public var utcOffsetSeconds: Int
+    /// Nil when the body has no `hourly.time`.
+    public var times: [OpenMeteoTime]?
+    /// Hourly series per metric; null hours are nil. A metric the body lacks is absent.
+    public var series: [AirMetric: [Double?]]
+
+    public init(utcOffsetSeconds: Int, times: [OpenMeteoTime]?, series: [AirMetric: [Double?]]) {
+        self.utcOffsetSeconds = utcOffsetSeconds
+        self.times = times
+        self.series = series
+    }
+
+    private typealias Key = OpenMeteoKey
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        utcOffsetSeconds = c.lenient(Int.self, Key(stringValue: "utc_offset_seconds")) ?? 0
+        series = [:]
+        guard let hourly = try? c.nestedContainer(keyedBy: Key.self, forKey: Key(stringValue: "hourly")) else {
+            times = nil
+            return
+        }
+        times = try? OpenMeteoTime.series(in: hourly, forKey: Key("time"))
+        for metric in AirMetric.hourlyVariables {
+            if let values = hourly.lenient([Double?].self, Key(stringValue: metric.rawValue)) {
+                series[metric] = values
+            }
+        }
+    }
+}
