@@ -73,7 +73,11 @@ def hass(workdir, broker):
     venv = os.environ.get("BREEZE_HA_VENV", "")
     assert os.path.isfile(os.path.join(venv, "bin", "hass")), "BREEZE_HA_VENV must name the Home Assistant venv"
     ha = HomeAssistant(venv, workdir)
-    ha.start()
-    ha.setup_mqtt(broker.port)
+    try:
+        ha.start()
+        ha.setup_mqtt(broker.port)
+    except BaseException:
+        ha.stop()  # a failed start must not leave Home Assistant running
+        raise
     yield ha
     ha.stop()

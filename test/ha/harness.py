@@ -61,7 +61,11 @@ class Broker:
             f.write("listener %d 127.0.0.1\nallow_anonymous true\npersistence false\n" % self.port)
         self.log = open(os.path.join(self.dir, "mosquitto.log"), "w")
         self.proc = subprocess.Popen(["mosquitto", "-c", conf], stdout=self.log, stderr=subprocess.STDOUT)
-        wait_for("mosquitto on port %d" % self.port, lambda: self._connects(), timeout=10)
+        try:
+            wait_for("mosquitto on port %d" % self.port, lambda: self._connects(), timeout=10)
+        except BaseException:
+            self.close()
+            raise
 
     def _connects(self):
         with socket.create_connection(("127.0.0.1", self.port), timeout=1):

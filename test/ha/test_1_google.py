@@ -41,10 +41,14 @@ def scenario(hass, broker, api, agent_bin, workdir):
     api.null_years[HOME[0]] = {1980}
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "google", config(broker, api))
-    for loc in ("home", "office", "sea"):
-        wait_for_entities(hass, "breeze_" + loc, location_entities(PREFIX, loc, TYPES, PLANTS), ready=[
-            "binary_sensor.breeze_%s_pollen_stale" % loc, "binary_sensor.breeze_%s_climate_stale" % loc,
-            "sensor.breeze_%s_pollen_tree" % loc, "sensor.breeze_%s_climate_current" % loc])
+    try:
+        for loc in ("home", "office", "sea"):
+            wait_for_entities(hass, "breeze_" + loc, location_entities(PREFIX, loc, TYPES, PLANTS), ready=[
+                "binary_sensor.breeze_%s_pollen_stale" % loc, "binary_sensor.breeze_%s_climate_stale" % loc,
+                "sensor.breeze_%s_pollen_tree" % loc, "sensor.breeze_%s_climate_current" % loc])
+    except BaseException:
+        agent.stop()  # a failed setup must not leave the agent running
+        raise
     yield {"agent": agent, "since": since}
     agent.stop()
     record_problems("google", hass, since)

@@ -29,10 +29,14 @@ def scenario(hass, broker, api, agent_bin, workdir):
     api.outside_europe.add("40.7")
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "open-meteo", config(broker, api))
-    wait_for_entities(hass, "breezeom_brno", location_entities(PREFIX, "brno", TYPES, PLANTS), ready=[
-        "sensor.breezeom_brno_pollen_tree", "sensor.breezeom_brno_climate_current"])
-    wait_for_entities(hass, "breezeom_new_york", location_entities(PREFIX, "new-york", climate=True),
-                      ready=["sensor.breezeom_new_york_climate_current"])
+    try:
+        wait_for_entities(hass, "breezeom_brno", location_entities(PREFIX, "brno", TYPES, PLANTS), ready=[
+            "sensor.breezeom_brno_pollen_tree", "sensor.breezeom_brno_climate_current"])
+        wait_for_entities(hass, "breezeom_new_york", location_entities(PREFIX, "new-york", climate=True),
+                          ready=["sensor.breezeom_new_york_climate_current"])
+    except BaseException:
+        agent.stop()  # a failed setup must not leave the agent running
+        raise
     yield {"agent": agent, "since": since}
     settle(3)
     agent.stop()

@@ -30,9 +30,13 @@ def scenario(hass, broker, api, agent_bin, workdir):
     api.null_years[NOBASE[0]] = {1980, 1990, 2000, 2010, 2020}
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "climate", config(broker, api))
-    for loc in ("warm", "nobase"):
-        wait_for_entities(hass, "breezecl_" + loc, location_entities(PREFIX, loc, climate=True), ready=[
-            "binary_sensor.breezecl_%s_climate_stale" % loc, "sensor.breezecl_%s_climate_current" % loc])
+    try:
+        for loc in ("warm", "nobase"):
+            wait_for_entities(hass, "breezecl_" + loc, location_entities(PREFIX, loc, climate=True), ready=[
+                "binary_sensor.breezecl_%s_climate_stale" % loc, "sensor.breezecl_%s_climate_current" % loc])
+    except BaseException:
+        agent.stop()  # a failed setup must not leave the agent running
+        raise
     yield {"agent": agent, "since": since}
     agent.stop()
     record_problems("climate", hass, since)

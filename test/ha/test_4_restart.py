@@ -24,8 +24,12 @@ def scenario(hass, broker, api, agent_bin, workdir):
              "pollen:", "  source: google", "  api_key: ha-test-not-a-key", "climate:", "  unit: celsius"]
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "restart", lines + api.endpoints_yaml())
-    wait_for_entities(hass, "breezers_home", location_entities(PREFIX, "home", TYPES, PLANTS), ready=[
-        "sensor.breezers_home_pollen_grass", "sensor.breezers_home_climate_current"])
+    try:
+        wait_for_entities(hass, "breezers_home", location_entities(PREFIX, "home", TYPES, PLANTS), ready=[
+            "sensor.breezers_home_pollen_grass", "sensor.breezers_home_climate_current"])
+    except BaseException:
+        agent.stop()  # a failed setup must not leave the agent running
+        raise
     yield {"agent": agent, "since": since}
     agent.stop()
     record_problems("restart", hass, since)
