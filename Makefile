@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
-.PHONY: run test build release deps clean deb test-deb fuzz sanitize soak bench test-brokers
+.PHONY: run test build release deps clean deb test-deb test-ha fuzz sanitize soak bench test-brokers
 
 deps:
 	scripts/deps.sh
@@ -32,6 +32,10 @@ deb:
 
 test-deb:
 	scripts/test-deb.sh
+
+# Conformance against a real Home Assistant (docs/home-assistant.md); first run builds a cache.
+test-ha:
+	scripts/test-ha.sh
 
 fuzz:
 	fuzz/run.sh

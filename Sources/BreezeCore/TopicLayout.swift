@@ -94,6 +94,8 @@ public struct LocationTopics: Sendable, Equatable {
     public func pollenItem(_ itemID: String, day: Int) -> String { pollenItem(itemID) + "/d" + String(day) }
     /// `<p>/<loc>/pollen/max`.
     public var pollenMax: String { pollen + "/max" }
+    /// `<p>/<loc>/pollen/peak` (+ `/date`, `/level`, `/color`): the expected peak (SPEC §7.1).
+    public var pollenPeak: String { pollen + "/peak" }
     /// `<p>/<loc>/pollen/updated_at`.
     public var pollenUpdatedAt: String { pollen + "/updated_at" }
     /// `<p>/<loc>/pollen/stale`.
@@ -166,4 +168,8 @@ public enum ScalarTopics {
     public static func level(_ topic: String) -> String { topic + "/level" }
     public static func color(_ topic: String) -> String { topic + "/color" }
     public static func text(_ topic: String) -> String { topic + "/text" }
+    /// `<t>/trend`: `rising` | `falling` | `steady` | `unknown` (SPEC §7.1).
+    public static func trend(_ topic: String) -> String { topic + "/trend" }
+    /// `<t>/date` (the peak's day).
+    public static func date(_ topic: String) -> String { topic + "/date" }
 }

@@ -1,4 +1,5 @@
 import BreezeMQTT
+import BreezeTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -200,7 +201,7 @@ final class AgentProcess: Sendable {
     deinit {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitForTermination()
         }
     }
 

@@ -118,7 +118,7 @@ struct EndToEndKeyFreeClimateTests {
                 tree.keys.filter { $0.hasPrefix(base + "/") }.map {
                     String($0.dropFirst(base.count + 1).split(separator: "/")[0])
                 })
-            #expect(ids == Set(Self.expected.keys).union(["max", "updated_at", "stale"]))
+            #expect(ids == Set(Self.expected.keys).union(["max", "peak", "updated_at", "stale"]))
 
             let alder = try #require(parseJSON(tree["\(base)/alder"]) as? [String: Any])
             #expect(alder["is_plant"] as? Bool == true)

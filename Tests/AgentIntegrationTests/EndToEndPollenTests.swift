@@ -152,9 +152,10 @@ struct EndToEndPollenTests {
             // Everything the run published is retained: a fresh subscriber saw it all.
             // (and the compact `<p>/<loc>/display` JSON of SPEC §8 beside the pollen tree).
             #expect(tree.keys.allSatisfy { $0.hasPrefix("\(prefix)/home/pollen") || $0 == "\(prefix)/home/display" })
-            // Summary, then per item its JSON, 3 scalars and 4 days × 3; max JSON + 3; updated_at, stale; display.
-            let perItem: Int = 1 + 3 + 4 * 3
-            let expectedCount: Int = 1 + 14 * perItem + 4 + 2 + 1
+            // Summary, then per item its JSON, 3 scalars, trend and 4 days × 3; max JSON + 3 + trend;
+            // peak JSON + 3; updated_at, stale; display.
+            let perItem: Int = 1 + 3 + 1 + 4 * 3
+            let expectedCount: Int = 1 + 14 * perItem + 5 + 4 + 2 + 1
             #expect(tree.count == expectedCount)
         }
     }

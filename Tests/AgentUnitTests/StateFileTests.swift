@@ -147,7 +147,7 @@ final class FillableDirectory {
         process.arguments = arguments
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
+        process.waitForTermination()
         return process.terminationStatus == 0
     }
 }

@@ -434,7 +434,7 @@ public final class LoopbackHTTPServer: Sendable {
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForTermination()
         guard process.terminationStatus == 0 else {
             throw GzipError(status: process.terminationStatus)
         }

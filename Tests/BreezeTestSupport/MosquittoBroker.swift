@@ -129,7 +129,7 @@ public final class MosquittoBroker: Sendable {
     public func stop() {
         guard let process = self.process.withLock({ $0.take() }) else { return }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        process.waitForTermination()
     }
 
     /// Stops and starts again on the same port (clients see the connection drop).

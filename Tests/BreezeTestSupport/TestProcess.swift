@@ -22,7 +22,7 @@ public enum TestProcess {
         process.standardError = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForTermination()
         let text = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0 else {
             throw Failure(

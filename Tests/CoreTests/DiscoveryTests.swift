@@ -63,7 +63,8 @@ struct DiscoveryTests {
 
     @Test func rootHasDeviceOriginAvailabilityAndComponents() throws {
         let root = try decodeDiscovery(HomeAssistantDiscovery.deviceConfig(for: input()))
-        #expect(Set(root.keys) == ["device", "origin", "availability", "qos", "components"])
+        // No root `qos`: Home Assistant does not pass it on to the components (each has its own).
+        #expect(Set(root.keys) == ["device", "origin", "availability", "components"])
 
         let device = try #require(root["device"] as? [String: Any])
         #expect(device["identifiers"] as? [String] == ["breeze_home"])
@@ -82,7 +83,66 @@ struct DiscoveryTests {
         #expect(availability.first?["topic"] as? String == "breeze/status")
         #expect(availability.first?["payload_available"] as? String == "online")
         #expect(availability.first?["payload_not_available"] as? String == "offline")
-        #expect(root["qos"] as? Int == 1)
+    }
+
+    @Test func forecastSensorsTrendAndPeak() throws {
+        var forecast = input()
+        forecast.pollenForecast = true
+        let comps = try config(forecast)
+        let tomorrow = comps.filter { $0.key.hasSuffix("_tomorrow") }
+        #expect(Set(tomorrow.keys) == ["pollen_grass_tomorrow", "pollen_tree_tomorrow", "pollen_weed_tomorrow"])
+        let grass = try #require(comps["pollen_grass_tomorrow"])
+        #expect(grass["state_topic"] as? String == "breeze/home/pollen/grass/d1/value")
+        #expect(grass["state_class"] as? String == "measurement")
+        #expect(grass["enabled_by_default"] == nil)
+        // Without a forecast day there is no tomorrow sensor.
+        #expect(try config(input()).keys.filter { $0.hasSuffix("_tomorrow") }.isEmpty)
+
+        let trend = try #require(comps["pollen_trend"])
+        #expect(trend["state_topic"] as? String == "breeze/home/pollen/max/trend")
+        #expect(trend["device_class"] as? String == "enum")
+        #expect(trend["options"] as? [String] == ["rising", "falling", "steady"])
+        #expect(trend["value_template"] as? String == HomeAssistantDiscovery.trendTemplate)
+        let peak = try #require(comps["pollen_peak"])
+        #expect(peak["state_topic"] as? String == "breeze/home/pollen/peak/level")
+        #expect(peak["json_attributes_topic"] as? String == "breeze/home/pollen/peak")
+        #expect(peak["options"] as? [String] == ["No pollen", "Low", "Moderate", "High", "Very High"])
+        #expect(peak["value_template"] as? String == HomeAssistantDiscovery.levelTemplate)
+    }
+
+    @Test func everyComponentCarriesTheQoS() throws {
+        var custom = input()
+        custom.qos = 2
+        for (metric, component) in try config(custom) {
+            #expect(component["qos"] as? Int == 2, "\(metric)")
+        }
+        for (metric, component) in try config(input()) {
+            #expect(component["qos"] as? Int == 1, "\(metric)")
+        }
+    }
+
+    @Test func removedComponentsAreNamedOnceWithTheirPlatformAlone() throws {
+        let before = HomeAssistantDiscovery.deviceConfig(for: input()).payload
+        var withoutPollen = input()
+        withoutPollen.pollenAvailable = false
+        withoutPollen.pollenItems = []
+        let plain = HomeAssistantDiscovery.deviceConfig(for: withoutPollen).payload
+        let update = HomeAssistantDiscovery.addingRemovals(to: plain, replacing: before)
+        let components = try #require(
+            try decodeDiscovery(DiscoveryMessage(topic: "t", payload: update))["components"] as? [String: [String: Any]]
+        )
+        let removed = components.filter { $0.value["unique_id"] == nil }
+        #expect(Set(removed.keys) == Set(try config(input()).keys).subtracting(try config(withoutPollen).keys))
+        #expect(removed["pollen_grass_level"]?.count == 1)
+        #expect(removed["pollen_grass_level"]?["platform"] as? String == "sensor")
+        #expect(removed["pollen_stale"]?["platform"] as? String == "binary_sensor")
+        #expect(components["climate_current"]?["unique_id"] as? String == "breeze_home_climate_current")
+        // The next config after the removal leaves the removal entries out again.
+        #expect(HomeAssistantDiscovery.addingRemovals(to: plain, replacing: update) == plain)
+        // Nothing removed, no previous config, or the device removed: unchanged.
+        #expect(HomeAssistantDiscovery.addingRemovals(to: before, replacing: before) == before)
+        #expect(HomeAssistantDiscovery.addingRemovals(to: before, replacing: nil) == before)
+        #expect(HomeAssistantDiscovery.addingRemovals(to: "", replacing: before) == "")
     }
 
     @Test func everyComponentHasPlatformNameAndPatternedUniqueID() throws {
@@ -153,12 +213,16 @@ struct DiscoveryTests {
 
     @Test func enumLevelSensorsHaveOptionsButNoStateClassOrUnit() throws {
         let comps = try config(input())
-        let enums = comps.filter { $0.value["device_class"] as? String == "enum" }
-        #expect(Set(enums.keys) == Set((items.map(\.id) + ["max"]).map { "pollen_\($0)_level" }))
+        let allEnums = comps.filter { $0.value["device_class"] as? String == "enum" }
+        #expect(
+            Set(allEnums.keys)
+                == Set((items.map(\.id) + ["max"]).map { "pollen_\($0)_level" } + ["pollen_trend", "pollen_peak"]))
+        let enums = allEnums.filter { $0.key.hasSuffix("_level") }
         for (metric, component) in enums {
             #expect(component["state_class"] == nil, "\(metric)")
             #expect(component["unit_of_measurement"] == nil, "\(metric)")
-            #expect(component["options"] as? [String] == ["None", "Low", "Moderate", "High", "Very High", "Unknown"])
+            #expect(component["options"] as? [String] == ["No pollen", "Low", "Moderate", "High", "Very High"])
+            #expect(component["value_template"] as? String == HomeAssistantDiscovery.levelTemplate)
             #expect((component["state_topic"] as? String)?.hasSuffix("/level") == true)
         }
         #expect(comps["pollen_max_level"]?["state_topic"] as? String == "breeze/home/pollen/max/level")

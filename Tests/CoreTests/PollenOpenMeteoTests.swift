@@ -81,7 +81,10 @@ struct PollenOpenMeteoTests {
                     + "Contains modified Copernicus Atmosphere Monitoring Service information 2026. "
                     + "Neither the European Commission nor ECMWF is responsible for any use that may be made of the "
                     + #"information it contains.""#))
-        #expect(tree["\(base)/max"] == ##"{"id":"weed","name":"Weed","value":1,"level":"Low","color":"#34c759"}"##)
+        #expect(
+            tree["\(base)/max"]
+                == ##"{"id":"weed","name":"Weed","value":1,"level":"Low","color":"#34c759","color_rgb":[52,199,89],"trend":"steady"}"##
+        )
     }
 
     @Test func newYorkAllNullIsUnsupported() throws {

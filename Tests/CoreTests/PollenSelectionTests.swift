@@ -68,7 +68,9 @@ struct PollenLevelTests {
         #expect(selection.max == nil)
         let tree = PollenTopics.tree(topics: TopicLayout(prefix: "b").location("l"), selection: selection, fetchedAt: 0)
         #expect(
-            tree["b/l/pollen/max"] == ##"{"id":null,"name":null,"value":null,"level":"Unknown","color":"#8e8e93"}"##)
+            tree["b/l/pollen/max"]
+                == ##"{"id":null,"name":null,"value":null,"level":"Unknown","color":"#8e8e93","color_rgb":[142,142,147],"##
+                + ##""trend":"unknown"}"##)
         #expect(tree["b/l/pollen/max/value"] == "None")
         #expect(tree["b/l/pollen/max/level"] == "Unknown")
         #expect(tree["b/l/pollen/max/color"] == "#8e8e93")

@@ -37,7 +37,9 @@ struct PollenTopicTests {
                 ##""health_recommendations":null,"index_category":"Very Low","index_description":"\##(grassDesc)","##
                     + ##""index_color":"#009e3a","grains_per_m3":null"## + forecast))
 
-        let max = ##"{"id":"grass","name":"Grass","value":1,"level":"Low","color":"#34c759"}"##
+        let max =
+            ##"{"id":"grass","name":"Grass","value":1,"level":"Low","color":"#34c759","color_rgb":[52,199,89],"##
+            + ##""trend":"unknown"}"##
         let days =
             ##""days":[{"date":"2023-07-11","items":[{"id":"grass","value":1,"level":"Low","color":"#34c759"},"##
             + ##"{"id":"birch","value":1,"level":"Low","color":"#34c759"}]},"##
@@ -65,8 +67,16 @@ struct PollenTopicTests {
         #expect(tree["\(base)/grass/d1/color"] == "#8e8e93")
         #expect(tree["\(base)/birch/d1/value"] == "None")
         #expect(tree["\(base)/grass/d2/value"] == nil)
-        // summary + per item (json, 3 scalars, 3 per forecast day) + max (json + 3) + updated_at + stale
-        #expect(tree.count == 1 + 2 * (1 + 3 + 3) + 4 + 2)
+        // Tomorrow has no index: no trend.
+        #expect(tree["\(base)/grass/trend"] == "unknown")
+        #expect(tree["\(base)/max/trend"] == "unknown")
+        #expect(
+            tree["\(base)/peak"]
+                == ##"{"date":"2023-07-11","id":"grass","name":"Grass","value":1,"level":"Low","color":"#34c759"}"##)
+        #expect(tree["\(base)/peak/date"] == "2023-07-11")
+        // summary + per item (json, 3 scalars, trend, 3 per forecast day) + max (json + 3 + trend)
+        // + peak (json + 3) + updated_at + stale
+        #expect(tree.count == 1 + 2 * (1 + 3 + 1 + 3) + 5 + 4 + 2)
     }
 
     @Test func germanyFixtureTopics() throws {
@@ -86,7 +96,16 @@ struct PollenTopicTests {
         #expect(tree["\(base)/graminales/d4/level"] == "Unknown")
         #expect(tree["\(base)/mugwort/d1/level"] == "Low")
         #expect(
-            tree["\(base)/max"] == ##"{"id":"grass","name":"Grass","value":2,"level":"Moderate","color":"#ff9500"}"##)
+            tree["\(base)/max"]
+                == ##"{"id":"grass","name":"Grass","value":2,"level":"Moderate","color":"#ff9500","color_rgb":[255,149,0],"##
+                + ##""trend":"steady"}"##)
+        #expect(tree["\(base)/max/trend"] == "steady")
+        #expect(tree["\(base)/weed/trend"] == "steady")
+        #expect(tree["\(base)/tree/trend"] == "unknown")
+        // Ties go to the earliest day.
+        #expect(tree["\(base)/peak/date"] == "2025-08-03")
+        #expect(tree["\(base)/peak/level"] == "Moderate")
+        #expect(tree["\(base)/peak/color"] == "#ff9500")
         // Plant descriptions of the days 4–5 items are borrowed from day 1 entries (same plant).
         let graminales = try #require(tree["\(base)/graminales"])
         #expect(graminales.contains(##""family":"Poaceae""##))
@@ -124,5 +143,43 @@ struct PollenTopicTests {
         #expect(tree(0) == "1970-01-01T00:00:00Z")
         #expect(tree(-1) == "1969-12-31T23:59:59Z")
         #expect(tree(951_825_600) == "2000-02-29T12:00:00Z")
+    }
+
+    @Test func trendComparesTomorrowWithToday() {
+        #expect(PollenTrend(today: 1, tomorrow: 3) == .rising)
+        #expect(PollenTrend(today: 4, tomorrow: 0) == .falling)
+        #expect(PollenTrend(today: 0, tomorrow: 0) == .steady)
+        #expect(PollenTrend(today: nil, tomorrow: 2) == .unknown)
+        #expect(PollenTrend(today: 2, tomorrow: nil) == .unknown)
+    }
+
+    @Test func peakIsTheHighestMaxOverTheDaysWithData() {
+        func day(_ d: Int, grass: Int?, tree: Int?) -> PollenDay {
+            PollenDay(
+                date: date(2026, 5, d),
+                items: [
+                    PollenItem(code: "GRASS", name: "Grass", isPlant: false, value: grass),
+                    PollenItem(code: "TREE", name: "Tree", isPlant: false, value: tree),
+                ])
+        }
+        func select(_ days: [PollenDay]) -> PollenSelection {
+            PollenSelection.select(
+                report: PollenReport(source: .google, days: days), today: date(2026, 5, 1), days: 4, fetchedAt: 0,
+                now: 0, stale: false)
+        }
+        let busy = select([
+            day(1, grass: 1, tree: nil), day(2, grass: 2, tree: 4), day(3, grass: 4, tree: 0),
+            day(4, grass: nil, tree: nil),
+        ])
+        #expect(busy.peak?.date == date(2026, 5, 2))
+        #expect(busy.peak?.item.code == "TREE")
+        let empty = select([day(1, grass: nil, tree: nil), day(2, grass: nil, tree: nil)])
+        #expect(empty.peak == nil)
+        let tree = PollenTopics.tree(topics: TopicLayout(prefix: "b").location("x"), selection: empty, fetchedAt: 0)
+        #expect(tree["b/x/pollen/peak/date"] == "None")
+        #expect(tree["b/x/pollen/peak/level"] == "Unknown")
+        #expect(
+            tree["b/x/pollen/peak"]
+                == ##"{"date":null,"id":null,"name":null,"value":null,"level":"Unknown","color":"#8e8e93"}"##)
     }
 }

@@ -1,4 +1,5 @@
 import BreezeHTTP
+import BreezeTestSupport
 import Foundation
 import Testing
 
@@ -46,7 +47,7 @@ struct TLSTests {
             // SIGKILL: s_server launched from the test process does not always act on SIGTERM
             // (the signal can arrive blocked), and waiting for it would hang the suite.
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.waitForTermination()
             try? FileManager.default.removeItem(at: directory)
         }
 
@@ -76,7 +77,7 @@ struct TLSTests {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            process.waitUntilExit()
+            process.waitForTermination()
             try #require(process.terminationStatus == 0, "\(executable) \(arguments.first ?? "") failed")
         }
     }

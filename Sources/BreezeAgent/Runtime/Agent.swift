@@ -204,7 +204,24 @@ final class Agent {
     /// through its actions).
     func setAllScopes(on publisher: RetainedPublisher, now: Int64) {
         for case .setScope(let scope) in performLocal(state.scopeActions(now: now)) {
-            publisher.set(scope: scope.scope, scope.tree)
+            setScope(scope, on: publisher)
         }
+    }
+
+    /// Sets a sink's scope on the publisher. A Home Assistant device config that drops
+    /// components of the one published before names them for removal, as Home Assistant needs
+    /// (``HomeAssistantDiscovery/addingRemovals(to:replacing:)``).
+    func setScope(_ scope: SinkScope, on publisher: RetainedPublisher) {
+        guard let tree = scope.tree, scope.scope.hasPrefix(state.layout.discoveryPrefix + "/device/"),
+            let payload = tree[scope.scope]
+        else {
+            publisher.set(scope: scope.scope, scope.tree)
+            return
+        }
+        var config = TopicTree()
+        config.set(
+            scope.scope,
+            HomeAssistantDiscovery.addingRemovals(to: payload, replacing: publisher.published(scope.scope)))
+        publisher.set(scope: scope.scope, config)
     }
 }

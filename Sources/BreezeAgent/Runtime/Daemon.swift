@@ -28,7 +28,7 @@ extension Agent {
         let startTime = time()
         restoreStoredResponses(now: startTime.now)
         for case .setScope(let scope) in performLocal(state.start(at: startTime)) {
-            publisher.set(scope: scope.scope, scope.tree)
+            setScope(scope, on: publisher)
         }
         for case .handover(let step) in performLocal(state.beginHandover(published: publisher.published)) {
             publisher.perform(step)
@@ -69,7 +69,7 @@ extension Agent {
                             continuation.yield(.fetched(key, outcome))
                         }
                     case .setScope(let scope):
-                        publisher.set(scope: scope.scope, scope.tree)
+                        setScope(scope, on: publisher)
                     case .handover(.unsubscribe(let topics)):
                         for topic in topics { try? client.unsubscribe(topic) }
                     case .handover(let step):

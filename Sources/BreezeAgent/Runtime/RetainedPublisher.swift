@@ -154,6 +154,9 @@ public final class RetainedPublisher: Sendable {
     /// The retained topics as the agent believes the broker holds them.
     public var published: [String: String] { state.withLock { $0.published } }
 
+    /// What was last published on one topic (nil: nothing).
+    public func published(_ topic: String) -> String? { state.withLock { $0.published[topic] } }
+
     /// Everything the agent wants on the broker now (kept scopes included).
     public var wanted: [String: String] {
         state.withLock { Self.merged(Self.wanted(in: $0, scopes: $0.scopes.keys)) }

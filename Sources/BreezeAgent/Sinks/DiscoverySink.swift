@@ -11,18 +11,21 @@ struct DiscoverySink: RetainedSink {
     func contents(of snapshot: LocationSnapshot, context: SinkContext) -> [SinkScope] {
         let scope = snapshot.topics.deviceConfig
         let items: [DiscoveryInput.PollenItem]
+        var forecast = false
         switch snapshot.pollen {
         case .unknown: return [SinkScope(scope: scope, tree: nil)]
         case .unavailable: items = []
         case .selected(let selection, _):
             items = selection.items.map { .init(id: $0.topicID, name: $0.name, isPlant: $0.isPlant) }
+            forecast = selection.days.count > 1
         }
         let config = context.config
         var input = DiscoveryInput(
             topicPrefix: context.layout.prefix, discoveryPrefix: context.layout.discoveryPrefix,
             agentVersion: BreezeVersion.string, qos: config.mqtt.qos,
             location: .init(id: snapshot.location.config.id, name: snapshot.location.config.name),
-            pollenAvailable: !items.isEmpty, pollenItems: items, climateEnabled: config.climate.enabled)
+            pollenAvailable: !items.isEmpty, pollenItems: items, climateEnabled: config.climate.enabled,
+            pollenForecast: forecast)
         input.airEnabled = config.air.enabled
         // Risk needs pollen: without it the risk topics are cleared, and so are its entities.
         input.profiles = items.isEmpty ? [] : config.profiles.map { .init(id: $0.id, name: $0.name) }

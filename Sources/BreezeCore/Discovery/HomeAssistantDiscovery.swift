@@ -1,3 +1,5 @@
+import FoundationEssentials
+
 /// What Home Assistant discovery needs to know about one location (SPEC §3).
 public struct DiscoveryInput: Sendable, Equatable {
     /// A location as configured: its topic id (`[a-z0-9_-]+`) and display name.
@@ -43,6 +45,9 @@ public struct DiscoveryInput: Sendable, Equatable {
     public var pollenItems: [PollenItem]
     /// `climate.enabled`.
     public var climateEnabled: Bool
+    /// The pollen items have a forecast day 1 (`pollen.days` ≥ 2): the types get "tomorrow"
+    /// sensors (SPEC §3, §7).
+    public var pollenForecast: Bool
     /// `air.enabled` (SPEC §10.1).
     public var airEnabled = false
     /// A risk profile as announced: id (a topic level) and display name.
@@ -76,7 +81,8 @@ public struct DiscoveryInput: Sendable, Equatable {
         location: Location,
         pollenAvailable: Bool,
         pollenItems: [PollenItem],
-        climateEnabled: Bool
+        climateEnabled: Bool,
+        pollenForecast: Bool = false
     ) {
         self.topicPrefix = topicPrefix
         self.discoveryPrefix = discoveryPrefix
@@ -87,6 +93,7 @@ public struct DiscoveryInput: Sendable, Equatable {
         self.pollenAvailable = pollenAvailable
         self.pollenItems = pollenItems
         self.climateEnabled = climateEnabled
+        self.pollenForecast = pollenForecast
     }
 }
 
@@ -113,10 +120,23 @@ public enum HomeAssistantDiscovery {
     public static let model = "Pollen & climate agent"
     public static let originName = "breeze-agent"
 
-    /// The level options of the `enum` sensors, in severity order. `None` (zero pollen) is a
-    /// real option here: Home Assistant maps the text `None` to "unknown" only for numeric
-    /// sensors, and an `enum` sensor is not one.
-    public static let levelOptions = ["None", "Low", "Moderate", "High", "Very High", "Unknown"]
+    /// The level options of the `enum` sensors, in severity order. Home Assistant turns the
+    /// payload `None` into unknown for every sensor, enums included, before it checks the
+    /// options (seen on a real Home Assistant 2026.2), so the level sensors map the topic's
+    /// words through ``levelTemplate``: zero pollen is `No pollen`, "no index" is unknown.
+    public static let levelOptions = ["No pollen", "Low", "Moderate", "High", "Very High"]
+
+    /// The level sensors' `value_template`: `None` (zero pollen) → `No pollen`, `Unknown` (no
+    /// index) → `None` (Home Assistant's unknown), the other levels as they are.
+    public static let levelTemplate =
+        "{% if value == 'None' %}No pollen{% elif value == 'Unknown' %}None{% else %}{{ value }}{% endif %}"
+
+    /// The options of the "Pollen trend" `enum` sensor; the topic's `unknown` becomes Home
+    /// Assistant's unknown through ``trendTemplate``.
+    public static let trendOptions = ["rising", "falling", "steady"]
+
+    /// The trend sensor's `value_template`: `unknown` → `None` (Home Assistant's unknown).
+    public static let trendTemplate = "{% if value == 'unknown' %}None{% else %}{{ value }}{% endif %}"
 
     /// The options of the unit select; the agent accepts both on `climate/unit/set`.
     public static let unitOptions = ["°C", "°F"]
@@ -126,13 +146,51 @@ public enum HomeAssistantDiscovery {
         DiscoveryMessage(topic: configTopic(for: input), payload: devicePayload(for: input).serialized)
     }
 
+    /// A device config `payload` (from ``deviceConfig(for:)``) that replaces `previous`, the
+    /// config published before. Home Assistant 2026.2 does not remove a component that is merely
+    /// left out of an updated device config: it must be sent once as `{"platform": …}` alone.
+    /// So each real component of `previous` missing from `payload` is added as such a removal
+    /// entry; removal entries of `previous` are not carried on, so they live for one publish.
+    /// An empty `payload` (the device removed) is returned as it is: Home Assistant removes
+    /// every component then.
+    public static func addingRemovals(to payload: String, replacing previous: String?) -> String {
+        guard let previous, !previous.isEmpty, !payload.isEmpty,
+            let old = try? JSONDecoder().decode(AnnouncedDevice.self, from: Data(previous.utf8)),
+            let new = try? JSONDecoder().decode(AnnouncedDevice.self, from: Data(payload.utf8)),
+            payload.hasSuffix("}}")  // `components` is the root's last member (devicePayload)
+        else { return payload }
+        let removed = old.components.filter { $0.value.uniqueID != nil && new.components[$0.key] == nil }
+        guard !removed.isEmpty else { return payload }
+        var entries = ""
+        for (metric, component) in removed.sorted(by: { $0.key < $1.key }) {
+            entries +=
+                "," + JSONValue.string(metric).serialized + ":"
+                + JSONValue.object([JSONMember("platform", .string(component.platform))]).serialized
+        }
+        return String(payload.dropLast(2)) + entries + "}}"
+    }
+
+    /// What ``addingRemovals(to:replacing:)`` reads back from a config.
+    private struct AnnouncedDevice: Decodable {
+        struct Component: Decodable {
+            var platform: String
+            /// Nil in a removal entry.
+            var uniqueID: String?
+            enum CodingKeys: String, CodingKey {
+                case platform
+                case uniqueID = "unique_id"
+            }
+        }
+        var components: [String: Component]
+    }
+
     /// The config topic of the input's device.
     public static func configTopic(for input: DiscoveryInput) -> String { input.topics.deviceConfig }
 
     /// The device config document.
     public static func devicePayload(for input: DiscoveryInput) -> JSONValue {
         let deviceID = DiscoveryNaming.deviceID(topicPrefix: input.topicPrefix, locationID: input.location.id)
-        var components = ComponentList(deviceID: deviceID)
+        var components = ComponentList(deviceID: deviceID, qos: input.qos)
         let topics = input.topics
 
         if input.pollenAvailable { addPollen(input, topics: topics, to: &components) }
@@ -173,7 +231,7 @@ public enum HomeAssistantDiscovery {
                 "support_url": .string(input.supportURL),
             ]),
             "availability": Availability.discoveryList(statusTopic: input.layout.status),
-            "qos": .integer(input.qos),
+            // Last: ``addingRemovals(to:replacing:)`` appends to it.
             "components": .object(components.members),
         ])
     }
@@ -187,26 +245,57 @@ public enum HomeAssistantDiscovery {
             pollenValue("pollen_max", name: "Pollen max", base: topics.pollenMax, enabled: true),
             pollenLevel("pollen_max_level", name: "Pollen max level", base: topics.pollenMax, enabled: true),
         ])
+        // SPEC §7.1: tomorrow's `max` against today's, and the expected peak (date as an attribute).
+        components.add(
+            "pollen_trend", platform: "sensor", name: "Pollen trend",
+            [
+                "state_topic": .string(ScalarTopics.trend(topics.pollenMax)),
+                "value_template": .string(trendTemplate),
+                "device_class": .string("enum"),
+                "options": .array(trendOptions.map(JSONValue.string)),
+                "icon": .string("mdi:chart-line"),
+            ])
+        components.add(
+            "pollen_peak", platform: "sensor", name: "Expected pollen peak",
+            [
+                "state_topic": .string(ScalarTopics.level(topics.pollenPeak)),
+                "value_template": .string(levelTemplate),
+                "device_class": .string("enum"),
+                "options": .array(levelOptions.map(JSONValue.string)),
+                "json_attributes_topic": .string(topics.pollenPeak),
+                "icon": .string("mdi:calendar-alert"),
+            ])
         for item in input.pollenItems {
             let metric = "pollen_" + DiscoveryNaming.slug(item.id)
             let topic = topics.pollenItem(item.id)
-            components.addGroup([
+            var group = [
                 pollenValue(metric, name: item.name + " pollen", base: topic, enabled: !item.isPlant),
                 pollenLevel(metric + "_level", name: item.name + " pollen level", base: topic, enabled: !item.isPlant),
-            ])
+            ]
+            // A numeric "tomorrow" sensor per type (the `d1` value), for automations.
+            if !item.isPlant && input.pollenForecast {
+                group.append(
+                    pollenValue(
+                        metric + "_tomorrow", name: item.name + " pollen tomorrow",
+                        base: topics.pollenItem(item.id, day: 1), enabled: true, attributes: false))
+            }
+            components.addGroup(group)
         }
     }
 
     /// A numeric 0–5 sensor. The `None` scalar (no index) needs no template: Home Assistant
     /// reads the text `None` as "unknown" on a sensor with a `state_class`.
-    private static func pollenValue(_ metric: String, name: String, base: String, enabled: Bool) -> Component {
+    private static func pollenValue(
+        _ metric: String, name: String, base: String, enabled: Bool, attributes: Bool = true
+    ) -> Component {
         var options: [JSONMember] = [
             JSONMember("state_topic", .string(ScalarTopics.value(base))),
             JSONMember("state_class", .string("measurement")),
             JSONMember("suggested_display_precision", .integer(0)),
-            JSONMember("json_attributes_topic", .string(base)),
-            JSONMember("icon", .string("mdi:flower-pollen")),
         ]
+        // A forecast day's value topic has no item JSON of its own beside it.
+        if attributes { options.append(JSONMember("json_attributes_topic", .string(base))) }
+        options.append(JSONMember("icon", .string("mdi:flower-pollen")))
         if !enabled { options.append(JSONMember("enabled_by_default", .bool(false))) }
         return Component(metric: metric, platform: "sensor", name: name, options: options)
     }
@@ -216,6 +305,7 @@ public enum HomeAssistantDiscovery {
     private static func pollenLevel(_ metric: String, name: String, base: String, enabled: Bool) -> Component {
         var options: [JSONMember] = [
             JSONMember("state_topic", .string(ScalarTopics.level(base))),
+            JSONMember("value_template", .string(levelTemplate)),
             JSONMember("device_class", .string("enum")),
             JSONMember("options", .array(levelOptions.map(JSONValue.string))),
             JSONMember("icon", .string("mdi:flower-pollen-outline")),
@@ -443,10 +533,15 @@ private struct Component {
 /// and keeps metrics unique.
 private struct ComponentList {
     let deviceID: String
+    /// `mqtt.qos`, set in every component: Home Assistant does not pass a root `qos` on.
+    let qos: Int
     var members: [JSONMember] = []
     var used: Set<String> = []
 
-    init(deviceID: String) { self.deviceID = deviceID }
+    init(deviceID: String, qos: Int) {
+        self.deviceID = deviceID
+        self.qos = qos
+    }
 
     mutating func add(_ metric: String, platform: String, name: String, _ options: KeyValuePairs<String, JSONValue>) {
         addGroup([
@@ -472,7 +567,7 @@ private struct ComponentList {
                     JSONMember(
                         "default_entity_id",
                         .string(component.platform + "." + DiscoveryNaming.entityObjectID(uniqueID))),
-                ] + component.options
+                ] + component.options + [JSONMember("qos", .integer(qos))]
             members.append(JSONMember(component.metric, .object(config)))
         }
     }

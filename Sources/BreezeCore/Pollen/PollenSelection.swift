@@ -104,6 +104,24 @@ public struct PollenSelection: Sendable, Hashable {
 
     /// The summary `max`: today's general type (GRASS, TREE, WEED) with the highest value,
     /// ties going to the earlier in that order; nil when none of them has an index.
+    public var max: PollenItem? { days.first?.max }
+
+    /// The day with the highest `max` over today and the forecast days that have one (the
+    /// earliest on ties), with that day's `max` item (SPEC §7.1); nil when no day has one.
+    public var peak: (date: CivilDate, item: PollenItem)? {
+        var best: (date: CivilDate, item: PollenItem)?
+        for day in days {
+            guard let item = day.max, let value = item.value else { continue }
+            if let current = best?.item.value, current >= value { continue }
+            best = (day.date, item)
+        }
+        return best
+    }
+}
+
+extension PollenDay {
+    /// The day's general type (GRASS, TREE, WEED) with the highest value, ties going to the
+    /// earlier in that order; nil when none of them has an index.
     public var max: PollenItem? {
         var best: PollenItem?
         for code in GooglePollen.typeCodes {
@@ -117,10 +135,24 @@ public struct PollenSelection: Sendable, Hashable {
     }
 }
 
+/// Tomorrow's value against today's (SPEC §7.1).
+public enum PollenTrend: String, Sendable {
+    case rising, falling, steady, unknown
+
+    /// `unknown` when either day has no index.
+    public init(today: Int?, tomorrow: Int?) {
+        guard let today, let tomorrow else {
+            self = .unknown
+            return
+        }
+        self = tomorrow > today ? .rising : tomorrow < today ? .falling : .steady
+    }
+}
+
 extension PollenItem {
     /// The item's topic segment: the code in lower case with anything outside `[a-z0-9_]`
     /// mapped to `_` (SPEC §3). Ids that would collide with the fixed topics beside the items
-    /// (`max`, `updated_at`, `stale`) get a trailing `_`.
+    /// (`max`, `updated_at`, `stale`, `peak`) get a trailing `_`.
     public var topicID: String {
         var id = ""
         for scalar in code.lowercased().unicodeScalars {
@@ -130,7 +162,7 @@ extension PollenItem {
             }
         }
         if id.isEmpty { id = "_" }
-        if ["max", "updated_at", "stale"].contains(id) { id += "_" }
+        if ["max", "updated_at", "stale", "peak"].contains(id) { id += "_" }
         return id
     }
 }

@@ -5,8 +5,11 @@
 /// <p>/<loc>/pollen/<id>                 JSON item with forecast[]
 /// <p>/<loc>/pollen/<id>/value|level|color
 /// <p>/<loc>/pollen/<id>/d<N>/value|level|color
-/// <p>/<loc>/pollen/max                  JSON {id, name, value, level, color}
-/// <p>/<loc>/pollen/max/value|level|color
+/// <p>/<loc>/pollen/<id>/trend           rising | falling | steady | unknown (d1 against today)
+/// <p>/<loc>/pollen/max                  JSON {id, name, value, level, color, color_rgb, trend}
+/// <p>/<loc>/pollen/max/value|level|color|trend
+/// <p>/<loc>/pollen/peak                 JSON {date, id, name, value, level, color}
+/// <p>/<loc>/pollen/peak/date|level|color
 /// <p>/<loc>/pollen/updated_at|stale
 /// ```
 public enum PollenTopics {
@@ -33,6 +36,7 @@ public enum PollenTopics {
         var tree = TopicTree()
         let today = selection.items
         let forecastDays = Array(selection.days.dropFirst())
+        let maxTrend = PollenTrend(today: selection.max?.value, tomorrow: forecastDays.first?.max?.value)
 
         let summary: JSONValue = .object([
             "date": .string(selection.today.description),
@@ -41,7 +45,7 @@ public enum PollenTopics {
             "updated_at": .string(updatedAt),
             "stale": .bool(selection.stale),
             "attribution": .string(selection.source.attribution(year: selection.today.year)),
-            "max": maxJSON(selection.max, palette: palette),
+            "max": maxJSON(selection.max, trend: maxTrend, palette: palette),
             "items": .array(today.map { itemJSON($0, forecast: nil, palette: palette) }),
             "days": .array(
                 selection.days.map { day in
@@ -66,13 +70,34 @@ public enum PollenTopics {
             let forecast = forecastDays.map { ($0.date, $0.items[index]) }
             tree.set(topic, json: itemJSON(item, forecast: forecast, palette: palette))
             setScalars(&tree, topic, item.value, palette: palette)
+            let trend = PollenTrend(today: item.value, tomorrow: forecastDays.first?.items[index].value)
+            tree.set(ScalarTopics.trend(topic), trend.rawValue)
             for (n, day) in forecastDays.enumerated() {
                 setScalars(&tree, topics.pollenItem(item.topicID, day: n + 1), day.items[index].value, palette: palette)
             }
         }
 
-        tree.set(topics.pollenMax, json: maxJSON(selection.max, palette: palette))
+        tree.set(topics.pollenMax, json: maxJSON(selection.max, trend: maxTrend, palette: palette))
         setScalars(&tree, topics.pollenMax, selection.max?.value, palette: palette)
+        tree.set(ScalarTopics.trend(topics.pollenMax), maxTrend.rawValue)
+
+        // The expected peak (SPEC §7.1): the highest `max` over the days that have one.
+        let peak = selection.peak
+        let peakLevel = PollenLevel(value: peak?.item.value)
+        let peakColor = palette.color(for: peakLevel).description
+        tree.set(
+            topics.pollenPeak,
+            json: .object([
+                "date": .optional(peak?.date.description),
+                "id": .optional(peak?.item.topicID),
+                "name": .optional(peak?.item.name),
+                "value": valueJSON(peak?.item.value),
+                "level": .string(peakLevel.label),
+                "color": .string(peakColor),
+            ]))
+        tree.set(ScalarTopics.date(topics.pollenPeak), peak?.date.description ?? noValue)
+        tree.set(ScalarTopics.level(topics.pollenPeak), peakLevel.label)
+        tree.set(ScalarTopics.color(topics.pollenPeak), peakColor)
         tree.set(topics.pollenUpdatedAt, updatedAt)
         tree.set(topics.pollenStale, selection.stale ? "true" : "false")
         return tree
@@ -88,14 +113,18 @@ public enum PollenTopics {
 
     private static func valueJSON(_ value: Int?) -> JSONValue { value.map { .integer($0) } ?? .null }
 
-    private static func maxJSON(_ item: PollenItem?, palette: PollenPalette) -> JSONValue {
+    private static func maxJSON(_ item: PollenItem?, trend: PollenTrend, palette: PollenPalette) -> JSONValue {
         let level = PollenLevel(value: item?.value)
+        let color = palette.color(for: level)
         return .object([
             "id": .optional(item?.topicID),
             "name": .optional(item?.name),
             "value": valueJSON(item?.value),
             "level": .string(level.label),
-            "color": .string(palette.color(for: level).description),
+            "color": .string(color.description),
+            // `[r, g, b]`, ready for Home Assistant's `light.turn_on` `rgb_color` (SPEC §3).
+            "color_rgb": color.json,
+            "trend": .string(trend.rawValue),
         ])
     }
 

@@ -1,0 +1,83 @@
+"""Session parts of `make test-ha`: one broker, one API stand-in, one Home Assistant with the
+MQTT integration set up through the REST config flow. Scenario modules start their own agents.
+
+Environment (set by scripts/test-ha.sh): BREEZE_HA_VENV (the venv with `hass`), BREEZE_AGENT_BIN
+(the release binary), BREEZE_HA_KEEP=1 keeps the work folder for reading the logs."""
+
+import os
+import shutil
+import tempfile
+
+import pytest
+
+from fake_api import FakeAPI
+from harness import Broker, HomeAssistant
+
+SCENARIO_PROBLEMS = {}
+
+
+def pytest_terminal_summary(terminalreporter):
+    import sys
+    google = sys.modules.get("test_1_google")
+    if google is not None and google.STATES:
+        terminalreporter.write_sep("-", "Google scenario: the home device's entities and states")
+        for entity_id, value in google.STATES.items():
+            terminalreporter.write_line("%-52s %s" % (entity_id, value))
+    if google is not None:
+        terminalreporter.write_sep("-", "removals as Home Assistant handled them")
+        for case, left in google.LEFT_BEHIND.items():
+            terminalreporter.write_line("%s: disabled entities left in the registry: %d" % (case, len(left)))
+        for case, count in google.HA_ECHO.items():
+            terminalreporter.write_line("%s: Home Assistant's own cleanup warnings: %d" % (case, count))
+    if SCENARIO_PROBLEMS:
+        terminalreporter.write_sep("-", "homeassistant.components.mqtt WARNING/ERROR lines per scenario")
+        for name, lines in SCENARIO_PROBLEMS.items():
+            terminalreporter.write_line("%-12s %d" % (name, len(lines)))
+            for line in lines:
+                terminalreporter.write_line("    " + line.replace("\n", "\n    "))
+
+
+@pytest.fixture(scope="session")
+def workdir():
+    path = tempfile.mkdtemp(prefix="breeze-ha.")
+    yield path
+    if os.environ.get("BREEZE_HA_KEEP") == "1":
+        print("\nwork folder kept: " + path)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def agent_bin():
+    path = os.environ.get("BREEZE_AGENT_BIN", "")
+    assert os.access(path, os.X_OK), "BREEZE_AGENT_BIN must name the release agent (got %r)" % path
+    return path
+
+
+@pytest.fixture(scope="session")
+def broker(workdir):
+    b = Broker(workdir)
+    yield b
+    b.close()
+
+
+@pytest.fixture(scope="session")
+def api():
+    a = FakeAPI()
+    yield a
+    a.close()
+
+
+@pytest.fixture(scope="session")
+def hass(workdir, broker):
+    venv = os.environ.get("BREEZE_HA_VENV", "")
+    assert os.path.isfile(os.path.join(venv, "bin", "hass")), "BREEZE_HA_VENV must name the Home Assistant venv"
+    ha = HomeAssistant(venv, workdir)
+    try:
+        ha.start()
+        ha.setup_mqtt(broker.port)
+    except BaseException:
+        ha.stop()  # a failed start must not leave Home Assistant running
+        raise
+    yield ha
+    ha.stop()

@@ -1,0 +1,62 @@
+"""What Home Assistant must show for one location: the entity table of docs/home-assistant.md,
+as data (test_docs.py checks that the docs table says the same)."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Entity:
+    entity_id: str
+    unique_id: str
+    device_class: object = None   # None: no device class
+    unit: object = None
+    state_class: object = None
+    enabled: bool = True
+    category: object = None       # entity_category: None, "config", "diagnostic"
+
+
+LEVEL_OPTIONS = ["No pollen", "Low", "Moderate", "High", "Very High"]
+
+
+def slug(text):
+    return text.replace("-", "_")
+
+
+TREND_OPTIONS = ["rising", "falling", "steady"]
+
+
+def location_entities(prefix, location, pollen_types=(), plants=(), climate=True, forecast=True):
+    """Entities of one location's device. `pollen_types`/`plants`: the lower-case item ids;
+    none at all means pollen is off for the location. `forecast`: the items have a day 1."""
+    device = slug(prefix) + "_" + slug(location)
+    out = []
+
+    def add(platform, metric, **kwargs):
+        out.append(Entity("%s.%s_%s" % (platform, device, metric), "%s_%s" % (device, metric), **kwargs))
+
+    pollen = bool(pollen_types or plants)
+    if pollen:
+        add("sensor", "pollen_max", state_class="measurement")
+        add("sensor", "pollen_max_level", device_class="enum")
+        add("sensor", "pollen_trend", device_class="enum")
+        add("sensor", "pollen_peak", device_class="enum")
+        for item in list(pollen_types) + list(plants):
+            enabled = item in pollen_types
+            add("sensor", "pollen_" + item, state_class="measurement", enabled=enabled)
+            add("sensor", "pollen_%s_level" % item, device_class="enum", enabled=enabled)
+            if enabled and forecast:
+                add("sensor", "pollen_%s_tomorrow" % item, state_class="measurement")
+    if climate:
+        add("sensor", "climate_current", device_class="temperature", unit="°C", state_class="measurement")
+        add("sensor", "climate_baseline", device_class="temperature", unit="°C", state_class="measurement")
+        add("sensor", "climate_change", device_class="temperature_delta", unit="°C", state_class="measurement")
+    add("button", "refresh")
+    if climate:
+        add("select", "climate_unit", category="config")
+    if pollen:
+        add("sensor", "pollen_updated_at", device_class="timestamp", category="diagnostic")
+        add("binary_sensor", "pollen_stale", device_class="problem", category="diagnostic")
+    if climate:
+        add("binary_sensor", "climate_stale", device_class="problem", category="diagnostic")
+    add("sensor", "api_calls_today", state_class="total_increasing", category="diagnostic")
+    return out

@@ -1,0 +1,194 @@
+"""A loopback stand-in for the Google Pollen and Open-Meteo APIs, serving the real fixtures.
+
+Google answers with the real 5-day response (shared fixtures, copied to
+Tests/CoreTests/Fixtures) whose dates are moved to today; per location (keyed by latitude) a
+scenario may edit today's index values in the response's own format (a zero index is an
+`indexInfo` without `value`, as proto3 JSON omits zeros). Open-Meteo air quality answers with
+the real Brno response (in Europe) or the real New York one (outside Europe: every pollen value
+null), their hours moved to today. Open-Meteo climate answers in the daily format of the real
+archive/forecast responses, with chosen years null. A location can be switched to "unsupported"
+(Google's and Open-Meteo's real HTTP 400 bodies) or to failing (HTTP 503).
+"""
+
+import copy
+import datetime
+import json
+import os
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIXTURES = os.path.join(ROOT, "Tests/CoreTests/Fixtures")
+GOOGLE_FIXTURE = os.path.join(FIXTURES, "eXPerience83-pollenlevels__google_pollen_forecast_5_days.es.json")
+AIR_EUROPE_FIXTURE = os.path.join(FIXTURES, "Vybo-reflbo__air_brno_2026-10-01.json")
+AIR_OUTSIDE_FIXTURE = os.path.join(FIXTURES, "Vybo-reflbo__air_new_york_2026-10-01.json")
+
+# The real error bodies (shared fixtures: google-pollen/observed-error-bodies.md, POLLEN-KEYFREE.md).
+GOOGLE_UNSUPPORTED = (b'{\n  "error": {\n    "code": 400,\n    "message": "Information is unavailable for '
+                      b'this location. Please try a different location.",\n    "status": "INVALID_ARGUMENT"\n  }\n}\n')
+OPEN_METEO_UNSUPPORTED = b'{"error":true,"reason":"No data is available for this location"}'
+
+
+def today():
+    return datetime.datetime.now(datetime.timezone.utc).date()
+
+
+def climate_celsius(year):
+    """A plausible daily maximum per year, in tenths (the API gives one decimal)."""
+    return 118 + (year - 1980) * 3 // 10 + (year * 7) % 11 - 5
+
+
+class FakeAPI:
+    def __init__(self):
+        with open(GOOGLE_FIXTURE, encoding="utf-8") as f:
+            self.google = json.load(f)
+        with open(AIR_EUROPE_FIXTURE, encoding="utf-8") as f:
+            self.air_europe = json.load(f)
+        with open(AIR_OUTSIDE_FIXTURE, encoding="utf-8") as f:
+            self.air_outside = json.load(f)
+        self.lock = threading.Lock()
+        # Per latitude (the fixture's string form, as the agent sends it): what to answer.
+        self.google_today = {}      # lat -> {code: value or None (no indexInfo) or 0 (no value)}
+        self.unsupported = set()    # lat
+        self.failing = set()        # lat: HTTP 503 for every API
+        self.null_years = {}        # lat -> set of years whose temperature is null
+        self.outside_europe = set()  # lat: air quality answers with the New York body
+        self.requests = []
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.base = "http://127.0.0.1:%d" % self.port
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def endpoints_yaml(self):
+        return [
+            "endpoints:",
+            "  pollen: %s/google/v1" % self.base,
+            "  air_quality: %s/aq/v1" % self.base,
+            "  climate_archive: %s/archive/v1" % self.base,
+            "  climate_forecast: %s/forecast/v1" % self.base,
+        ]
+
+    def count(self, kind):
+        with self.lock:
+            return sum(1 for k in self.requests if k == kind)
+
+    # ------------------------------------------------------------------ bodies
+
+    def _google(self, lat):
+        doc = copy.deepcopy(self.google)
+        start = today()
+        for offset, day in enumerate(doc["dailyInfo"]):
+            d = start + datetime.timedelta(days=offset)
+            day["date"] = {"year": d.year, "month": d.month, "day": d.day}
+        edits = self._lookup(self.google_today, lat) or {}
+        day0 = doc["dailyInfo"][0]
+        for info in day0["pollenTypeInfo"] + day0.get("plantInfo", []):
+            if info["code"] not in edits:
+                continue
+            value = edits[info["code"]]
+            if value is None:
+                info.pop("indexInfo", None)
+                info.pop("inSeason", None)
+                continue
+            template = {"code": "UPI", "displayName": "Universal Pollen Index",
+                        "category": "Very Low", "indexDescription": "", "color": {"green": 0.6}}
+            index = dict(info.get("indexInfo", template))
+            if value == 0:
+                index.pop("value", None)  # proto3 JSON: a zero is omitted
+                index["category"] = "None"
+            else:
+                index["value"] = value
+                index["category"] = {1: "Very Low", 2: "Low", 3: "Moderate", 4: "High", 5: "Very High"}[value]
+            info["indexInfo"] = index
+            info["inSeason"] = True
+        return 200, json.dumps(doc, ensure_ascii=False).encode()
+
+    def _air(self, lat):
+        doc = copy.deepcopy(self.air_outside if self._lookup(self.outside_europe, lat) else self.air_europe)
+        times = doc["hourly"]["time"]
+        offset = doc["utc_offset_seconds"]
+        first_local = datetime.datetime.fromtimestamp(times[0] + offset, datetime.timezone.utc).date()
+        local_today = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=offset)).date()
+        shift = (local_today - first_local).days * 86400
+        doc["hourly"]["time"] = [t + shift for t in times]
+        return 200, json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
+
+    def _daily(self, lat, lon, tz, dates):
+        nulls = self._lookup(self.null_years, lat) or set()
+        objects = []
+        for d in dates:
+            year = int(d[:4])
+            tenths = climate_celsius(year)
+            value = "null" if year in nulls else "%d.%d" % (tenths // 10, tenths % 10)
+            objects.append(
+                '{"latitude":%s,"longitude":%s,"generationtime_ms":0.4,"utc_offset_seconds":0,'
+                '"timezone":"%s","timezone_abbreviation":"GMT","elevation":38.0,'
+                '"daily_units":{"time":"iso8601","temperature_2m_max":"\u00b0C"},'
+                '"daily":{"time":["%s"],"temperature_2m_max":[%s]}}' % (lat, lon, tz, d, value))
+        text = objects[0] if len(objects) == 1 else "[" + ",".join(objects) + "]"
+        return 200, text.encode()
+
+    @staticmethod
+    def _lookup(table, lat):
+        """Tables are keyed by the latitude as the tests write it; the agent may print it
+        differently (51 for 51.0), so keys compare as numbers."""
+        for key in table:
+            if float(key) == float(lat):
+                return table[key] if isinstance(table, dict) else True
+        return None
+
+    def answer(self, path, query):
+        def q(name, default=""):
+            return query.get(name, [default])[0]
+
+        if path.endswith("/forecast:lookup"):
+            kind, lat = "google", q("location.latitude")
+        elif path.endswith("/air-quality"):
+            kind, lat = "air_quality", q("latitude")
+        elif path.endswith("/archive") or path.endswith("/forecast"):
+            kind, lat = "climate", q("latitude")
+        else:
+            return None, 404, b'{"error":true,"reason":"Not found"}'
+        with self.lock:
+            self.requests.append(kind)
+            failing = bool(self._lookup(self.failing, lat))
+            unsupported = bool(self._lookup(self.unsupported, lat))
+        if failing:
+            return kind, 503, b'{"error":true,"reason":"Service unavailable"}'
+        if kind == "google":
+            if unsupported:
+                return kind, 400, GOOGLE_UNSUPPORTED
+            return (kind,) + self._google(lat)
+        if kind == "air_quality":
+            if unsupported:
+                return kind, 400, OPEN_METEO_UNSUPPORTED
+            return (kind,) + self._air(lat)
+        dates = [d for d in q("start_date").split(",") if d]
+        return (kind,) + self._daily(lat, q("longitude", "0"), q("timezone", "GMT"), dates)
+
+    def _handler(self):
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):
+                parts = urlsplit(self.path)
+                _, status, body = api.answer(parts.path, parse_qs(parts.query))
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        return Handler

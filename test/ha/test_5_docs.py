@@ -1,0 +1,98 @@
+"""docs/home-assistant.md against the entities Home Assistant showed in this run (expected.py,
+which the scenarios above check against a real Home Assistant): the entity table lists exactly
+the entities of a location, with the right kind; the automations are valid for Home Assistant."""
+
+import os
+import re
+
+import pytest
+
+from expected import location_entities
+from harness import ROOT
+
+DOC = os.path.join(ROOT, "docs", "home-assistant.md")
+TYPES = ["grass", "tree", "weed"]
+
+
+def doc_text():
+    with open(DOC, encoding="utf-8") as f:
+        return f.read()
+
+
+def table_rows():
+    """(entity ids, kind, notes) of the table under "## Entities"."""
+    section = doc_text().split("## Entities", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        if not line.startswith("| `"):
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        ids = re.findall(r"`((?:sensor|binary_sensor|button|select)\.[a-z0-9_]+)`", cells[0])
+        # "(also `tree`, `weed`)" repeats the row for the other types.
+        for other in re.findall(r"also ((?:`[a-z]+`,? ?)+)", cells[0]):
+            for word in re.findall(r"`([a-z]+)`", other):
+                ids += [i.replace("_grass", "_" + word) for i in ids if "_grass" in i]
+        rows.append((ids, cells[1], cells[-1]))
+    return rows
+
+
+# Rows of optional features this suite does not run (air quality and risk profiles need
+# `air.enabled` and `profiles:`); their discovery is tested in Tests/CoreTests.
+OPTIONAL = ("_air_", "_risk_")
+
+
+def test_entity_table_matches_the_entities():
+    rows = table_rows()
+    documented = {i for ids, _, _ in rows for i in ids if not any(o in i for o in OPTIONAL)}
+    # The plant row names birch as its example; one plant stands for all.
+    actual = {e.entity_id for e in location_entities("breeze", "home", TYPES, ["birch"])}
+    assert documented == actual, "docs: missing %s, not real %s" % (sorted(actual - documented),
+                                                                    sorted(documented - actual))
+
+
+def test_entity_table_kinds():
+    kinds = {}
+    for ids, kind, notes in table_rows():
+        for i in ids:
+            kinds[i] = (kind, notes)
+    for e in location_entities("breeze", "home", TYPES, ["birch"]):
+        kind, notes = kinds[e.entity_id]
+        if e.device_class == "enum":
+            assert "enum" in kind, e.entity_id
+        if e.device_class == "temperature":
+            assert "temperature (°C)" in kind, e.entity_id
+        if e.device_class == "temperature_delta":
+            assert "temperature delta" in kind, e.entity_id
+        if not e.enabled:
+            assert "disabled by default" in notes, e.entity_id
+        if e.category == "diagnostic":
+            assert "diagnostic" in notes, e.entity_id
+
+
+def automations():
+    blocks = re.findall(r"```yaml\n(automation:\n.*?)```", doc_text(), re.S)
+    assert blocks, "no automation examples in the docs"
+    import yaml
+    return [yaml.safe_load(b)["automation"][0] for b in blocks]
+
+
+def test_automations_are_valid_home_assistant_config(hass):
+    """The running Home Assistant validates each example's triggers, conditions and actions."""
+    for automation in automations():
+        result = hass.ws({"type": "validate_config", "triggers": automation["triggers"],
+                          "conditions": automation.get("conditions", []), "actions": automation["actions"]})[0]
+        assert all(part["valid"] for part in result.values()), (automation["alias"], result)
+
+
+def test_pollen_warning_does_not_refire_after_restarts():
+    warning = next(a for a in automations() if a["alias"] == "Pollen warning")
+    trigger = warning["triggers"][0]
+    assert set(trigger["not_from"]) >= {"unavailable", "unknown"}
+
+
+def test_window_automation_fires_at_a_time():
+    """A numeric_state trigger fires only when the value crosses the threshold, so with a
+    time condition it misses a morning rise; the example must trigger on the time."""
+    window = next(a for a in automations() if "window" in a["alias"])
+    assert [t["trigger"] for t in window["triggers"]] == ["time"]
+    assert any(c["condition"] == "numeric_state" for c in window["conditions"])
