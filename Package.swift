@@ -1,4 +1,14 @@
 // swift-tools-version:6.0
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
 // breeze-agent: pollen and climate trend → retained MQTT topics for home hubs.
 //
 // Layout (data flows one way, see docs/architecture.md):

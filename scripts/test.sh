@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 . scripts/test-broker.sh
 start_test_broker test
+# Every source file carries the Apache-2.0 SPDX header (scripts/license-headers.sh --fix adds it).
+scripts/license-headers.sh --check
 # Formatting is checked first: it takes seconds and says exactly what to fix (.swift-format).
 swift format lint --strict -r Sources Tests fuzz bench
 swift build --build-tests -Xswiftc -warnings-as-errors "$@"

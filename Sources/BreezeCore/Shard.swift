@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// FNV-1a, 32 bits (offset basis 0x811c9dc5, prime 0x01000193): the hash that assigns locations
 /// to shards (SPEC §11). Fixed forever: every shard of a fleet, whatever its version, must agree.
 public enum FNV1a {

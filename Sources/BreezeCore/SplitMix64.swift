@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// A small seeded generator (SplitMix64, Steele et al. 2014): the daemon's jitter is
 /// reproducible in tests and seeded from the system's generator in production.
 public struct SplitMix64: RandomNumberGenerator, Sendable {

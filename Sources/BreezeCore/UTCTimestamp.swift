@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// RFC 3339 UTC timestamps (`2026-11-30T03:06:23Z`), the form every `updated_at` takes (SPEC §3).
 public enum UTCTimestamp {
     /// Formats seconds since the Unix epoch.

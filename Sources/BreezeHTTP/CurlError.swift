@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// A transfer that did not produce a response, with curl's own words for why.
 ///
 /// `message` is `curl_easy_strerror(code)` followed by the `CURLOPT_ERRORBUFFER` detail, with

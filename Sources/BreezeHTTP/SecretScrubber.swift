@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// Replaces secrets (API keys, passwords) in text with ``mask``: the one place that knows how a
 /// secret may show up in a message, used wherever a message is made (SPEC §12: secrets are
 /// scrubbed where errors are made, so no sink — log, diagnostics, state files — can carry one).

@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// Odd `timezone:` values shared by the config loader's tests and the binary's: the loader is
 /// the only place a zone is checked and loaded, so `check-config` and `once` agree on each.
 public enum TimeZoneNameCases {

@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // Why test/sanitizers/tsan.supp exists: ThreadSanitizer does not see Synchronization.Mutex
 // on Linux (Swift 6.3.1 locks it with raw futex syscalls, which TSan does not intercept), so
 // code that only touches state inside `withLock` is reported as a "Swift access race".

@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// A configuration the agent refuses to run with (exit 78): one message naming the file, the
 /// line, the key path and what is expected, e.g.
 /// `config.yaml:12: mqtt.port: expected an integer 1–65535, got "abc"`.

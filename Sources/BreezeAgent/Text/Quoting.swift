@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// How a control character other than newline and tab is written inside ``doubleQuoted(_:maxScalars:controls:)``.
 enum ControlEscape {
     /// `\u{1b}`, Swift's form: for messages and logs.

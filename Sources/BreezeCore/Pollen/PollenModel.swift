@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// Where a pollen report came from; travels with the data because the two sources' 0–5 values
 /// are not the same scale (Google's UPI vs our grains/m³ table, POLLEN-KEYFREE.md §2.3).
 public enum PollenSource: String, Sendable, Hashable {

@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// A POSIX `TZ` rule as found in a TZif footer: `CET-1CEST,M3.5.0,M10.5.0/3`, `<+0545>-5:45`, `EST5EDT,M3.2.0,M11.1.0`.
 ///
 /// Grammar (POSIX.1-2017 §8.3 with the RFC 8536 §3.3.1 extensions):

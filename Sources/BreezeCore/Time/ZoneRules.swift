@@ -1,3 +1,14 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// The UTC offset rules of one IANA time zone, read from a TZif file (RFC 8536).
 ///
 /// Foundation's named `TimeZone` is not linked into a static build (STYLE.md), so the agent reads
