@@ -149,9 +149,17 @@ final class WLEDStandIn: DeviceStandIn, @unchecked Sendable {
         var brightness = 77
         /// Segment id → (start, stop, first color).
         var segments: [Int: (start: Int, stop: Int, color: [Int])] = [0: (0, 60, [255, 160, 0])]
+        /// LED index → color set with `"i"` (over the segment's solid color).
+        var pixels: [Int: [Int]] = [:]
+
+        /// What LED `index` shows: its `"i"` color, else its segment's color, else black.
+        func led(_ index: Int) -> [Int] {
+            if let pixel = pixels[index] { return pixel }
+            return segments.values.first { $0.start <= index && index < $0.stop }?.color ?? [0, 0, 0]
+        }
 
         static func == (a: Light, b: Light) -> Bool {
-            a.on == b.on && a.brightness == b.brightness
+            a.on == b.on && a.brightness == b.brightness && a.pixels == b.pixels
                 && a.segments.keys.sorted() == b.segments.keys.sorted()
                 && a.segments.allSatisfy { id, s in
                     b.segments[id].map { $0.start == s.start && $0.stop == s.stop && $0.color == s.color } ?? false
@@ -256,9 +264,61 @@ final class WLEDStandIn: DeviceStandIn, @unchecked Sendable {
                     problems.append("segment \(id) bounds \(start)–\(end)")
                 }
                 light.segments[id] = (start, end, first)
+                // A solid color repaints the segment; `"i"` then sets single LEDs on it.
+                for index in start..<max(start, end) { light.pixels[index] = nil }
+                if let individual = segment["i"] {
+                    guard let items = individual as? [Any] else {
+                        problems.append("segment \(id) i is not an array")
+                        continue
+                    }
+                    problems += Self.applyIndividual(items, start: start, stop: end, to: &light.pixels)
+                }
             }
         }
         if !problems.isEmpty { shapeErrors.withLock { $0 += problems } }
+    }
+
+    /// kno.wled.ge/interfaces/json-api, "Per-segment individual LED control": in `"i"`, a color
+    /// (`"RRGGBB"` hex or `[r,g,b]`) sets the next LED (from the segment's start); one index
+    /// before a color sets that LED, two (start, stop exclusive) a range; indices are relative
+    /// to the segment's start.
+    static func applyIndividual(_ items: [Any], start: Int, stop: Int, to pixels: inout [Int: [Int]]) -> [String] {
+        var problems: [String] = []
+        var next = 0
+        var indices: [Int] = []
+        for item in items {
+            if let index = item as? Int {
+                indices.append(index)
+                if indices.count > 2 { problems.append("i: more than two indices before a color") }
+                continue
+            }
+            var color: [Int]?
+            if let hex = item as? String, hex.utf8.count == 6, let value = Int(hex, radix: 16) {
+                color = [value >> 16 & 255, value >> 8 & 255, value & 255]
+            } else if let rgb = item as? [Int], rgb.count == 3, rgb.allSatisfy({ (0...255).contains($0) }) {
+                color = rgb
+            }
+            guard let color else {
+                problems.append("i: \(item) is neither an index nor a color")
+                continue
+            }
+            let range: Range<Int>
+            switch indices.count {
+            case 0: range = next..<(next + 1)
+            case 1: range = indices[0]..<(indices[0] + 1)
+            default: range = indices[0]..<indices[1]
+            }
+            for offset in range {
+                guard start + offset < stop else {
+                    problems.append("i: LED \(offset) is past the segment's end")
+                    break
+                }
+                pixels[start + offset] = color
+            }
+            next = range.upperBound
+            indices = []
+        }
+        return problems
     }
 
     override func powerLost() {

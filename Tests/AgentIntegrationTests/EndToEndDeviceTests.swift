@@ -142,6 +142,51 @@ struct EndToEndDeviceTests {
         }
     }
 
+    /// SPEC §8 `climate_stripes`: after `once --demo` the strip shows the stripes the agent
+    /// published on `<p>/<loc>/climate/stripes/colors`, one LED per year from LED 0, the LEDs
+    /// past the last year black.
+    @Test("once --demo: a WLED strip with show: climate_stripes shows the published stripes")
+    func climateStripes() async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let sandbox = try AgentSandbox()
+            let id = shortID()
+            let wled = WLEDStandIn(port: port, topic: "wled/\(id)")
+            try await wled.connect()
+            defer { Task { await wled.stop() } }
+            try sandbox.writeConfig(
+                port: port, prefix: "ignored-by-demo",
+                """
+                locations:
+                  - {id: dev\(id), name: Home, latitude: 52.52, longitude: 13.405, timezone: Europe/Berlin}
+                outputs:
+                  - {type: wled, topic: wled/\(id), show: climate_stripes, leds: 60}
+
+                """)
+            let (status, _, log) = try await AgentProcess.run(
+                ["once", "--demo", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+            #expect(status == 0, "\(log)")
+
+            let colorsTopic = "breeze-demo/dev\(id)/climate/stripes/colors"
+            let published = try #require(try await BrokerView.snapshot(port: port, [colorsTopic + "/#"])[colorsTopic])
+            let years = published.split(separator: ",").map { String($0.dropFirst()).uppercased() }
+            #expect(years.count == 46, "the demo's stripes are 1980–2025")
+            #expect(await poll(timeout: .seconds(10)) { wled.apiCommands.count == 1 }, "\(log)")
+            let list = years.map { "\"\($0)\"" }.joined(separator: ",")
+            #expect(
+                wled.apiCommands == [
+                    #"{"seg":[{"id":0,"start":0,"stop":60,"frz":false,"fx":0,"col":[[0,0,0]],"i":["# + list + "]}]}"
+                ])
+            #expect(wled.errors == [])
+            let light = wled.current
+            for (index, hex) in years.enumerated() {
+                let value = Int(hex, radix: 16) ?? -1
+                #expect(light.led(index) == [value >> 16 & 255, value >> 8 & 255, value & 255], "LED \(index)")
+            }
+            for index in years.count..<60 { #expect(light.led(index) == [0, 0, 0], "LED \(index)") }
+            #expect(!light.on, "power: leave must not switch WLED on")
+        }
+    }
+
     @Test("run --demo: sent on start, not on a repeated online; re-sent after a reboot; removal cleans up")
     func run() async throws {
         try await MosquittoBroker.withPlainBroker { port in

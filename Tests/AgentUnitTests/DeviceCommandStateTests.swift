@@ -81,6 +81,42 @@ struct DeviceCommandStateTests {
         #expect(Self.sent(state.handle(D.message("tele/bulb/LWT", "Online"), at: D.at(now))).isEmpty)
     }
 
+    /// `climate_stripes` is fed by the stripes fetch (SPEC §8, §9.1), not by pollen; a strip
+    /// online before the stripes are known is sent them when they arrive. `risk:<profile>` is
+    /// fed by pollen, in today's risk color.
+    @Test func climateStripesFollowTheStripesFetchAndRiskTheProfile() throws {
+        var state = try Self.connectedWithData(
+            """
+            profiles:
+              - {id: anna, allergens: [tree]}
+            outputs:
+              - {type: wled, topic: w/stripes, show: climate_stripes, leds: 3}
+              - {type: wled, topic: w/risk, show: "risk:anna"}
+            """)
+        let online = state.handle(D.message("w/stripes/status", "online"), at: D.at(D.t0 + 3))
+        #expect(Self.sent(online).isEmpty, "no stripes known yet")
+        // Tree 0 today: the profile's risk is None (#34c759), though the max pollen is High.
+        let risk = state.handle(D.message("w/risk/status", "online"), at: D.at(D.t0 + 3))
+        #expect(Self.sent(risk) == ["w/risk/api \(Self.wledLow)"])
+
+        let data = try D.stripesData(D.t0 + 4)
+        let lastThree = data.series.years.suffix(3).map { "\"" + $0.color.description.dropFirst().uppercased() + "\"" }
+        #expect(lastThree.count == 3)
+        let stripes = state.handle(.fetched(D.stripesKey, try D.stripesOK(D.t0 + 4)), at: D.at(D.t0 + 4))
+        #expect(
+            Self.sent(stripes) == [
+                #"w/stripes/api {"seg":[{"id":0,"start":0,"stop":3,"frz":false,"fx":0,"col":[[0,0,0]],"i":["#
+                    + lastThree.joined(separator: ",") + "]}]}"
+            ])
+        // Grass 4 → 1 changes the max pollen but not the profile's tree: nothing to either strip.
+        let changed = state.handle(.fetched(D.pollenKey, Self.lowReport(D.t0 + 5)), at: D.at(D.t0 + 5))
+        #expect(Self.sent(changed).isEmpty)
+        // A reboot re-sends the stripes.
+        _ = state.handle(D.message("w/stripes/status", "offline"), at: D.at(D.t0 + 6))
+        let back = state.handle(D.message("w/stripes/status", "online"), at: D.at(D.t0 + 7))
+        #expect(Self.sent(back).count == 1 && Self.sent(back).first?.hasPrefix("w/stripes/api ") == true)
+    }
+
     @Test func offlineToOnlineResends() throws {
         var state = try Self.connectedWithData()
         _ = state.handle(D.message("wled/strip1/status", "online"), at: D.at(D.t0 + 3))

@@ -138,12 +138,70 @@ struct DevicePayloadTests {
                 == ##"{"seg":[{"id":0,"frz":false,"fx":0,"col":[[142,142,147]]}]}"##)
     }
 
+    /// 2018…2025 with 2021 left out (fewer than 360 values); year 2018 + k in bin k.
+    static let stripes = StripesSeries(
+        firstYear: 2018, lastYear: 2025, referenceHundredths: 900, referenceIsStandardPeriod: false,
+        years: (2018...2025).filter { $0 != 2021 }.map {
+            StripesYear(year: $0, meanHundredths: 900, anomalyHundredths: 0, bin: $0 - 2018)
+        }, omittedYears: [2021])
+
+    /// kno.wled.ge/interfaces/json-api ("Per-segment individual LED control"): `"i"` in a
+    /// segment object sets single LEDs; a plain list of colors sets consecutive LEDs from the
+    /// segment's start, each color a hex string `RRGGBB` (or `[r,g,b]`); setting LEDs this way
+    /// freezes the segment, so the next command must send `"frz":false` first (SPEC §8).
+    @Test func wledStripesShowTheMostRecentYearsOldestFirstAndMissingYearsBlack() {
+        // Fewer LEDs than years: the most recent 5 years, 2021 (left out) black.
+        #expect(
+            DevicePayloads.wledStripes(
+                WLEDOutput(show: .climateStripes, leds: 5, brightness: nil, power: .leave), series: Self.stripes)
+                == ##"{"seg":[{"id":0,"start":0,"stop":5,"frz":false,"fx":0,"col":[[0,0,0]],"##
+                + ##""i":["000000","FDDBC7","F4A582","D6604D","B2182B"]}]}"##)
+        // More LEDs than years: every year from LED 0, the rest of the strip solid black.
+        #expect(
+            DevicePayloads.wledStripes(
+                WLEDOutput(show: .climateStripes, leds: 60, brightness: 40, power: .on), series: Self.stripes)
+                == ##"{"on":true,"bri":40,"seg":[{"id":0,"start":0,"stop":60,"frz":false,"fx":0,"col":[[0,0,0]],"##
+                + ##""i":["2166AC","4393C3","92C5DE","000000","FDDBC7","F4A582","D6604D","B2182B"]}]}"##)
+        // One LED: only last year.
+        #expect(
+            DevicePayloads.wledStripes(
+                WLEDOutput(show: .climateStripes, leds: 1, brightness: nil, power: .leave), series: Self.stripes)
+                == ##"{"seg":[{"id":0,"start":0,"stop":1,"frz":false,"fx":0,"col":[[0,0,0]],"i":["B2182B"]}]}"##)
+    }
+
+    /// `risk:<profile>`: `pollen_max`'s shape in today's risk color (SPEC §8, §10.2).
+    @Test func wledRiskIsTheProfilesColorToday() {
+        let selection = Self.selection(plants: 0)  // grass 4 (High), tree 0 (None), weed unknown
+        let output = WLEDOutput(show: .risk("trees"), leds: nil, brightness: nil, power: .leave)
+        let trees = RiskProfile(id: "trees", name: "Trees", allergens: ["weed", "tree"], alertLevel: .high)
+        #expect(
+            DevicePayloads.wled(output, selection: selection, palette: .standard, profile: trees)
+                == ##"{"seg":[{"id":0,"frz":false,"fx":0,"col":[[52,199,89]]}]}"##)
+        let grass = RiskProfile(id: "trees", name: "Trees", allergens: ["tree", "grass"], alertLevel: .high)
+        #expect(
+            DevicePayloads.wled(output, selection: selection, palette: .standard, profile: grass)
+                == ##"{"seg":[{"id":0,"frz":false,"fx":0,"col":[[255,59,48]]}]}"##)
+        // No allergen of the profile has a value today: Unknown's color.
+        let ragweed = RiskProfile(id: "trees", name: "Trees", allergens: ["ragweed"], alertLevel: .high)
+        #expect(
+            DevicePayloads.wled(output, selection: selection, palette: .standard, profile: ragweed)
+                == ##"{"seg":[{"id":0,"frz":false,"fx":0,"col":[[142,142,147]]}]}"##)
+    }
+
     // MARK: Tasmota
 
     /// tasmota.github.io/docs/Commands (Light, `Color`): `#RRGGBB` sets the color.
     @Test func tasmotaColorIsHashHex() {
         let color = DevicePayloads.tasmotaColor(selection: Self.selection(plants: 0), palette: .standard)
         #expect(color == "#ff3b30")
+    }
+
+    @Test func tasmotaRiskIsTheProfilesColorToday() {
+        let trees = RiskProfile(id: "trees", name: "Trees", allergens: ["tree"], alertLevel: .high)
+        #expect(
+            DevicePayloads.tasmotaColor(
+                selection: Self.selection(plants: 0), palette: .standard, show: .risk("trees"), profile: trees)
+                == "#34c759")
     }
 
     // MARK: Awtrix 3

@@ -71,10 +71,15 @@ struct OutputsConfigTests {
         let config = try sandbox.load(
             oneLocation + """
 
+                profiles:
+                  - {id: anna, allergens: [birch]}
                 outputs:
                   - {type: wled, topic: wled/strip1, show: pollen_types, leds: 30}
                   - {type: awtrix, topic: clock, indicator: 2}
                   - {type: tasmota, topic: bulb, power: on}
+                  - {type: wled, topic: wled/strip2, show: climate_stripes, leds: 46}
+                  - {type: wled, topic: wled/strip3, show: "risk:anna"}
+                  - {type: tasmota, topic: bulb2, show: "risk:anna"}
                 """)
         let printed = renderEffective(config)
         #expect(printed.contains("outputs:\n  - type: wled\n    topic: \"wled/strip1\"\n"))
@@ -140,11 +145,6 @@ struct OutputsConfigTests {
         ("  - {type: wled, topic: w//x}", 2, "outputs[0].topic", "got \"w//x\""),
         ("  - {type: wled, topic: /w}", 2, "outputs[0].topic", "got \"/w\""),
         ("  - {type: tasmota, topic: b, lwt_topic: \"tele/#\"}", 2, "outputs[0].lwt_topic", "no #"),
-        // This version's refusal of a mode that needs data it does not compute yet.
-        (
-            "  - {type: wled, topic: w/1, show: climate_stripes, leds: 30}", 2, "outputs[0].show",
-            "climate_stripes is not available yet: it needs the warming-stripes series (SPEC §9.1)"
-        ),
         // Types, ranges, keys.
         ("  - {topic: w/1}", 2, "outputs[0].type", "required: one of \"wled\", \"awtrix\", \"tasmota\""),
         ("  - {type: hue, topic: w/1}", 2, "outputs[0].type", "expected one of \"wled\", \"awtrix\", \"tasmota\""),
@@ -186,18 +186,32 @@ struct OutputsConfigTests {
         #expect(error.message == "climate_stripes needs climate data, but climate.enabled is false")
     }
 
-    @Test func riskNamesAProfileOrIsRefused() throws {
+    @Test func riskNamesAConfiguredProfile() throws {
         let profiles = "profiles:\n  - {id: anna, allergens: [birch]}\n"
         let unknown = try #require(
             ConfigSandbox().failure(
                 profiles + "outputs:\n  - {type: wled, topic: w/1, show: \"risk:ben\"}\n" + oneLocation))
         #expect(unknown.line == 4)
         #expect(unknown.message == "\"risk:ben\" names no risk profile (profiles: anna)")
-        let known = try #require(
-            ConfigSandbox().failure(
-                profiles + "outputs:\n  - {type: tasmota, topic: bulb, show: \"risk:anna\"}\n" + oneLocation))
-        #expect(known.keyPath == "outputs[0].show")
-        #expect(known.message.contains("device outputs cannot show a risk profile in this version yet"), "\(known)")
+        let config = try ConfigSandbox().load(
+            profiles + "outputs:\n  - {type: tasmota, topic: bulb, show: \"risk:anna\"}\n"
+                + "  - {type: wled, topic: w/1, show: \"risk:anna\", leds: 10}\n" + oneLocation)
+        #expect(
+            config.outputs.map(\.device) == [
+                .tasmota(
+                    TasmotaOutput(
+                        power: .leave, commandTopic: "cmnd/bulb", lwtTopic: "tele/bulb/LWT", show: .risk("anna"))),
+                .wled(WLEDOutput(show: .risk("anna"), leds: 10, brightness: nil, power: .leave)),
+            ])
+    }
+
+    @Test func climateStripesLoads() throws {
+        let config = try ConfigSandbox().load(
+            "outputs:\n  - {type: wled, topic: w/1, show: climate_stripes, leds: 30}\n" + oneLocation)
+        #expect(
+            config.outputs.map(\.device) == [
+                .wled(WLEDOutput(show: .climateStripes, leds: 30, brightness: nil, power: .leave))
+            ])
     }
 
     @Test func deviceTopicsUnderCustomPrefixesAreRefused() throws {

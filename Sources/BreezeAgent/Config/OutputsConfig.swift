@@ -56,12 +56,42 @@ public enum WLEDShow: Sendable, Equatable {
     case pollenMax
     /// Segments 0, 1, 2 (thirds of `leds`) = grass, tree, weed in their level colors.
     case pollenTypes
+    /// Segment 0 over all `leds`, one LED per year of the warming stripes (SPEC §9.1).
+    case climateStripes
+    /// Segment 0 solid in today's risk color of the profile with this id (SPEC §10.2).
+    case risk(String)
+
+    /// The `show:` word as written in the config.
+    public var configName: String {
+        switch self {
+        case .pollenMax: "pollen_max"
+        case .pollenTypes: "pollen_types"
+        case .climateStripes: "climate_stripes"
+        case .risk(let id): "risk:" + id
+        }
+    }
+}
+
+/// What a Tasmota light shows.
+public enum TasmotaShow: Sendable, Equatable {
+    /// The max pollen color.
+    case pollenMax
+    /// Today's risk color of the profile with this id (SPEC §10.2).
+    case risk(String)
+
+    /// The `show:` word as written in the config.
+    public var configName: String {
+        switch self {
+        case .pollenMax: "pollen_max"
+        case .risk(let id): "risk:" + id
+        }
+    }
 }
 
 /// `type: wled`.
 public struct WLEDOutput: Sendable, Equatable {
     public var show: WLEDShow
-    /// The strip's LED count (required for `pollen_types`).
+    /// The strip's LED count (required for `pollen_types` and `climate_stripes`).
     public var leds: Int?
     /// 1–255; nil leaves the device's brightness alone.
     public var brightness: Int?
@@ -90,13 +120,15 @@ public struct AwtrixOutput: Sendable, Equatable {
 
 /// `type: tasmota`.
 public struct TasmotaOutput: Sendable, Equatable {
+    public var show: TasmotaShow
     public var power: PowerPolicy
     /// Where commands go: `cmnd/<topic>` unless the device has a custom FullTopic.
     public var commandTopic: String
     /// The device's will: `tele/<topic>/LWT` unless the device has a custom FullTopic.
     public var lwtTopic: String
 
-    public init(power: PowerPolicy, commandTopic: String, lwtTopic: String) {
+    public init(power: PowerPolicy, commandTopic: String, lwtTopic: String, show: TasmotaShow = .pollenMax) {
+        self.show = show
         self.power = power
         self.commandTopic = commandTopic
         self.lwtTopic = lwtTopic
@@ -216,12 +248,9 @@ struct OutputsParser {
                 guard leds != nil else {
                     throw r.missing("leds", expected: "the strip's LED count (climate_stripes shows one LED per year)")
                 }
-                throw r.fail(
-                    "show",
-                    "climate_stripes is not available yet: it needs the warming-stripes series (SPEC §9.1), which this version does not compute; use pollen_max or pollen_types"
-                )
+                wled = .climateStripes
             default:
-                throw refusedRisk(show, r)
+                wled = .risk(try riskProfile(show, r))
             }
             return OutputConfig(
                 device: .wled(WLEDOutput(show: wled, leds: leds, brightness: brightness, power: power)), topic: topic,
@@ -237,8 +266,12 @@ struct OutputsParser {
                 device: .awtrix(AwtrixOutput(app: app, indicator: indicator)), topic: topic, location: location)
         default:
             let show = try parseShow(r, allowed: "pollen_max or risk:<profile>")
-            guard show == "pollen_max" else {
-                if show.hasPrefix("risk:") { throw refusedRisk(show, r) }
+            let tasmotaShow: TasmotaShow
+            if show == "pollen_max" {
+                tasmotaShow = .pollenMax
+            } else if show.hasPrefix("risk:") {
+                tasmotaShow = .risk(try riskProfile(show, r))
+            } else {
                 throw r.fail("show", "expected pollen_max or risk:<profile>, got \(doubleQuoted(show))")
             }
             let power = try parsePower(r)
@@ -251,7 +284,8 @@ struct OutputsParser {
                 ?? DeviceTopics.tasmotaLWT(topic)
             try checkDeviceTopic(lwt, key: "lwt_topic", r)
             return OutputConfig(
-                device: .tasmota(TasmotaOutput(power: power, commandTopic: command, lwtTopic: lwt)), topic: topic,
+                device: .tasmota(TasmotaOutput(power: power, commandTopic: command, lwtTopic: lwt, show: tasmotaShow)),
+                topic: topic,
                 location: location)
         }
     }
@@ -265,19 +299,15 @@ struct OutputsParser {
         return show
     }
 
-    /// `risk:<profile>`: a profile that does not exist is the SPEC §8 error; one that does is
-    /// refused too, because device outputs cannot show a risk in this version yet.
-    private func refusedRisk(_ show: String, _ r: MappingReader) -> ConfigError {
+    /// `risk:<profile>`: the profile id, which must name a configured profile (SPEC §8).
+    private func riskProfile(_ show: String, _ r: MappingReader) throws(ConfigError) -> String {
         let id = String(show.dropFirst("risk:".count))
         guard profiles.contains(id) else {
             let known =
                 profiles.isEmpty ? "no profiles are configured" : "profiles: " + profiles.joined(separator: ", ")
-            return r.fail("show", "\(doubleQuoted(show)) names no risk profile (\(known))")
+            throw r.fail("show", "\(doubleQuoted(show)) names no risk profile (\(known))")
         }
-        return r.fail(
-            "show",
-            "\(doubleQuoted(show)): device outputs cannot show a risk profile in this version yet (the profile exists, its topics are under <p>/<loc>/risk/\(id)); use pollen_max"
-        )
+        return id
     }
 
     private func parsePower(_ r: MappingReader) throws(ConfigError) -> PowerPolicy {
@@ -319,7 +349,7 @@ func renderOutputs(_ outputs: [OutputConfig]) -> [String] {
         lines.append("    location: " + doubleQuoted(output.location, controls: .yaml))
         switch output.device {
         case .wled(let wled):
-            lines.append("    show: " + (wled.show == .pollenMax ? "pollen_max" : "pollen_types"))
+            lines.append("    show: " + renderedShow(wled.show.configName))
             lines.append("    leds: " + (wled.leds.map(String.init) ?? "null"))
             lines.append("    brightness: " + (wled.brightness.map(String.init) ?? "null  # leave the device's"))
             lines.append("    power: " + wled.power.rawValue)
@@ -327,11 +357,16 @@ func renderOutputs(_ outputs: [OutputConfig]) -> [String] {
             lines.append("    app: " + doubleQuoted(awtrix.app, controls: .yaml))
             lines.append("    indicator: " + (awtrix.indicator.map(String.init) ?? "null"))
         case .tasmota(let tasmota):
-            lines.append("    show: pollen_max")
+            lines.append("    show: " + renderedShow(tasmota.show.configName))
             lines.append("    power: " + tasmota.power.rawValue)
             lines.append("    command_topic: " + doubleQuoted(tasmota.commandTopic, controls: .yaml))
             lines.append("    lwt_topic: " + doubleQuoted(tasmota.lwtTopic, controls: .yaml))
         }
     }
     return lines
+}
+
+/// A `show:` word for `check-config`: plain, but `risk:<profile>` quoted (it holds a colon).
+private func renderedShow(_ name: String) -> String {
+    name.hasPrefix("risk:") ? doubleQuoted(name, controls: .yaml) : name
 }

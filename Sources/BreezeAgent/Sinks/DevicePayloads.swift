@@ -41,16 +41,19 @@ enum DevicePayloads {
     /// only when set; `"frz":false` because a segment frozen (by `"i"`, or the user) ignores
     /// new colors; explicit `start`/`stop` for `pollen_types`, because WLED ignores a segment id
     /// it does not have yet unless `stop` is given (wled00/json.cpp, `deserializeSegment`).
-    static func wled(_ output: WLEDOutput, selection: PollenSelection, palette: PollenPalette) -> String {
+    ///
+    /// `risk:<profile>` is `pollen_max` in today's risk color of the profile (nil `profile`:
+    /// the profile is gone, which config validation rules out; Unknown's color then).
+    /// `climate_stripes` is built by ``wledStripes(_:series:)`` instead.
+    static func wled(
+        _ output: WLEDOutput, selection: PollenSelection, palette: PollenPalette, profile: RiskProfile? = nil
+    ) -> String {
         var segments: [JSONValue] = []
         switch output.show {
-        case .pollenMax:
-            segments = [
-                .object([
-                    "id": .integer(0), "frz": .bool(false), "fx": .integer(0),
-                    "col": .array([maxColor(selection, palette: palette).json]),
-                ])
-            ]
+        case .pollenMax, .climateStripes:
+            segments = [solidSegment(maxColor(selection, palette: palette))]
+        case .risk:
+            segments = [solidSegment(riskColor(profile, selection: selection, palette: palette))]
         case .pollenTypes:
             let leds = output.leds ?? 3
             let bounds = [0, leds / 3, 2 * leds / 3, leds]
@@ -63,6 +66,48 @@ enum DevicePayloads {
                     ]))
             }
         }
+        return wledState(output, segments: segments)
+    }
+
+    /// `climate_stripes` (SPEC §8, §9.1): segment 0 over all `leds` (explicit `start`/`stop`,
+    /// `"frz":false`, solid black), then `"i"` with one LED per year for the most recent
+    /// min(`leds`, years of the range) years, oldest first from LED 0; a year the series left
+    /// out is black. `"i"` as a plain color list sets consecutive LEDs from the segment's
+    /// start, colors as `RRGGBB` hex strings (WLED docs, JSON API, "Per-segment individual
+    /// LED control"); WLED freezes a segment set this way, hence `"frz":false` first.
+    static func wledStripes(_ output: WLEDOutput, series: StripesSeries) -> String {
+        let leds = output.leds ?? 1
+        let black = HexColor(red: 0, green: 0, blue: 0)
+        var colors: [Int: HexColor] = [:]
+        for year in series.years { colors[year.year] = year.color }
+        let lastYear = max(series.firstYear, series.lastYear)
+        let firstShown = max(series.firstYear, lastYear - leds + 1)
+        let individual = (firstShown...lastYear).map { year -> JSONValue in
+            .string(wledHex(colors[year] ?? black))
+        }
+        let segment = JSONValue.object([
+            "id": .integer(0), "start": .integer(0), "stop": .integer(leds), "frz": .bool(false), "fx": .integer(0),
+            "col": .array([black.json]), "i": .array(individual),
+        ])
+        return wledState(output, segments: [segment])
+    }
+
+    /// `RRGGBB` without `#`, as WLED's `"i"` takes it.
+    static func wledHex(_ color: HexColor) -> String {
+        String(color.description.dropFirst()).uppercased()
+    }
+
+    /// Today's risk color of `profile` on `selection` (Unknown's color without a profile).
+    static func riskColor(_ profile: RiskProfile?, selection: PollenSelection, palette: PollenPalette) -> HexColor {
+        guard let profile else { return palette.color(for: .unknown) }
+        return RiskAssessment.evaluate(profile: profile, selection: selection).color(palette: palette)
+    }
+
+    private static func solidSegment(_ color: HexColor) -> JSONValue {
+        .object(["id": .integer(0), "frz": .bool(false), "fx": .integer(0), "col": .array([color.json])])
+    }
+
+    private static func wledState(_ output: WLEDOutput, segments: [JSONValue]) -> String {
         var members: [JSONMember] = []
         if output.power == .on { members.append(JSONMember("on", .bool(true))) }
         if let brightness = output.brightness { members.append(JSONMember("bri", .integer(brightness))) }
@@ -73,8 +118,14 @@ enum DevicePayloads {
     // MARK: Tasmota
 
     /// `Color` takes `#rrggbb` (Tasmota docs, Commands → Light, `Color`).
-    static func tasmotaColor(selection: PollenSelection, palette: PollenPalette) -> String {
-        maxColor(selection, palette: palette).description
+    /// With `show: risk:<profile>`, today's risk color of `profile` instead of the max pollen color.
+    static func tasmotaColor(
+        selection: PollenSelection, palette: PollenPalette, show: TasmotaShow = .pollenMax, profile: RiskProfile? = nil
+    ) -> String {
+        switch show {
+        case .pollenMax: maxColor(selection, palette: palette).description
+        case .risk: riskColor(profile, selection: selection, palette: palette).description
+        }
     }
 
     // MARK: Awtrix 3

@@ -181,7 +181,7 @@ struct WLEDSink: DeviceCommandSink {
     let locationID: String
 
     var name: String { "wled \(topic)" }
-    var inputs: Set<SourceKind> { [.pollen] }
+    var inputs: Set<SourceKind> { output.show == .climateStripes ? [.stripes] : [.pollen] }
     var availabilityTopic: String { DeviceTopics.wledStatus(topic) }
 
     func availability(_ payload: String) -> DeviceAvailability? {
@@ -193,12 +193,21 @@ struct WLEDSink: DeviceCommandSink {
     }
 
     func commands(of snapshot: LocationSnapshot, context: SinkContext) -> [DeviceCommand]? {
-        guard case .selected(let selection, _) = snapshot.pollen else { return nil }
-        return [
-            DeviceCommand(
-                topic: DeviceTopics.wledAPI(topic),
-                payload: DevicePayloads.wled(output, selection: selection, palette: context.config.pollen.colors))
-        ]
+        let payload: String
+        switch output.show {
+        case .climateStripes:
+            guard context.config.climate.enabled, let stripes = snapshot.location.stripes else { return nil }
+            payload = DevicePayloads.wledStripes(output, series: stripes.series)
+        case .risk(let id):
+            guard case .selected(let selection, _) = snapshot.pollen else { return nil }
+            payload = DevicePayloads.wled(
+                output, selection: selection, palette: context.config.pollen.colors,
+                profile: context.config.profiles.first { $0.id == id })
+        case .pollenMax, .pollenTypes:
+            guard case .selected(let selection, _) = snapshot.pollen else { return nil }
+            payload = DevicePayloads.wled(output, selection: selection, palette: context.config.pollen.colors)
+        }
+        return [DeviceCommand(topic: DeviceTopics.wledAPI(topic), payload: payload)]
     }
 }
 
@@ -226,7 +235,9 @@ struct TasmotaSink: DeviceCommandSink {
         var commands = [
             DeviceCommand(
                 topic: DeviceTopics.tasmotaCommand(output.commandTopic, "Color"),
-                payload: DevicePayloads.tasmotaColor(selection: selection, palette: context.config.pollen.colors))
+                payload: DevicePayloads.tasmotaColor(
+                    selection: selection, palette: context.config.pollen.colors, show: output.show,
+                    profile: profile(context)))
         ]
         // `Color` alone powers the light on only without SetOption20; `power: on` makes it explicit.
         if output.power == .on {
@@ -262,6 +273,12 @@ struct TasmotaSink: DeviceCommandSink {
     }
 
     var warnsWhenSwitchedOn: Bool { output.power == .leave && !powerTopics.isEmpty }
+
+    /// The risk profile `show: risk:<profile>` names (nil for `pollen_max`).
+    private func profile(_ context: SinkContext) -> RiskProfile? {
+        guard case .risk(let id) = output.show else { return nil }
+        return context.config.profiles.first { $0.id == id }
+    }
 
     /// `Power` without a parameter shows the state (Tasmota docs, Commands → Control, `Power`).
     var powerQuery: DeviceCommand? {
