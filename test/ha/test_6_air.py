@@ -116,6 +116,16 @@ def test_air_device_classes_and_units(hass, scenario):
                        "uv_index": UV_OPTIONS, "uv_index_max": UV_OPTIONS}
 
 
+def test_particulate_unit_as_sent(hass, scenario):
+    """Home Assistant 2026.2.3 shows a MICRO SIGN unit as GREEK MU too (and rejects e.g. `ug/m3`,
+    dropping those components), so the unit the agent sent is read from the discovery payload."""
+    device = assert_device(hass, DEVICE, "Breeze Frankfurt")
+    info = {e["entity_id"]: e for e in hass.ws({"type": "mqtt/device/debug_info", "device_id": device["id"]})[0]["entities"]}
+    for metric in ("pm2_5", "pm10"):
+        payload = info["sensor.breezeair_frankfurt_air_" + metric]["discovery_data"]["payload"]
+        assert payload.get("unit_of_measurement") == PARTICULATE_UNIT, (metric, payload)
+
+
 def test_air_states_match_the_served_hour(hass, scenario):
     # The agent picks the hour of its fetch; an hour may turn between the fetch and this check.
     def matches():
