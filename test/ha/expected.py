@@ -63,7 +63,8 @@ def location_entities(prefix, location, pollen_types=(), plants=(), climate=True
 
 
 # Home Assistant's unit for the pm25/pm10 device classes (CONCENTRATION_MICROGRAMS_PER_CUBIC_METER,
-# GREEK SMALL LETTER MU): any other string makes Home Assistant reject the whole device config.
+# GREEK SMALL LETTER MU). Home Assistant 2026.2.3, tried: `ug/m3` makes it drop the PM components;
+# MICRO SIGN is accepted and shown as GREEK MU (test_6_air checks the payload as sent).
 PARTICULATE_UNIT = "\u03bcg/m\u00b3"
 RISK_OPTIONS = LEVEL_OPTIONS
 EUROPEAN_AQI_OPTIONS = ["Good", "Fair", "Moderate", "Poor", "Very poor", "Extremely poor"]

@@ -1,6 +1,7 @@
 """Scenario "air": Google pollen and climate plus air quality (SPEC §10.1) and two risk profiles
-(§10.2) for one location, against a real Home Assistant. The whole device config must be
-accepted, so the PM sensors' presence proves their unit string."""
+(§10.2) for one location, against a real Home Assistant. Every component must be accepted (a
+unit HA does not know, e.g. `ug/m3`, makes it drop the PM sensors); the exact unit string sent is
+checked in the discovery payload, as HA also accepts MICRO SIGN and shows it as GREEK MU."""
 
 import datetime
 
