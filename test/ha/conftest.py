@@ -29,6 +29,11 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line("%s: disabled entities left in the registry: %d" % (case, len(left)))
         for case, count in google.HA_ECHO.items():
             terminalreporter.write_line("%s: Home Assistant's own cleanup warnings: %d" % (case, count))
+    air = sys.modules.get("test_6_air")
+    if air is not None and air.STATES:
+        terminalreporter.write_sep("-", "air scenario: air-quality and risk entities and states")
+        for entity_id, value in sorted(air.STATES.items()):
+            terminalreporter.write_line("%-52s %s" % (entity_id, value))
     if SCENARIO_PROBLEMS:
         terminalreporter.write_sep("-", "homeassistant.components.mqtt WARNING/ERROR lines per scenario")
         for name, lines in SCENARIO_PROBLEMS.items():

@@ -60,3 +60,37 @@ def location_entities(prefix, location, pollen_types=(), plants=(), climate=True
         add("binary_sensor", "climate_stale", device_class="problem", category="diagnostic")
     add("sensor", "api_calls_today", state_class="total_increasing", category="diagnostic")
     return out
+
+
+# Home Assistant's unit for the pm25/pm10 device classes (CONCENTRATION_MICROGRAMS_PER_CUBIC_METER,
+# GREEK SMALL LETTER MU). Home Assistant 2026.2.3, tried: `ug/m3` makes it drop the PM components;
+# MICRO SIGN is accepted and shown as GREEK MU (test_6_air checks the payload as sent).
+PARTICULATE_UNIT = "\u03bcg/m\u00b3"
+RISK_OPTIONS = LEVEL_OPTIONS
+EUROPEAN_AQI_OPTIONS = ["Good", "Fair", "Moderate", "Poor", "Very poor", "Extremely poor"]
+US_AQI_OPTIONS = ["Good", "Moderate", "Unhealthy for sensitive groups", "Unhealthy", "Very unhealthy", "Hazardous"]
+UV_OPTIONS = ["Low", "Moderate", "High", "Very high", "Extreme"]
+
+
+def air_entities(prefix, location, profiles=()):
+    """Entities `air.enabled` (SPEC §10.1) and `profiles:` (§10.2) add to a location's device."""
+    device = slug(prefix) + "_" + slug(location)
+    out = []
+
+    def add(platform, metric, **kwargs):
+        out.append(Entity("%s.%s_%s" % (platform, device, metric), "%s_%s" % (device, metric), **kwargs))
+
+    for index in ("european_aqi", "us_aqi"):
+        add("sensor", "air_" + index, device_class="aqi", state_class="measurement")
+        add("sensor", "air_%s_level" % index, device_class="enum")
+    add("sensor", "air_pm2_5", device_class="pm25", unit=PARTICULATE_UNIT, state_class="measurement")
+    add("sensor", "air_pm10", device_class="pm10", unit=PARTICULATE_UNIT, state_class="measurement")
+    for uv in ("uv_index", "uv_index_max"):
+        add("sensor", "air_" + uv, unit="UV index", state_class="measurement")
+        add("sensor", "air_%s_level" % uv, device_class="enum")
+    add("sensor", "air_updated_at", device_class="timestamp", category="diagnostic")
+    add("binary_sensor", "air_stale", device_class="problem", category="diagnostic")
+    for profile in profiles:
+        add("sensor", "risk_" + slug(profile), device_class="enum")
+        add("binary_sensor", "risk_%s_alert" % slug(profile))
+    return out

@@ -7,7 +7,10 @@ scenario may edit today's index values in the response's own format (a zero inde
 the real Brno response (in Europe) or the real New York one (outside Europe: every pollen value
 null), their hours moved to today. Open-Meteo climate answers in the daily format of the real
 archive/forecast responses, with chosen years null. A location can be switched to "unsupported"
-(Google's and Open-Meteo's real HTTP 400 bodies) or to failing (HTTP 503).
+(Google's and Open-Meteo's real HTTP 400 bodies) or to failing (HTTP 503). An air-quality request
+for the indexes (`hourly=european_aqi,…`, SPEC §10.1) gets today's 24 hours (UTC) in the server's
+compact format (as Tests/CoreTests/Fixtures/air/), each value a function of the hour
+(`air_hour`), so a test knows what the current hour's values are.
 """
 
 import copy
@@ -37,6 +40,22 @@ def today():
 def climate_celsius(year):
     """A plausible daily maximum per year, in tenths (the API gives one decimal)."""
     return 118 + (year - 1980) * 3 // 10 + (year * 7) % 11 - 5
+
+
+def air_hour(hour):
+    """The served values of one UTC hour: european_aqi, us_aqi (whole numbers), pm2_5, pm10 and
+    uv_index in tenths (the API's one decimal). UV is zero at night and peaks at 7.4 at 13:00."""
+    return {
+        "european_aqi": 12 + hour * 3,
+        "us_aqi": 25 + hour * 6,
+        "pm2_5": 31 + hour * 7,
+        "pm10": 88 + hour * 11,
+        "uv_index": max(0, 74 - 6 * (hour - 13) ** 2) if 6 <= hour <= 20 else 0,
+    }
+
+
+def tenths_text(tenths):
+    return "%d.%d" % (tenths // 10, tenths % 10)
 
 
 class FakeAPI:
@@ -120,6 +139,24 @@ class FakeAPI:
         doc["hourly"]["time"] = [t + shift for t in times]
         return 200, json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
 
+    def _air_indexes(self, lat, lon):
+        """The indexes of SPEC §10.1's request for a location in UTC: today's hours 00:00–23:00."""
+        day = today().isoformat()
+        rows = [air_hour(h) for h in range(24)]
+        hourly = {"time": ["%sT%02d:00" % (day, h) for h in range(24)]}
+        for name in ("european_aqi", "us_aqi"):
+            hourly[name] = [r[name] for r in rows]
+        for name in ("pm2_5", "pm10", "uv_index"):
+            hourly[name] = ["@%s@" % tenths_text(r[name]) for r in rows]
+        doc = {"latitude": float(lat), "longitude": float(lon), "generationtime_ms": 0.4,
+               "utc_offset_seconds": 0, "timezone": "GMT", "timezone_abbreviation": "GMT", "elevation": 38.0,
+               "hourly_units": {"time": "iso8601", "european_aqi": "EAQI", "us_aqi": "USAQI",
+                                "pm2_5": "\u03bcg/m\u00b3", "pm10": "\u03bcg/m\u00b3", "uv_index": ""},
+               "hourly": hourly}
+        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+        # One decimal as the server writes it (3.0, not 3): the placeholders become bare numbers.
+        return 200, text.replace('"@', "").replace('@"', "").encode()
+
     def _daily(self, lat, lon, tz, dates):
         nulls = self._lookup(self.null_years, lat) or set()
         objects = []
@@ -151,7 +188,7 @@ class FakeAPI:
         if path.endswith("/forecast:lookup"):
             kind, lat = "google", q("location.latitude")
         elif path.endswith("/air-quality"):
-            kind, lat = "air_quality", q("latitude")
+            kind, lat = ("air_indexes" if "european_aqi" in q("hourly") else "air_quality"), q("latitude")
         elif path.endswith("/archive") or path.endswith("/forecast"):
             kind, lat = "climate", q("latitude")
         else:
@@ -166,9 +203,11 @@ class FakeAPI:
             if unsupported:
                 return kind, 400, GOOGLE_UNSUPPORTED
             return (kind,) + self._google(lat)
-        if kind == "air_quality":
+        if kind in ("air_quality", "air_indexes"):
             if unsupported:
                 return kind, 400, OPEN_METEO_UNSUPPORTED
+            if kind == "air_indexes":
+                return (kind,) + self._air_indexes(lat, q("longitude", "0"))
             return (kind,) + self._air(lat)
         dates = [d for d in q("start_date").split(",") if d]
         return (kind,) + self._daily(lat, q("longitude", "0"), q("timezone", "GMT"), dates)
