@@ -190,7 +190,12 @@ struct ShardFleetTests {
         defer { Task { await check.stop() } }
         for id in Self.ids {
             #expect(final["\(prefix)/\(id)/pollen/grass/value"] == "3", "\(id): \(logs())")
-            #expect(availability(id, in: check) == "\(prefix)/status/\(Shard.owner(of: id, count: 3))", "\(id)")
+            // The new owner re-announces the device after its own start jitter: wait for it.
+            let owner = "\(prefix)/status/\(Shard.owner(of: id, count: 3))"
+            #expect(
+                await poll(timeout: .seconds(20)) { availability(id, in: view) == owner },
+                "\(id): \(String(describing: availability(id, in: view)))")
+            #expect(availability(id, in: check) != nil, "\(id)")
         }
         // The handed-over locations were not wiped after their new owner published them.
         #expect(view.payload("\(prefix)/loc6/pollen/grass/value") == "3")
