@@ -35,7 +35,7 @@ SWIFT_FLAGS=(
     -enable-upcoming-feature InternalImportsByDefault
     -enable-upcoming-feature NonisolatedNonsendingByDefault
     -enable-upcoming-feature InferIsolatedConformances
-    -I "$MODULES" -I Sources/CYAML -I Sources/CMosquitto
+    -I "$MODULES" -I Sources/CYAML -I Sources/CMosquitto -I Sources/CCurl
 )
 
 source_of() {
@@ -79,6 +79,9 @@ build() {
     build_module BreezeYAML "${yaml[@]}"
     # The config's TLS and protocol settings are the MQTT client's own types.
     build_module BreezeMQTT "${mqtt[@]}"
+    # The config collects its secrets in BreezeHTTP's SecretScrubber.
+    mapfile -t http < <(find Sources/BreezeHTTP -name '*.swift' | sort)
+    build_module BreezeHTTP "${http[@]}"
     # Only the Config folder of BreezeAgent with the file reads and the quoting it uses: it needs
     # no HTTP and no runtime.
     build_module BreezeAgent "${config[@]}"
@@ -88,8 +91,8 @@ build() {
         binary=$OUT/$target
         local objects=("$OUT/obj/BreezeCore.o") libs=()
         if [[ $target == config ]]; then
-            objects+=("$OUT/obj/BreezeYAML.o" "$OUT/obj/BreezeMQTT.o" "$OUT/obj/BreezeAgent.o")
-            libs=(-lyaml -lmosquitto)
+            objects+=("$OUT/obj/BreezeYAML.o" "$OUT/obj/BreezeMQTT.o" "$OUT/obj/BreezeHTTP.o" "$OUT/obj/BreezeAgent.o")
+            libs=(-lyaml -lmosquitto -lcurl)
         fi
         local newest=$src
         for o in "${objects[@]}"; do [[ $o -nt $newest ]] && newest=$o; done
