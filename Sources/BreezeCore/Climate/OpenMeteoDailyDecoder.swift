@@ -64,9 +64,17 @@ public enum OpenMeteoDailyDecoder {
     static let variable = "temperature_2m_max"
 
     public static func decode(_ body: [UInt8]) throws(ClimateDecodeError) -> [ClimateObservation] {
+        try decode(body, variable: variable)
+    }
+
+    /// The series of one daily `variable` (the climate trend's `temperature_2m_max`, the warming
+    /// stripes' `temperature_2m_mean`), in °C.
+    static func decode(_ body: [UInt8], variable: String) throws(ClimateDecodeError) -> [ClimateObservation] {
         let top: TopLevel
         do {
-            top = try JSONDecoder().decode(TopLevel.self, from: Data(body))
+            let decoder = JSONDecoder()
+            decoder.userInfo[variableKey] = variable
+            top = try decoder.decode(TopLevel.self, from: Data(body))
         } catch let error as ClimateDecodeError {
             throw error
         } catch let DecodingError.dataCorrupted(context) {
@@ -101,6 +109,8 @@ public enum OpenMeteoDailyDecoder {
     }
 
     private typealias Key = OpenMeteoKey
+    /// Where ``Document`` finds the variable it reads.
+    private static let variableKey = CodingUserInfoKey(rawValue: "breeze.variable")!
 
     private struct Daily {
         var utcOffset: Int64
@@ -146,11 +156,12 @@ public enum OpenMeteoDailyDecoder {
             }
             guard root.contains(Key("daily")) else { throw ClimateDecodeError.missingVariable }
             let daily = try root.nestedContainer(keyedBy: Key.self, forKey: Key("daily"))
+            let variable =
+                decoder.userInfo[OpenMeteoDailyDecoder.variableKey] as? String ?? OpenMeteoDailyDecoder.variable
+            let names = daily.allKeys.map(\.stringValue)
             let name =
-                daily.allKeys.map(\.stringValue).first { $0 == OpenMeteoDailyDecoder.variable }
-                ?? daily.allKeys.map(\.stringValue).sorted().first {
-                    $0.hasPrefix(OpenMeteoDailyDecoder.variable + "_") && $0.hasSuffix("best_match")
-                }
+                names.first { $0 == variable }
+                ?? names.sorted().first { $0.hasPrefix(variable + "_") && $0.hasSuffix("best_match") }
             guard let name else { throw ClimateDecodeError.missingVariable }
             if root.contains(Key("daily_units")) {
                 let units = try root.nestedContainer(keyedBy: Key.self, forKey: Key("daily_units"))

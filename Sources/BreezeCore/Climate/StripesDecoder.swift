@@ -67,109 +67,34 @@ public enum StripesDecoder {
     /// At most this many days (about 160 years: the archive starts in 1940).
     public static let maximumDays = 60_000
 
+    /// The daily series through the shared Open-Meteo daily decoder, then the stripes' own
+    /// rules: a bounded count and strictly increasing dates (a repeated day would count twice).
     public static func decode(_ body: [UInt8]) throws(WarmingStripesError) -> [ClimateObservation] {
-        let top: TopLevel
+        let out: [ClimateObservation]
         do {
-            top = try JSONDecoder().decode(TopLevel.self, from: Data(body))
-        } catch let error as WarmingStripesError {
-            throw error
-        } catch let DecodingError.dataCorrupted(context) {
-            throw .malformed(context.debugDescription)
+            out = try OpenMeteoDailyDecoder.decode(body, variable: variable)
         } catch {
-            throw .malformed(String(describing: error))
+            throw WarmingStripesError(error)
         }
-        for document in top.documents {
-            if case .failure(let reason) = document { throw .api(reason: reason) }
-        }
-        var out: [ClimateObservation] = []
-        for document in top.documents {
-            guard case .success(let daily) = document else { continue }
-            out += try daily.observations()
-            if out.count > maximumDays { throw .tooManyDays(out.count) }
-        }
+        if out.count > maximumDays { throw .tooManyDays(out.count) }
         for (previous, next) in zip(out, out.dropFirst()) where next.date <= previous.date {
             throw .datesOutOfOrder(next.date.description)
         }
         return out
     }
+}
 
-    private struct TopLevel: Decodable {
-        var documents: [Document]
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            do {
-                documents = try container.decode([Document].self)
-            } catch DecodingError.typeMismatch {
-                documents = [try container.decode(Document.self)]
-            }
-        }
-    }
-
-    private typealias Key = OpenMeteoKey
-
-    private struct Daily {
-        var utcOffset: Int64
-        var times: [OpenMeteoTime]
-        var values: [Double?]
-
-        func observations() throws(WarmingStripesError) -> [ClimateObservation] {
-            if times.count > StripesDecoder.maximumDays { throw .tooManyDays(times.count) }
-            var dates: [CivilDate] = []
-            dates.reserveCapacity(times.count)
-            for time in times {
-                // A daily ISO stamp is a bare date; a daily Unix stamp is local midnight.
-                let date: CivilDate?
-                switch time {
-                case .iso(let text): date = CivilDate(iso: text)
-                case .unix(let seconds):
-                    date = OpenMeteoTime.localDate(unixSeconds: seconds, utcOffsetSeconds: utcOffset)
-                }
-                guard let date else { throw .invalidDate(time.description) }
-                dates.append(date)
-            }
-            guard dates.count == values.count else { throw .lengthMismatch(times: dates.count, values: values.count) }
-            var out: [ClimateObservation] = []
-            out.reserveCapacity(dates.count)
-            for (date, value) in zip(dates, values) {
-                guard let value else {
-                    out.append(ClimateObservation(date: date, tenthsCelsius: nil))
-                    continue
-                }
-                guard value.isFinite, abs(value) < 1000 else { throw .implausibleValue(value) }
-                out.append(ClimateObservation(date: date, tenthsCelsius: Int((value * 10).rounded())))
-            }
-            return out
-        }
-    }
-
-    private enum Document: Decodable {
-        case success(Daily)
-        case failure(String)
-
-        init(from decoder: any Decoder) throws {
-            let root = try decoder.container(keyedBy: Key.self)
-            if let envelope = try? OpenMeteoErrorBody(from: decoder), envelope.error {
-                self = .failure(envelope.reason ?? "(no reason given)")
-                return
-            }
-            guard root.contains(Key("daily")) else { throw WarmingStripesError.missingVariable }
-            let daily = try root.nestedContainer(keyedBy: Key.self, forKey: Key("daily"))
-            let names = daily.allKeys.map(\.stringValue)
-            let name =
-                names.first { $0 == StripesDecoder.variable }
-                ?? names.sorted().first { $0.hasPrefix(StripesDecoder.variable + "_") && $0.hasSuffix("best_match") }
-            guard let name else { throw WarmingStripesError.missingVariable }
-            if root.contains(Key("daily_units")) {
-                let units = try root.nestedContainer(keyedBy: Key.self, forKey: Key("daily_units"))
-                if let unit = try units.decodeIfPresent(String.self, forKey: Key(name)), unit != "°C" {
-                    throw WarmingStripesError.unsupportedUnit(unit)
-                }
-            }
-            let times = try OpenMeteoTime.series(in: daily, forKey: Key("time"))
-            let values = try daily.decode([Double?].self, forKey: Key(name))
-            let offset = try root.decodeIfPresent(Int64.self, forKey: Key("utc_offset_seconds")) ?? 0
-            self = .success(Daily(utcOffset: offset, times: times, values: values))
+extension WarmingStripesError {
+    /// The same failure in the stripes' words.
+    init(_ error: ClimateDecodeError) {
+        switch error {
+        case .api(let reason): self = .api(reason: reason)
+        case .malformed(let why): self = .malformed(why)
+        case .missingVariable: self = .missingVariable
+        case .unsupportedUnit(let unit): self = .unsupportedUnit(unit)
+        case .invalidDate(let text): self = .invalidDate(text)
+        case .lengthMismatch(let times, let values): self = .lengthMismatch(times: times, values: values)
+        case .implausibleValue(let value): self = .implausibleValue(value)
         }
     }
 }
