@@ -43,10 +43,14 @@ let package = Package(
         .target(name: "BreezeMQTT", dependencies: ["CMosquitto"]),
         .target(name: "BreezeHTTP", dependencies: ["CCurl"]),
         .target(name: "BreezeYAML", dependencies: ["CYAML"]),
+        // libmicrohttpd through dlopen (SPEC §9.2: the lean path never maps it): a C target
+        // compiled against <microhttpd.h> for its types, not linked against the library.
+        .target(name: "CMicroHTTPD"),
+        .target(name: "BreezeServe", dependencies: ["CMicroHTTPD", "BreezeCore"]),
         .target(name: "BreezeCore"),
         .target(
             name: "BreezeAgent",
-            dependencies: ["BreezeCore", "BreezeMQTT", "BreezeHTTP", "BreezeYAML"]
+            dependencies: ["BreezeCore", "BreezeMQTT", "BreezeHTTP", "BreezeYAML", "BreezeServe"]
         ),
         .executableTarget(name: "breeze-agent", dependencies: ["BreezeAgent"]),
 
@@ -79,6 +83,6 @@ let swiftSettings: [SwiftSetting] = [
     .unsafeFlags(["-require-explicit-sendable"]),
 ]
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "CMicroHTTPD" {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }
