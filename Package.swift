@@ -65,11 +65,12 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["BreezeMQTT", "BreezeTestSupport"]),
         // The runtime without a broker or the binary: config, schedules, state, publisher, zoneinfo.
         .testTarget(
-            name: "AgentUnitTests", dependencies: ["BreezeAgent", "BreezeCore", "BreezeMQTT", "BreezeTestSupport"]),
+            name: "AgentUnitTests",
+            dependencies: ["BreezeAgent", "BreezeCore", "BreezeMQTT", "BreezeServe", "BreezeTestSupport"]),
         // The runtime against a real mosquitto and the built binary: end to end, faults, soak.
         .testTarget(
             name: "AgentIntegrationTests",
-            dependencies: ["BreezeAgent", "BreezeCore", "BreezeMQTT", "BreezeTestSupport"]),
+            dependencies: ["BreezeAgent", "BreezeCore", "BreezeMQTT", "BreezeServe", "BreezeTestSupport"]),
     ]
 )
 

@@ -55,16 +55,19 @@ static void set_error(char *error, size_t error_size, const char *format, ...) {
 int cmhd_load(const char *library, char *error, size_t error_size) {
     const char *name = library != NULL ? library : "libmicrohttpd.so.12";
     pthread_mutex_lock(&load_lock);
-    if (loaded) {
-        pthread_mutex_unlock(&load_lock);
-        return 0;
-    }
+    // Opened even when loaded before, so that a name that cannot be loaded is always
+    // reported (dlopen of a library already mapped only counts a reference).
     void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (handle == NULL) {
         const char *reason = dlerror();
         set_error(error, error_size, "%s", reason != NULL ? reason : name);
         pthread_mutex_unlock(&load_lock);
         return -1;
+    }
+    if (loaded) {
+        dlclose(handle);
+        pthread_mutex_unlock(&load_lock);
+        return 0;
     }
 #define RESOLVE(field, symbol)                                                               \
     do {                                                                                     \

@@ -74,6 +74,12 @@ public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
             let text = { (range: Range<Int>) in
                 groups[range].map { String($0, radix: 16) }.joined(separator: ":")
             }
+            // An IPv4-mapped (::ffff:a.b.c.d) or -compatible (::a.b.c.d) address ends in dotted
+            // IPv4, as RFC 5952 §5 and glibc's inet_ntop write it.
+            if best.start == 0, best.count == 6 || (best.count == 5 && groups[5] == 0xffff) {
+                let prefix = best.count == 6 ? "::" : "::ffff:"
+                return prefix + bytes[12..<16].map(String.init).joined(separator: ".")
+            }
             guard best.count >= 2 else { return text(0..<8) }
             return text(0..<best.start) + "::" + text((best.start + best.count)..<8)
         }
