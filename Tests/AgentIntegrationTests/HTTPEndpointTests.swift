@@ -274,6 +274,40 @@ struct HTTPEndpointTests {
         }
     }
 
+    /// The library hidden in a private mount namespace (root and `unshare` needed; CI runs as
+    /// root): `run` with `http:` stops at start with exit 69 and names the package to install.
+    @Test(
+        "a missing libmicrohttpd: exit 69 naming libmicrohttpd12, no crash",
+        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")))
+    func missingLibrary() async throws {
+        let library = try #require(
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/usr/lib/x86_64-linux-gnu/libmicrohttpd.so.12"))
+        let sandbox = try AgentSandbox()
+        try sandbox.writeConfig(
+            port: 1,
+            """
+            locations:
+              - {id: home, latitude: 52.52, longitude: 13.405, timezone: \(Self.zone)}
+            http: {listen: "127.0.0.1:\(try FreePort.loopback())"}
+            \(sandbox.apis.endpointsYAML)
+            """)
+        let script =
+            "mount --bind /dev/null /usr/lib/x86_64-linux-gnu/\(library) && exec \"$0\" run --config \"$1\""
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        process.arguments = ["-m", "sh", "-c", script, try agentBinary(), sandbox.configPath]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 69, "\(stderr)")
+        #expect(stderr.contains("error: http: cannot load libmicrohttpd.so.12 ("), "\(stderr)")
+        #expect(stderr.contains("apt install libmicrohttpd12"), "\(stderr)")
+        #expect(sandbox.apis.totalRequests == 0)
+    }
+
     /// `/proc/<pid>/maps`, read to its end (procfs reports size 0, so no read-by-size helper).
     static func mappedFiles(_ pid: Int32) throws -> String {
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/\(pid)/maps"))
