@@ -205,6 +205,33 @@ struct HTTPEndpointTests {
         }
     }
 
+    @Test("a listener on every interface without allow: a warning at start, loopback still served")
+    func exposureWarning() async throws {
+        try await MosquittoBroker.withPlainBroker { port in
+            let sandbox = try AgentSandbox()
+            let httpPort = try FreePort.loopback()
+            try sandbox.writeConfig(
+                port: port,
+                """
+                locations:
+                  - {id: home, latitude: 52.52, longitude: 13.405, timezone: \(Self.zone)}
+                http: {listen: "0.0.0.0:\(httpPort)"}
+                \(sandbox.apis.endpointsYAML)
+                """)
+            let agent = try AgentProcess(["run", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+            try #require(await agent.waitForLine("http: serving on 0.0.0.0:\(httpPort)"), "\(agent.log)")
+            #expect(
+                agent.lines(
+                    containing:
+                        "warning: http: listening on 0.0.0.0:\(httpPort), beyond the loopback interface, without http.allow"
+                ).count == 1,
+                "\(agent.log)")
+            #expect(agent.log.contains("(allow 127.0.0.0/8, ::1/128)"))
+            #expect(RawHTTP.get(httpPort, "/metrics").status == 200)
+            await agent.terminate()
+        }
+    }
+
     @Test("100 clients holding connections are all answered while a refresh is fetched and published")
     func concurrentClients() async throws {
         try await MosquittoBroker.withPlainBroker { port in
