@@ -133,6 +133,7 @@ struct Elements {
         let r = rect.snapped
         canvas.fillRounded(r, radius: size * 0.35, style.fill)
         if let frame = style.frame { canvas.frame(r, thickness: style.frameThickness, frame) }
+        if let line = style.innerLine, r.height >= 12 { canvas.frame(r.inset(2), thickness: 1, line) }
         canvas.text(word, in: r, face, size: size, style.text, align: .center)
     }
 
@@ -174,14 +175,15 @@ struct Elements {
         var stacked: Bool
     }
 
-    static let cellGap = 4.0
+    /// Space between cells: 4 px, more on wide images, so a label never touches the badge before it.
+    static func cellGap(_ width: Double) -> Double { max(4, (width * 0.03).rounded()) }
 
     /// The best arrangement of `cells` in `rect` (largest text, then fewest rows), or nil when
     /// none keeps its text at 12 px.
     func planCells(_ cells: [LevelCell], in rect: Rect, maxSize: Double) -> CellsPlan? {
         guard !cells.isEmpty else { return nil }
         var best: CellsPlan?
-        let gap = Elements.cellGap
+        let gap = Elements.cellGap(rect.width)
         for columns in stride(from: cells.count, through: 1, by: -1) {
             let rows = (cells.count + columns - 1) / columns
             if columns > 1, (cells.count + columns - 2) / (columns - 1) == rows { continue }  // same rows, narrower
@@ -220,7 +222,7 @@ struct Elements {
     func minimumCellsHeight(_ cells: [LevelCell], width: Double) -> Double? {
         guard !cells.isEmpty else { return nil }
         var low = Elements.minimum * Elements.badgeHeight
-        let high = Double(cells.count) * Elements.minimum * 3 + Elements.cellGap * Double(cells.count)
+        let high = Double(cells.count) * (Elements.minimum * 3 + Elements.cellGap(width))
         guard planCells(cells, in: Rect(x: 0, y: 0, width: width, height: high), maxSize: Elements.minimum) != nil
         else { return nil }
         while planCells(cells, in: Rect(x: 0, y: 0, width: width, height: low), maxSize: Elements.minimum) == nil {
@@ -238,7 +240,7 @@ struct Elements {
 
     func drawCells(_ cells: [LevelCell], in rect: Rect, maxSize: Double) {
         guard let plan = planCells(cells, in: rect, maxSize: maxSize) else { return }
-        let gap = Elements.cellGap
+        let gap = Elements.cellGap(rect.width)
         let cellWidth = (rect.width - gap * Double(plan.columns - 1)) / Double(plan.columns)
         let cellHeight = (rect.height - gap * Double(plan.rows - 1)) / Double(plan.rows)
         let s = plan.size

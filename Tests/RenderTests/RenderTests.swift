@@ -144,6 +144,17 @@ import Testing
     }
 }
 
+/// E-ink JPEGs are thresholded, not dithered: a dot pattern would cost megabytes in JPEG.
+@Suite struct JPEGSizeTests {
+    @Test(arguments: ImageKind.allCases)
+    func largestEInkJPEGStaysPublishable(_ kind: ImageKind) throws {
+        for palette in [ImagePalette.bw, .bwr, .bwy] {
+            let bytes = try Renderer.render(DemoContent.request(kind, 1600, 1200, palette, .jpeg))
+            #expect(bytes.count <= ImageBounds.maximumBytes, "\(kind) \(palette): \(bytes.count) bytes")
+        }
+    }
+}
+
 /// A panel the agent has no data for yet draws a placeholder, not an error.
 @Suite struct PlaceholderTests {
     @Test(arguments: ImageKind.allCases)
