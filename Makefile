@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
-.PHONY: run test build release deps clean deb test-deb test-ha fuzz sanitize soak bench test-brokers
+.PHONY: run test build release deps clean deb deb-render test-deb test-ha fuzz sanitize soak bench test-brokers
 
 deps:
 	scripts/deps.sh
@@ -29,6 +29,10 @@ clean:
 
 deb:
 	scripts/deb.sh
+
+# The image helper as its own package (docs/images.md); breeze-agent Recommends it.
+deb-render:
+	scripts/deb-render.sh
 
 test-deb:
 	scripts/test-deb.sh
