@@ -120,7 +120,15 @@ final class RenderRunner: Sendable {
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup(helper), nil]
         defer { for pointer in argv { free(pointer) } }
-        let spawned = posix_spawn(&pid, helper, &actions, &attributes, argv, environ)
+        var spawned = posix_spawn(&pid, helper, &actions, &attributes, argv, environ)
+        // ETXTBSY: another thread's fork holds the file open for writing for a moment (a helper
+        // just installed or written); try a few times.
+        var attempts = 0
+        while spawned == ETXTBSY && attempts < 10 {
+            attempts += 1
+            usleep(20_000)
+            spawned = posix_spawn(&pid, helper, &actions, &attributes, argv, environ)
+        }
         close(stdinPipe[0])
         close(stdoutPipe[1])
         close(stderrPipe[1])
