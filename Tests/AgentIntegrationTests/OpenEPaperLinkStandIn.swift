@@ -17,7 +17,7 @@ import Synchronization
 /// firmware's handler (OpenEPaperLink ESP32_AP-Flasher/src/web.cpp, `doImageUpload`): the AP
 /// reads the form fields that arrived *before* the file part when that part starts, so
 ///
-/// - while the AP is not running (here: the first `busyAnswers` uploads) it answers
+/// - while the AP is not running (here: the first `busyAnswers` uploads for a tag) it answers
 ///   409 "Come back later";
 /// - a body whose `mac` field does not come before the `file` part is 400 "parameters incomplete";
 /// - a `mac` that is not a known tag is 400 "mac not found";
@@ -41,8 +41,9 @@ final class OpenEPaperLinkAPStandIn: Sendable {
     }
 
     struct State {
-        var busyAnswers: Int
-        var answers: [Int] = []
+        /// 409s still to answer, per tag MAC (upper case).
+        var busy: [String: Int]
+        var answers: [(mac: String?, status: Int)] = []
         var uploads: [Upload] = []
     }
 
@@ -57,13 +58,15 @@ final class OpenEPaperLinkAPStandIn: Sendable {
     private let shared: Shared
 
     init(knownTags: Set<String>, busyAnswers: Int = 0) throws {
-        let state = Shared(State(busyAnswers: busyAnswers))
+        var busy: [String: Int] = [:]
+        for tag in knownTags { busy[tag] = busyAnswers }
+        let state = Shared(State(busy: busy))
         self.shared = state
         self.knownTags = knownTags
         self.server = LoopbackHTTPServer()
         server.setHandler { [knownTags] request in
-            let (status, text) = Self.answer(request, knownTags: knownTags, state: state)
-            state.state.withLock { $0.answers.append(status) }
+            let (status, text, mac) = Self.answer(request, knownTags: knownTags, state: state)
+            state.state.withLock { $0.answers.append((mac, status)) }
             return .respond(status: status, headers: [("Content-Type", "text/plain")], text: text)
         }
         try server.start()
@@ -71,7 +74,11 @@ final class OpenEPaperLinkAPStandIn: Sendable {
 
     var baseURL: String { server.baseURL }
     /// Every status answered, in order.
-    var answers: [Int] { shared.state.withLock { $0.answers } }
+    var answers: [Int] { shared.state.withLock { $0.answers.map(\.status) } }
+    /// The statuses answered to uploads naming `mac`, in order.
+    func answers(mac: String) -> [Int] {
+        shared.state.withLock { $0.answers.filter { $0.mac?.uppercased() == mac }.map(\.status) }
+    }
     /// The uploads answered 200.
     var uploads: [Upload] { shared.state.withLock { $0.uploads } }
 
@@ -79,34 +86,35 @@ final class OpenEPaperLinkAPStandIn: Sendable {
 
     private static func answer(
         _ request: LoopbackHTTPServer.Request, knownTags: Set<String>, state shared: Shared
-    ) -> (Int, String) {
-        guard request.method == "POST", request.path == "/imgupload" else { return (404, "Not found") }
+    ) -> (Int, String, String?) {
+        guard request.method == "POST", request.path == "/imgupload" else { return (404, "Not found", nil) }
         guard let type = request.header("Content-Type"), type.hasPrefix("multipart/form-data"),
             let boundary = type.components(separatedBy: "boundary=").last, !boundary.isEmpty,
             let parts = parse(request.body, boundary: boundary)
-        else { return (400, "not a multipart/form-data body") }
+        else { return (400, "not a multipart/form-data body", nil) }
+        let named = parts.first { $0.name == "mac" }.map { String(decoding: $0.data, as: UTF8.self) }
         // The firmware's checks, at the start of the file part.
         let busy = shared.state.withLock { state -> Bool in
-            guard state.busyAnswers > 0 else { return false }
-            state.busyAnswers -= 1
+            guard let mac = named?.uppercased(), let left = state.busy[mac], left > 0 else { return false }
+            state.busy[mac] = left - 1
             return true
         }
-        if busy { return (409, "Come back later") }
+        if busy { return (409, "Come back later", named) }
         guard let fileIndex = parts.firstIndex(where: { $0.filename != nil }) else {
-            return (400, "no file part")
+            return (400, "no file part", named)
         }
         guard let macPart = parts[..<fileIndex].first(where: { $0.name == "mac" }) else {
-            return (400, "parameters incomplete")
+            return (400, "parameters incomplete", named)
         }
         let mac = String(decoding: macPart.data, as: UTF8.self)
-        guard knownTags.contains(mac.uppercased()) else { return (400, "mac not found") }
+        guard knownTags.contains(mac.uppercased()) else { return (400, "mac not found", mac) }
         let dither = parts.first { $0.name == "dither" }.flatMap { Int(String(decoding: $0.data, as: UTF8.self)) } ?? 1
         let file = parts[fileIndex]
         let upload = Upload(
             order: parts.map(\.name), mac: mac, dither: dither, filename: file.filename,
             contentType: file.contentType, file: file.data)
         shared.state.withLock { $0.uploads.append(upload) }
-        return (200, "Ok, saved")
+        return (200, "Ok, saved", mac)
     }
 
     /// The parts of a `multipart/form-data` body (RFC 7578), in order; nil when malformed.
