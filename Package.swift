@@ -22,7 +22,10 @@ import PackageDescription
 let package = Package(
     name: "breeze-agent",
     products: [
-        .executable(name: "breeze-agent", targets: ["breeze-agent"])
+        .executable(name: "breeze-agent", targets: ["breeze-agent"]),
+        // The image drawing helper the agent spawns (docs/images.md): Cairo and libjpeg live
+        // only here, never in the agent's process.
+        .executable(name: "breeze-agent-render", targets: ["breeze-agent-render"]),
     ],
     targets: [
         .systemLibrary(
@@ -50,6 +53,20 @@ let package = Package(
         ),
         .executableTarget(name: "breeze-agent", dependencies: ["BreezeAgent"]),
 
+        // The render helper: reads one RenderRequest on stdin, writes a PNG or JPEG on stdout.
+        .systemLibrary(
+            name: "CCairo",
+            pkgConfig: "cairo",
+            providers: [.apt(["libcairo2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]
+        ),
+        .target(name: "BreezeRender", dependencies: ["BreezeCore", "CCairo", "CJPEG"]),
+        .executableTarget(name: "breeze-agent-render", dependencies: ["BreezeRender"]),
+
         // Test support: real parts only (a loopback HTTP server, a mosquitto process runner).
         // It lives under Tests/ because it may use Foundation (Process); it never ships.
         // It also holds the fake upstream APIs and the agent sandbox the agent's tests share.
@@ -66,6 +83,9 @@ let package = Package(
         .testTarget(
             name: "AgentIntegrationTests",
             dependencies: ["BreezeAgent", "BreezeCore", "BreezeMQTT", "BreezeTestSupport"]),
+        // The render helper's drawing, palettes and encoders, and the built helper's protocol.
+        .testTarget(
+            name: "RenderTests", dependencies: ["BreezeRender", "BreezeCore", "CCairo", "CJPEG", "BreezeTestSupport"]),
     ]
 )
 

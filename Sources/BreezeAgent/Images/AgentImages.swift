@@ -19,7 +19,7 @@ extension Agent {
         guard !state.images.isEmpty else { return }
         guard let helper = RenderRunner.locate() else {
             log.error(
-                "images: the render helper \(RenderRunner.helperName) is missing (looked next to the agent and at \(RenderRunner.installedPath); it ships in the breeze-agent package); the \(config.images.count) configured image(s) are skipped"
+                "images: the render helper \(RenderRunner.helperName) is missing (looked next to the agent and at \(RenderRunner.installedPath); install the breeze-agent-render package); the \(config.images.count) configured image(s) are skipped"
             )
             state.images.disable()
             return
