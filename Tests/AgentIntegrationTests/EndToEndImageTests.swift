@@ -156,9 +156,18 @@ struct EndToEndImageTests {
             #expect(upload.filename == "tag.jpg" && upload.contentType == "image/jpeg")
             #expect(upload.file == jpeg)
 
-            // New data (yesterday's entry first: other values today): a new image.
+            // New data (grass today 3 → 5): a new image.
             let before = try await BrokerView.snapshot(port: port, ["\(prefix)/home/pollen/max/#"])
-            upstream.set(.init(google: Self.google(try googleBody(zone: Self.zone, offset: -1))))
+            let higher = try googleBody(zone: Self.zone) { days in
+                guard var types = days[0]["pollenTypeInfo"] as? [[String: Any]],
+                    let grass = types.firstIndex(where: { $0["code"] as? String == "GRASS" }),
+                    var index = types[grass]["indexInfo"] as? [String: Any]
+                else { return }
+                index["value"] = 5
+                types[grass]["indexInfo"] = index
+                days[0]["pollenTypeInfo"] = types
+            }
+            upstream.set(.init(google: Self.google(higher)))
             let (again, _, log2) = try await AgentProcess.run(
                 ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory, timeout: .seconds(60))
             #expect(again == 0, "\(log2)")
@@ -219,7 +228,7 @@ struct EndToEndImageTests {
             // Home Assistant: one MQTT image entity per image.
             let topic =
                 "\(sandbox.discoveryPrefix)/device/\(prefix.replacingOccurrences(of: "-", with: "_"))_home/config"
-            let discovery = try await BrokerView.snapshot(port: port, [topic])
+            let discovery = try await BrokerView.snapshot(port: port, ["\(sandbox.discoveryPrefix)/device/#"])
             let root = try #require(jsonObject(discovery[topic]), "\(discovery.keys)")
             let components = try #require(root["components"] as? [String: [String: Any]])
             let web = try #require(components["image_web"])
