@@ -242,6 +242,19 @@ struct ImageSchedulerTests {
         #expect(!D.scopes(fetched).contains { $0.scope == Self.topic })
     }
 
+    @Test func withoutTheHelperImagesAndTagsAreTakenOut() throws {
+        var config = try Self.config()
+        let log = Log(level: .error)
+        #expect(Agent.renderHelper(for: &config, log: log, locate: { nil }) == nil)
+        #expect(config.images.isEmpty && config.openEPaperLink.isEmpty)
+        // The rest of the configuration is untouched.
+        #expect(config.locations.map(\.id) == ["home"])
+        var found = try Self.config()
+        #expect(
+            Agent.renderHelper(for: &found, log: log, locate: { "/x/breeze-agent-render" }) == "/x/breeze-agent-render")
+        #expect(found.images.count == 1 && found.openEPaperLink.count == 1)
+    }
+
     @Test func helperLookupPrefersTheAgentsDirectory() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "render-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")

@@ -93,6 +93,18 @@ struct RenderRunnerTests {
         #expect(ContinuousClock.now - start < .seconds(10))
     }
 
+    @Test func cancellingTheTaskKillsTheHelper() async throws {
+        let path = try Self.script("exec sleep 30")
+        defer { unlink(path) }
+        let start = ContinuousClock.now
+        let runner = RenderRunner(helper: path)
+        let task = Task { await runner.render(Self.request) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        #expect(await task.value == .failed("cancelled"))
+        #expect(ContinuousClock.now - start < .seconds(10))
+    }
+
     @Test func aMissingExecutableIsAFailure() async {
         let outcome = await RenderRunner(helper: "/nonexistent/breeze-agent-render").render(Self.request)
         guard case .failed(let message) = outcome else {

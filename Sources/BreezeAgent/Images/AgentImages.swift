@@ -13,17 +13,25 @@ import BreezeCore
 import BreezeHTTP
 
 extension Agent {
-    /// Finds the render helper when images are configured: missing, it is one error at start
-    /// and the images are skipped; the rest of the agent runs.
-    func setUpImages() {
-        guard !state.images.isEmpty else { return }
-        guard let helper = RenderRunner.locate() else {
-            log.error(
-                "images: the render helper \(RenderRunner.helperName) is missing (looked next to the agent and at \(RenderRunner.installedPath); install the breeze-agent-render package); the \(config.images.count) configured image(s) are skipped"
-            )
-            state.images.disable()
-            return
-        }
+    /// Finds the render helper when images are configured. Missing, it is one error at start
+    /// and the images (and their OpenEPaperLink tags) are taken out of `config`: no topics, no
+    /// Home Assistant entities for pictures that cannot be drawn; the rest of the agent runs.
+    static func renderHelper(
+        for config: inout AgentConfig, log: Log, locate: () -> String? = { RenderRunner.locate() }
+    ) -> String? {
+        guard !config.images.isEmpty else { return nil }
+        if let helper = locate() { return helper }
+        log.error(
+            "images: the render helper \(RenderRunner.helperName) is missing (looked next to the agent and at \(RenderRunner.installedPath); install the breeze-agent-render package); the \(config.images.count) configured image(s) are skipped"
+        )
+        config.images = []
+        config.openEPaperLink = []
+        return nil
+    }
+
+    /// The runner over the helper found at start, and the uploader when tags are configured.
+    func setUpImages(helper: String?) {
+        guard let helper, !state.images.isEmpty else { return }
         renderer = RenderRunner(helper: helper)
         if !state.images.tags.isEmpty { uploader = HTTPClient(version: BreezeVersion.string) }
         log.debug("images: rendering with \(helper)")

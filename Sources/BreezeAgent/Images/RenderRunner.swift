@@ -11,6 +11,7 @@
 
 import BreezeCore
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -70,7 +71,8 @@ final class RenderRunner: Sendable {
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Renders `request` (off the calling task's thread).
+    /// Renders `request` (off the calling task's thread). Cancelling the calling task kills the
+    /// helper within about 100 ms (a shutdown does not wait for a slow render).
     func render(_ request: RenderRequest) async -> RenderOutcome {
         let input: [UInt8]
         do {
@@ -79,16 +81,32 @@ final class RenderRunner: Sendable {
             return .failed("cannot encode the request: \(error)")
         }
         let (helper, timeout) = (helper, timeout)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<RenderOutcome, Never>) in
-            queue.async {
-                continuation.resume(returning: Self.run(helper: helper, input: input, timeout: timeout))
+        let cancelled = Cancelled()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<RenderOutcome, Never>) in
+                queue.async {
+                    continuation.resume(
+                        returning: Self.run(helper: helper, input: input, timeout: timeout, cancelled: cancelled))
+                }
             }
+        } onCancel: {
+            cancelled.set()
         }
+    }
+
+    /// Set by the task's cancellation handler (any thread), read by the run's poll loop.
+    final class Cancelled: Sendable {
+        private let flag = Atomic<Bool>(false)
+        func set() { flag.store(true, ordering: .relaxed) }
+        var isSet: Bool { flag.load(ordering: .relaxed) }
     }
 
     /// One blocking run: spawn, feed stdin, read stdout and stderr (bounded) until both close or
     /// the time runs out, reap.
-    static func run(helper: String, input: [UInt8], timeout: Duration) -> RenderOutcome {
+    static func run(
+        helper: String, input: [UInt8], timeout: Duration, cancelled: Cancelled = Cancelled()
+    ) -> RenderOutcome {
+        guard !cancelled.isSet else { return .failed("cancelled") }
         var stdinPipe: [Int32] = [-1, -1]
         var stdoutPipe: [Int32] = [-1, -1]
         var stderrPipe: [Int32] = [-1, -1]
@@ -148,6 +166,7 @@ final class RenderRunner: Sendable {
         var errors: [UInt8] = []
         var tooLarge = false
         var timedOut = false
+        var wasCancelled = false
         let deadline = ContinuousClock.now + timeout
         var chunk = [UInt8](repeating: 0, count: 65_536)
         if input.isEmpty {
@@ -161,7 +180,12 @@ final class RenderRunner: Sendable {
                 timedOut = true
                 break
             }
-            let millis = Int32(clamping: remaining.components.seconds * 1000 + 1)
+            guard !cancelled.isSet else {
+                wasCancelled = true
+                break
+            }
+            // Slices of at most 100 ms, so a cancellation is seen promptly.
+            let millis = Int32(clamping: min(remaining.components.seconds * 1000 + 1, 100))
             var fds: [pollfd] = []
             if writeFD >= 0 { fds.append(pollfd(fd: writeFD, events: Int16(POLLOUT), revents: 0)) }
             if outFD >= 0 { fds.append(pollfd(fd: outFD, events: Int16(POLLIN), revents: 0)) }
@@ -207,11 +231,12 @@ final class RenderRunner: Sendable {
             if tooLarge { break }
         }
         closeAll([writeFD, outFD, errFD].filter { $0 >= 0 })
-        if timedOut || tooLarge { kill(pid, SIGKILL) }
+        if timedOut || tooLarge || wasCancelled { kill(pid, SIGKILL) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
 
         let stderrText = firstLine(errors)
+        if wasCancelled { return .failed("cancelled") }
         if timedOut { return .failed("\(helperName) timed out after \(timeout) and was killed") }
         if tooLarge {
             return .failed("\(helperName) wrote more than \(ImageBounds.maximumBytes) bytes; image not published")

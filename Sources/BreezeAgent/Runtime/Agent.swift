@@ -35,7 +35,10 @@ final class Agent {
     /// delays a fetch.
     var uploader: HTTPClient?
 
-    init(config: AgentConfig, log: Log, store: StateStore, http: any HTTPFetching, demo: Bool) {
+    init(config configured: AgentConfig, log: Log, store: StateStore, http: any HTTPFetching, demo: Bool) {
+        // Without the render helper the images are skipped as if not configured (one error).
+        var config = configured
+        let helper = Self.renderHelper(for: &config, log: log)
         self.config = config
         self.log = log
         self.store = store
@@ -49,7 +52,7 @@ final class Agent {
         var generator = SystemRandomNumberGenerator()
         self.state = DaemonState(
             config: config, locations: locations, storedCalls: store.callCounts(), demo: demo, seed: generator.next())
-        setUpImages()
+        setUpImages(helper: helper)
     }
 
     /// How long state topics wait to be cleared after the discovery config that stops using
