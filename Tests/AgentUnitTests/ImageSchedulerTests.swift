@@ -255,6 +255,32 @@ struct ImageSchedulerTests {
         #expect(found.images.count == 1 && found.openEPaperLink.count == 1)
     }
 
+    /// A shard renders only the images of its own locations; a location that moved to another
+    /// shard hands its image topic over with the rest of `<p>/<loc>/` (cleared unless the new
+    /// owner re-published it, ShardHandoverTests).
+    @Test func aShardRendersItsOwnLocationsImagesAndHandsTheOthersOver() throws {
+        let config = try ShardHandoverTests.config(
+            shard: """
+                shard: {index: 1, count: 4}
+                images:
+                  - {id: hall, location: home, kind: pollen, width: 296, height: 128}
+                  - {id: desk, location: office, kind: pollen, width: 296, height: 128}
+                """)
+        let owned = config.ownedLocations.map {
+            LocationRuntime(config: $0, zone: .utc, settings: config, unit: config.climate.unit)
+        }
+        let state = DaemonState(config: config, locations: owned, storedCalls: [:], demo: false, seed: 1)
+        #expect(state.images.images.map(\.config.id) == ["desk"])
+        #expect(state.images.images.map(\.topic) == ["breeze/office/image/desk"])
+        let reference = BinaryPayload.reference(for: Self.png)
+        let handover = ShardHandover(
+            config: config, layout: config.topicLayout,
+            published: ["breeze/home/image/hall": reference, "breeze/office/image/desk": reference])
+        #expect(handover.released.map(\.id) == ["home"])
+        #expect(handover.released[0].published == ["breeze/home/image/hall": reference])
+        #expect(handover.released[0].scopes.contains("breeze/home"))
+    }
+
     @Test func helperLookupPrefersTheAgentsDirectory() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "render-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
