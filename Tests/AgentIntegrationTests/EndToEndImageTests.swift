@@ -206,9 +206,11 @@ struct EndToEndImageTests {
             let upstream = sandbox.apis
             upstream.set(.init(google: Self.google(try googleBody(zone: Self.zone))))
             let prefix = sandbox.prefix
+            let httpPort = try FreePort.loopback()
             try sandbox.writeConfig(
                 port: port,
-                Self.config(upstream, ap: ap.baseURL, discoveryPrefix: sandbox.discoveryPrefix, stranger: true))
+                Self.config(upstream, ap: ap.baseURL, discoveryPrefix: sandbox.discoveryPrefix, stranger: true)
+                    + "http: {listen: \"127.0.0.1:\(httpPort)\"}\n")
             let agent = try AgentProcess(["run", "--config", sandbox.configPath], logDirectory: sandbox.directory)
             defer { Task { await agent.terminate() } }
 
@@ -224,6 +226,17 @@ struct EndToEndImageTests {
             let png = try #require(images["\(prefix)/home/image/web"])
             #expect(Self.pngSize(png).map { [$0.0, $0.1] } == [296, 128])
             #expect(ap.uploads.first?.file == images["\(prefix)/home/image/tag"])
+
+            // HTTP (ESPHome online_image, an OEPL "image URL") serves the same bytes as the topic,
+            // each image under its own format's extension only.
+            let served = RawHTTP.get(httpPort, "/images/home/web.png")
+            #expect(served.status == 200)
+            #expect(served.headers.first { $0.0.lowercased() == "content-type" }?.1 == "image/png")
+            #expect(served.body == png)
+            let jpeg = RawHTTP.get(httpPort, "/images/home/tag.jpg")
+            #expect(jpeg.status == 200 && jpeg.body == images["\(prefix)/home/image/tag"])
+            #expect(RawHTTP.get(httpPort, "/images/home/web.jpg").status == 404)
+            #expect(RawHTTP.get(httpPort, "/images/home/nothing.png").status == 404)
 
             // Home Assistant: one MQTT image entity per image.
             let topic =
