@@ -48,7 +48,7 @@ public final class MosquittoBroker: Sendable {
     public let port: Int
     public let directory: String
     private let settings: Mutex<[String]>
-    private let process: Mutex<Process?>
+    private let process: Mutex<ChildProcess?>
 
     /// `configuration` lines are appended after the listener and defaults.
     public init(configuration: [String] = []) throws {
@@ -106,24 +106,16 @@ public final class MosquittoBroker: Sendable {
         try (config.joined(separator: "\n") + "\n").write(toFile: configFile, atomically: true, encoding: .utf8)
 
         let logFile = directory + "/mosquitto.log"
-        if !FileManager.default.fileExists(atPath: logFile) {
-            _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-        }
-        let logHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
-        logHandle.seekToEndOfFile()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try TestProcess.locate("mosquitto"))
-        process.arguments = ["-c", configFile]
-        process.standardOutput = logHandle
-        process.standardError = logHandle
-        try process.run()
-        try? logHandle.close()
+        let process = try ChildProcess(
+            try TestProcess.locate("mosquitto"), ["-c", configFile], standardOutput: .file(logFile),
+            standardError: .standardOutput)
         self.process.withLock { $0 = process }
 
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
-            if !process.isRunning {
-                throw Failure.exited(status: process.terminationStatus, log: log)
+            if let status = process.terminationStatus {
+                self.process.withLock { $0 = nil }
+                throw Failure.exited(status: status, log: log)
             }
             if FreePort.isAccepting(port: port) { return }
             try await Task.sleep(for: .milliseconds(20))
@@ -134,13 +126,11 @@ public final class MosquittoBroker: Sendable {
 
     /// Stops the broker and waits for it to exit. Safe to call when not running.
     ///
-    /// SIGKILL, not SIGTERM: the child inherits the signal mask of the (Dispatch) thread that
-    /// spawned it, where SIGTERM and SIGINT are blocked, so mosquitto would never see them. With
-    /// `persistence false` there is nothing to save, and clients just see the connection drop.
+    /// SIGKILL: with `persistence false` there is nothing to save, clients just see the
+    /// connection drop, and the port is free at once for ``restart()``.
     public func stop() {
         guard let process = self.process.withLock({ $0.take() }) else { return }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitForTermination()
+        process.kill()
     }
 
     /// Stops and starts again on the same port (clients see the connection drop).
