@@ -101,6 +101,13 @@ public final class MosquittoBroker: Sendable {
         // As root mosquitto would switch to the `mosquitto` user, who cannot read our 0600 files.
         if geteuid() == 0 { config.append("user root") }
         if !lines.contains("allow_anonymous false") { config.append("allow_anonymous true") }
+        // mosquitto queues at most 1 000 QoS 1 messages per subscriber beyond those in flight
+        // and drops the rest ("Outgoing messages are being dropped"). A test's watching client
+        // that falls behind an agent's burst on a loaded machine (20 locations are ~5 000
+        // topics) would then miss topics the agent did publish, and the test would fail.
+        if !lines.contains(where: { $0.hasPrefix("max_queued_messages") }) {
+            config.append("max_queued_messages 100000")
+        }
         config += lines
         let configFile = directory + "/mosquitto.conf"
         try (config.joined(separator: "\n") + "\n").write(toFile: configFile, atomically: true, encoding: .utf8)
