@@ -103,10 +103,10 @@ struct ChildProcessTests {
     }
 
     @Test("TestProcess.run: a failure carries the exit status and stderr; an overrun is killed")
-    func testProcessFailures() throws {
-        #expect(try TestProcess.run("/bin/sh", ["-c", "echo fine"]) == "fine\n")
+    func testProcessFailures() async throws {
+        #expect(try await TestProcess.run("/bin/sh", ["-c", "echo fine"]) == "fine\n")
         do {
-            try TestProcess.run("/bin/sh", ["-c", "echo broken >&2; exit 3"])
+            try await TestProcess.run("/bin/sh", ["-c", "echo broken >&2; exit 3"])
             Issue.record("a non-zero exit must throw")
         } catch let failure as TestProcess.Failure {
             #expect(failure.status == 3)
@@ -114,7 +114,7 @@ struct ChildProcessTests {
         }
         let started = ContinuousClock.now
         do {
-            try TestProcess.run("/bin/sleep", ["30"], timeout: .milliseconds(300))
+            try await TestProcess.run("/bin/sleep", ["30"], timeout: .milliseconds(300))
             Issue.record("an overrun must throw")
         } catch let failure as TestProcess.Failure {
             #expect(failure.output.hasPrefix("still running after"))

@@ -153,6 +153,6 @@ final class FillableDirectory {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        (try? TestProcess.run(tool, arguments)) != nil
+        (try? TestProcess.runBlocking(tool, arguments)) != nil
     }
 }

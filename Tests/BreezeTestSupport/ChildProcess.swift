@@ -189,7 +189,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Waits for the child to exit, blocking this thread; for synchronous callers only
-    /// (``TestProcess/run(_:_:in:timeout:)``, `deinit`s), whose children end promptly.
+    /// (``TestProcess/runBlocking(_:_:in:timeout:)``, `deinit`s), whose children end promptly.
     public func waitForExitBlocking(timeout: Duration) -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while true {

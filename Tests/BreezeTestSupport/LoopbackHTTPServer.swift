@@ -439,7 +439,7 @@ public final class LoopbackHTTPServer: Sendable {
         try Data(bytes).write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
         do {
-            return Array(try TestProcess.standardOutput("/bin/gzip", ["-c", "-n", input.path]))
+            return Array(try TestProcess.standardOutputBlocking("/bin/gzip", ["-c", "-n", input.path]))
         } catch let failure as TestProcess.Failure {
             throw GzipError(status: failure.status)
         }

@@ -64,10 +64,10 @@ public final class MosquittoBroker: Sendable {
     }
 
     /// Requires these users (created with `mosquitto_passwd -b`) and refuses anonymous clients.
-    public func addPasswordFile(users: [String: String]) throws {
+    public func addPasswordFile(users: [String: String]) async throws {
         let file = directory + "/passwords"
         for (index, (user, password)) in users.sorted(by: { $0.key < $1.key }).enumerated() {
-            try TestProcess.run("mosquitto_passwd", (index == 0 ? ["-c"] : []) + ["-b", file, user, password])
+            try await TestProcess.run("mosquitto_passwd", (index == 0 ? ["-c"] : []) + ["-b", file, user, password])
         }
         settings.withLock { $0 += ["password_file \(file)", "allow_anonymous false"] }
     }

@@ -29,10 +29,10 @@ struct TLSTests {
         let port: Int
         var certificate: String { directory.appendingPathComponent("cert.pem").path }
 
-        init() throws {
+        init() async throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("breeze-tls-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try TestProcess.run(
+            try await TestProcess.run(
                 "/usr/bin/openssl",
                 [
                     "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
@@ -49,7 +49,7 @@ struct TLSTests {
                     "-cert", directory.appendingPathComponent("cert.pem").path,
                     "-key", directory.appendingPathComponent("key.pem").path,
                 ])
-            try waitUntilListening()
+            try await waitUntilListening()
         }
 
         deinit {
@@ -58,7 +58,7 @@ struct TLSTests {
             try? FileManager.default.removeItem(at: directory)
         }
 
-        private func waitUntilListening() throws {
+        private func waitUntilListening() async throws {
             for _ in 0..<100 {
                 let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
                 var address = sockaddr_in()
@@ -72,7 +72,7 @@ struct TLSTests {
                 }
                 close(fd)
                 if connected { return }
-                usleep(50_000)
+                try await Task.sleep(for: .milliseconds(50))
             }
             Issue.record("openssl s_server did not start listening on \(port)")
         }
@@ -80,7 +80,7 @@ struct TLSTests {
 
     @Test("a self-signed certificate is refused, then accepted from a trusted CA file")
     func selfSigned() async throws {
-        let server = try SelfSignedServer()
+        let server = try await SelfSignedServer()
         let url = "https://127.0.0.1:\(server.port)/"
 
         do {
