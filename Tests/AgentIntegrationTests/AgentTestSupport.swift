@@ -177,7 +177,7 @@ func agentBinary() throws -> String {
 /// A running `breeze-agent` child with its stdout and stderr in files. Its environment is the
 /// test's without `BREEZE_*` and `JOURNAL_STREAM`, plus `environment`.
 final class AgentProcess: Sendable {
-    private let process: Process
+    private let process: ChildProcess
     let stdoutPath: String
     let stderrPath: String
     let started = ContinuousClock.now
@@ -190,30 +190,17 @@ final class AgentProcess: Sendable {
         stderrPath = directory + "/\(tag).log"
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try agentBinary())
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BREEZE_") }
         env["JOURNAL_STREAM"] = nil
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
+        process = try ChildProcess(
+            try agentBinary(), arguments, environment: env, standardOutput: .file(stdoutPath),
+            standardError: .file(stderrPath))
     }
 
     /// The same, logs in `logDirectory` (the end-to-end tests' spelling).
     convenience init(_ arguments: [String], logDirectory: String) throws {
         try self.init(arguments, directory: logDirectory)
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitForTermination()
-        }
     }
 
     var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
@@ -227,21 +214,21 @@ final class AgentProcess: Sendable {
         log.split(separator: "\n").map(String.init).filter { $0.contains(text) }
     }
 
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    func signal(_ number: Int32) { process.signal(number) }
 
     /// Waits for the process to end; its exit status, or nil after `timeout`.
     func waitForExit(timeout: Duration) async -> Int32? {
-        let ended = await poll(timeout: timeout) { !process.isRunning }
-        return ended ? process.terminationStatus : nil
+        await process.waitForExit(timeout: timeout)
     }
 
     /// SIGTERM and wait (up to 5 s); the exit status, or nil when it had to be killed.
     @discardableResult
     func terminate() async -> Int32? {
-        guard process.isRunning else { return process.terminationStatus }
+        if let status = process.terminationStatus { return status }
         signal(SIGTERM)
         if let status = await waitForExit(timeout: .seconds(5)) { return status }
-        kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
+        _ = await waitForExit(timeout: .seconds(10))
         return nil
     }
 

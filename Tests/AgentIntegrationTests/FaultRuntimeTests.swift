@@ -140,7 +140,9 @@ struct FaultRuntimeTests {
             port: broker.port, patterns: ["\(scenario.prefix)/#", "\(scenario.discoveryPrefix)/#"])
         let essentials = locations.flatMap { scenario.essentialTopics($0.id) }
         let back = await view.waitForTopics(essentials, timeout: .seconds(30))
-        #expect(back, "missing: \(essentials.filter { view.value($0) == nil }.prefix(5))\n\(agent.log)")
+        #expect(
+            back,
+            "missing: \(essentials.filter { view.value($0) == nil }.prefix(5))\n\(agent.log)\nbroker:\n\(broker.log)")
         // Settled: the tree stops growing.
         var settled = view.tree(under: scenario.prefix)
         _ = await poll(timeout: .seconds(20)) {
@@ -157,7 +159,10 @@ struct FaultRuntimeTests {
         let complete = await poll(timeout: .seconds(30)) {
             reference.tree(under: scenario.prefix).count >= afterCut.count
         }
-        #expect(complete)
+        #expect(
+            complete,
+            "\(reference.tree(under: scenario.prefix).count) of \(afterCut.count) topics\n\(agent.log)\nbroker:\n\(broker.log)"
+        )
         _ = await poll(timeout: .seconds(10)) { reference.tree(under: scenario.prefix) == afterCut }
         #expect(reference.tree(under: scenario.prefix) == afterCut, "the tree after the cut is not the full tree")
         #expect(afterCut.count > locations.count * 100, "only \(afterCut.count) topics")

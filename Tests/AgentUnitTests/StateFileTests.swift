@@ -153,12 +153,6 @@ final class FillableDirectory {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitForTermination()
-        return process.terminationStatus == 0
+        (try? TestProcess.runBlocking(tool, arguments)) != nil
     }
 }

@@ -438,17 +438,10 @@ public final class LoopbackHTTPServer: Sendable {
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("breeze-gzip-\(UUID().uuidString)")
         try Data(bytes).write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        process.arguments = ["-c", "-n", input.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitForTermination()
-        guard process.terminationStatus == 0 else {
-            throw GzipError(status: process.terminationStatus)
+        do {
+            return Array(try TestProcess.standardOutputBlocking("/bin/gzip", ["-c", "-n", input.path]))
+        } catch let failure as TestProcess.Failure {
+            throw GzipError(status: failure.status)
         }
-        return Array(data)
     }
 }

@@ -22,37 +22,37 @@ public struct TestCertificates: Sendable {
     public let clientKeyFile: String
 
     /// Generates everything into a fresh temporary directory (or `directory`).
-    public static func generate(in directory: String? = nil, caName: String = "Breeze Test CA") throws
+    public static func generate(in directory: String? = nil, caName: String = "Breeze Test CA") async throws
         -> TestCertificates
     {
         let directory = try directory ?? makeTemporaryDirectory(prefix: "breeze-certs")
         func path(_ name: String) -> String { directory + "/" + name }
         let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try TestProcess.run(
+        try await TestProcess.run(
             "openssl",
             ["req", "-x509"] + key + [
                 "-keyout", path("ca.key"), "-out", path("ca.crt"), "-days", "2", "-subj", "/CN=\(caName)",
                 "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
             ])
-        func issue(_ name: String, commonName: String, extensions: String) throws {
-            try TestProcess.run(
+        func issue(_ name: String, commonName: String, extensions: String) async throws {
+            try await TestProcess.run(
                 "openssl",
                 ["req"] + key + [
                     "-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=\(commonName)",
                 ])
             try extensions.write(toFile: path("\(name).ext"), atomically: true, encoding: .utf8)
-            try TestProcess.run(
+            try await TestProcess.run(
                 "openssl",
                 [
                     "x509", "-req", "-in", path("\(name).csr"), "-CA", path("ca.crt"), "-CAkey", path("ca.key"),
                     "-CAcreateserial", "-out", path("\(name).crt"), "-days", "2", "-extfile", path("\(name).ext"),
                 ])
         }
-        try issue(
+        try await issue(
             "server", commonName: "localhost",
             extensions:
                 "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n")
-        try issue(
+        try await issue(
             "client", commonName: "breeze-test-client",
             extensions: "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n")
         return TestCertificates(

@@ -25,14 +25,14 @@ struct TLSTests {
     /// A running `openssl s_server -www` and the certificate it presents.
     final class SelfSignedServer {
         let directory: URL
-        let process = Process()
+        let process: ChildProcess
         let port: Int
         var certificate: String { directory.appendingPathComponent("cert.pem").path }
 
-        init() throws {
+        init() async throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("breeze-tls-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Self.run(
+            try await TestProcess.run(
                 "/usr/bin/openssl",
                 [
                     "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
@@ -42,27 +42,23 @@ struct TLSTests {
                 ]
             )
             port = try closedPort()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = [
-                "s_server", "-accept", "127.0.0.1:\(port)", "-www", "-quiet",
-                "-cert", directory.appendingPathComponent("cert.pem").path,
-                "-key", directory.appendingPathComponent("key.pem").path,
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            try waitUntilListening()
+            process = try ChildProcess(
+                "/usr/bin/openssl",
+                [
+                    "s_server", "-accept", "127.0.0.1:\(port)", "-www", "-quiet",
+                    "-cert", directory.appendingPathComponent("cert.pem").path,
+                    "-key", directory.appendingPathComponent("key.pem").path,
+                ])
+            try await waitUntilListening()
         }
 
         deinit {
-            // SIGKILL: s_server launched from the test process does not always act on SIGTERM
-            // (the signal can arrive blocked), and waiting for it would hang the suite.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitForTermination()
+            // SIGKILL: nothing to shut down cleanly, and it cannot be ignored.
+            process.kill()
             try? FileManager.default.removeItem(at: directory)
         }
 
-        private func waitUntilListening() throws {
+        private func waitUntilListening() async throws {
             for _ in 0..<100 {
                 let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
                 var address = sockaddr_in()
@@ -76,26 +72,15 @@ struct TLSTests {
                 }
                 close(fd)
                 if connected { return }
-                usleep(50_000)
+                try await Task.sleep(for: .milliseconds(50))
             }
             Issue.record("openssl s_server did not start listening on \(port)")
-        }
-
-        private static func run(_ executable: String, _ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitForTermination()
-            try #require(process.terminationStatus == 0, "\(executable) \(arguments.first ?? "") failed")
         }
     }
 
     @Test("a self-signed certificate is refused, then accepted from a trusted CA file")
     func selfSigned() async throws {
-        let server = try SelfSignedServer()
+        let server = try await SelfSignedServer()
         let url = "https://127.0.0.1:\(server.port)/"
 
         do {

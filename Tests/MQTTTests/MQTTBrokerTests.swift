@@ -153,7 +153,7 @@ struct MQTTBrokerTests {
 
     @Test func usernameAndPassword() async throws {
         let broker = try MosquittoBroker()
-        try broker.addPasswordFile(users: ["breeze": "correct horse"])
+        try await broker.addPasswordFile(users: ["breeze": "correct horse"])
         try await broker.start()
         defer { broker.stop() }
 
@@ -188,8 +188,8 @@ struct MQTTBrokerTests {
     }
 
     @Test func tlsVerifiesTheBrokerAgainstTheConfiguredCA() async throws {
-        let certificates = try TestCertificates.generate()
-        let otherCA = try TestCertificates.generate(caName: "Some Other CA")
+        let certificates = try await TestCertificates.generate()
+        let otherCA = try await TestCertificates.generate(caName: "Some Other CA")
         let broker = try MosquittoBroker()
         broker.enableTLS(certificates)
         try await broker.start()
@@ -232,7 +232,7 @@ struct MQTTBrokerTests {
     }
 
     @Test func tlsClientCertificate() async throws {
-        let certificates = try TestCertificates.generate()
+        let certificates = try await TestCertificates.generate()
         let broker = try MosquittoBroker()
         broker.enableTLS(certificates, requireClientCertificate: true)
         try await broker.start()

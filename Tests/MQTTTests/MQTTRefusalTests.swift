@@ -284,7 +284,7 @@ struct MQTTConnectTimeoutTests {
         let stalled = target == .stalledSYN ? try StalledListener() : nil
         let silent = target == .silentAfterHandshake ? try SilentListener() : nil
         let port = stalled?.port ?? silent!.port
-        let certificates = try TestCertificates.generate()
+        let certificates = try await TestCertificates.generate()
         let started = ContinuousClock.now
         let (client, recorder) = try await makeClient(port: port, role: "timeout", ready: false) {
             $0.connectTimeout = 3
@@ -313,7 +313,7 @@ struct MQTTConnectTimeoutTests {
 
     @Test func stopIsPromptDuringAStalledTLSConnect() async throws {
         let stalled = try StalledListener()
-        let certificates = try TestCertificates.generate()
+        let certificates = try await TestCertificates.generate()
         let (client, _) = try await makeClient(port: stalled.port, role: "stall-stop", ready: false) {
             $0.tls = MQTTTLSOptions(caFile: certificates.caFile, insecure: true)
         }

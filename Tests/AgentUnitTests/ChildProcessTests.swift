@@ -1,0 +1,130 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import BreezeTestSupport
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The test suite's own process launcher: what made parallel runs flaky with Foundation's
+/// `Process` (inherited descriptors hiding a sibling's exit, SIGTERM blocked in children) must
+/// not happen with ``ChildProcess``.
+@Suite("Test support: child processes")
+struct ChildProcessTests {
+    @Test("a child holds only stdin, stdout and stderr, whatever the test process has open")
+    func onlyStandardDescriptors() throws {
+        // Descriptors without close-on-exec, as Foundation's socketpairs and pipes are.
+        var pipeEnds: [Int32] = [-1, -1]
+        try #require(pipe(&pipeEnds) == 0)
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(socketFD >= 0)
+        defer {
+            close(pipeEnds[0])
+            close(pipeEnds[1])
+            close(socketFD)
+        }
+        let child = try ChildProcess("/bin/sleep", ["30"])
+        let inherited = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.processIdentifier)/fd")
+        #expect(inherited.sorted() == ["0", "1", "2"])
+        #expect(child.kill())
+        #expect(child.wasSignaled == true)
+        #expect(child.terminationStatus == SIGKILL)
+    }
+
+    @Test("short children started next to long-lived ones from several threads are seen exiting at once")
+    func exitSeenBesideLongLivedSiblings() async throws {
+        final class Tally: Sendable {
+            let slowest = Mutex(Duration.zero)
+            let failures = Mutex<[String]>([])
+            let longLived = Mutex<[ChildProcess]>([])
+        }
+        let tally = Tally()
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    for round in 0..<20 {
+                        do {
+                            if (round + worker) % 4 == 0 {
+                                let sibling = try ChildProcess("/bin/sleep", ["30"])
+                                tally.longLived.withLock { $0.append(sibling) }
+                                continue
+                            }
+                            let started = ContinuousClock.now
+                            let child = try ChildProcess("/bin/true")
+                            let status = await child.waitForExit(timeout: .seconds(10))
+                            let took = ContinuousClock.now - started
+                            tally.slowest.withLock { $0 = max($0, took) }
+                            if status != 0 {
+                                tally.failures.withLock { $0.append("/bin/true: \(String(describing: status))") }
+                            }
+                        } catch {
+                            tally.failures.withLock { $0.append("\(error)") }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(tally.failures.withLock { $0 }.isEmpty, "\(tally.failures.withLock { $0 })")
+        // Foundation's Process saw some of these only when a `sleep 30` that inherited their
+        // socket ended; seconds are plenty even on two loaded cores.
+        #expect(tally.slowest.withLock { $0 } < .seconds(5))
+        let siblings = tally.longLived.withLock { $0 }
+        #expect(siblings.count == 20)
+        let ended = siblings.filter { !$0.isRunning }.count
+        #expect(ended == 0, "\(ended) of the `sleep 30` siblings already ended")
+        for sibling in siblings { #expect(sibling.kill()) }
+    }
+
+    @Test("SIGTERM reaches a child started from a Dispatch thread (the child's signal mask is reset)")
+    func terminateFromDispatchThread() async throws {
+        let child = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<ChildProcess, any Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try ChildProcess("/bin/sleep", ["30"]) })
+            }
+        }
+        child.signal(SIGTERM)
+        let status = await child.waitForExit(timeout: .seconds(10))
+        #expect(status == SIGTERM)
+        #expect(child.wasSignaled == true)
+    }
+
+    @Test("TestProcess.run: a failure carries the exit status and stderr; an overrun is killed")
+    func testProcessFailures() async throws {
+        #expect(try await TestProcess.run("/bin/sh", ["-c", "echo fine"]) == "fine\n")
+        do {
+            try await TestProcess.run("/bin/sh", ["-c", "echo broken >&2; exit 3"])
+            Issue.record("a non-zero exit must throw")
+        } catch let failure as TestProcess.Failure {
+            #expect(failure.status == 3)
+            #expect(failure.output == "broken\n")
+        }
+        let started = ContinuousClock.now
+        do {
+            try await TestProcess.run("/bin/sleep", ["30"], timeout: .milliseconds(300))
+            Issue.record("an overrun must throw")
+        } catch let failure as TestProcess.Failure {
+            #expect(failure.output.hasPrefix("still running after"))
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test("a missing executable is refused when spawning, naming it")
+    func missingExecutable() {
+        let error = #expect(throws: ChildProcess.SpawnError.self) { try ChildProcess("/nonexistent/breeze-tool") }
+        #expect(error?.description.contains("/nonexistent/breeze-tool") == true)
+    }
+}
