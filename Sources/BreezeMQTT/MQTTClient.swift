@@ -11,6 +11,7 @@
 
 import CMosquitto
 import Dispatch
+import Glibc
 import Synchronization
 
 #if canImport(Glibc)
@@ -84,20 +85,20 @@ public final class MQTTClient: Sendable {
     deinit {
         // Normally `stop()` has run. If not, shut down here, synchronously: the handle's thread
         // must not outlive the box it reads from.
-        let leftover: (MosquittoHandle, Bool)? = lifecycle.withLock { state in
+        let leftover: (MosquittoHandle, MosquittoHandle.Thread)? = lifecycle.withLock { state in
             switch state {
             case .created(let handle):
-                return (handle, false)
+                return (handle, .notStarted)
             case .running(let handle):
                 // Without this the network thread keeps running and loop_stop never returns.
                 _ = mosquitto_disconnect(handle.raw)
-                return (handle, true)
+                return (handle, core.state.withLock { $0.connected } ? .connected : .notConnected)
             case .stopping, .stopped:
                 return nil
             }
         }
-        if let (handle, started) = leftover {
-            handle.shutDown(loopStarted: started)
+        if let (handle, thread) = leftover {
+            handle.shutDown(thread)
         }
         core.finish()
     }
@@ -241,11 +242,11 @@ public final class MQTTClient: Sendable {
     /// Disconnects cleanly (the broker discards the will), stops mosquitto's thread, frees the
     /// handle and ends ``events``. Idempotent.
     public func stop() async {
-        let toShutDown: (MosquittoHandle, Bool)? = lifecycle.withLock { state in
+        let toShutDown: (MosquittoHandle, MosquittoHandle.Thread)? = lifecycle.withLock { state in
             switch state {
             case .created(let handle):
                 state = .stopping
-                return (handle, false)
+                return (handle, .notStarted)
             case .running(let handle):
                 state = .stopping
                 // Queues DISCONNECT and marks the handle as disconnecting, so the network thread
@@ -254,17 +255,20 @@ public final class MQTTClient: Sendable {
                 // A connect attempt still in progress (a stalled TCP or TLS handshake) would hold
                 // the thread until libmosquitto's keepalive check: end it now.
                 core.abortAttempt(handle.raw, port: configuration.port)
-                return (handle, true)
+                // Read after the disconnect request: a connection still live here is lost only
+                // through the disconnect callback, after which libmosquitto sees the request.
+                let live = core.state.withLock { $0.connected }
+                return (handle, live ? .connected : .notConnected)
             case .stopping, .stopped:
                 return nil
             }
         }
-        guard let (handle, started) = toShutDown else { return }
+        guard let (handle, thread) = toShutDown else { return }
         // Joining mosquitto's thread (`mosquitto_loop_stop`) blocks: keep it off the cooperative
         // pool (two threads on the target machines), on a queue of its own per client.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue(label: "breeze.mqtt.shutdown").async {
-                handle.shutDown(loopStarted: started)
+                handle.shutDown(thread)
                 continuation.resume()
             }
         }
@@ -336,21 +340,25 @@ public final class MQTTClient: Sendable {
         // The v5 callbacks also serve 3.1.1 (without properties); only they carry the CONNACK
         // properties and the PUBACK/PUBREC reason code.
         mosquitto_connect_v5_callback_set(raw) { mosq, userdata, code, _, properties in
-            ClientCore.from(userdata).didConnect(code: code, handle: mosq, properties: properties)
+            withoutCancellation {
+                ClientCore.from(userdata).didConnect(code: code, handle: mosq, properties: properties)
+            }
         }
         mosquitto_disconnect_callback_set(raw) { mosq, userdata, code in
-            ClientCore.from(userdata).didDisconnect(code: code, handle: mosq)
+            withoutCancellation { ClientCore.from(userdata).didDisconnect(code: code, handle: mosq) }
         }
         mosquitto_publish_v5_callback_set(raw) { _, userdata, mid, reasonCode, properties in
-            ClientCore.from(userdata).didComplete(mid: mid, reasonCode: Int(reasonCode), properties: properties)
+            withoutCancellation {
+                ClientCore.from(userdata).didComplete(mid: mid, reasonCode: Int(reasonCode), properties: properties)
+            }
         }
         mosquitto_message_callback_set(raw) { _, userdata, message in
             guard let message else { return }
-            ClientCore.from(userdata).didReceive(message.pointee)
+            withoutCancellation { ClientCore.from(userdata).didReceive(message.pointee) }
         }
         mosquitto_log_callback_set(raw) { _, userdata, level, text in
             guard level & MOSQ_LOG_ERR != 0, let text else { return }
-            ClientCore.from(userdata).didLogError(String(cString: text))
+            withoutCancellation { ClientCore.from(userdata).didLogError(String(cString: text)) }
         }
         if let username = configuration.username {
             try check(mosquitto_username_pw_set(raw, username, configuration.password))
@@ -383,10 +391,33 @@ private struct MosquittoHandle: @unchecked Sendable {
     let raw: OpaquePointer
     let userdata: Unmanaged<ClientCore>
 
+    /// What mosquitto's network thread was doing when the client stopped.
+    enum Thread {
+        case notStarted
+        /// A live connection: the thread sends the DISCONNECT and ends.
+        case connected
+        /// Between connections (reconnect delay, a connect or handshake in progress).
+        case notConnected
+    }
+
     /// Order matters: loop_stop without force lets the thread finish the DISCONNECT; the box is
     /// released only after destroy, when no callback can run any more.
-    func shutDown(loopStarted: Bool) {
-        if loopStarted { _ = mosquitto_loop_stop(raw, false) }
+    ///
+    /// Without a live connection there is nothing to finish, and waiting can hang: libmosquitto
+    /// 2.0's reconnect loop clears the disconnect request when it starts an attempt, so a
+    /// request that lands between its check and that attempt is lost; the attempt is then a
+    /// blocking `connect()` (invisible to ``ClientCore/abortAttempt(_:port:)``: the socket is
+    /// not the handle's yet) that a host dropping SYNs holds for minutes, followed by more
+    /// attempts — `mosquitto_loop_stop(false)` joined forever (seen with gdb in the connect
+    /// timeout test). There the thread is cancelled instead (`connect`, `select` and the reconnect
+    /// sleep are cancellation points); the callbacks run with cancellation disabled
+    /// (``withoutCancellation(_:)``), so it never unwinds through Swift code.
+    func shutDown(_ thread: Thread) {
+        switch thread {
+        case .notStarted: break
+        case .connected: _ = mosquitto_loop_stop(raw, false)
+        case .notConnected: _ = mosquitto_loop_stop(raw, true)
+        }
         mosquitto_destroy(raw)
         userdata.release()
     }
@@ -902,4 +933,14 @@ final class ClientCore: Sendable {
         for waiter in waiters { waiter.continuation.resume(returning: false) }
         continuation.finish()
     }
+}
+
+/// Runs a libmosquitto callback with thread cancellation disabled: a client stopped between
+/// connections cancels mosquitto's thread (``MosquittoHandle/shutDown(_:)``), and a cancellation
+/// acted on inside Swift code (at a `write` of the log, say) would unwind through it.
+private func withoutCancellation(_ body: () -> Void) {
+    var previous: Int32 = 0
+    pthread_setcancelstate(Int32(PTHREAD_CANCEL_DISABLE), &previous)
+    body()
+    pthread_setcancelstate(previous, nil)
 }

@@ -228,15 +228,14 @@ func runHelper(_ input: [UInt8]) throws -> HelperRun {
     try Data(input).write(to: inPath)
     _ = FileManager.default.createFile(atPath: outPath.path, contents: nil)
     _ = FileManager.default.createFile(atPath: errPath.path, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try renderBinary())
-    process.standardInput = try FileHandle(forReadingFrom: inPath)
-    process.standardOutput = try FileHandle(forWritingTo: outPath)
-    process.standardError = try FileHandle(forWritingTo: errPath)
-    try process.run()
-    try #require(process.waitForTermination(timeout: .seconds(60)), "the helper did not exit within 60 s")
+    // ChildProcess (not Foundation's Process: see its notes) gives the child /dev/null as stdin;
+    // the shell's redirection feeds it the file.
+    let child = try ChildProcess(
+        "/bin/sh", ["-c", "exec \"$0\" < \"$1\"", try renderBinary(), inPath.path],
+        standardOutput: .file(outPath.path), standardError: .file(errPath.path))
+    let status = try #require(child.waitForExitBlocking(timeout: .seconds(60)), "the helper did not exit within 60 s")
     return HelperRun(
-        status: process.terminationStatus, stdout: [UInt8](try Data(contentsOf: outPath)),
+        status: status, stdout: [UInt8](try Data(contentsOf: outPath)),
         stderr: String(decoding: try Data(contentsOf: errPath), as: UTF8.self))
 }
 
