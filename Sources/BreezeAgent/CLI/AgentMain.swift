@@ -71,7 +71,9 @@ public enum AgentMain {
             ? DemoResponder(today: { [zone = config.locations[0].zone] in
                 zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
             })
-            : CurlFetcher(caFile: testCAFile(environment), totalTimeout: testHTTPTimeout(environment) ?? .seconds(30))
+            : CurlFetcher(
+                caFile: testCAFile(environment), totalTimeout: testHTTPTimeout(environment) ?? .seconds(30),
+                maxConcurrent: config.httpMaxConcurrent)
         if invocation.demo {
             log.info(
                 "demo: bundled sample data (not real measurements), prefix \(config.mqtt.topicPrefix), no discovery")

@@ -35,6 +35,10 @@ public struct AgentConfig: Sendable {
     public var outputs: [OutputConfig] = []
     /// `shard:` — this agent serves only the locations this shard owns (SPEC §11); nil: all.
     public var shard: Shard? = nil
+    /// `http.max_concurrent`: HTTP requests in flight at once (SPEC §11).
+    public var httpMaxConcurrent = 4
+    /// `endpoints.max_calls_per_minute`: paces Open-Meteo requests even to custom endpoints.
+    public var endpointsMaxCallsPerMinute: Int? = nil
 
     public init(
         mqtt: MQTTSettings, homeAssistant: HomeAssistantSettings, locations: [LocationConfig], pollen: PollenSettings,

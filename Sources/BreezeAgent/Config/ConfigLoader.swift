@@ -99,7 +99,7 @@ private struct ConfigParser {
             root, path: "",
             keys: [
                 "mqtt", "homeassistant", "locations", "pollen", "climate", "air", "profiles", "endpoints", "state_dir",
-                "log_level", "outputs", "shard",
+                "log_level", "outputs", "shard", "http",
             ],
             file: file)
         let mqtt = try parseMQTT(top.rawNode("mqtt"))
@@ -123,6 +123,7 @@ private struct ConfigParser {
             climateEnabled: climate.enabled, profiles: config.profiles.map(\.id)
         ).parse(top.rawNode("outputs"))
         try ShardConfig.apply(top, to: &config)
+        try FleetConfig.apply(top, to: &config)
         return config
     }
 
@@ -436,7 +437,7 @@ private struct ConfigParser {
     ///   plain `http://` off the loopback interface (SPEC §12).
     private func parseEndpoints(_ node: YAMLNode?, sendsGoogleKey: Bool) throws(ConfigError) -> Endpoints {
         let r = try MappingReader(
-            node, path: "endpoints", keys: ["pollen", "air_quality", "climate_archive", "climate_forecast"], file: file)
+            node, path: "endpoints", keys: EndpointsKeys.all, file: file)
         func url(_ key: String, _ fallback: String) throws(ConfigError) -> String {
             guard var text = try r.text(key, expected: "an http:// or https:// base URL") else { return fallback }
             let rest =
