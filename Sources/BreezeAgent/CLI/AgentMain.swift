@@ -20,6 +20,8 @@ import BreezeMQTT
 /// chosen command. Returns the process exit code (SPEC §4).
 public enum AgentMain {
     public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+        // Before any thread allocates: arenas made earlier would stay (MemoryTuning).
+        MemoryTuning.configure()
         let invocation: Invocation
         do {
             invocation = try Invocation.parse(arguments)
