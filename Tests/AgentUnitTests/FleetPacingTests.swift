@@ -149,3 +149,23 @@ struct FleetPacingTests {
         #expect(stop.contains { if case .store(.callCounts) = $0 { true } else { false } })
     }
 }
+
+extension FleetPacingTests {
+    @Test("the yearly stripes requests get only what the regular daily load leaves on the public servers")
+    func stripesShare() throws {
+        // 100 locations, key-free pollen (4 a day) and climate (6 a day): 1,000 regular calls.
+        let config = try T.config("", pollen: "source: open-meteo", locations: Self.locations(100))
+        var state = T.machine(config)
+        _ = state.start(at: T.at(T.t0))
+        #expect(state.fleet.regularDailyLoad == config.openMeteoBudget.dailyTotal)
+        #expect(state.fleet.regularDailyLoad == .calls(1000))
+        // 8,950 used today: a stripes request (≈ 120) would pass 9,000, pollen (1) still fits.
+        state.fleet.pacer.record(.calls(8950), now: T.t0 - 120)
+        let stripes = FetchKey(location: 3, kind: .stripes)
+        let pollen = FetchKey(location: 3, kind: .pollen)
+        let midnight: Int64 = 1_781_568_000  // 2026-06-16T00:00:00Z
+        #expect(state.pace(stripes, now: T.t0) != nil)
+        #expect(state.schedule(stripes).nextDue >= midnight)
+        #expect(state.pace(pollen, now: T.t0) == nil)
+    }
+}

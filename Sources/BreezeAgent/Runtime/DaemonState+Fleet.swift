@@ -61,6 +61,8 @@ struct FleetState: Sendable {
     var callsSavedAt: Int64 = .min
     /// The day (UTC) the daily-limit deferral was last logged.
     var dailyLimitLogged: Int64 = .min
+    /// The configured (stretched) weighted calls of an ordinary day, set at start.
+    var regularDailyLoad = OpenMeteoCallWeight.zero
 }
 
 extension DaemonState {
@@ -142,7 +144,14 @@ extension DaemonState {
     mutating func pace(_ key: FetchKey, now: Int64) -> [DaemonAction]? {
         guard !demo, let request = openMeteoRequest(key, now: now) else { return nil }
         let perMinute = perMinuteLimit(endpoint: request.endpoint)
-        let perDay = perDayLimit(endpoint: request.endpoint)
+        var perDay = perDayLimit(endpoint: request.endpoint)
+        // The yearly stripes request (≈ 120 calls) gets only what the regular daily load leaves,
+        // at least a tenth of the day: 1,000 locations' stripes would otherwise use up ten days'
+        // budget and starve pollen, air and climate.
+        if key.kind == .stripes, let day = perDay {
+            let share = OpenMeteoCallWeight(units: day.units - fleet.regularDailyLoad.units)
+            perDay = max(share, OpenMeteoCallWeight(units: day.units / 10))
+        }
         guard perMinute != nil || perDay != nil else { return nil }
         guard
             let retry = fleet.pacer.deferral(request.weight, now: now, perMinute: perMinute, perDay: perDay)
@@ -160,7 +169,7 @@ extension DaemonState {
             actions.append(
                 .log(
                     .warning,
-                    "open-meteo: \(fleet.pacer.usedToday) weighted calls today reach the free tier's daily limit (\(OpenMeteoBudget.dailyLimit)); further requests wait until 00:00 UTC"
+                    "open-meteo: \(fleet.pacer.usedToday) weighted calls today: the free tier's daily limit (\(OpenMeteoBudget.dailyLimit); the yearly stripes requests get what the regular load leaves) is reached for some requests; they wait until 00:00 UTC"
                 ))
         }
         return actions
@@ -180,7 +189,10 @@ extension DaemonState {
     /// At start: when the configured daily load on Open-Meteo's public servers is over the free
     /// tier's limit, stretch `pollen.interval` and `air.interval` (logged once).
     mutating func stretchOpenMeteoIntervals() -> [DaemonAction] {
-        guard !demo, let stretch = config.openMeteoStretch else { return [] }
+        guard !demo else { return [] }
+        let stretch = config.openMeteoStretch
+        fleet.regularDailyLoad = stretch?.after ?? config.openMeteoBudget.dailyTotal
+        guard let stretch else { return [] }
         for index in locations.indices {
             if let pollen = stretch.pollenInterval { locations[index].pollenSchedule.interval = pollen }
             if let air = stretch.airInterval { locations[index].airSchedule.interval = air }
