@@ -79,6 +79,25 @@ class APIState:
                     day["date"] = {"year": d.year, "month": d.month, "day": d.day}
                 self.cache[key] = json.dumps(doc, ensure_ascii=False).encode()
             return self.cache[key]
+        if path.endswith("/archive") and q("daily") == "temperature_2m_mean":
+            # The warming stripes' yearly archive: daily means from start_date to end_date.
+            key = ("stripes", q("start_date"), q("end_date"))
+            if key not in self.cache:
+                first = datetime.date.fromisoformat(q("start_date"))
+                last = datetime.date.fromisoformat(q("end_date"))
+                days, values, d = [], [], first
+                while d <= last:
+                    days.append('"%s"' % d.isoformat())
+                    tenths = 95 + (d.year - 1980) * 3 // 10 + (90 if 4 <= d.month <= 9 else -90)
+                    values.append("%d.%d" % (tenths // 10, tenths % 10))
+                    d += datetime.timedelta(days=1)
+                self.cache[key] = (
+                    '{"latitude":%s,"longitude":%s,"generationtime_ms":3.1,"utc_offset_seconds":0,'
+                    '"timezone":"GMT","timezone_abbreviation":"GMT","elevation":38.0,'
+                    '"daily_units":{"time":"iso8601","temperature_2m_mean":"\u00b0C"},'
+                    '"daily":{"time":[%s],"temperature_2m_mean":[%s]}}'
+                    % (q("latitude", "0"), q("longitude", "0"), ",".join(days), ",".join(values))).encode()
+            return self.cache[key]
         if path.endswith("/archive") or path.endswith("/forecast"):
             # Open-Meteo daily: one object per start_date (a list for several, as the archive answers).
             dates = [d for d in q("start_date").split(",") if d]
@@ -108,21 +127,34 @@ class APIState:
         return None
 
 
-def make_handler(state):
+def make_handler(state, delay=0.0):
     class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive: the agent reuses one curl handle
+        protocol_version = "HTTP/1.1"  # keep-alive: the agent reuses its connections
+
+        def setup(self):
+            super().setup()
+            # Headers and body leave in one write with Nagle off: otherwise a keep-alive request
+            # waits ~40 ms for the client's delayed ACK, and the stand-in, not the agent, is slow.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
         def do_GET(self):
             parts = urlsplit(self.path)
+            if parts.path == "/count":
+                body = str(state.count()).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+            if delay:
+                time.sleep(delay)
             body = state.body(parts.path, parse_qs(parts.query))
             status = 200
             if body is None:
                 status, body = 404, b'{"error":true,"reason":"Not found"}'
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            head = ("HTTP/1.1 %d %s\r\nContent-Type: application/json; charset=utf-8\r\n"
+                    "Content-Length: %d\r\n\r\n" % (status, "OK" if status == 200 else "Not Found", len(body)))
+            self.wfile.write(head.encode() + body)
             with state.lock:
                 state.requests += 1
 
@@ -148,8 +180,8 @@ def make_ca(directory):
     return os.path.join(directory, "ca.pem"), os.path.join(directory, "server.pem"), os.path.join(directory, "server.key")
 
 
-def start_api(state, tls=None):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state))
+def start_api(state, tls=None, delay=0.0):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state, delay))
     server.daemon_threads = True
     if tls:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -217,7 +249,7 @@ class Subscriber:
         self.lock = threading.Lock()
         self.proc = subprocess.Popen(
             ["stdbuf", "-oL", "mosquitto_sub", "-h", "127.0.0.1", "-p", str(port), "-q", "1",
-             "-t", "bench/#", "-t", "homeassistant/#", "-F", "%r %t"],
+             "-t", "bench/#", "-t", "fleet/#", "-t", "homeassistant/#", "-F", "%r %t"],
             stdout=subprocess.PIPE, text=True)
         threading.Thread(target=self._read, daemon=True).start()
         time.sleep(0.5)
@@ -240,10 +272,10 @@ class Subscriber:
 
 # ---------------------------------------------------------------- the agent
 
-def write_config(directory, name, broker_port, api_base, locations, state_dir):
+def write_config(directory, name, broker_port, api_base, locations, state_dir, prefix="bench", extra=()):
     lines = [
         "mqtt:", "  host: 127.0.0.1", "  port: %d" % broker_port, "  client_id: bench-%s" % name,
-        "  topic_prefix: bench", "  qos: 1",
+        "  topic_prefix: %s" % prefix, "  qos: 1",
         "homeassistant:", "  discovery: true",
         "locations:",
     ]
@@ -257,7 +289,7 @@ def write_config(directory, name, broker_port, api_base, locations, state_dir):
         "  pollen: %s/google/v1" % api_base, "  air_quality: %s/aq/v1" % api_base,
         "  climate_archive: %s/archive/v1" % api_base, "  climate_forecast: %s/forecast/v1" % api_base,
         "state_dir: %s" % state_dir, "log_level: info",
-    ]
+    ] + list(extra)
     path = os.path.join(directory, "%s.yaml" % name)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -422,6 +454,196 @@ class Bench:
         shutil.rmtree(self.work, ignore_errors=True)
 
 
+# ---------------------------------------------------------------- 1,000 locations (issue 18)
+
+class APIProcess:
+    """The API stand-in in a process of its own (HTTP), so its CPU is measured apart from the
+    bench's: a ThreadingHTTPServer, Nagle off, one write per response. GET /count answers the
+    requests served so far; GET /delay?ms=N makes every later answer wait N ms (a slow API)."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve-api"],
+                                     stdout=subprocess.PIPE, text=True)
+        self.port = int(self.proc.stdout.readline())
+        self.base = "http://127.0.0.1:%d" % self.port
+
+    def _get(self, path):
+        with socket.create_connection(("127.0.0.1", self.port)) as s:
+            s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % path).encode())
+            data = b""
+            while True:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+        return data.partition(b"\r\n\r\n")[2].decode()
+
+    def count(self):
+        return int(self._get("/count"))
+
+    def set_delay(self, ms):
+        self._get("/delay?ms=%d" % ms)
+
+    def cpu(self):
+        return proc_cpu_seconds(self.proc.pid)
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def serve_api():
+    state = APIState()
+    delay = [0.0]
+
+    class Handler(make_handler(state)):
+        def do_GET(self):
+            parts = urlsplit(self.path)
+            if parts.path == "/delay":
+                delay[0] = int(parse_qs(parts.query)["ms"][0]) / 1000
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            if delay[0] and parts.path != "/count":
+                time.sleep(delay[0])
+            super().do_GET()
+
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 128
+
+    server = Server(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+def tree_per_location(bench, api):
+    """Topics per location and outside locations, from `once` with 1 and 2 locations."""
+    sizes = []
+    for n in (1, 2):
+        state_dir = tempfile.mkdtemp(prefix="state-", dir=bench.work)
+        config = write_config(bench.work, "fleet-size-%d" % n, bench.broker_port, api.base, n, state_dir,
+                              prefix="fleetsize")
+        proc = subprocess.run([bench.agent, "once", "--config", config], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+        sent = [int(w) for line in proc.stderr.splitlines() if "topics published and acknowledged" in line
+                for w in line.split() if w.isdigit()]
+        if proc.returncode != 0 or not sent:
+            raise SystemExit("bench: once (%d locations) failed:\n%s" % (n, proc.stderr))
+        sizes.append(sent[-1])
+    per = sizes[1] - sizes[0]
+    return per, sizes[0] - per
+
+
+def fleet_process(bench, api, locations, cycles, delays, start_timeout=300):
+    """One `run` with `locations` locations and an empty state_dir: start to full tree, then
+    refresh cycles against the API at each delay; CPU per cycle, the server's CPU, RSS."""
+    per, common = bench.fleet_tree
+    want = per * locations + common
+    state_dir = tempfile.mkdtemp(prefix="state-", dir=bench.work)
+    config = write_config(bench.work, "fleet-%d" % locations, bench.broker_port, api.base, locations, state_dir,
+                          prefix="fleet")
+    env = dict(os.environ, BREEZE_TEST_REFRESH_COOLDOWN="1")
+    sub = bench.subscriber
+    api.set_delay(0)
+    start = time.monotonic()
+    proc = subprocess.Popen([bench.agent, "run", "--config", config], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    stderr_lines = []
+    threading.Thread(target=lambda: stderr_lines.extend(proc.stderr), daemon=True).start()
+    out = {"locations": locations, "tree": want}
+    try:
+        seen, startup = {}, None
+        while time.monotonic() < start + start_timeout and proc.poll() is None:
+            for t, topic in sub.live_since(start):
+                if topic.startswith("fleet/") and topic not in ("fleet/diagnostics", "fleet/status") or (
+                        topic.startswith("homeassistant/") and "/fleet_" in topic):
+                    seen.setdefault(topic, t)
+            if len(seen) >= want:
+                startup = max(seen.values()) - start
+                break
+            time.sleep(0.25)
+        if startup is None:
+            raise SystemExit("bench: fleet run (%d locations) published %d of %d topics in %d s:\n%s" % (
+                locations, len(seen), want, start_timeout, "".join(stderr_lines[-20:])))
+        out["startup"] = startup
+        out["startup_cpu"] = proc_cpu_seconds(proc.pid)
+        wait_idle(proc.pid, quiet=1.0, timeout=600)
+        out["after_start"] = proc_status(proc.pid)
+        messages = [("fleet/loc%03d/refresh" % i, "now") for i in range(locations)]
+        for delay in delays:
+            api.set_delay(delay)
+            agent_cpu, server_cpu, walls = [], [], []
+            for _ in range(cycles):
+                time.sleep(1.02 - (time.time() % 1.0))
+                c0, s0, r0, t0 = proc_cpu_seconds(proc.pid), api.cpu(), api.count(), time.monotonic()
+                mqtt_publish_all(bench.broker_port, messages)
+                limit = time.monotonic() + 600
+                while api.count() < r0 + 3 * locations:
+                    if time.monotonic() > limit or proc.poll() is not None:
+                        raise SystemExit("bench: fleet cycle stalled at %d of %d requests:\n%s" % (
+                            api.count() - r0, 3 * locations, "".join(stderr_lines[-20:])))
+                    time.sleep(0.2)
+                wait_idle(proc.pid, quiet=0.5, timeout=600)
+                walls.append(time.monotonic() - t0 - 0.5)
+                agent_cpu.append(proc_cpu_seconds(proc.pid) - c0)
+                server_cpu.append(api.cpu() - s0)
+            out["cycles-%d" % delay] = {"agent": agent_cpu, "server": server_cpu, "wall": walls}
+        api.set_delay(0)
+        out["steady"] = proc_status(proc.pid)
+        return out
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def one_location_rss(bench, api, cycles=5):
+    """Steady RSS of `run` with one location after a few refresh cycles (fast API)."""
+    out = fleet_process(bench, api, 1, cycles, [0], start_timeout=60)
+    return out["steady"]["rss_kb"]
+
+
+def fleet_report(bench, quick):
+    api = APIProcess()
+    try:
+        bench.fleet_tree = tree_per_location(bench, api)
+        log("bench: fleet: %d topics per location, %d outside" % bench.fleet_tree)
+        rss1 = []
+        for _ in range(1 if quick else 3):
+            log("bench: fleet: 1 location run")
+            rss1.append(one_location_rss(bench, api))
+        log("bench: fleet: 1000 locations run (start, then cycles at 0 and 40 ms)")
+        big = fleet_process(bench, api, 1000, 1 if quick else 2, [0, 40])
+    finally:
+        api.stop()
+    print("\n[1,000 locations, HTTP, max_concurrent default] tree: %d topics" % big["tree"])
+    print("  run cold: start to full tree      %.1f s  (CPU %.1f s)" % (big["startup"], big["startup_cpu"]))
+    fast, slow = big["cycles-0"], big["cycles-40"]
+    for name, c in (("fast API (~1 ms)", fast), ("slow API (+40 ms)", slow)):
+        print("  run: CPU per cycle, %-17s %s; wall %s; API server %s (%.0f %% of the agent's)" % (
+            name, fmt(c["agent"], "s", 1, 2), fmt(c["wall"], "s", 1, 1), fmt(c["server"], "s", 1, 2),
+            100 * statistics.median(c["server"]) / max(statistics.median(c["agent"]), 1e-9)))
+    r1 = statistics.median(rss1)
+    r1000 = big["steady"]["rss_kb"]
+    per_location = (r1000 - r1) / 999
+    print("  run: steady RSS, 1 location       %s" % fmt([r / 1024 for r in rss1], "MB", 1, 2))
+    print("  run: steady RSS, 1,000 locations  %.2f MB (peak %.2f MB, threads %d)" % (
+        r1000 / 1024, big["steady"]["hwm_kb"] / 1024, big["steady"]["threads"]))
+    print("  run: per extra location           %.0f KB" % per_location)
+    cf, cs = statistics.median(fast["agent"]), statistics.median(slow["agent"])
+    print("\ngoals (1,000 locations, issue 18):")
+    print("  full first tree <= 120 s:          %.1f s  %s" % (big["startup"], "met" if big["startup"] <= 120 else "MISSED"))
+    print("  CPU independent of latency:        %.2f s slow vs %.2f s fast per cycle (%+.0f %%)  %s" % (
+        cs, cf, 100 * (cs - cf) / cf, "met" if cs <= cf * 1.15 else "MISSED"))
+    print("  <= 150 KB per extra location:      %.0f KB  %s" % (per_location, "met" if per_location <= 150 else "MISSED"))
+    print("  steady RSS, 1 location <= 16 MB:   %.2f MB  %s" % (r1 / 1024, "met" if r1 <= 16 * 1024 else "MISSED"))
+
+
 # ---------------------------------------------------------------- report
 
 def fmt(values, unit, scale=1.0, digits=1):
@@ -452,11 +674,16 @@ def machine():
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--agent", required=True)
+    parser.add_argument("--agent")
     parser.add_argument("--quick", action="store_true", help="fewer runs (a smoke test of the bench)")
     parser.add_argument("--idle", type=float, default=60.0)
     parser.add_argument("--extra", action="append", default=[], help="KEY=VALUE lines printed first")
+    parser.add_argument("--serve-api", action="store_true", help="internal: the API stand-in process")
+    parser.add_argument("--only", choices=["classic", "fleet"], help="run one part only")
     args = parser.parse_args()
+    if args.serve_api:
+        serve_api()
+        return
 
     once_runs, processes = (2, 1) if args.quick else (5, 3)
     cycles = {1: 4 if args.quick else 20, 100: 2 if args.quick else 5}
@@ -474,6 +701,18 @@ def main():
     bench = Bench(os.path.abspath(args.agent))
     results = {}
     try:
+        if args.only != "fleet":
+            classic(bench, args, results, once_runs, processes, cycles)
+        if args.only != "classic":
+            fleet_report(bench, args.quick)
+    finally:
+        bench.close()
+    if args.only != "fleet":
+        classic_goals(args, results)
+
+
+def classic(bench, args, results, once_runs, processes, cycles):
+    if True:
         for locations in (1, 100):
             for tls in (False, True):
                 sc = Scenario(bench, locations, tls)
@@ -509,9 +748,9 @@ def main():
                         print("  run: idle CPU over %.0f s          %.4f %% (%.0f ms)" % (
                             args.idle, r["idle"] * 100, r["idle"] * args.idle * 1000))
                 sys.stdout.flush()
-    finally:
-        bench.close()
 
+
+def classic_goals(args, results):
     if "1-http" not in results:
         return
     one = results["1-http"][4]

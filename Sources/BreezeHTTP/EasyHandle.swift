@@ -21,16 +21,14 @@ enum CurlCodes {
 }
 
 /// What one transfer accumulates; reached from curl's callbacks through `userdata`.
-private final class Transfer {
+final class Transfer {
     let maxBodyBytes: Int
-    let cancellation: CancellationFlag
     var body: [UInt8] = []
     var headers: [HTTPHeader] = []
     var exceededCap = false
 
-    init(maxBodyBytes: Int, cancellation: CancellationFlag) {
+    init(maxBodyBytes: Int) {
         self.maxBodyBytes = maxBodyBytes
-        self.cancellation = cancellation
     }
 
     /// One raw header line as curl hands it over (CRLF included).
@@ -58,8 +56,39 @@ private final class Transfer {
 
 /// One curl easy handle and its error buffer. Not thread-safe: ``HTTPClient`` confines it to
 /// its queue (behind a mutex).
+/// One request's state while curl runs it: the body and headers arrive in `transfer` (reached
+/// from curl's callbacks through the retained `userdata`), the header list lives until the end.
+final class PreparedTransfer {
+    let request: HTTPRequest
+    let transfer: Transfer
+    let userdata: Unmanaged<Transfer>
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The `multipart/form-data` body of a POST (``HTTPRequest/multipart``), freed with the rest.
+    var mime: OpaquePointer?
+
+    init(request: HTTPRequest, transfer: Transfer) {
+        self.request = request
+        self.transfer = transfer
+        self.userdata = Unmanaged.passRetained(transfer)
+    }
+
+    private var released = false
+
+    func releaseResources() {
+        guard !released else { return }
+        released = true
+        curl_slist_free_all(headerList)
+        headerList = nil
+        curl_mime_free(mime)
+        mime = nil
+        userdata.release()
+    }
+}
+
+/// One libcurl easy handle with the options every request shares; reused request after request
+/// by ``MultiDriver`` (its thread is the only one that touches it).
 final class EasyHandle {
-    private let raw: UnsafeMutableRawPointer
+    let raw: UnsafeMutableRawPointer
     /// `CURLOPT_ERRORBUFFER` is not copied by curl: it must live as long as the handle.
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -134,94 +163,91 @@ final class EasyHandle {
                 return length
             }
         )
-        // The progress callback is the only hook curl offers inside a blocking perform, so it is
-        // where task cancellation takes effect.
-        try check(ccurl_setopt_long(raw, CURLOPT_NOPROGRESS, 0))
-        try check(
-            ccurl_setopt_xferinfo_callback(raw, CURLOPT_XFERINFOFUNCTION) { userdata, _, _, _, _ in
-                guard let userdata else { return 0 }
-                let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-                return transfer.cancellation.isCancelled ? 1 : 0
-            }
-        )
     }
 
-    func perform(_ request: HTTPRequest, cancellation: CancellationFlag) -> Result<HTTPResponse, CurlError> {
-        do {
-            return .success(try performThrowing(request, cancellation: cancellation))
+    /// Sets up `request` on this handle for the multi interface. The returned transfer owns the
+    /// body, the headers and the header list until ``finish(_:code:)``.
+    func prepare(_ request: HTTPRequest) -> Result<PreparedTransfer, CurlError> {
+        errorBuffer[0] = 0
+        let transfer = Transfer(maxBodyBytes: request.maxBodyBytes)
+        let prepared = PreparedTransfer(request: request, transfer: transfer)
+        do throws(CurlError) {
+            for header in request.headers {
+                guard !(header.name + header.value).contains(where: { $0 == "\r" || $0 == "\n" }) else {
+                    throw CurlError(
+                        code: Int32(truncatingIfNeeded: CURLE_BAD_FUNCTION_ARGUMENT.rawValue),
+                        kind: .other,
+                        message: "header \(header.name) contains a line break"
+                    )
+                }
+                guard let appended = curl_slist_append(prepared.headerList, "\(header.name): \(header.value)") else {
+                    throw CurlError(
+                        code: Int32(truncatingIfNeeded: CURLE_OUT_OF_MEMORY.rawValue),
+                        kind: .other,
+                        message: "curl_slist_append failed"
+                    )
+                }
+                prepared.headerList = appended
+            }
+            if let parts = request.multipart {
+                prepared.mime = try buildMime(parts)
+                // No `Expect: 100-continue`: small device servers (an OpenEPaperLink AP) never answer it.
+                guard let appended = curl_slist_append(prepared.headerList, "Expect:") else {
+                    throw CurlError(
+                        code: Int32(truncatingIfNeeded: CURLE_OUT_OF_MEMORY.rawValue), kind: .other,
+                        message: "curl_slist_append failed")
+                }
+                prepared.headerList = appended
+                try check(ccurl_setopt_pointer(raw, CURLOPT_MIMEPOST, UnsafeMutableRawPointer(prepared.mime)))
+            } else {
+                try check(ccurl_setopt_long(raw, CURLOPT_HTTPGET, 1))
+            }
+            try check(ccurl_setopt_string(raw, CURLOPT_URL, request.fullURL))
+            try check(ccurl_setopt_slist(raw, CURLOPT_HTTPHEADER, prepared.headerList))
+            try check(ccurl_setopt_long(raw, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout)))
+            try check(ccurl_setopt_long(raw, CURLOPT_TIMEOUT_MS, milliseconds(request.totalTimeout)))
+            let opaque = prepared.userdata.toOpaque()
+            try check(ccurl_setopt_pointer(raw, CURLOPT_WRITEDATA, opaque))
+            try check(ccurl_setopt_pointer(raw, CURLOPT_HEADERDATA, opaque))
         } catch {
+            release(prepared)
             return .failure(error.scrubbed(by: secrets(of: request)))
         }
+        return .success(prepared)
     }
 
-    private func performThrowing(_ request: HTTPRequest, cancellation: CancellationFlag) throws(CurlError)
-        -> HTTPResponse
-    {
-        errorBuffer[0] = 0
-        let transfer = Transfer(maxBodyBytes: request.maxBodyBytes, cancellation: cancellation)
-        let userdata = Unmanaged.passRetained(transfer)
-        defer { userdata.release() }
-
-        var headerList: UnsafeMutablePointer<curl_slist>? = nil
-        defer {
-            // Unhook the list before freeing it so the handle never holds a dangling pointer.
-            _ = ccurl_setopt_slist(raw, CURLOPT_HTTPHEADER, nil)
-            curl_slist_free_all(headerList)
+    /// The result of a transfer curl reported done with `code` (or that was removed: `cancelled`),
+    /// and the handle ready for the next request.
+    func finish(_ prepared: PreparedTransfer, code: CURLcode, cancelled: Bool = false) -> Result<
+        HTTPResponse, CurlError
+    > {
+        defer { release(prepared) }
+        let transfer = prepared.transfer
+        if cancelled {
+            return .failure(
+                CurlError(code: CurlCodes.abortedByCallback, kind: .cancelled, message: "request cancelled"))
         }
-        for header in request.headers {
-            guard !(header.name + header.value).contains(where: { $0 == "\r" || $0 == "\n" }) else {
-                throw CurlError(
-                    code: Int32(truncatingIfNeeded: CURLE_BAD_FUNCTION_ARGUMENT.rawValue),
-                    kind: .other,
-                    message: "header \(header.name) contains a line break"
-                )
-            }
-            guard let appended = curl_slist_append(headerList, "\(header.name): \(header.value)") else {
-                throw CurlError(
-                    code: Int32(truncatingIfNeeded: CURLE_OUT_OF_MEMORY.rawValue),
-                    kind: .other,
-                    message: "curl_slist_append failed"
-                )
-            }
-            headerList = appended
-        }
-
-        var mime: OpaquePointer? = nil
-        defer {
-            if mime != nil {
-                _ = ccurl_setopt_pointer(raw, CURLOPT_MIMEPOST, nil)
-                curl_mime_free(mime)
-            }
-        }
-        if let parts = request.multipart {
-            mime = try buildMime(parts)
-            // No `Expect: 100-continue`: small device servers (an OpenEPaperLink AP) do not answer it.
-            guard let appended = curl_slist_append(headerList, "Expect:") else {
-                throw CurlError(
-                    code: Int32(truncatingIfNeeded: CURLE_OUT_OF_MEMORY.rawValue), kind: .other,
-                    message: "curl_slist_append failed")
-            }
-            headerList = appended
-            try check(ccurl_setopt_pointer(raw, CURLOPT_MIMEPOST, UnsafeMutableRawPointer(mime)))
-        } else {
-            try check(ccurl_setopt_long(raw, CURLOPT_HTTPGET, 1))
-        }
-        try check(ccurl_setopt_string(raw, CURLOPT_URL, request.fullURL))
-        try check(ccurl_setopt_slist(raw, CURLOPT_HTTPHEADER, headerList))
-        try check(ccurl_setopt_long(raw, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout)))
-        try check(ccurl_setopt_long(raw, CURLOPT_TIMEOUT_MS, milliseconds(request.totalTimeout)))
-        let opaque = userdata.toOpaque()
-        try check(ccurl_setopt_pointer(raw, CURLOPT_WRITEDATA, opaque))
-        try check(ccurl_setopt_pointer(raw, CURLOPT_HEADERDATA, opaque))
-        try check(ccurl_setopt_pointer(raw, CURLOPT_XFERINFODATA, opaque))
-
-        let code = curl_easy_perform(raw)
         guard code == CURLE_OK else {
-            throw error(for: code, transfer: transfer, maxBodyBytes: request.maxBodyBytes)
+            return .failure(
+                error(for: code, transfer: transfer, maxBodyBytes: prepared.request.maxBodyBytes)
+                    .scrubbed(by: secrets(of: prepared.request)))
         }
         var status = 0
-        try check(ccurl_getinfo_long(raw, CURLINFO_RESPONSE_CODE, &status))
-        return HTTPResponse(status: status, headers: transfer.headers, body: transfer.body)
+        let info = ccurl_getinfo_long(raw, CURLINFO_RESPONSE_CODE, &status)
+        guard info == CURLE_OK else {
+            return .failure(error(for: info, transfer: nil, maxBodyBytes: 0))
+        }
+        return .success(HTTPResponse(status: status, headers: transfer.headers, body: transfer.body))
+    }
+
+    /// Unhooks the header list and the userdata before freeing them, so the handle never holds a
+    /// dangling pointer between requests.
+    private func release(_ prepared: PreparedTransfer) {
+        _ = ccurl_setopt_slist(raw, CURLOPT_HTTPHEADER, nil)
+        if prepared.mime != nil { _ = ccurl_setopt_pointer(raw, CURLOPT_MIMEPOST, nil) }
+        _ = ccurl_setopt_pointer(raw, CURLOPT_WRITEDATA, nil)
+        _ = ccurl_setopt_pointer(raw, CURLOPT_HEADERDATA, nil)
+        prepared.releaseResources()
     }
 
     /// A mime structure of `parts` in order (curl copies each part's data).
@@ -273,9 +299,6 @@ final class EasyHandle {
         let raw = Int32(truncatingIfNeeded: code.rawValue)
         if let transfer, transfer.exceededCap {
             return CurlError(code: raw, kind: .tooLarge, message: "body exceeds \(maxBodyBytes) bytes")
-        }
-        if let transfer, code == CURLE_ABORTED_BY_CALLBACK, transfer.cancellation.isCancelled {
-            return CurlError(code: raw, kind: .cancelled, message: "request cancelled")
         }
         let summary = String(cString: curl_easy_strerror(code))
         var detail = String(cString: errorBuffer)

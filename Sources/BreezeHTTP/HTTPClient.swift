@@ -12,33 +12,41 @@
 import Dispatch
 import Synchronization
 
-/// A GET-only HTTP/HTTPS client over one libcurl easy handle.
+/// A GET-only HTTP/HTTPS client over libcurl's multi interface.
 ///
-/// Requests are serialized on the client's own serial `DispatchQueue`: `curl_easy_perform` blocks,
-/// and blocking the cooperative pool (two threads on a hub) would stall every other task. Reusing
-/// one handle keeps the connection (and TLS session) alive between polls of the same host.
-/// TLS verification is always on; only `http` and `https` URLs are allowed; redirects are not followed.
+/// Requests run on the client's own thread (``MultiDriver``), up to ``maxConcurrent`` at once;
+/// further ones wait in arrival order. Blocking curl calls never run on the cooperative pool (two
+/// threads on a hub), and the thread sleeps in `curl_multi_poll` while transfers are in flight.
+/// Finished handles are reused, and the multi handle keeps idle connections (and TLS sessions)
+/// alive between polls of the same host. TLS verification is always on; only `http` and `https`
+/// URLs are allowed; redirects are not followed.
 public final class HTTPClient: Sendable {
     /// The `User-Agent` sent with every request.
     public let userAgent: String
     /// A PEM bundle to trust instead of the system store (tests with a self-signed server).
     public let caFile: String?
+    /// Transfers running at the same time (``maximumConcurrency`` at most).
+    public let maxConcurrent: Int
 
-    private let queue: DispatchQueue
-    /// Created on first use, on `queue`, so creation failures surface as a thrown `CurlError`.
-    /// The mutex is never contended (only `queue` takes it); it is what makes the handle Sendable
-    /// without an unchecked promise.
-    private let handle = Mutex<EasyHandle?>(nil)
+    /// The most transfers one client runs at once, whatever is asked (`http.max_concurrent`).
+    public static let maximumConcurrency = 64
+
+    private let driver: MultiDriver
 
     /// A client announcing itself as `breeze-agent/<version> (+https://github.com/breeze-agent)`.
-    public convenience init(version: String, caFile: String? = nil) {
-        self.init(userAgent: HTTPClient.userAgent(version: version), caFile: caFile)
+    public convenience init(version: String, caFile: String? = nil, maxConcurrent: Int = 4) {
+        self.init(userAgent: HTTPClient.userAgent(version: version), caFile: caFile, maxConcurrent: maxConcurrent)
     }
 
-    public init(userAgent: String, caFile: String? = nil) {
+    public init(userAgent: String, caFile: String? = nil, maxConcurrent: Int = 4) {
         self.userAgent = userAgent
         self.caFile = caFile
-        self.queue = DispatchQueue(label: "breeze.http")
+        self.maxConcurrent = min(max(1, maxConcurrent), Self.maximumConcurrency)
+        self.driver = MultiDriver(userAgent: userAgent, caFile: caFile, maxConcurrent: self.maxConcurrent)
+    }
+
+    deinit {
+        driver.shutDown()
     }
 
     /// The product `User-Agent` for `version`; APIs ask that clients be identifiable.
@@ -46,25 +54,9 @@ public final class HTTPClient: Sendable {
         "breeze-agent/\(version) (+https://github.com/breeze-agent)"
     }
 
-    /// Performs `request`. Every HTTP status is a response; only transport failures throw.
-    /// Cancelling the calling task aborts the transfer within about a second (``CurlError/Kind/cancelled``).
-    public func get(_ request: HTTPRequest) async throws(CurlError) -> HTTPResponse {
-        let cancellation = CancellationFlag()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<Result<HTTPResponse, CurlError>, Never>) in
-                queue.async {
-                    continuation.resume(returning: self.run(request, cancellation: cancellation))
-                }
-            }
-        } onCancel: {
-            cancellation.cancel()
-        }
-        return try result.get()
-    }
-
-    /// Performs a `multipart/form-data` POST of `request.multipart` (in part order). Every HTTP
-    /// status is a response; only transport failures throw.
+    /// Performs a `multipart/form-data` POST of `request.multipart` (in part order), through the
+    /// same bounded pool as every request. Every HTTP status is a response; only transport
+    /// failures throw.
     public func postMultipart(_ request: HTTPRequest) async throws(CurlError) -> HTTPResponse {
         guard request.multipart != nil else {
             throw CurlError(code: 43, kind: .other, message: "postMultipart needs multipart parts")
@@ -72,34 +64,23 @@ public final class HTTPClient: Sendable {
         return try await get(request)
     }
 
-    /// Runs on `queue` only.
-    private func run(_ request: HTTPRequest, cancellation: CancellationFlag) -> Result<HTTPResponse, CurlError> {
-        handle.withLock { slot -> Result<HTTPResponse, CurlError> in
-            if cancellation.isCancelled {
-                return .failure(
-                    CurlError(code: CurlCodes.abortedByCallback, kind: .cancelled, message: "request cancelled")
-                )
-            }
-            let easy: EasyHandle
-            if let existing = slot {
-                easy = existing
-            } else {
-                do throws(CurlError) {
-                    easy = try EasyHandle(userAgent: userAgent, caFile: caFile)
-                } catch {
-                    return .failure(error)
+    /// Performs `request`. Every HTTP status is a response; only transport failures throw.
+    /// Cancelling the calling task removes the request from the queue, or aborts its transfer at
+    /// once (``CurlError/Kind/cancelled``).
+    public func get(_ request: HTTPRequest) async throws(CurlError) -> HTTPResponse {
+        let pending = PendingRequest(request)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: PendingRequest.Continuation) in
+                if pending.attach(continuation) {
+                    driver.submit(pending)
+                } else {
+                    continuation.resume(returning: .failure(PendingRequest.cancelledError))
                 }
-                slot = easy
             }
-            return easy.perform(request, cancellation: cancellation)
+        } onCancel: {
+            pending.markCancelled()
+            driver.cancel(pending)
         }
+        return try result.get()
     }
-}
-
-/// Set from the task's cancellation handler (any thread), read by curl's progress callback.
-final class CancellationFlag: Sendable {
-    private let state = Atomic<Bool>(false)
-
-    func cancel() { state.store(true, ordering: .relaxed) }
-    var isCancelled: Bool { state.load(ordering: .relaxed) }
 }

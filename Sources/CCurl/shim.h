@@ -31,6 +31,9 @@ static inline CURLcode ccurl_getinfo_double(CURL *_Nonnull h, CURLINFO i, double
 typedef int (*ccurl_xferinfo_callback)(void *_Nullable clientp, curl_off_t dltotal, curl_off_t dlnow,
                                        curl_off_t ultotal, curl_off_t ulnow);
 static inline CURLcode ccurl_setopt_xferinfo_callback(CURL *_Nonnull h, CURLoption o, ccurl_xferinfo_callback _Nullable cb) { return curl_easy_setopt(h, o, cb); }
+/* curl_multi_setopt is variadic too; CURLMsg's result sits in a union. */
+static inline CURLMcode ccurl_multi_setopt_long(CURLM *_Nonnull m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+static inline CURLcode ccurl_msg_result(const CURLMsg *_Nonnull msg) { return msg->data.result; }
 /* CURL_GLOBAL_DEFAULT is a macro expression Swift does not import. */
 static inline CURLcode ccurl_global_init_default(void) { return curl_global_init(CURL_GLOBAL_DEFAULT); }
 #endif

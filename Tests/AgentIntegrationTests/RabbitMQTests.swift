@@ -76,7 +76,9 @@ struct RabbitMQTests {
         }
     }
 
-    static func config(_ sandbox: AgentSandbox, port: Int, prefix: String, upstream: FakeAPIs) throws {
+    static func config(
+        _ sandbox: AgentSandbox, port: Int, prefix: String, upstream: FakeAPIs, explicitProtocol: Bool = true
+    ) throws {
         try sandbox.writeConfig(
             port: port, prefix: prefix,
             """
@@ -86,6 +88,7 @@ struct RabbitMQTests {
             climate: {years: [2000, 2010], refresh_cooldown: 1m}
             \(upstream.endpointsYAML)
             """)
+        guard explicitProtocol else { return }
         // `protocol` belongs under `mqtt:`; writeConfig writes that block first.
         let text = try String(contentsOfFile: sandbox.configPath, encoding: .utf8)
         try text.replacingOccurrences(of: "mqtt:\n", with: "mqtt:\n  protocol: \"3.1.1\"\n")
@@ -132,6 +135,26 @@ struct RabbitMQTests {
         try wildcard.client.subscribe("\(prefix)/#", qos: 1)
         try await Task.sleep(for: .seconds(1))
         #expect(wildcard.all.isEmpty)
+    }
+
+    @Test("once without mqtt.protocol: MQTT 5 refused by RabbitMQ 3.10, one fallback to 3.1.1, the tree retained")
+    func onceFallsBack() async throws {
+        let port = try #require(rabbitMQPort)
+        let sandbox = try AgentSandbox()
+        let prefix = "rmq-\(shortID())"
+        let upstream = try Self.upstream()
+        try Self.config(sandbox, port: port, prefix: prefix, upstream: upstream, explicitProtocol: false)
+        #expect(!(try String(contentsOfFile: sandbox.configPath, encoding: .utf8)).contains("protocol"))
+        // Without the fallback `once` gives up after its 10 s connect wait with exit 69.
+        #expect(await runAgent("once", sandbox) == 0)
+        let published = StateStore(directory: sandbox.stateDir, log: Log(level: .error)).publishedTopics()
+        #expect(published["\(prefix)/home/pollen/grass/value"] == "3")
+        #expect(published.count > 200)
+        let reader = try await Reader(port: port)
+        defer { Task { await reader.stop() } }
+        let retained = try await reader.read(published.keys.sorted())
+        let missing = published.keys.filter { retained[$0] == nil }.sorted()
+        #expect(missing.isEmpty, "\(missing.count) of \(published.count) topics not retained: \(missing.prefix(10))")
     }
 
     @Test("run with protocol 3.1.1: online, commands (unit, refresh), Home Assistant birth, offline")

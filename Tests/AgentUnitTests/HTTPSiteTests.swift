@@ -31,6 +31,15 @@ struct HTTPSiteTests {
         #expect(http.exposureWarning == nil)
     }
 
+    @Test func maxConcurrentAloneTunesTheClientAndServesNothing() throws {
+        let client = try ConfigSandbox().load(oneLocation + "\nhttp: {max_concurrent: 8}\n")
+        #expect(client.http == nil)
+        #expect(client.httpMaxConcurrent == 8)
+        let both = try ConfigSandbox().load(oneLocation + "\nhttp: {listen: \"127.0.0.1:9000\", max_concurrent: 2}\n")
+        #expect(both.http?.listenText == "127.0.0.1:9000")
+        #expect(both.httpMaxConcurrent == 2)
+    }
+
     @Test func listenAndAllow() throws {
         let http = try #require(
             try ConfigSandbox().load(

@@ -259,7 +259,7 @@ struct HTTPClientTests {
         #expect(response.text == "fine")
     }
 
-    @Test("concurrent calls on one client are serialized and all succeed")
+    @Test("concurrent calls on one client all succeed, each with its own answer")
     func concurrentCalls() async throws {
         let server = try startedServer { request in .respond(status: 200, text: request.queryValue("n") ?? "?") }
         defer { server.stop() }

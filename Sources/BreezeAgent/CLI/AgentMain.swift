@@ -20,6 +20,8 @@ import BreezeMQTT
 /// chosen command. Returns the process exit code (SPEC §4).
 public enum AgentMain {
     public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
+        // Before any thread allocates: arenas made earlier would stay (MemoryTuning).
+        MemoryTuning.configure()
         let invocation: Invocation
         do {
             invocation = try Invocation.parse(arguments)
@@ -72,7 +74,9 @@ public enum AgentMain {
             ? DemoResponder(today: { [zone = config.locations[0].zone] in
                 zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
             })
-            : CurlFetcher(caFile: testCAFile(environment), totalTimeout: testHTTPTimeout(environment) ?? .seconds(30))
+            : CurlFetcher(
+                caFile: testCAFile(environment), totalTimeout: testHTTPTimeout(environment) ?? .seconds(30),
+                maxConcurrent: config.httpMaxConcurrent)
         if invocation.demo {
             log.info(
                 "demo: bundled sample data (not real measurements), prefix \(config.mqtt.topicPrefix), no discovery")

@@ -41,6 +41,10 @@ public struct AgentConfig: Sendable {
     public var shard: Shard? = nil
     /// `http:` (SPEC §9.2): the read-only HTTP server; nil (the default) runs none.
     public var http: HTTPSettings? = nil
+    /// `http.max_concurrent`: HTTP requests in flight at once (SPEC §11).
+    public var httpMaxConcurrent = 4
+    /// `endpoints.max_calls_per_minute`: paces Open-Meteo requests even to custom endpoints.
+    public var endpointsMaxCallsPerMinute: Int? = nil
 
     public init(
         mqtt: MQTTSettings, homeAssistant: HomeAssistantSettings, locations: [LocationConfig], pollen: PollenSettings,

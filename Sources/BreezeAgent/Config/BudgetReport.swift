@@ -52,7 +52,9 @@ public func renderOpenMeteoBudget(_ config: AgentConfig) -> String {
     var total = "#   total: \(budget.dailyTotal) weighted calls per day"
     if budget.peakTotal != budget.dailyTotal { total += " (\(budget.peakTotal) on the stripes day)" }
     out.append(total)
-    if !budget.withinDailyLimit {
+    if let stretch = config.openMeteoStretch {
+        out.append("#   the agent paces these requests: \(stretch.summary)")
+    } else if !budget.withinDailyLimit {
         out.append("#   warning: above Open-Meteo's free daily limit; raise the intervals or use fewer locations")
     }
     return out.joined(separator: "\n") + "\n"

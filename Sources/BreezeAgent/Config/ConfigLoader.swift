@@ -126,6 +126,7 @@ private struct ConfigParser {
         ).parseAll(top.rawNode("outputs"))
         try ShardConfig.apply(top, to: &config)
         try HTTPConfigParser.apply(top, to: &config)
+        try FleetConfig.apply(top, to: &config)
         return config
     }
 
@@ -439,7 +440,7 @@ private struct ConfigParser {
     ///   plain `http://` off the loopback interface (SPEC §12).
     private func parseEndpoints(_ node: YAMLNode?, sendsGoogleKey: Bool) throws(ConfigError) -> Endpoints {
         let r = try MappingReader(
-            node, path: "endpoints", keys: ["pollen", "air_quality", "climate_archive", "climate_forecast"], file: file)
+            node, path: "endpoints", keys: EndpointsKeys.all, file: file)
         func url(_ key: String, _ fallback: String) throws(ConfigError) -> String {
             guard var text = try r.text(key, expected: "an http:// or https:// base URL") else { return fallback }
             let rest =

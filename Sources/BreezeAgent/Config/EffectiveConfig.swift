@@ -122,6 +122,9 @@ public func renderEffective(_ c: AgentConfig) -> String {
     line(2, "air_quality", quoted(EndpointURL.maskingUserinfo(c.endpoints.airQuality)))
     line(2, "climate_archive", quoted(EndpointURL.maskingUserinfo(c.endpoints.climateArchive)))
     line(2, "climate_forecast", quoted(EndpointURL.maskingUserinfo(c.endpoints.climateForecast)))
+    if let perMinute = c.endpointsMaxCallsPerMinute { line(2, "max_calls_per_minute", String(perMinute)) }
+    line(0, "http", "")
+    line(2, "max_concurrent", String(c.httpMaxConcurrent))
 
     if let shard = c.shard {
         let owned = c.ownedLocations.map(\.id)

@@ -54,7 +54,8 @@ public struct HTTPSettings: Sendable, Equatable {
     static let defaultListen = "127.0.0.1:8765"
     /// At most this many `allow` entries (each is checked per request).
     static let maximumAllowEntries = 64
-    static let keys = ["listen", "allow"]
+    /// The keys of `http:`; `max_concurrent` tunes the HTTP *client* (SPEC §11, FleetConfig).
+    static let keys = ["listen", "allow", "max_concurrent"]
 
     /// Parses `a.b.c.d:port` or `[v6]:port`; nil when it is not one (host names are refused:
     /// what a name resolves to can change under a running server).
@@ -85,6 +86,9 @@ enum HTTPConfigParser {
     static func apply(_ top: MappingReader, to config: inout AgentConfig) throws(ConfigError) {
         guard top.isPresent("http") else { return }
         let r = try MappingReader(top.rawNode("http"), path: "http", keys: HTTPSettings.keys, file: top.file)
+        // `http: {max_concurrent: 8}` alone tunes the client and serves nothing; any server key
+        // (or an empty `http: {}`) turns the server on.
+        guard r.isPresent("listen") || r.isPresent("allow") || !r.isPresent("max_concurrent") else { return }
         let listenExpected = "an address and port like 127.0.0.1:8765, 0.0.0.0:8765 or [::1]:8765"
         let listen = try r.text("listen", expected: listenExpected) ?? HTTPSettings.defaultListen
         guard let (address, port) = HTTPSettings.parseListen(listen) else {

@@ -13,13 +13,17 @@ public import BreezeCore
 public import BreezeHTTP
 import FoundationEssentials
 
-/// `HTTPFetching` over libcurl: one client (one reused handle, its own thread) for all sources.
+/// `HTTPFetching` over libcurl: one client (curl's multi interface on its own thread, up to
+/// `http.max_concurrent` requests at once) for all sources.
 public struct CurlFetcher: HTTPFetching {
     private let client: HTTPClient
     private let totalTimeout: Duration
 
-    public init(version: String = BreezeVersion.string, caFile: String? = nil, totalTimeout: Duration = .seconds(30)) {
-        self.client = HTTPClient(version: version, caFile: caFile)
+    public init(
+        version: String = BreezeVersion.string, caFile: String? = nil, totalTimeout: Duration = .seconds(30),
+        maxConcurrent: Int = 4
+    ) {
+        self.client = HTTPClient(version: version, caFile: caFile, maxConcurrent: maxConcurrent)
         self.totalTimeout = totalTimeout
     }
 

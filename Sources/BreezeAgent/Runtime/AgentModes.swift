@@ -42,6 +42,7 @@ extension Agent {
                 if !state.hasData(key) { unusable.append("\(kind.rawValue)[\(state.locations[index].config.id)]") }
             }
         }
+        _ = performLocal(state.callCountStore(now: now, force: true))
         return unusable
     }
 

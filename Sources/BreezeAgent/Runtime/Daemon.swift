@@ -66,6 +66,7 @@ extension Agent {
             if state.locations.isEmpty { log.warning(text) } else { log.info(text) }
         }
 
+        let outcomeWaiter = ClaimFlag()
         let exitCode = await withDiscardingTaskGroup(returning: Int32.self) { group in
             var timer: Task<Void, Never>?
             var timerAt: Int64?
@@ -93,11 +94,19 @@ extension Agent {
                     case .flush(let persist):
                         publisher.flush(persist: persist)
                         // What the broker refuses (MQTT 5 reason codes) or what a disconnect
-                        // loses is logged and kept out of the published set (SPEC §12).
-                        let (client, log) = (client, log)
-                        group.addTask {
-                            await client.waitForOutcomes(timeout: .seconds(30)).report(to: publisher, log: log)
+                        // loses is logged and kept out of the published set (SPEC §12). One
+                        // waiter at a time: it takes the outcomes of every publish before it
+                        // settles (1,000 locations once kept thousands of 30 s waiters).
+                        if outcomeWaiter.claim() {
+                            let (client, log) = (client, log)
+                            group.addTask {
+                                await client.waitForOutcomes(timeout: .seconds(30))
+                                    .report(to: publisher, log: log, pendingIsLost: false)
+                                outcomeWaiter.release()
+                            }
                         }
+                        // A batch is done: hand the memory its fetches and trees freed back.
+                        if persist { MemoryTuning.releaseFreedMemory() }
                         // Clears held back behind a discovery change: flush again when due.
                         if let due = publisher.nextClearDue, due != clearsAt {
                             clearsAt = due

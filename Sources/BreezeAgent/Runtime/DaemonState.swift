@@ -196,6 +196,8 @@ struct DaemonState {
     var handover = ShardHandover()
     /// The rendered images and their OpenEPaperLink tags (SPEC §9.2).
     var images = ImageScheduler()
+    /// Open-Meteo pacing and call-count saving for many locations (DaemonState+Fleet.swift).
+    var fleet = FleetState()
 
     var layout: TopicLayout { context.layout }
 
@@ -232,22 +234,24 @@ struct DaemonState {
     /// Starting the daemon: spreads the first fetches over a few seconds (many hubs restarted
     /// together by a power cut should not hit the APIs in the same second) and sets every scope.
     mutating func start(at time: DaemonTime) -> [DaemonAction] {
+        let stretched = stretchOpenMeteoIntervals()
+        let spread = firstFetchSpread
         for index in locations.indices {
             if locations[index].pollenSchedule.nextDue == 0 {
-                locations[index].pollenSchedule.due(at: time.now + Int64.random(in: 0...5, using: &random))
+                locations[index].pollenSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
             }
             if locations[index].climateSchedule.nextDue == 0 {
-                locations[index].climateSchedule.due(at: time.now + Int64.random(in: 0...5, using: &random))
+                locations[index].climateSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
             }
             if locations[index].stripesSchedule.nextDue == 0 {
-                locations[index].stripesSchedule.due(at: time.now + Int64.random(in: 0...5, using: &random))
+                locations[index].stripesSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
             }
             if locations[index].airSchedule.nextDue == 0 {
-                locations[index].airSchedule.due(at: time.now + Int64.random(in: 0...5, using: &random))
+                locations[index].airSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
             }
         }
         nextDiagnostics = time.now + Self.diagnosticsInterval
-        return scopeActions(now: time.now)
+        return stretched + scopeActions(now: time.now)
     }
 
     mutating func handle(_ event: DaemonEvent, at time: DaemonTime) -> [DaemonAction] {
@@ -277,8 +281,9 @@ struct DaemonState {
             } else {
                 actions += scopeActions(now: now, only: key.location, kind: key.kind)
             }
-            // The published set is saved once the last fetch in flight is done.
+            // The published set (and the call counts) are saved once the last fetch in flight is done.
             actions.append(.flush(persist: inFlight.isEmpty))
+            if inFlight.isEmpty { actions += callCountStore(now: now, force: true) }
             actions.append(wake(now: now))
         case .mqtt(.connected):
             if connectedBefore { reconnects += 1 }
@@ -319,6 +324,7 @@ struct DaemonState {
                 ))
         case .signal(let number):
             stopping = true
+            actions += callCountStore(now: now, force: true)
             actions.append(.log(.info, "signal \(number == SIGTERM ? "SIGTERM" : "SIGINT"): shutting down"))
             actions.append(.stop(exitCode: Invocation.ExitCode.success))
         case .rendered(let key, let outcome):
@@ -421,10 +427,15 @@ struct DaemonState {
     /// Asks for every due fetch of an enabled source that is not already in flight.
     private mutating func startDueFetches(now: Int64) -> [DaemonAction] {
         var actions: [DaemonAction] = []
+        let wasIdle = inFlight.isEmpty
         for index in locations.indices {
             for kind in SourceKind.allCases where enabled(kind) {
                 let key = FetchKey(location: index, kind: kind)
                 guard !inFlight.contains(key), schedule(key).isDue(at: now) else { continue }
+                if let deferred = pace(key, now: now) {
+                    actions += deferred
+                    continue
+                }
                 let (request, notes) = begin(key, now: now)
                 actions += notes
                 if let request {
@@ -433,6 +444,9 @@ struct DaemonState {
                 }
             }
         }
+        // A batch starting from idle saves the counts at once; a batch joining fetches in flight
+        // leaves them to the interval or to the end of the batch.
+        actions += callCountStore(now: now, force: wasIdle)
         return actions
     }
 
@@ -468,14 +482,14 @@ struct DaemonState {
                     return (nil, actions)
                 }
             }
-            actions.append(countCall(index, source == .google ? .google : .openMeteo, now: now))
+            countCall(index, source == .google ? .google : .openMeteo, now: now)
             if source == .openMeteo {
                 openMeteoCalls.count("pollen", requests: 1, weight: OpenMeteoBudget.pollenRequest, now: now)
             }
             locations[index].pollenSchedule.started(at: now)
             return (.pollen(location, source, now: now), actions)
         case .climate:
-            actions.append(countCall(index, .openMeteo, now: now))
+            countCall(index, .openMeteo, now: now)
             let years = ClimateRequestPlan.points(today: locations[index].today(at: now), years: config.climate.years)
                 .filter { $0.source == .archive }.count
             openMeteoCalls.count(
@@ -500,7 +514,7 @@ struct DaemonState {
             }
             let lastYear = StripesRequest.targetLastYear(today: today, spread: spread)
             let weight = StripesRequest.weight(firstYear: firstYear, lastYear: lastYear)
-            actions.append(countCall(index, .openMeteo, now: now))
+            countCall(index, .openMeteo, now: now)
             openMeteoCalls.count("stripes", requests: 1, weight: weight, now: now)
             actions.append(
                 .log(
@@ -510,7 +524,7 @@ struct DaemonState {
             locations[index].stripesSchedule.started(at: now)
             return (.stripes(location, firstYear: firstYear, lastYear: lastYear, now: now), actions)
         case .air:
-            actions.append(countCall(index, .openMeteo, now: now))
+            countCall(index, .openMeteo, now: now)
             openMeteoCalls.count("air", requests: 1, weight: AirQualityRequest.weight, now: now)
             locations[index].airSchedule.started(at: now)
             return (.air(location, now: now), actions)
@@ -523,16 +537,15 @@ struct DaemonState {
         StripesRequest.spread(seed: config.mqtt.clientID + "/" + locations[index].config.id)
     }
 
-    private mutating func countCall(_ index: Int, _ api: CountedAPI, now: Int64) -> DaemonAction {
+    /// Counts a call; ``callCountStore(now:force:)`` decides when the counts are saved.
+    private mutating func countCall(_ index: Int, _ api: CountedAPI, now: Int64) {
         let key = CallKey(locationID: locations[index].config.id, api: api)
         let today = locations[index].today(at: now).description
         var count = calls[key] ?? .init(date: today, calls: 0)
         if count.date != today { count = .init(date: today, calls: 0) }
         count.calls += 1
         calls[key] = count
-        var stored: [String: StateStore.CallCount] = [:]
-        for (key, count) in calls { stored[key.storageKey] = count }
-        return .store(.callCounts(stored))
+        fleet.callsDirty = true
     }
 
     func callsToday(_ index: Int, _ api: CountedAPI, now: Int64) -> Int {

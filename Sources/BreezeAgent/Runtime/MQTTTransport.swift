@@ -40,8 +40,11 @@ extension PublishOutcomes {
     /// Logs what the broker did not take (each refusal at warning, with topic and reason) and
     /// keeps those topics out of the publisher's published set. Returns whether everything
     /// was accepted.
+    /// - Parameter pendingIsLost: publishes still unacknowledged when the wait ended count as
+    ///   not published (`once`, which exits next). The daemon passes false: its publishes keep
+    ///   flowing, a busy connection is not a failure, and a dead one reports them as lost.
     @discardableResult
-    func report(to publisher: RetainedPublisher, log: Log) -> Bool {
+    func report(to publisher: RetainedPublisher, log: Log, pendingIsLost: Bool = true) -> Bool {
         for entry in refused { log.warning("mqtt: publish \(entry.topic) \(entry.refusal)") }
         if !lost.isEmpty {
             log.warning(
@@ -52,7 +55,7 @@ extension PublishOutcomes {
             log.warning(
                 "mqtt: \(unrecorded) more publishes refused or lost than are listed (bound \(Self.recordLimit))")
         }
-        publisher.notPublished(refused: refused.map(\.topic), lost: lost + pending)
+        publisher.notPublished(refused: refused.map(\.topic), lost: pendingIsLost ? lost + pending : lost)
         return allAccepted
     }
 }

@@ -1,0 +1,171 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+@testable import BreezeAgent
+import BreezeCore
+import Glibc
+import Testing
+
+/// Many locations in one agent (SPEC §11): first fetches spread out, Open-Meteo's public servers
+/// paced in weighted calls, intervals stretched over the daily limit, call counts saved in batches.
+@Suite("DaemonState with many locations: jitter, pacing, stretching")
+struct FleetPacingTests {
+    typealias T = DaemonStateTests
+
+    static func locations(_ n: Int) -> String {
+        "locations:\n"
+            + (0..<n).map { "  - {id: loc\($0), latitude: \(40 + Double($0 % 20) / 2), longitude: 5, timezone: UTC}" }
+            .joined(separator: "\n")
+    }
+
+    /// Open-Meteo pollen only (weight 1 per request), climate off.
+    static func openMeteoPollen(_ n: Int, extra: String = "") throws -> AgentConfig {
+        try T.config("climate: {enabled: false}\n" + extra, pollen: "source: open-meteo", locations: locations(n))
+    }
+
+    @Test("the first fetches spread over 5 s for a hub, 60 ms per location, at most 90 s")
+    func spread() throws {
+        #expect(DaemonState.firstFetchSpread(locations: 1) == 5)
+        #expect(DaemonState.firstFetchSpread(locations: 1000) == 60)
+        #expect(DaemonState.firstFetchSpread(locations: 100_000) == 90)
+        var state = T.machine(try Self.openMeteoPollen(1000))
+        _ = state.start(at: T.at(T.t0))
+        let dues = state.locations.map(\.pollenSchedule.nextDue)
+        #expect(dues.allSatisfy { (T.t0...T.t0 + 60).contains($0) })
+        // Spread, not bunched: every 10 s slice of the minute gets some.
+        let slices = Set(dues.map { ($0 - T.t0) / 10 })
+        #expect(slices.count == 7)
+    }
+
+    @Test("public servers: at most 600 weighted calls start in a minute; the rest wait for the next window")
+    func perMinute() throws {
+        var state = T.machine(try Self.openMeteoPollen(1000))
+        _ = state.start(at: T.at(T.t0))
+        let first = T.fetches(state.handle(.tick, at: T.at(T.t0 + 61)))
+        #expect(first.count == 600)
+        let waiting = state.locations.indices.filter { !state.inFlight.contains(.init(location: $0, kind: .pollen)) }
+        #expect(waiting.count == 400)
+        for index in waiting {
+            #expect((T.t0 + 120..<T.t0 + 140).contains(state.locations[index].pollenSchedule.nextDue))
+        }
+        // The wake is the next window, not now (no busy loop while requests wait).
+        let next = T.fetches(state.handle(.tick, at: T.at(T.t0 + 140)))
+        #expect(next.count == 400)
+    }
+
+    @Test("custom endpoints are not paced, unless endpoints.max_calls_per_minute is set")
+    func customEndpoints() throws {
+        let custom = "endpoints: {air_quality: http://127.0.0.1:9/v1}"
+        var free = T.machine(try Self.openMeteoPollen(1000, extra: custom))
+        _ = free.start(at: T.at(T.t0))
+        #expect(T.fetches(free.handle(.tick, at: T.at(T.t0 + 61))).count == 1000)
+
+        let paced = "endpoints: {air_quality: http://127.0.0.1:9/v1, max_calls_per_minute: 100}"
+        var limited = T.machine(try Self.openMeteoPollen(1000, extra: paced))
+        _ = limited.start(at: T.at(T.t0))
+        #expect(T.fetches(limited.handle(.tick, at: T.at(T.t0 + 61))).count == 100)
+    }
+
+    @Test("the pacer's windows: a full day defers to 00:00 UTC, an empty window admits a heavy request")
+    func pacerWindows() {
+        var pacer = OpenMeteoPacer()
+        let day = OpenMeteoBudget.dailyLimit
+        let minute = OpenMeteoCallWeight.calls(600)
+        #expect(pacer.deferral(.calls(5000), now: T.t0, perMinute: minute, perDay: day) == nil)
+        pacer.record(.calls(599), now: T.t0)
+        #expect(pacer.deferral(.calls(1), now: T.t0 + 30, perMinute: minute, perDay: day) == nil)
+        #expect(pacer.deferral(.calls(2), now: T.t0 + 30, perMinute: minute, perDay: day) == T.t0 + 60)
+        #expect(pacer.deferral(.calls(2), now: T.t0 + 60, perMinute: minute, perDay: day) == nil)
+        for minute in 1...17 { pacer.record(.calls(555), now: T.t0 + Int64(minute) * 60) }
+        // 599 + 17 × 555 = 10,034 > 10,000: the rest of the day waits for the next UTC midnight.
+        let midnight: Int64 = 1_781_568_000  // 2026-06-16T00:00:00Z
+        #expect(pacer.deferral(.calls(1), now: T.t0 + 3600, perMinute: minute, perDay: day) == midnight)
+        #expect(pacer.deferral(.calls(1), now: midnight, perMinute: minute, perDay: day) == nil)
+    }
+
+    @Test("over 10,000 weighted calls a day: pollen.interval and air.interval stretch, logged once at start")
+    func stretch() throws {
+        let config = try T.config(
+            "air: {enabled: true}", pollen: "source: open-meteo", locations: Self.locations(1000))
+        let before = config.openMeteoBudget.dailyTotal
+        #expect(before >= OpenMeteoBudget.dailyLimit)
+        let stretch = try #require(config.openMeteoStretch)
+        #expect(stretch.before == before)
+        #expect(stretch.after < OpenMeteoBudget.dailyLimit)
+        let pollen = try #require(stretch.pollenInterval)
+        #expect(pollen > config.pollen.interval.components.seconds)
+        var state = T.machine(config)
+        let actions = state.start(at: T.at(T.t0))
+        let warnings = T.logs(actions, .warning).filter { $0.contains("stretching pollen.interval") }
+        #expect(warnings.count == 1)
+        #expect(state.locations.allSatisfy { $0.pollenSchedule.interval == pollen })
+        #expect(state.locations.allSatisfy { $0.airSchedule.interval == stretch.airInterval })
+        // check-config says the same.
+        #expect(renderOpenMeteoBudget(config).contains("the agent paces these requests: "))
+
+        // Within the limit, or against a self-hosted server: nothing stretches.
+        #expect(try Self.openMeteoPollen(10).openMeteoStretch == nil)
+        let selfHosted = try T.config(
+            "air: {enabled: true}\nendpoints: {air_quality: http://127.0.0.1:9/v1, climate_archive: http://127.0.0.1:9/v1}",
+            pollen: "source: open-meteo", locations: Self.locations(1000))
+        #expect(selfHosted.openMeteoStretch == nil)
+    }
+
+    @Test("call counts: one save per batch of fetch starts, not one per fetch")
+    func callCountsBatched() throws {
+        var state = T.machine(try T.config("climate: {enabled: false}", locations: Self.locations(50)))
+        _ = state.start(at: T.at(T.t0))
+        let actions = state.handle(.tick, at: T.at(T.t0 + 6))
+        #expect(T.fetches(actions).count == 50)
+        let stores = actions.compactMap { if case .store(.callCounts(let c)) = $0 { c } else { nil } }
+        #expect(stores.count == 1)
+        #expect(stores.first?.count == 50)
+        #expect(stores.first?["loc49.google"]?.calls == 1)
+        // Each completion but the last: no save; the last one saves.
+        var saves = 0
+        for index in 0..<50 {
+            let done = state.handle(
+                .fetched(.init(location: index, kind: .pollen), T.pollenOK(T.t0 + 10)), at: T.at(T.t0 + 10))
+            saves += done.filter { if case .store(.callCounts) = $0 { true } else { false } }.count
+        }
+        #expect(state.inFlight.isEmpty)
+        #expect(saves == 0)  // nothing was counted since the save at the start of the batch
+        // A refresh of one location starts from idle: saved at once, with the new count.
+        let refresh = state.handle(T.message("breeze/loc7/refresh", "now"), at: T.at(T.t0 + 400))
+        let saved = refresh.compactMap { if case .store(.callCounts(let c)) = $0 { c } else { nil } }
+        #expect(saved.count == 1)
+        #expect(saved.first?["loc7.google"]?.calls == 2)
+        // A signal saves what is still unsaved.
+        _ = state.handle(T.message("breeze/loc8/refresh", "now"), at: T.at(T.t0 + 401))
+        let stop = state.handle(.signal(SIGTERM), at: T.at(T.t0 + 402))
+        #expect(stop.contains { if case .store(.callCounts) = $0 { true } else { false } })
+    }
+}
+
+extension FleetPacingTests {
+    @Test("the yearly stripes requests get only what the regular daily load leaves on the public servers")
+    func stripesShare() throws {
+        // 100 locations, key-free pollen (4 a day) and climate (6 a day): 1,000 regular calls.
+        let config = try T.config("", pollen: "source: open-meteo", locations: Self.locations(100))
+        var state = T.machine(config)
+        _ = state.start(at: T.at(T.t0))
+        #expect(state.fleet.regularDailyLoad == config.openMeteoBudget.dailyTotal)
+        #expect(state.fleet.regularDailyLoad == .calls(1000))
+        // 8,950 used today: a stripes request (≈ 120) would pass 9,000, pollen (1) still fits.
+        state.fleet.pacer.record(.calls(8950), now: T.t0 - 120)
+        let stripes = FetchKey(location: 3, kind: .stripes)
+        let pollen = FetchKey(location: 3, kind: .pollen)
+        let midnight: Int64 = 1_781_568_000  // 2026-06-16T00:00:00Z
+        #expect(state.pace(stripes, now: T.t0) != nil)
+        #expect(state.schedule(stripes).nextDue >= midnight)
+        #expect(state.pace(pollen, now: T.t0) == nil)
+    }
+}

@@ -1,0 +1,150 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import BreezeHTTP
+import BreezeTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// How many requests the server is answering at once, counted inside the handler (which runs on
+/// each connection's own thread and holds the answer for a while): the server's view, not the
+/// client's claim.
+final class ConcurrencyGauge: Sendable {
+    private struct Counts {
+        var now = 0
+        var peak = 0
+        var total = 0
+    }
+    private let counts = Mutex(Counts())
+
+    /// Counts the request in, holds it for `hold`, counts it out.
+    func serve(holding hold: Duration) {
+        counts.withLock {
+            $0.now += 1
+            $0.total += 1
+            $0.peak = max($0.peak, $0.now)
+        }
+        Thread.sleep(forTimeInterval: Double(hold.components.seconds) + Double(hold.components.attoseconds) / 1e18)
+        counts.withLock { $0.now -= 1 }
+    }
+
+    var peak: Int { counts.withLock { $0.peak } }
+    var total: Int { counts.withLock { $0.total } }
+    var now: Int { counts.withLock { $0.now } }
+}
+
+@Suite("HTTPClient runs requests concurrently up to its limit (curl multi)")
+struct HTTPConcurrencyTests {
+    func run(_ count: Int, on client: HTTPClient, server: LoopbackHTTPServer) async throws -> [Int: String] {
+        try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for n in 0..<count {
+                group.addTask {
+                    let response = try await client.get(
+                        HTTPRequest(url: server.url("/slow"), query: [("n", "\(n)")], totalTimeout: .seconds(30)))
+                    return (n, response.text)
+                }
+            }
+            return try await group.reduce(into: [Int: String]()) { $0[$1.0] = $1.1 }
+        }
+    }
+
+    @Test("12 slow requests with max_concurrent 4: the server sees exactly 4 at once, never more", arguments: [1, 4])
+    func reachesAndKeepsTheLimit(limit: Int) async throws {
+        let gauge = ConcurrencyGauge()
+        let server = LoopbackHTTPServer { request in
+            gauge.serve(holding: .milliseconds(250))
+            return .respond(status: 200, text: request.queryValue("n") ?? "?")
+        }
+        try server.start()
+        defer { server.stop() }
+        let client = HTTPClient(version: "test", maxConcurrent: limit)
+        let started = ContinuousClock.now
+        let results = try await run(12, on: client, server: server)
+        let elapsed = ContinuousClock.now - started
+        #expect(results.count == 12)
+        for (n, text) in results { #expect(text == "\(n)") }
+        #expect(gauge.total == 12)
+        #expect(gauge.peak == limit)
+        // 12 answers of 250 ms each, `limit` at a time: at least 12/limit rounds of 250 ms.
+        #expect(elapsed >= .milliseconds(250 * (12 / limit)) - .milliseconds(50))
+    }
+
+    @Test("the limit is clamped to 1...64")
+    func clamped() {
+        #expect(HTTPClient(version: "t", maxConcurrent: 0).maxConcurrent == 1)
+        #expect(HTTPClient(version: "t", maxConcurrent: 500).maxConcurrent == HTTPClient.maximumConcurrency)
+        #expect(HTTPClient(version: "t").maxConcurrent == 4)
+    }
+
+    @Test("cancelling running and queued requests ends them at once; the client keeps serving")
+    func cancellationRunningAndQueued() async throws {
+        let gauge = ConcurrencyGauge()
+        let server = LoopbackHTTPServer { request in
+            if request.path == "/hang" {
+                gauge.serve(holding: .milliseconds(0))
+                return .hang
+            }
+            return .respond(status: 200, text: "fine")
+        }
+        try server.start()
+        defer { server.stop() }
+        let client = HTTPClient(version: "test", maxConcurrent: 2)
+        // Two hang on the server (the limit), two more wait in the client's queue.
+        let tasks = (0..<4).map { _ in
+            Task { () -> CurlError? in
+                do throws(CurlError) {
+                    _ = try await client.get(HTTPRequest(url: server.url("/hang"), totalTimeout: .seconds(20)))
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while gauge.total < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(gauge.total == 2)  // the other two are queued, not sent
+        let cancelled = ContinuousClock.now
+        for task in tasks { task.cancel() }
+        for task in tasks {
+            let error = try #require(await task.value)
+            #expect(error.kind == .cancelled)
+        }
+        // Nowhere near the 20 s timeout: removed from curl at once.
+        #expect(ContinuousClock.now - cancelled < .seconds(5))
+        #expect(gauge.total == 2)  // the queued ones never reached the server
+        let response = try await client.get(HTTPRequest(url: server.url("/ok")))
+        #expect(response.text == "fine")
+    }
+
+    @Test("a task cancelled before it asks fails at once without a request (200 times: no lost wake-up)")
+    func cancelledBeforeStart() async throws {
+        let server = LoopbackHTTPServer { _ in .respond(status: 200, text: "fine") }
+        try server.start()
+        defer { server.stop() }
+        let client = HTTPClient(version: "test")
+        for _ in 0..<200 {
+            let task = Task { () -> CurlError? in
+                withUnsafeCurrentTask { $0?.cancel() }
+                do throws(CurlError) {
+                    _ = try await client.get(HTTPRequest(url: server.url("/x")))
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            let error = try #require(await task.value)
+            #expect(error.kind == .cancelled)
+        }
+        #expect(server.requests.isEmpty)
+    }
+}
