@@ -105,7 +105,7 @@ struct HTTPSiteTests {
             ),
             (
                 "http: {listn: \"127.0.0.1:1\"}",
-                "config.yaml:3: http.listn: unknown key \"listn\"; did you mean \"listen\"? (known keys: listen, allow)"
+                "config.yaml:3: http.listn: unknown key \"listn\"; did you mean \"listen\"? (known keys: listen, allow, max_concurrent)"
             ),
             ("http: [1]", "config.yaml:3: http: expected a mapping of keys, got a list"),
         ])
@@ -117,10 +117,13 @@ struct HTTPSiteTests {
 
     @Test func checkConfigShowsItAndReadsItBack() throws {
         let sandbox = try ConfigSandbox()
-        #expect(renderEffective(try sandbox.load(oneLocation)).contains("# http: off\n"))
+        let off = renderEffective(try sandbox.load(oneLocation))
+        #expect(off.contains("http:  # server off: no listen\n  max_concurrent: 4\n"), "\(off)")
+        #expect(try sandbox.load(off).http == nil)
         let config = try sandbox.load(oneLocation + "\nhttp: {listen: \"[::1]:9000\", allow: [\"fd00::/8\"]}\n")
         let text = renderEffective(config)
-        #expect(text.contains("http:\n  listen: \"[::1]:9000\"\n  allow: [\"fd00::/8\"]\n"), "\(text)")
+        #expect(
+            text.contains("http:\n  listen: \"[::1]:9000\"\n  allow: [\"fd00::/8\"]\n  max_concurrent: 4\n"), "\(text)")
         #expect(try sandbox.load(text).http == config.http)
         let defaults = renderEffective(try sandbox.load(oneLocation + "\nhttp:\n"))
         #expect(defaults.contains("http:  # allow: the default, loopback only\n  listen: \"127.0.0.1:8765\"\n"))

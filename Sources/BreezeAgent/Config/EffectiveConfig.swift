@@ -123,8 +123,6 @@ public func renderEffective(_ c: AgentConfig) -> String {
     line(2, "climate_archive", quoted(EndpointURL.maskingUserinfo(c.endpoints.climateArchive)))
     line(2, "climate_forecast", quoted(EndpointURL.maskingUserinfo(c.endpoints.climateForecast)))
     if let perMinute = c.endpointsMaxCallsPerMinute { line(2, "max_calls_per_minute", String(perMinute)) }
-    line(0, "http", "")
-    line(2, "max_concurrent", String(c.httpMaxConcurrent))
 
     if let shard = c.shard {
         let owned = c.ownedLocations.map(\.id)
@@ -137,8 +135,10 @@ public func renderEffective(_ c: AgentConfig) -> String {
         line(2, "listen", quoted(http.listenText))
         line(2, "allow", "[" + http.allow.map { quoted($0.description) }.joined(separator: ", ") + "]")
     } else {
-        out.append("# http: off")
+        // max_concurrent alone (the API client's bound) starts no server.
+        line(0, "http", "", comment: "server off: no listen")
     }
+    line(2, "max_concurrent", String(c.httpMaxConcurrent))
     line(0, "state_dir", quoted(c.stateDir))
     line(0, "log_level", c.logLevel.rawValue)
     out += renderImages(c.images)
