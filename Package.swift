@@ -22,7 +22,10 @@ import PackageDescription
 let package = Package(
     name: "breeze-agent",
     products: [
-        .executable(name: "breeze-agent", targets: ["breeze-agent"])
+        .executable(name: "breeze-agent", targets: ["breeze-agent"]),
+        // The image drawing helper the agent spawns (docs/images.md): Cairo and libjpeg live
+        // only here, never in the agent's process.
+        .executable(name: "breeze-agent-render", targets: ["breeze-agent-render"]),
     ],
     targets: [
         .systemLibrary(
@@ -43,12 +46,30 @@ let package = Package(
         .target(name: "BreezeMQTT", dependencies: ["CMosquitto"]),
         .target(name: "BreezeHTTP", dependencies: ["CCurl"]),
         .target(name: "BreezeYAML", dependencies: ["CYAML"]),
+        // libmicrohttpd through dlopen (SPEC §9.2: the lean path never maps it): a C target
+        // compiled against <microhttpd.h> for its types, not linked against the library.
+        .target(name: "CMicroHTTPD"),
+        .target(name: "BreezeServe", dependencies: ["CMicroHTTPD", "BreezeCore"]),
         .target(name: "BreezeCore"),
         .target(
             name: "BreezeAgent",
-            dependencies: ["BreezeCore", "BreezeMQTT", "BreezeHTTP", "BreezeYAML"]
+            dependencies: ["BreezeCore", "BreezeMQTT", "BreezeHTTP", "BreezeYAML", "BreezeServe"]
         ),
         .executableTarget(name: "breeze-agent", dependencies: ["BreezeAgent"]),
+
+        // The render helper: reads one RenderRequest on stdin, writes a PNG or JPEG on stdout.
+        .systemLibrary(
+            name: "CCairo",
+            pkgConfig: "cairo",
+            providers: [.apt(["libcairo2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]
+        ),
+        .target(name: "BreezeRender", dependencies: ["BreezeCore", "CCairo", "CJPEG"]),
+        .executableTarget(name: "breeze-agent-render", dependencies: ["BreezeRender"]),
 
         // Test support: real parts only (a loopback HTTP server, a mosquitto process runner).
         // It lives under Tests/ because it may use Foundation (Process); it never ships.
@@ -61,11 +82,15 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["BreezeMQTT", "BreezeTestSupport"]),
         // The runtime without a broker or the binary: config, schedules, state, publisher, zoneinfo.
         .testTarget(
-            name: "AgentUnitTests", dependencies: ["BreezeAgent", "BreezeCore", "BreezeMQTT", "BreezeTestSupport"]),
+            name: "AgentUnitTests",
+            dependencies: ["BreezeAgent", "BreezeCore", "BreezeMQTT", "BreezeServe", "BreezeTestSupport"]),
         // The runtime against a real mosquitto and the built binary: end to end, faults, soak.
         .testTarget(
             name: "AgentIntegrationTests",
-            dependencies: ["BreezeAgent", "BreezeCore", "BreezeMQTT", "BreezeTestSupport"]),
+            dependencies: ["BreezeAgent", "BreezeCore", "BreezeMQTT", "BreezeServe", "BreezeTestSupport"]),
+        // The render helper's drawing, palettes and encoders, and the built helper's protocol.
+        .testTarget(
+            name: "RenderTests", dependencies: ["BreezeRender", "BreezeCore", "CCairo", "CJPEG", "BreezeTestSupport"]),
     ]
 )
 
@@ -79,6 +104,6 @@ let swiftSettings: [SwiftSetting] = [
     .unsafeFlags(["-require-explicit-sendable"]),
 ]
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "CMicroHTTPD" {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }

@@ -90,10 +90,15 @@ for dep in libc6 libcurl4 libmosquitto1 libyaml-0-2 libstdc++6 libgcc-s1 ca-cert
     check "Depends has $dep" grep -qxF "$dep" <<<"$dep_names"
 done
 check "Depends has nothing from the Swift toolchain" bash -c "! grep -qi swift <<<'$depends'"
+# The HTTP server's library is loaded on demand (dlopen), so it is recommended, not depended on.
+check "Recommends has libmicrohttpd12" grep -qxF libmicrohttpd12 <(dpkg-deb -f "$deb1" Recommends)
+check "Depends has no libmicrohttpd" bash -c "! grep -qi microhttpd <<<'$depends'"
 dpkg-deb -x "$deb1" "$work/x"
 check "binary is stripped" bash -c "file '$work/x/usr/bin/breeze-agent' | grep -q ', stripped'"
 check "binary links no Swift shared library" \
     bash -c "! readelf -dW '$work/x/usr/bin/breeze-agent' | grep NEEDED | grep -qi swift"
+check "binary links no libmicrohttpd (dlopen on demand)" \
+    bash -c "! readelf -dW '$work/x/usr/bin/breeze-agent' | grep NEEDED | grep -qi microhttpd"
 check "binary has full RELRO (BIND_NOW)" bash -c "readelf -dW '$work/x/usr/bin/breeze-agent' | grep -q BIND_NOW"
 
 # ---------------------------------------------------------------------------------------------

@@ -25,4 +25,6 @@ fi
 swift build -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)/breeze-agent
 if ldd "$bin" | grep -q 'libswift'; then echo "release binary links Swift runtime libraries:" >&2; ldd "$bin" >&2; exit 1; fi
+# libmicrohttpd is loaded with dlopen only when http: is configured (SPEC §9.2 lean path).
+if ldd "$bin" | grep -q 'microhttpd'; then echo "release binary links libmicrohttpd:" >&2; ldd "$bin" >&2; exit 1; fi
 test/release/calendar.sh "$bin"

@@ -221,6 +221,7 @@ final class AgentProcess: Sendable {
     /// Everything logged so far (stderr).
     var log: String { stderr }
     var isRunning: Bool { process.isRunning }
+    var pid: Int32 { process.processIdentifier }
 
     func lines(containing text: String) -> [String] {
         log.split(separator: "\n").map(String.init).filter { $0.contains(text) }

@@ -55,6 +55,7 @@ public enum AgentMain {
             writeStdout(renderEffective(config))
             writeStdout(renderOpenMeteoBudget(config))
             for warning in config.profileWarnings { printError("warning: \(warning)") }
+            if let warning = config.http?.exposureWarning { printError("warning: \(warning)") }
             if !invocation.demo, !isWritableDirectoryOrCreatable(config.stateDir) {
                 printError(
                     "warning: state_dir \(config.stateDir) is not writable: the agent would run without persistence")

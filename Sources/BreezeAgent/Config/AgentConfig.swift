@@ -35,6 +35,8 @@ public struct AgentConfig: Sendable {
     public var outputs: [OutputConfig] = []
     /// `shard:` — this agent serves only the locations this shard owns (SPEC §11); nil: all.
     public var shard: Shard? = nil
+    /// `http:` (SPEC §9.2): the read-only HTTP server; nil (the default) runs none.
+    public var http: HTTPSettings? = nil
 
     public init(
         mqtt: MQTTSettings, homeAssistant: HomeAssistantSettings, locations: [LocationConfig], pollen: PollenSettings,

@@ -99,7 +99,7 @@ private struct ConfigParser {
             root, path: "",
             keys: [
                 "mqtt", "homeassistant", "locations", "pollen", "climate", "air", "profiles", "endpoints", "state_dir",
-                "log_level", "outputs", "shard",
+                "log_level", "outputs", "shard", "http",
             ],
             file: file)
         let mqtt = try parseMQTT(top.rawNode("mqtt"))
@@ -123,6 +123,7 @@ private struct ConfigParser {
             climateEnabled: climate.enabled, profiles: config.profiles.map(\.id)
         ).parse(top.rawNode("outputs"))
         try ShardConfig.apply(top, to: &config)
+        try HTTPConfigParser.apply(top, to: &config)
         return config
     }
 

@@ -129,6 +129,13 @@ public func renderEffective(_ c: AgentConfig) -> String {
         line(2, "index", String(shard.index))
         line(2, "count", String(shard.count))
     }
+    if let http = c.http {
+        line(0, "http", "", comment: http.allowExplicit ? nil : "allow: the default, loopback only")
+        line(2, "listen", quoted(http.listenText))
+        line(2, "allow", "[" + http.allow.map { quoted($0.description) }.joined(separator: ", ") + "]")
+    } else {
+        out.append("# http: off")
+    }
     line(0, "state_dir", quoted(c.stateDir))
     line(0, "log_level", c.logLevel.rawValue)
     out += renderOutputs(c.outputs)

@@ -45,6 +45,11 @@ extension Agent {
             publisher.perform(step)
         }
 
+        // The HTTP endpoints (SPEC §9.2), before MQTT: a port in use stops the start here.
+        guard case .success(let http) = startHTTPServer() else { return Invocation.ExitCode.unavailable }
+        defer { http?.stop() }
+        refreshHTTP(http, publisher: publisher)
+
         do {
             try client.start()
         } catch {
@@ -130,6 +135,7 @@ extension Agent {
                         break  // performed by performLocal
                     }
                 }
+                refreshHTTP(http, publisher: publisher)
                 if exitCode != nil { break }
             }
             timer?.cancel()

@@ -1,0 +1,83 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import BreezeCore
+import BreezeServe
+import Synchronization
+
+/// The running HTTP server of `run` (SPEC §9.2): libmicrohttpd's thread answers from the last
+/// ``ServeSnapshot`` the daemon handed over; the daemon never waits for a request, a request
+/// never waits for the daemon (only for the lock around one value copy).
+final class AgentHTTPServer: Sendable {
+    /// The bounds (docs/operations.md, Limits).
+    static let limits = HTTPServerLimits(
+        connections: 256, requestBytes: 16 * 1024, idleTimeoutSeconds: 10, listenBacklog: 128)
+
+    /// The snapshot the handler reads, shared by the daemon's task and the server's thread.
+    private final class Cell: Sendable {
+        let value = Mutex(ServeSnapshot.starting(version: BreezeVersion.string))
+    }
+
+    private let snapshot = Cell()
+    private let server: HTTPServer
+
+    var port: Int { server.port }
+
+    init(settings: HTTPSettings, site: HTTPSite, log: Log) throws(HTTPServerError) {
+        let snapshot = self.snapshot
+        self.server = try HTTPServer(
+            address: settings.address.description, port: settings.port, limits: Self.limits,
+            logger: { log.debug("http: libmicrohttpd: \($0)") },
+            handler: { request in
+                site.respond(to: request, snapshot: snapshot.value.withLock { $0 })
+            })
+    }
+
+    /// What the endpoints show from now on.
+    func update(_ value: ServeSnapshot) { snapshot.value.withLock { $0 = value } }
+
+    func stop() { server.stop() }
+}
+
+extension Agent {
+    /// The endpoints of this agent. The status page (SPEC §13) registers `/` and
+    /// `/api/state.json` in `pages`; the image pipeline passes its lookup as `images`.
+    func makeHTTPSite(_ settings: HTTPSettings) -> HTTPSite {
+        HTTPSite(allow: settings.allow, images: nil, pages: [:])
+    }
+
+    /// Starts the HTTP server when `http:` is configured (nil otherwise): loads libmicrohttpd
+    /// only then. A failure is logged with what to do; the caller exits (69).
+    func startHTTPServer() -> Result<AgentHTTPServer?, HTTPServerError> {
+        guard let settings = config.http else { return .success(nil) }
+        if let warning = settings.exposureWarning { log.warning(warning) }
+        do {
+            let server = try AgentHTTPServer(settings: settings, site: makeHTTPSite(settings), log: log)
+            let allowed = settings.allow.map(\.description).joined(separator: ", ")
+            log.info("http: serving on \(settings.listenText) (allow \(allowed))")
+            return .success(server)
+        } catch {
+            switch error.kind {
+            case .libraryMissing:
+                log.error("http: \(error.description); or remove http: from the configuration")
+            case .startFailed:
+                log.error("http: cannot listen on \(settings.listenText): \(error.description)")
+            }
+            return .failure(error)
+        }
+    }
+
+    /// Hands the endpoints the state after an event.
+    func refreshHTTP(_ server: AgentHTTPServer?, publisher: RetainedPublisher) {
+        guard let server else { return }
+        server.update(state.serveSnapshot(at: time(), publishedTopics: publisher.published.count))
+    }
+}

@@ -1,0 +1,146 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import BreezeCore
+
+/// What the HTTP endpoints show, as one value: the daemon makes a new one after every event it
+/// handles and hands it over under a lock, so a request never waits on the daemon (or on MQTT)
+/// and never sees a half-applied event.
+struct ServeSnapshot: Sendable {
+    /// How one source of one location stands.
+    enum SourceState: String, Sendable {
+        /// Data present, the last fetch worked.
+        case fresh
+        /// Data kept from before a failed fetch, or no data and the fetches fail so far.
+        case stale
+        /// Nothing fetched yet and no failure either (just started).
+        case pending
+        /// The source has no data for this location (pollen outside the source's coverage).
+        case unavailable
+    }
+
+    struct Source: Sendable {
+        var kind: SourceKind
+        var state: SourceState
+        /// When the data shown was fetched (Unix seconds), nil when none.
+        var lastSuccess: Int64?
+        /// Failed fetches in a row.
+        var consecutiveFailures: Int
+    }
+
+    struct Location: Sendable {
+        var id: String
+        var name: String
+        /// The enabled sources, in ``SourceKind`` order.
+        var sources: [Source]
+        /// API calls today (the location's local day).
+        var googleCallsToday: Int
+        var openMeteoCallsToday: Int
+        /// Everything the daemon knows about the location (for pages that show the data).
+        var runtime: LocationRuntime
+    }
+
+    var version: String
+    /// When this snapshot was made (Unix seconds).
+    var takenAt: Int64
+    var uptimeSeconds: Int
+    var mqttConnected: Bool
+    /// Retained topics the agent has published and not cleared.
+    var publishedTopics: Int
+    var locations: [Location]
+    /// Fetch counters per source (`google_pollen`, `open_meteo_climate`, …), every configured
+    /// source listed from the start.
+    var fetches: [AgentDiagnostics.SourceStatus]
+    /// Open-Meteo requests and weighted calls per source since the last UTC midnight.
+    var openMeteoCallsToday: [AgentDiagnostics.SourceCalls]
+
+    /// True when any source of any location is stale.
+    var anyStale: Bool { locations.contains { $0.sources.contains { $0.state == .stale } } }
+
+    /// A snapshot before the daemon made its first one (the server starts a moment earlier).
+    static func starting(version: String) -> ServeSnapshot {
+        ServeSnapshot(
+            version: version, takenAt: 0, uptimeSeconds: 0, mqttConnected: false, publishedTopics: 0, locations: [],
+            fetches: [], openMeteoCallsToday: [])
+    }
+}
+
+extension DaemonState {
+    /// The state as the HTTP endpoints show it at `time`.
+    func serveSnapshot(at time: DaemonTime, publishedTopics: Int) -> ServeSnapshot {
+        let locations = self.locations.indices.map { index in
+            let runtime = self.locations[index]
+            return ServeSnapshot.Location(
+                id: runtime.config.id, name: runtime.config.name,
+                sources: SourceKind.allCases.filter(enabled).map { Self.source($0, of: runtime) },
+                googleCallsToday: callsToday(index, .google, now: time.now),
+                openMeteoCallsToday: callsToday(index, .openMeteo, now: time.now), runtime: runtime)
+        }
+        var fetches: [String: AgentDiagnostics.SourceStatus] = [:]
+        for key in configuredDiagnosticsKeys { fetches[key] = .init(source: key) }
+        for status in diagnostics.statuses { fetches[status.source] = status }
+        return ServeSnapshot(
+            version: BreezeVersion.string, takenAt: time.now, uptimeSeconds: time.uptimeSeconds,
+            mqttConnected: connected, publishedTopics: publishedTopics, locations: locations,
+            fetches: fetches.keys.sorted().map { fetches[$0]! },
+            openMeteoCallsToday: openMeteoCalls.today(now: time.now))
+    }
+
+    /// The `<p>/diagnostics` source names this configuration can fetch from.
+    private var configuredDiagnosticsKeys: [String] {
+        var keys: [String] = []
+        if config.pollen.enabled {
+            keys.append(config.pollen.source(googleRejected: false).diagnosticsKey)
+            // `auto` with a key falls back to Open-Meteo when Google rejects the key.
+            if config.pollen.source == .auto { keys.append(PollenSource.openMeteo.diagnosticsKey) }
+        }
+        if config.climate.enabled { keys += [Self.climateDiagnosticsKey, Self.stripesDiagnosticsKey] }
+        if config.air.enabled { keys.append(Self.airDiagnosticsKey) }
+        return keys
+    }
+
+    private static func source(_ kind: SourceKind, of runtime: LocationRuntime) -> ServeSnapshot.Source {
+        let hasData: Bool
+        let staleFlag: Bool
+        let lastSuccess: Int64?
+        let failures: Int
+        switch kind {
+        case .pollen:
+            failures = runtime.pollenSchedule.consecutiveFailures
+            switch runtime.pollen {
+            case .report(_, let fetchedAt):
+                (hasData, staleFlag, lastSuccess) = (true, runtime.pollenStale, fetchedAt)
+            case .unsupported:
+                return .init(kind: kind, state: .unavailable, lastSuccess: nil, consecutiveFailures: failures)
+            case nil:
+                (hasData, staleFlag, lastSuccess) = (false, false, nil)
+            }
+        case .climate:
+            failures = runtime.climateSchedule.consecutiveFailures
+            (hasData, staleFlag, lastSuccess) = (
+                runtime.climate != nil, runtime.climateStale, runtime.climate?.fetchedAt
+            )
+        case .stripes:
+            failures = runtime.stripesSchedule.consecutiveFailures
+            (hasData, staleFlag, lastSuccess) = (runtime.stripes != nil, false, runtime.stripes?.fetchedAt)
+        case .air:
+            failures = runtime.airSchedule.consecutiveFailures
+            (hasData, staleFlag, lastSuccess) = (runtime.air != nil, runtime.airStale, runtime.air?.fetchedAt)
+        }
+        let state: ServeSnapshot.SourceState
+        if (hasData && staleFlag) || failures > 0 {
+            state = .stale
+        } else {
+            state = hasData ? .fresh : .pending
+        }
+        return .init(kind: kind, state: state, lastSuccess: lastSuccess, consecutiveFailures: failures)
+    }
+}

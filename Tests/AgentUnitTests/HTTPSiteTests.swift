@@ -1,0 +1,313 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+@testable import BreezeAgent
+import BreezeCore
+import BreezeMQTT
+import BreezeServe
+import Foundation
+import Testing
+
+@Suite("HTTP: config, routes, /healthz, /metrics from the daemon's snapshot (SPEC §9.2)")
+struct HTTPSiteTests {
+    typealias T = DaemonStateTests
+
+    // MARK: config
+
+    @Test func offByDefaultOnWithDefaultsWhenPresent() throws {
+        #expect(try ConfigSandbox().load(oneLocation).http == nil)
+        let http = try #require(try ConfigSandbox().load(oneLocation + "\nhttp: {}\n").http)
+        #expect(http.listenText == "127.0.0.1:8765")
+        #expect(http.allow.map(\.description) == ["127.0.0.0/8", "::1/128"])
+        #expect(!http.allowExplicit)
+        #expect(http.exposureWarning == nil)
+    }
+
+    @Test func listenAndAllow() throws {
+        let http = try #require(
+            try ConfigSandbox().load(
+                oneLocation + "\nhttp:\n  listen: \"[::]:9000\"\n  allow: [192.168.1.0/24, \"fd00::/8\", 10.1.2.3]\n"
+            ).http)
+        #expect(http.address == IPAddress("::"))
+        #expect(http.port == 9000)
+        #expect(http.listenText == "[::]:9000")
+        #expect(http.allow.map(\.description) == ["192.168.1.0/24", "fd00::/8", "10.1.2.3/32"])
+        #expect(http.exposureWarning == nil)
+    }
+
+    @Test func aNonLoopbackListenWithoutAllowIsWarnedAbout() throws {
+        let http = try #require(try ConfigSandbox().load(oneLocation + "\nhttp: {listen: \"0.0.0.0:8765\"}\n").http)
+        let warning = try #require(http.exposureWarning)
+        #expect(warning.hasPrefix("http: listening on 0.0.0.0:8765, beyond the loopback interface, without http.allow"))
+        // The default allow list still applies: loopback only.
+        #expect(http.allow == CIDR.loopback)
+    }
+
+    @Test(
+        "config errors name file, line and key",
+        arguments: [
+            (
+                "http: {listen: \"localhost:8765\"}",
+                "config.yaml:3: http.listen: expected an address and port like 127.0.0.1:8765, 0.0.0.0:8765 or [::1]:8765, got \"localhost:8765\""
+            ),
+            (
+                "http: {listen: \"127.0.0.1\"}",
+                "config.yaml:3: http.listen: expected an address and port like 127.0.0.1:8765, 0.0.0.0:8765 or [::1]:8765, got \"127.0.0.1\""
+            ),
+            (
+                "http: {listen: \"127.0.0.1:70000\"}",
+                "config.yaml:3: http.listen: expected an address and port like 127.0.0.1:8765, 0.0.0.0:8765 or [::1]:8765, got \"127.0.0.1:70000\""
+            ),
+            (
+                "http: {listen: \"::1:8765\"}",
+                "config.yaml:3: http.listen: expected an address and port like 127.0.0.1:8765, 0.0.0.0:8765 or [::1]:8765, got \"::1:8765\""
+            ),
+            (
+                "http: {listen: \"[127.0.0.1]:8765\"}",
+                "config.yaml:3: http.listen: expected an address and port like 127.0.0.1:8765, 0.0.0.0:8765 or [::1]:8765, got \"[127.0.0.1]:8765\""
+            ),
+            (
+                "http: {allow: []}",
+                "config.yaml:3: http.allow: expected a list of networks like [192.168.1.0/24, \"fd00::/8\"], got a list"
+            ),
+            (
+                "http: {allow: 10.0.0.0/8}",
+                "config.yaml:3: http.allow: expected a list of networks like [192.168.1.0/24, \"fd00::/8\"], got \"10.0.0.0/8\""
+            ),
+            (
+                "http:\n  allow:\n    - 10.0.0.0/8\n    - 192.168.1.5/24",
+                "config.yaml:6: http.allow[1]: \"192.168.1.5/24\" has host bits set; the network is 192.168.1.0/24"
+            ),
+            (
+                "http: {allow: [lan]}",
+                "config.yaml:3: http.allow[0]: expected a network like 192.168.1.0/24, 10.0.0.0/8, fd00::/8 or a single address, got \"lan\""
+            ),
+            (
+                "http: {allow: [[10.0.0.0/8]]}",
+                "config.yaml:3: http.allow[0]: expected a network like 192.168.1.0/24, got a list"
+            ),
+            (
+                "http: {listn: \"127.0.0.1:1\"}",
+                "config.yaml:3: http.listn: unknown key \"listn\"; did you mean \"listen\"? (known keys: listen, allow)"
+            ),
+            ("http: [1]", "config.yaml:3: http: expected a mapping of keys, got a list"),
+        ])
+    func configErrors(_ yaml: String, _ expected: String) throws {
+        let error = try #require(try ConfigSandbox().failure(oneLocation + "\n" + yaml + "\n"))
+        #expect(error.description.hasSuffix(expected.dropFirst("config.yaml".count)), "\(error)")
+        #expect(error.description.contains("config.yaml:"))
+    }
+
+    @Test func checkConfigShowsItAndReadsItBack() throws {
+        let sandbox = try ConfigSandbox()
+        #expect(renderEffective(try sandbox.load(oneLocation)).contains("# http: off\n"))
+        let config = try sandbox.load(oneLocation + "\nhttp: {listen: \"[::1]:9000\", allow: [\"fd00::/8\"]}\n")
+        let text = renderEffective(config)
+        #expect(text.contains("http:\n  listen: \"[::1]:9000\"\n  allow: [\"fd00::/8\"]\n"), "\(text)")
+        #expect(try sandbox.load(text).http == config.http)
+        let defaults = renderEffective(try sandbox.load(oneLocation + "\nhttp:\n"))
+        #expect(defaults.contains("http:  # allow: the default, loopback only\n  listen: \"127.0.0.1:8765\"\n"))
+    }
+
+    @Test func atMostSixtyFourAllowEntries() throws {
+        let list = (0..<65).map { "10.0.\($0).0/24" }.joined(separator: ", ")
+        let error = try #require(ConfigSandbox().failure(oneLocation + "\nhttp: {allow: [\(list)]}\n"))
+        #expect(error.description.hasSuffix("http.allow: at most 64 networks, got 65"))
+    }
+
+    // MARK: routes
+
+    static let loopbackPeer = IPAddress("127.0.0.1")
+    static func request(
+        _ path: String, method: String = "GET", query: [(String, String?)] = [], peer: IPAddress? = loopbackPeer
+    )
+        -> HTTPServerRequest
+    {
+        HTTPServerRequest(method: method, path: path, query: query.map { (key: $0.0, value: $0.1) }, peer: peer)
+    }
+
+    /// A daemon that fetched pollen and climate once and is connected: a real snapshot.
+    static func snapshot(connected: Bool = true, climateFails: Bool = false) throws -> ServeSnapshot {
+        var (state, _) = T.started(try T.config("climate: {years: [2000, 2010]}"))
+        if connected { _ = state.handle(.mqtt(.connected), at: T.at(T.t0 + 1)) }
+        let now = T.t0 + 7
+        _ = state.handle(.fetched(T.pollenKey, T.pollenOK(now)), at: T.at(now))
+        let climate: FetchOutcome =
+            climateFails ? .climate(.failed(message: "HTTP 500", retryAfter: nil)) : try T.climateOK(now)
+        _ = state.handle(.fetched(T.climateKey, climate), at: T.at(now))
+        return state.serveSnapshot(at: T.at(now + 1), publishedTopics: 42)
+    }
+
+    static let site = HTTPSite(allow: CIDR.loopback)
+
+    @Test func healthz() throws {
+        let ok = Self.site.respond(to: Self.request("/healthz"), snapshot: try Self.snapshot())
+        #expect(ok.status == 200)
+        #expect(ok.header("Content-Type") == "application/json")
+        let body = try #require(
+            try JSONSerialization.jsonObject(with: Data(ok.body)) as? [String: Any])
+        #expect(body["status"] as? String == "ok")
+        #expect(body["mqtt_connected"] as? Bool == true)
+        let locations = try #require(body["locations"] as? [[String: Any]])
+        #expect(locations.first?["id"] as? String == "home")
+        let sources = try #require(locations.first?["sources"] as? [String: [String: Any]])
+        #expect(sources["pollen"]?["state"] as? String == "fresh")
+        #expect(sources["pollen"]?["last_success"] as? String == UTCTimestamp.rfc3339(unixSeconds: T.t0 + 7))
+        #expect(sources["climate"]?["state"] as? String == "fresh")
+        // The stripes have not been fetched: pending, which is not stale.
+        #expect(sources["stripes"]?["state"] as? String == "pending")
+        #expect(
+            Self.site.respond(to: Self.request("/healthz", query: [("strict", nil)]), snapshot: try Self.snapshot())
+                .status == 200)
+    }
+
+    @Test func healthzStrictIsUnavailableWhileSomethingIsStale() throws {
+        let snapshot = try Self.snapshot(climateFails: true)
+        #expect(snapshot.anyStale)
+        let lenient = Self.site.respond(to: Self.request("/healthz"), snapshot: snapshot)
+        #expect(lenient.status == 200)
+        #expect(String(decoding: lenient.body, as: UTF8.self).contains(#""status":"stale""#))
+        #expect(
+            String(decoding: lenient.body, as: UTF8.self).contains(
+                #""climate":{"state":"stale","stale":true,"last_success":null,"consecutive_failures":1}"#))
+        let strict = Self.site.respond(to: Self.request("/healthz", query: [("strict", nil)]), snapshot: snapshot)
+        #expect(strict.status == 503)
+        // `?strict=1` is strict too.
+        #expect(
+            Self.site.respond(to: Self.request("/healthz", query: [("strict", "1")]), snapshot: snapshot).status == 503)
+    }
+
+    @Test func healthzIsUnavailableWithoutMQTT() throws {
+        let response = Self.site.respond(to: Self.request("/healthz"), snapshot: try Self.snapshot(connected: false))
+        #expect(response.status == 503)
+        #expect(
+            String(decoding: response.body, as: UTF8.self).hasPrefix(
+                #"{"status":"mqtt_disconnected","mqtt_connected":false"#))
+        // Before the daemon's first snapshot as well.
+        #expect(Self.site.respond(to: Self.request("/healthz"), snapshot: .starting(version: "x")).status == 503)
+    }
+
+    @Test func onlyGetAndHead() throws {
+        let snapshot = try Self.snapshot()
+        for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT", "get"] {
+            let response = Self.site.respond(to: Self.request("/healthz", method: method), snapshot: snapshot)
+            #expect(response.status == 405, "\(method)")
+            #expect(response.header("Allow") == "GET, HEAD")
+        }
+        #expect(Self.site.respond(to: Self.request("/metrics", method: "HEAD"), snapshot: snapshot).status == 200)
+    }
+
+    @Test func peersOutsideAllowAreForbiddenEverywhere() throws {
+        let snapshot = try Self.snapshot()
+        let site = HTTPSite(allow: [try CIDR(parsing: "10.0.0.0/8")])
+        for path in ["/healthz", "/metrics", "/nothing", "/images/home/x.png"] {
+            #expect(site.respond(to: Self.request(path), snapshot: snapshot).status == 403, "\(path)")
+            #expect(site.respond(to: Self.request(path, method: "POST"), snapshot: snapshot).status == 403)
+            #expect(site.respond(to: Self.request(path, peer: nil), snapshot: snapshot).status == 403)
+        }
+        #expect(
+            site.respond(to: Self.request("/healthz", peer: IPAddress("10.9.8.7")), snapshot: snapshot).status == 200)
+        #expect(
+            site.respond(to: Self.request("/healthz", peer: IPAddress("::ffff:10.9.8.7")), snapshot: snapshot).status
+                == 200)
+    }
+
+    @Test func imagesThroughTheLookupAndNothingElse() throws {
+        let snapshot = try Self.snapshot()
+        let asked = LockedList()
+        let site = HTTPSite(
+            allow: CIDR.loopback,
+            images: { location, id, fileExtension in
+                asked.append("\(location)/\(id).\(fileExtension)")
+                guard location == "home", id == "hallway" else { return nil }
+                return fileExtension == "png" ? ("image/png", [0x89, 0x50, 0x4e, 0x47]) : ("image/jpeg", [0xff, 0xd8])
+            })
+        let png = site.respond(to: Self.request("/images/home/hallway.png"), snapshot: snapshot)
+        #expect(png.status == 200)
+        #expect(png.header("Content-Type") == "image/png")
+        #expect(png.body == [0x89, 0x50, 0x4e, 0x47])
+        #expect(site.respond(to: Self.request("/images/home/hallway.jpg"), snapshot: snapshot).body == [0xff, 0xd8])
+        #expect(site.respond(to: Self.request("/images/home/other.png"), snapshot: snapshot).status == 404)
+        // Paths as libmicrohttpd hands them over (percent-decoded): none reaches the lookup.
+        let refused = [
+            "/images/../x", "/images/home/../hallway.png", "/images/../home/hallway.png", "/images/home/..png",
+            "/images/home/hallway.jpeg", "/images/home/hallway.PNG", "/images/Home/hallway.png",
+            "/images/home/hallway.png/", "/images//hallway.png", "/images/home/hallway", "/images/home/.png",
+            "/images/home/sub/hallway.png", "/images/home/hall way.png", "/images/home/hallway.png\0.txt",
+            "//images/home/hallway.png", "/images/home\\hallway.png", "/etc/passwd", "/images",
+        ]
+        asked.clear()
+        for path in refused {
+            #expect(site.respond(to: Self.request(path), snapshot: snapshot).status == 404, "\(path)")
+        }
+        #expect(asked.items.isEmpty, "\(asked.items)")
+        // Without a lookup every image is 404.
+        #expect(Self.site.respond(to: Self.request("/images/home/hallway.png"), snapshot: snapshot).status == 404)
+    }
+
+    @Test func pagesAreServedFromTheSameSnapshot() throws {
+        let snapshot = try Self.snapshot()
+        let site = HTTPSite(
+            allow: CIDR.loopback,
+            pages: [
+                "/": { snapshot, _ in
+                    HTTPServerResponse(
+                        status: 200, contentType: "text/html", text: "<p>\(snapshot.locations[0].name)</p>")
+                }
+            ])
+        let page = site.respond(to: Self.request("/"), snapshot: snapshot)
+        #expect(page.status == 200)
+        #expect(String(decoding: page.body, as: UTF8.self) == "<p>Home</p>")
+        #expect(page.header("X-Content-Type-Options") == "nosniff")
+        #expect(site.respond(to: Self.request("/", method: "POST"), snapshot: snapshot).status == 405)
+        #expect(site.respond(to: Self.request("/api/state.json"), snapshot: snapshot).status == 404)
+        #expect(Self.site.respond(to: Self.request("/"), snapshot: snapshot).status == 404)
+    }
+
+    // MARK: metrics
+
+    @Test func metricsText() throws {
+        let text = PrometheusText.metrics(of: try Self.snapshot(climateFails: true))
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.contains("breeze_mqtt_connected 1"))
+        #expect(lines.contains("breeze_published_topics 42"))
+        #expect(lines.contains(#"breeze_fetches_total{source="google_pollen"} 1"#))
+        #expect(lines.contains(#"breeze_fetches_total{source="open_meteo_climate"} 1"#))
+        #expect(lines.contains(#"breeze_fetch_failures_total{source="open_meteo_climate"} 1"#))
+        // Configured but not fetched yet: listed with 0.
+        #expect(lines.contains(#"breeze_fetches_total{source="open_meteo_stripes"} 0"#))
+        #expect(lines.contains(#"breeze_api_calls_today{location="home",api="google"} 1"#))
+        #expect(
+            lines.contains(#"breeze_last_success_timestamp_seconds{location="home",source="pollen"} \#(T.t0 + 7)"#))
+        #expect(lines.contains(#"breeze_source_stale{location="home",source="climate"} 1"#))
+        // Every family has its HELP and TYPE lines right before its samples.
+        for family in ["breeze_fetches_total", "breeze_source_stale", "breeze_mqtt_connected"] {
+            let help = try #require(lines.firstIndex { $0.hasPrefix("# HELP \(family) ") })
+            #expect(lines[help + 1] == "# TYPE \(family) \(family.hasSuffix("_total") ? "counter" : "gauge")")
+        }
+        #expect(text.hasSuffix("\n"))
+    }
+
+    @Test func labelValuesAreEscaped() {
+        #expect(PrometheusText.escapeLabel(#"a"b\c"# + "\nd") == #"a\"b\\c\nd"#)
+        #expect(PrometheusText.escapeHelp(#"a"b\c"# + "\n") == #"a"b\\c\n"#)
+    }
+}
+
+/// Paths the image lookup was asked for (it runs on the server's thread in production).
+final class LockedList: @unchecked Sendable {
+    // Guarded by `lock`; the tests call the site from one thread, the lock keeps it honest.
+    private let lock = NSLock()
+    private var values: [String] = []
+    func append(_ value: String) { lock.withLock { values.append(value) } }
+    func clear() { lock.withLock { values.removeAll() } }
+    var items: [String] { lock.withLock { values } }
+}
