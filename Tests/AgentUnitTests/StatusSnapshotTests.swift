@@ -11,6 +11,7 @@
 
 @testable import BreezeAgent
 import BreezeCore
+import BreezeServe
 import Foundation
 import Testing
 
@@ -42,6 +43,12 @@ struct StatusSnapshotTests {
         return (state, actions)
     }
 
+    /// What the HTTP server would hand the status endpoints at `now`.
+    static func snapshot(_ state: DaemonState, at now: Int64) -> StatusSnapshot {
+        StatusSnapshot(
+            serve: state.serveSnapshot(at: T.at(now), publishedTopics: 0), config: state.config, demo: false)
+    }
+
     /// The payload the broker got last on `topic`.
     static func published(_ actions: [DaemonAction], _ topic: String) -> String? {
         T.scopes(actions).compactMap { $0.tree?[topic] }.last
@@ -49,7 +56,7 @@ struct StatusSnapshotTests {
 
     @Test func stateJSONCarriesTheBrokersPayloads() throws {
         let (state, actions) = try Self.fedState()
-        let snapshot = state.statusSnapshot(at: T.at(T.t0 + 8))
+        let snapshot = Self.snapshot(state, at: T.t0 + 8)
         let text = snapshot.stateJSON
         // Valid JSON, and each payload byte for byte what the broker holds.
         let document = try #require(
@@ -75,7 +82,7 @@ struct StatusSnapshotTests {
 
     @Test func pageShowsTheSameLevelsAndEscapesTheName() throws {
         let (state, _) = try Self.fedState()
-        let page = state.statusSnapshot(at: T.at(T.t0 + 8)).page
+        let page = Self.snapshot(state, at: T.t0 + 8).page
         let location = try #require(page.locations.first)
         guard case .data(let pollen) = location.pollen else {
             Issue.record("pollen: \(location.pollen)")
@@ -104,20 +111,37 @@ struct StatusSnapshotTests {
 
     @Test func responsesAndHeaders() throws {
         let (state, _) = try Self.fedState()
-        let snapshot = state.statusSnapshot(at: T.at(T.t0 + 8))
+        let snapshot = Self.snapshot(state, at: T.t0 + 8)
+        let csp = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'"
         let page = try #require(StatusEndpoints.response(path: "/", snapshot: snapshot))
-        #expect(page.contentType == "text/html; charset=utf-8")
-        #expect(page.body.hasPrefix("<!DOCTYPE html>"))
+        #expect(page.status == 200)
+        #expect(page.header("Content-Type") == "text/html; charset=utf-8")
+        #expect(page.header("Content-Security-Policy") == csp)
+        #expect(String(decoding: page.body, as: UTF8.self).hasPrefix("<!DOCTYPE html>"))
         let json = try #require(StatusEndpoints.response(path: "/api/state.json", snapshot: snapshot))
-        #expect(json.contentType == "application/json; charset=utf-8")
+        #expect(json.header("Content-Type") == "application/json; charset=utf-8")
+        #expect(json.header("Content-Security-Policy") == csp)
         #expect(StatusEndpoints.response(path: "/api/other", snapshot: snapshot) == nil)
-        let csp = StatusEndpoints.headers.first { $0.name == "Content-Security-Policy" }?.value
-        #expect(csp == "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'")
+
+        // Registered in the agent's site: the allow list and the common headers apply.
+        let site = HTTPSite(
+            allow: [try CIDR(parsing: "127.0.0.1/32")],
+            pages: StatusEndpoints.pages(config: state.config, demo: false))
+        let serve = state.serveSnapshot(at: T.at(T.t0 + 8), publishedTopics: 0)
+        func request(_ path: String, from peer: String) throws -> HTTPServerRequest {
+            HTTPServerRequest(method: "GET", path: path, query: [], peer: IPAddress(peer))
+        }
+        let answered = site.respond(to: try request("/", from: "127.0.0.1"), snapshot: serve)
+        #expect(answered.status == 200)
+        #expect(answered.header("Content-Security-Policy") == csp)
+        #expect(answered.header("X-Content-Type-Options") == "nosniff")
+        #expect(site.respond(to: try request("/api/state.json", from: "127.0.0.1"), snapshot: serve).status == 200)
+        #expect(site.respond(to: try request("/", from: "10.0.0.9"), snapshot: serve).status == 403)
     }
 
     @Test func beforeAnyFetchEverythingWaits() throws {
         let state = T.machine(try T.config())
-        let snapshot = state.statusSnapshot(at: T.at(T.t0))
+        let snapshot = Self.snapshot(state, at: T.t0)
         let location = try #require(snapshot.page.locations.first)
         #expect(location.pollen == .waiting)
         #expect(location.climate == .waiting)

@@ -178,7 +178,10 @@ import Testing
     @Test func barHeightsFollowTheNormalisedBar() throws {
         let html = Self.page([Self.location(id: "home", name: "Home", points: 3)]).html
         let chart = String(try Self.svg("ch", in: html))
-        // bar 0 → 30, 500 → 80, 1000 → 130 (the seed's 30–130 range), bottoms at 160.
+        // bar 0 → 30, 500 → 80, 1000 → 130 (the seed's 30–130 range), bottoms at 160; three
+        // bars centred in six slots.
+        #expect(chart.contains("viewBox=\"0 0 384 190\""))
+        #expect(chart.contains("<rect x=\"106\" "))
         #expect(chart.contains("y=\"130\" width=\"44\" height=\"30\""))
         #expect(chart.contains("y=\"80\" width=\"44\" height=\"80\""))
         #expect(chart.contains("y=\"30\" width=\"44\" height=\"130\""))

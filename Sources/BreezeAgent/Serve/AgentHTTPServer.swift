@@ -51,7 +51,7 @@ extension Agent {
     /// The endpoints of this agent. The status page (SPEC §13) registers `/` and
     /// `/api/state.json` in `pages`; the image pipeline passes its lookup as `images`.
     func makeHTTPSite(_ settings: HTTPSettings) -> HTTPSite {
-        HTTPSite(allow: settings.allow, images: nil, pages: [:])
+        HTTPSite(allow: settings.allow, images: nil, pages: StatusEndpoints.pages(config: config, demo: state.demo))
     }
 
     /// Starts the HTTP server when `http:` is configured (nil otherwise): loads libmicrohttpd

@@ -10,58 +10,40 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeCore
+import BreezeServe
 
-/// What `GET /` and `GET /api/state.json` show (SPEC §13), captured from the daemon's state at
-/// one moment. A value: the HTTP server's threads render it without touching the state machine.
+/// What `GET /` and `GET /api/state.json` show (SPEC §13): the HTTP server's snapshot of the
+/// daemon's state (``ServeSnapshot``, the one `/healthz` and `/metrics` read) with the run's
+/// settings. A value: the server's thread renders it without touching the state machine.
 struct StatusSnapshot: Sendable {
+    let serve: ServeSnapshot
     let config: AgentConfig
-    let now: Int64
+    /// `--demo`: the page says the data is made up.
     let demo: Bool
-    let mqttConnected: Bool
-    let locations: [LocationRuntime]
-    /// Per location (same order): Google and Open-Meteo calls of its local day.
-    let callsToday: [(google: Int, openMeteo: Int)]
-    /// The `<p>/diagnostics` counters: per source last success and last error.
-    let diagnostics: AgentDiagnostics
 
-    init(
-        config: AgentConfig, now: Int64, demo: Bool, mqttConnected: Bool, locations: [LocationRuntime],
-        callsToday: [(google: Int, openMeteo: Int)], diagnostics: AgentDiagnostics
-    ) {
-        self.config = config
-        self.now = now
-        self.demo = demo
-        self.mqttConnected = mqttConnected
-        self.locations = locations
-        self.callsToday = callsToday
-        self.diagnostics = diagnostics
-    }
+    var now: Int64 { serve.takenAt }
+    var locations: [LocationRuntime] { serve.locations.map(\.runtime) }
 
     /// The location as the broker's sinks see it now (the same freshness rules and selection).
     func sinkSnapshot(_ index: Int) -> LocationSnapshot {
-        let location = locations[index]
+        let location = serve.locations[index].runtime
         return LocationSnapshot(
             location: location, topics: config.topicLayout.location(location.config.id),
             pollen: location.pollenView(settings: config.pollen, now: now), now: now)
     }
 
     var sinkContext: SinkContext { SinkContext(config: config, layout: config.topicLayout, discoveryEnabled: false) }
-}
 
-extension DaemonState {
-    /// The status endpoints' view of the state at `time`.
-    func statusSnapshot(at time: DaemonTime) -> StatusSnapshot {
-        var payload = AgentDiagnostics(
-            uptimeSeconds: time.uptimeSeconds, sources: diagnostics.statuses,
-            apiCallsToday: locations.indices.map {
-                AgentDiagnostics.LocationCalls(
-                    locationID: locations[$0].config.id, google: callsToday($0, .google, now: time.now),
-                    openMeteo: callsToday($0, .openMeteo, now: time.now))
-            }, reconnects: reconnects)
-        payload.openMeteoCallsToday = openMeteoCalls.today(now: time.now)
-        return StatusSnapshot(
-            config: config, now: time.now, demo: demo, mqttConnected: connected, locations: locations,
-            callsToday: payload.apiCallsToday.map { ($0.google, $0.openMeteo) }, diagnostics: payload)
+    /// The `<p>/diagnostics` document's counters as the snapshot has them (no reconnect count).
+    var sourcesJSON: JSONValue {
+        var diagnostics = AgentDiagnostics(
+            uptimeSeconds: serve.uptimeSeconds, sources: serve.fetches,
+            apiCallsToday: serve.locations.map {
+                .init(locationID: $0.id, google: $0.googleCallsToday, openMeteo: $0.openMeteoCallsToday)
+            }, reconnects: 0)
+        diagnostics.openMeteoCallsToday = serve.openMeteoCallsToday
+        guard case .object(let members) = diagnostics.json else { return diagnostics.json }
+        return .object(members.filter { $0.key != "reconnects" })
     }
 }
 
@@ -133,62 +115,43 @@ extension StatusSnapshot {
                 air = .waiting
             }
 
-            let calls = index < callsToday.count ? callsToday[index] : (google: 0, openMeteo: 0)
             shown.append(
                 StatusLocation(
                     id: location.config.id, name: location.config.name, pollen: pollen, climate: climate,
-                    stripes: stripes, air: air, risks: risks, googleCallsToday: calls.google,
-                    openMeteoCallsToday: calls.openMeteo))
+                    stripes: stripes, air: air, risks: risks, googleCallsToday: serve.locations[index].googleCallsToday,
+                    openMeteoCallsToday: serve.locations[index].openMeteoCallsToday))
         }
         return StatusPage(
-            version: BreezeVersion.string, generatedAt: UTCTimestamp.rfc3339(unixSeconds: now),
-            mqttConnected: mqttConnected, demo: demo, locations: shown, sources: sources, attributions: attributions)
+            version: serve.version, generatedAt: UTCTimestamp.rfc3339(unixSeconds: now),
+            mqttConnected: serve.mqttConnected, demo: demo, locations: shown, sources: sources,
+            attributions: attributions)
     }
 
-    /// Every source this configuration uses, and any other that has reported, with its health.
+    /// Every source this configuration uses (the snapshot lists them from the start), with its
+    /// health: stale when any location's data from it is stale.
     var sources: [StatusSource] {
-        var keys: [String] = []
-        if config.pollen.enabled {
-            if config.pollen.source != .openMeteo && !(config.pollen.source == .auto && config.pollen.apiKey == nil) {
-                keys.append(PollenSource.google.diagnosticsKey)
-            }
-            if config.pollen.source != .google { keys.append(PollenSource.openMeteo.diagnosticsKey) }
+        func requests(_ source: String) -> Int {
+            serve.openMeteoCallsToday.first { $0.source == source }?.requests ?? 0
         }
-        if config.climate.enabled {
-            keys += [DaemonState.climateDiagnosticsKey, DaemonState.stripesDiagnosticsKey]
-        }
-        if config.air.enabled { keys.append(DaemonState.airDiagnosticsKey) }
-        for status in diagnostics.sources where !keys.contains(status.source) { keys.append(status.source) }
-
-        let openMeteo = diagnostics.openMeteoCallsToday
-        func requests(_ source: String) -> Int { openMeteo.first { $0.source == source }?.requests ?? 0 }
-        return keys.map { key in
-            let status = diagnostics.sources.first { $0.source == key }
-            let stale: Bool
+        return serve.fetches.map { status in
+            let kind: SourceKind?
             let calls: Int
-            switch key {
+            switch status.source {
             case PollenSource.google.diagnosticsKey:
-                stale = locations.contains { $0.pollenStale }
-                calls = diagnostics.apiCallsToday.reduce(0) { $0 + $1.google }
-            case PollenSource.openMeteo.diagnosticsKey:
-                stale = locations.contains { $0.pollenStale }
-                calls = requests("pollen")
-            case DaemonState.climateDiagnosticsKey:
-                stale = locations.contains { $0.climateStale }
-                calls = requests("climate")
-            case DaemonState.airDiagnosticsKey:
-                stale = locations.contains { $0.airStale }
-                calls = requests("air")
-            case DaemonState.stripesDiagnosticsKey:
-                stale = false
-                calls = requests("stripes")
-            default:
-                stale = false
-                calls = 0
+                kind = .pollen
+                calls = serve.locations.reduce(0) { $0 + $1.googleCallsToday }
+            case PollenSource.openMeteo.diagnosticsKey: (kind, calls) = (.pollen, requests("pollen"))
+            case DaemonState.climateDiagnosticsKey: (kind, calls) = (.climate, requests("climate"))
+            case DaemonState.stripesDiagnosticsKey: (kind, calls) = (.stripes, requests("stripes"))
+            case DaemonState.airDiagnosticsKey: (kind, calls) = (.air, requests("air"))
+            default: (kind, calls) = (nil, 0)
+            }
+            let stale = serve.locations.contains { location in
+                location.sources.contains { $0.kind == kind && $0.state == .stale }
             }
             return StatusSource(
-                key: key, lastSuccess: status?.lastSuccess,
-                lastError: status?.lastError.map { $0.at + ": " + $0.message }, stale: stale, callsToday: calls)
+                key: status.source, lastSuccess: status.lastSuccess,
+                lastError: status.lastError.map { $0.at + ": " + $0.message }, stale: stale, callsToday: calls)
         }
     }
 }
@@ -196,11 +159,12 @@ extension StatusSnapshot {
 // MARK: GET /api/state.json
 
 extension StatusSnapshot {
-    /// `{version, generated_at, demo, mqtt_connected, locations: [{id, name, pollen, climate,
-    /// stripes, air, risk: {<profile>: …}}], diagnostics}`: each location's payloads are the bytes
-    /// the broker's sinks publish on `<p>/<loc>/pollen`, `…/climate`, `…/climate/stripes`,
-    /// `…/air` and `…/risk/<profile>` (null when the sink holds nothing there now), and
-    /// `diagnostics` is the `<p>/diagnostics` document — one spelling for both.
+    /// `{version, generated_at, demo, mqtt_connected, locations: [{id, name, sources, pollen,
+    /// climate, stripes, air, risk: {<profile>: …}}], diagnostics}`: each location's payloads are
+    /// the bytes the broker's sinks publish on `<p>/<loc>/pollen`, `…/climate`,
+    /// `…/climate/stripes`, `…/air` and `…/risk/<profile>` (null when the sink holds nothing
+    /// there now); `sources` says per source `fresh`, `stale`, `pending` or `unavailable` (as
+    /// `/healthz`); `diagnostics` is the `<p>/diagnostics` document without its reconnect count.
     var stateJSON: String {
         let context = sinkContext
         var locationsJSON: [String] = []
@@ -223,10 +187,13 @@ extension StatusSnapshot {
                 }
             }
             let location = locations[index].config
+            let sources = JSONValue.object(
+                serve.locations[index].sources.map { JSONMember($0.kind.rawValue, .string($0.state.rawValue)) })
             locationsJSON.append(
                 RawJSON.object([
                     ("id", JSONValue.string(location.id).serialized),
                     ("name", JSONValue.string(location.name).serialized),
+                    ("sources", sources.serialized),
                     ("pollen", payload(PollenTreeSink(), topics.pollen)),
                     ("climate", payload(ClimateTreeSink(), topics.climate)),
                     ("stripes", payload(StripesTreeSink(), topics.climateStripes)),
@@ -235,12 +202,12 @@ extension StatusSnapshot {
                 ]))
         }
         return RawJSON.object([
-            ("version", JSONValue.string(BreezeVersion.string).serialized),
+            ("version", JSONValue.string(serve.version).serialized),
             ("generated_at", JSONValue.string(UTCTimestamp.rfc3339(unixSeconds: now)).serialized),
             ("demo", demo ? "true" : "false"),
-            ("mqtt_connected", mqttConnected ? "true" : "false"),
+            ("mqtt_connected", serve.mqttConnected ? "true" : "false"),
             ("locations", "[" + locationsJSON.joined(separator: ",") + "]"),
-            ("diagnostics", diagnostics.json.serialized),
+            ("diagnostics", sourcesJSON.serialized),
         ]) + "\n"
     }
 }
@@ -252,26 +219,40 @@ enum RawJSON {
     }
 }
 
-/// The HTTP side of the two status endpoints (SPEC §13).
+/// The HTTP side of the two status endpoints (SPEC §13), registered in the agent's site.
 enum StatusEndpoints {
     static let pagePath = "/"
     static let statePath = "/api/state.json"
     static let stateContentType = "application/json; charset=utf-8"
 
-    /// Headers both responses carry: the page's CSP (no scripts, nothing from outside) and no
-    /// caching, since both change with every fetch.
+    /// The page's CSP (no scripts, nothing from outside) on both answers; the site adds
+    /// `nosniff` and `no-store` to every answer.
     static let headers: [(name: String, value: String)] = [
-        ("Content-Security-Policy", StatusPage.contentSecurityPolicy),
-        ("X-Content-Type-Options", "nosniff"),
-        ("Cache-Control", "no-store"),
+        ("Content-Security-Policy", StatusPage.contentSecurityPolicy)
     ]
 
-    /// The body and content type of `path`, or nil for any other path.
-    static func response(path: String, snapshot: StatusSnapshot) -> (contentType: String, body: String)? {
+    /// The answer for `path`, or nil for any other path.
+    static func response(path: String, snapshot: StatusSnapshot) -> HTTPServerResponse? {
         switch path {
-        case pagePath: return (StatusPage.contentType, snapshot.page.html)
-        case statePath: return (stateContentType, snapshot.stateJSON)
+        case pagePath:
+            return HTTPServerResponse(
+                status: 200, contentType: StatusPage.contentType, text: snapshot.page.html, headers: headers)
+        case statePath:
+            return HTTPServerResponse(
+                status: 200, contentType: stateContentType, text: snapshot.stateJSON, headers: headers)
         default: return nil
         }
+    }
+
+    /// The site's page providers for this run's settings.
+    static func pages(config: AgentConfig, demo: Bool) -> [String: PageProvider] {
+        var pages: [String: PageProvider] = [:]
+        for path in [pagePath, statePath] {
+            pages[path] = { serve, _ in
+                response(path: path, snapshot: StatusSnapshot(serve: serve, config: config, demo: demo))
+                    ?? HTTPServerResponse(status: 404)
+            }
+        }
+        return pages
     }
 }

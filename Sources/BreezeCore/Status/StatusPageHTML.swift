@@ -112,12 +112,11 @@ extension StatusPage {
                 out.raw("</span> ")
                 out.level(risk.level)
                 if let driver = risk.level.value {
-                    out.raw(" <span class=\"mu\">")
+                    out.raw(" <span class=\"mu\">from</span> ")
                     out.text(driver)
-                    out.raw("</span>")
                 }
-                out.raw(risk.alert ? " <b>alert</b>" : "")
-                out.raw(" <span class=\"mu\">(alert at ")
+                out.raw(risk.alert ? " · <b>alert</b>" : "")
+                out.raw(" <span class=\"mu\">(alerts at ")
                 out.text(risk.alertLevel)
                 out.raw(")</span></li>")
             }
@@ -223,15 +222,18 @@ extension StatusPage {
         out.raw("</b></p>")
         // The seed's fallback chart: bars 30–130 high by the normalised `bar`, the value above,
         // the year below; one <rect> per point, colored by its deviation (SPEC §2).
+        // At least six slots wide, the bars centred: a chart of three points is drawn at the
+        // same scale as one of six (the SVG scales to the card's width).
         let slot = 64
-        let width = max(1, climate.bars.count) * slot
+        let width = max(6, climate.bars.count) * slot
+        let left = (width - climate.bars.count * slot) / 2
         out.raw(
             "<svg class=\"ch\" viewBox=\"0 0 \(width) 190\" role=\"img\" aria-label=\"Daily maximum on this date by year\">"
         )
         for (index, bar) in climate.bars.enumerated() {
             let height = 30 + min(1000, max(0, bar.barThousandths)) / 10
-            let x = index * slot + 10
-            let center = index * slot + slot / 2
+            let x = left + index * slot + 10
+            let center = left + index * slot + slot / 2
             out.raw("<rect x=\"\(x)\" y=\"\(160 - height)\" width=\"44\" height=\"\(height)\" rx=\"4\" fill=\"")
             out.text(bar.color.description)
             out.raw("\"/><text x=\"\(center)\" y=\"\(154 - height)\">")
@@ -346,8 +348,10 @@ extension StatusPage {
         .it p{display:flex;justify-content:space-between;gap:6px;margin:0}\
         .pb{display:block;height:6px;border-radius:4px;background:rgba(142,142,147,.2);margin:5px 0}\
         .pb i{display:block;height:6px;border-radius:4px}\
-        .days{display:flex;flex-wrap:wrap;gap:6px;list-style:none;padding:0;margin:6px 0}\
-        .days li{flex:1 1 64px;text-align:center;border:1px solid var(--ln);border-radius:10px;padding:4px}\
+        .days{display:grid;grid-template-columns:repeat(auto-fill,minmax(66px,1fr));gap:6px;list-style:none;\
+        padding:0;margin:6px 0}\
+        .days li{text-align:center;border:1px solid var(--ln);border-radius:10px;padding:4px 2px}\
+        .days .b{font-size:.74em;padding:1px 4px}\
         .ls{list-style:none;padding:0;margin:0}.ls li{padding:5px 0;border-bottom:1px solid var(--ln)}\
         .chg{display:flex;justify-content:space-between;align-items:baseline;gap:8px;margin:8px 0}\
         .chg b{font-size:1.6em}\
