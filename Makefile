@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
-.PHONY: run test build release deps clean deb test-deb test-ha fuzz sanitize soak bench test-brokers screenshots
+.PHONY: run test build release deps clean deb deb-render test-deb test-ha fuzz sanitize soak bench test-brokers screenshots
 
 deps:
 	scripts/deps.sh
@@ -34,6 +34,10 @@ screenshots:
 
 deb:
 	scripts/deb.sh
+
+# The image helper as its own package (docs/images.md); breeze-agent Recommends it.
+deb-render:
+	scripts/deb-render.sh
 
 test-deb:
 	scripts/test-deb.sh

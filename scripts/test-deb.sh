@@ -12,6 +12,8 @@
 #   upgrade    an edited config survives an upgrade that changes the conffile; an unedited one
 #              is replaced
 #   purge      state, config, statoverride and systemd links gone
+#   render     the breeze-agent-render package (scripts/deb-render.sh): contents, Depends,
+#              lintian, the agent linking no Cairo/libjpeg/X11, the installed helper rendering
 #
 # BREEZE_SMOKE picks the smoke command: run (default: the unit's ExecStart verbatim, stopped
 # with SIGTERM), once-http (`once` against the loopback APIs), once-demo (`--demo once`), or
@@ -91,7 +93,7 @@ for dep in libc6 libcurl4 libmosquitto1 libyaml-0-2 libstdc++6 libgcc-s1 ca-cert
 done
 check "Depends has nothing from the Swift toolchain" bash -c "! grep -qi swift <<<'$depends'"
 # The HTTP server's library is loaded on demand (dlopen), so it is recommended, not depended on.
-check "Recommends has libmicrohttpd12" grep -qxF libmicrohttpd12 <(dpkg-deb -f "$deb1" Recommends)
+check "Recommends has libmicrohttpd12" grep -qxF libmicrohttpd12 <(dpkg-deb -f "$deb1" Recommends | tr "," "\n" | sed "s/^ *//")
 check "Depends has no libmicrohttpd" bash -c "! grep -qi microhttpd <<<'$depends'"
 dpkg-deb -x "$deb1" "$work/x"
 check "binary is stripped" bash -c "file '$work/x/usr/bin/breeze-agent' | grep -q ', stripped'"
@@ -286,9 +288,40 @@ dpkg --purge breeze-agent </dev/null
 check "purged again" test ! -e /etc/breeze-agent -a ! -e "$state"
 
 # ---------------------------------------------------------------------------------------------
+step "render package (breeze-agent-render)"
+helper=/usr/libexec/breeze-agent/breeze-agent-render
+deb_render=$(scripts/deb-render.sh)
+dpkg-deb -c "$deb_render" | tee "$work/render-contents"
+check "helper $helper 0755 root" \
+    grep -qE '^-rwxr-xr-x +root/root +[0-9]+ .* \./usr/libexec/breeze-agent/breeze-agent-render$' "$work/render-contents"
+render_depends=$(dpkg-deb -f "$deb_render" Depends)
+render_dep_names=$(sed 's/ *([^)]*)//g; s/, */\n/g' <<<"$render_depends")
+for dep in libc6 libcairo2 libjpeg62-turbo fonts-dejavu-core; do
+    check "render Depends has $dep" grep -qxF "$dep" <<<"$render_dep_names"
+done
+check "render Depends has nothing from the Swift toolchain" bash -c "! grep -qi swift <<<'$render_depends'"
+check "breeze-agent Recommends breeze-agent-render" grep -qw breeze-agent-render <<<"$(dpkg-deb -f "$deb1" Recommends)"
+check "breeze-agent links no Cairo, libjpeg or X11" \
+    bash -c "! readelf -dW '$work/x/usr/bin/breeze-agent' | grep NEEDED | grep -qiE 'cairo|jpeg|x11|xcb'"
+lintian --pedantic --display-info --show-overrides "$deb_render" 2>&1 | grep -v 'running with root privileges' \
+    | tee "$work/lintian-render" || true
+check "render lintian --pedantic: no error or warning that is not overridden" \
+    lintian --pedantic --display-info --fail-on error,warning "$deb_render"
+dpkg -i "$deb_render" </dev/null
+check "installed helper links no Swift shared library" bash -c "! readelf -dW $helper | grep NEEDED | grep -qi swift"
+request='{"kind":"summary","width":296,"height":128,"palette":"bwr","format":"png","content":{"locationName":"Test"}}'
+check "installed helper renders a PNG as an unprivileged user" bash -c \
+    "runuser -u nobody -- env -i HOME=/nonexistent $helper <<<'$request' | head -c 8 | od -An -tx1 | grep -q '89 50 4e 47 0d 0a 1a 0a'"
+check "installed helper refuses a bad size with exit 65" bash -c \
+    "runuser -u nobody -- $helper <<<'{\"kind\":\"summary\",\"width\":9999}' >/dev/null 2>&1; [ \$? -eq 65 ]"
+dpkg --purge breeze-agent-render </dev/null
+check "render package purged" test ! -e "$helper"
+
+# ---------------------------------------------------------------------------------------------
 step "summary"
 echo "package:  $(basename "$deb1"): $size_bytes bytes ($(du -h "$deb1" | cut -f1)), installed $installed_kib KiB"
 echo "depends:  $depends"
+echo "render:   $(basename "$deb_render"): $(stat -c %s "$deb_render") bytes, Depends $render_depends"
 echo "lintian:  $(grep -cE '^[EW]:' "$work/lintian" || true) errors/warnings, $(grep -cE '^I:' "$work/lintian" || true) info, $(grep -cE '^O:' "$work/lintian" || true) overridden"
 echo "exposure: ${exposure:-?} (systemd-analyze security --offline=true)"
 echo "smoke:    $smoke"

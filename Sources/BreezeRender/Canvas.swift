@@ -272,6 +272,16 @@ final class Canvas {
         return size >= Canvas.minimumFontSize ? size : nil
     }
 
+    /// Runs `body` with drawing limited to `rect`.
+    func clipped(to rect: Rect, _ body: () -> Void) {
+        let r = rect.snapped
+        cairo_save(context)
+        cairo_rectangle(context, r.x, r.y, r.width, r.height)
+        cairo_clip(context)
+        body()
+        cairo_restore(context)
+    }
+
     enum Alignment { case leading, center, trailing }
 
     /// Draws one line of text vertically centred in `rect`, aligned horizontally in it.

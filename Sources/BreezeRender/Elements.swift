@@ -133,6 +133,7 @@ struct Elements {
         let r = rect.snapped
         canvas.fillRounded(r, radius: size * 0.35, style.fill)
         if let frame = style.frame { canvas.frame(r, thickness: style.frameThickness, frame) }
+        if let line = style.innerLine, r.height >= 12 { canvas.frame(r.inset(2), thickness: 1, line) }
         canvas.text(word, in: r, face, size: size, style.text, align: .center)
     }
 
@@ -142,10 +143,12 @@ struct Elements {
         let color = RGB(hex: cell.color)
         let padding = inks.isEInk ? Elements.badgePadding : 0
         let heightFactor = inks.isEInk ? Elements.badgeHeight : 1.2
-        let (face, size) =
-            fit(
-                cell.level, bold: true, width: rect.width, maxSize: min(maxSize, rect.height / heightFactor),
-                padding: padding) ?? (Face(condensed: true, bold: true), Elements.minimum)
+        let fitted = fit(
+            cell.level, bold: true, width: rect.width, maxSize: min(maxSize, rect.height / heightFactor),
+            padding: padding)
+        // A word too long for any size: its start at 12 px condensed, cut at the rectangle's edge.
+        let (face, size) = fitted ?? (Face(condensed: true, bold: true), Elements.minimum)
+        let align = fitted == nil ? .leading : align
         let textWidth = canvas.textWidth(cell.level, face, size: size)
         let width = min(rect.width, textWidth + padding * size)
         let height = min(rect.height, (size * heightFactor).rounded())
@@ -156,10 +159,14 @@ struct Elements {
         case .trailing: x = rect.maxX - width
         }
         let box = Rect(x: x, y: rect.midY - height / 2, width: width, height: height)
-        if inks.isEInk {
-            badge(cell.level, color: color, in: box, face: face, size: size)
-        } else {
-            canvas.text(cell.level, in: box, face, size: size, inks.coloredText(color), align: .center)
+        canvas.clipped(to: rect) {
+            if inks.isEInk {
+                badge(cell.level, color: color, in: box, face: face, size: size)
+            } else {
+                canvas.text(
+                    cell.level, in: box, face, size: size, inks.coloredText(color),
+                    align: fitted == nil ? .leading : .center)
+            }
         }
     }
 
@@ -174,14 +181,16 @@ struct Elements {
         var stacked: Bool
     }
 
-    static let cellGap = 4.0
+    /// Space between cells: 4 px, more on wide images, so a label never touches the badge before it.
+    static func cellGap(_ width: Double) -> Double { max(4, (width * 0.03).rounded()) }
 
-    /// The best arrangement of `cells` in `rect` (largest text, then fewest rows), or nil when
+    /// The best arrangement of `cells` in `rect` (fewest rows, unless another has much larger
+    /// text), or nil when
     /// none keeps its text at 12 px.
     func planCells(_ cells: [LevelCell], in rect: Rect, maxSize: Double) -> CellsPlan? {
         guard !cells.isEmpty else { return nil }
         var best: CellsPlan?
-        let gap = Elements.cellGap
+        let gap = Elements.cellGap(rect.width)
         for columns in stride(from: cells.count, through: 1, by: -1) {
             let rows = (cells.count + columns - 1) / columns
             if columns > 1, (cells.count + columns - 2) / (columns - 1) == rows { continue }  // same rows, narrower
@@ -191,8 +200,10 @@ struct Elements {
             for condensed in [false, true] {
                 let labelFace = Face(condensed: condensed, bold: false)
                 let wordFace = Face(condensed: condensed, bold: true)
-                let label = cells.map { canvas.unitWidth($0.label, labelFace) }.max() ?? 0
                 let word = (cells.map { canvas.unitWidth($0.level, wordFace) }.max() ?? 0) + Elements.badgePadding
+                // A long label is cut with "…" when drawn: it may not claim more than its badge
+                // or six ems, whichever is wider.
+                let label = min(cells.map { canvas.unitWidth($0.label, labelFace) }.max() ?? 0, max(word, 6))
                 for stacked in [true, false] {
                     let heightLimit =
                         stacked
@@ -205,7 +216,7 @@ struct Elements {
                         columns: columns, rows: rows, size: size, labelFace: labelFace, wordFace: wordFace,
                         stacked: stacked)
                     if let current = best {
-                        if size > current.size || (size == current.size && rows < current.rows) { best = plan }
+                        if Elements.prefers(plan, over: current) { best = plan }
                     } else {
                         best = plan
                     }
@@ -216,11 +227,19 @@ struct Elements {
         return best
     }
 
+    /// One row reads better than a grid: fewer rows win unless the other arrangement's text is
+    /// more than 15 % larger.
+    static func prefers(_ a: CellsPlan, over b: CellsPlan) -> Bool {
+        if a.rows == b.rows { return a.size > b.size }
+        if a.rows < b.rows { return a.size * 1.15 >= b.size }
+        return a.size > b.size * 1.15
+    }
+
     /// The least height at which `cells` fit `width` at 12 px; nil if they never do.
     func minimumCellsHeight(_ cells: [LevelCell], width: Double) -> Double? {
         guard !cells.isEmpty else { return nil }
         var low = Elements.minimum * Elements.badgeHeight
-        let high = Double(cells.count) * Elements.minimum * 3 + Elements.cellGap * Double(cells.count)
+        let high = Double(cells.count) * (Elements.minimum * 3 + Elements.cellGap(width))
         guard planCells(cells, in: Rect(x: 0, y: 0, width: width, height: high), maxSize: Elements.minimum) != nil
         else { return nil }
         while planCells(cells, in: Rect(x: 0, y: 0, width: width, height: low), maxSize: Elements.minimum) == nil {
@@ -238,7 +257,7 @@ struct Elements {
 
     func drawCells(_ cells: [LevelCell], in rect: Rect, maxSize: Double) {
         guard let plan = planCells(cells, in: rect, maxSize: maxSize) else { return }
-        let gap = Elements.cellGap
+        let gap = Elements.cellGap(rect.width)
         let cellWidth = (rect.width - gap * Double(plan.columns - 1)) / Double(plan.columns)
         let cellHeight = (rect.height - gap * Double(plan.rows - 1)) / Double(plan.rows)
         let s = plan.size
@@ -287,7 +306,7 @@ struct Elements {
     }
 
     func changeCaption(_ climate: ClimatePanel, short: Bool) -> String {
-        guard let first = climate.bars.first?.label else { return short ? "Change" : "Change" }
+        guard let first = climate.bars.first?.label else { return "Change" }
         return short ? "since \(first)" : "Change since \(first)"
     }
 

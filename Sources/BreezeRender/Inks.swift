@@ -58,12 +58,29 @@ struct Badge: Sendable, Equatable {
     var frame: RGB?
     var frameThickness: Double
     var text: RGB
+    /// A 1 px line 2 px inside the edge (bw "Very High": told apart from "High" without color).
+    var innerLine: RGB? = nil
 }
 
 /// The palette of one render: the request's colors for `color`, a deliberate choice of exact
 /// inks for e-ink (docs/images.md has the table).
 struct Inks: Sendable {
     let palette: ImagePalette
+    /// Whether tones may be dithered. Not for JPEG: a dot pattern costs megabytes there (a
+    /// dithered 1600×1200 stripes JPEG was 2.3 MB) and OpenEPaperLink quantizes the JPEG to its
+    /// inks itself; each fill is then thresholded to one solid ink instead.
+    let dithers: Bool
+
+    init(palette: ImagePalette, format: ImageFormat) {
+        self.palette = palette
+        self.dithers = format == .png
+    }
+
+    /// A dithered fill as drawn: itself, or with dithering off its ink at density ≥ ½, else paper.
+    private func settled(_ fill: Fill) -> Fill {
+        guard !dithers, case .dithered(let ink, let density) = fill else { return fill }
+        return .solid(density >= 0.5 ? ink : .white)
+    }
 
     private static let red = RGB(255, 0, 0)
     private static let yellow = RGB(255, 255, 0)
@@ -97,7 +114,8 @@ struct Inks: Sendable {
             return Badge(fill: color, frame: nil, frameThickness: 0, text: color.legibleText)
         case .bw:
             switch tone {
-            case .high, .severe: return Badge(fill: .black, frame: nil, frameThickness: 0, text: .white)
+            case .high: return Badge(fill: .black, frame: nil, frameThickness: 0, text: .white)
+            case .severe: return Badge(fill: .black, frame: nil, frameThickness: 0, text: .white, innerLine: .white)
             case .mid: return Badge(fill: .white, frame: .black, frameThickness: 3, text: .black)
             case .calm, .cool, .neutral: return Badge(fill: .white, frame: .black, frameThickness: 1, text: .black)
             }
@@ -121,6 +139,11 @@ struct Inks: Sendable {
 
     /// A chart bar's fill, and whether it needs an outline to be seen (a white or dithered bar).
     func bar(_ color: RGB) -> (fill: Fill, outlined: Bool) {
+        let style = eInkBar(color)
+        return (settled(style.fill), style.outlined)
+    }
+
+    private func eInkBar(_ color: RGB) -> (fill: Fill, outlined: Bool) {
         guard isEInk else { return (.solid(color), false) }
         let tone = Tone(color)
         switch (palette, tone) {
@@ -139,7 +162,9 @@ struct Inks: Sendable {
     /// A warming stripe's fill. E-ink: cold stripes in black, warm ones in red (bwr) or yellow
     /// (bwy), each dithered at the color's strength (1 − its darkest channel), so the faint
     /// middle of the ramp stays light and the ends go solid; bw is one white-to-black ramp.
-    func stripe(_ color: RGB) -> Fill {
+    func stripe(_ color: RGB) -> Fill { settled(eInkStripe(color)) }
+
+    private func eInkStripe(_ color: RGB) -> Fill {
         guard isEInk else { return .solid(color) }
         let strength = 1 - Double(min(color.red, color.green, color.blue)) / 255
         let warm = color.red > color.blue

@@ -16,7 +16,7 @@ public enum Renderer {
     /// The image file's bytes (PNG or JPEG as the request says).
     public static func render(_ request: RenderRequest) throws(RenderFailure) -> [UInt8] {
         try RenderRequestReader.validate(request)
-        let inks = Inks(palette: request.palette)
+        let inks = Inks(palette: request.palette, format: request.format)
         let canvas = try Canvas(width: request.width, height: request.height, crisp: inks.isEInk)
         canvas.fill(Rect(x: 0, y: 0, width: Double(request.width), height: Double(request.height)), inks.paper)
         Layouts(request: request, elements: Elements(canvas: canvas, inks: inks)).draw()

@@ -144,6 +144,59 @@ import Testing
     }
 }
 
+/// E-ink JPEGs are thresholded, not dithered: a dot pattern would cost megabytes in JPEG.
+@Suite struct JPEGSizeTests {
+    @Test(arguments: ImageKind.allCases)
+    func largestEInkJPEGStaysPublishable(_ kind: ImageKind) throws {
+        for palette in [ImagePalette.bw, .bwr, .bwy] {
+            let bytes = try Renderer.render(DemoContent.request(kind, 1600, 1200, palette, .jpeg))
+            #expect(bytes.count <= ImageBounds.maximumBytes, "\(kind) \(palette): \(bytes.count) bytes")
+        }
+    }
+}
+
+/// The most a request may hold (16 types and days, 256 bars, 1024 stripes, 256-byte texts)
+/// still renders inside its bounds, with only the inks on e-ink.
+@Suite struct LargestContentTests {
+    static var content: ImageContent {
+        let long = String(repeating: "Ragweed ", count: 32).prefix(256)
+        let cells = (0..<16).map { i in
+            LevelCell(
+                label: i == 0 ? String(long) : "Plant \(i)", level: i % 2 == 0 ? "Very High" : "Low",
+                color: i % 2 == 0 ? "#8e0000" : "#34c759")
+        }
+        let bars = (0..<256).map { i in
+            ClimateBar(
+                label: String(1770 + i), value: "\(i).0°C", heightThousandths: i * 1000 / 255,
+                color: i % 3 == 0 ? "#ff3b30" : "#007aff")
+        }
+        let stripes = (0..<1024).map { DemoContent.ramp[$0 % 8] }
+        return ImageContent(
+            locationName: String(long),
+            pollen: PollenPanel(
+                today: LevelCell(label: "Today", level: String(long), color: "#ff9500"),
+                types: cells, days: cells),
+            climate: ClimatePanel(changeText: "+12.3°F", changeColor: "#ff3b30", bars: bars),
+            stripes: StripesPanel(firstYear: 1001, lastYear: 2024, colors: stripes))
+    }
+
+    @Test(arguments: [(64, 64), (296, 128), (1600, 1200)])
+    func rendersTheLargestRequest(_ size: (Int, Int)) throws {
+        for kind in ImageKind.allCases {
+            for palette in ImagePalette.allCases {
+                let request = RenderRequest(
+                    kind: kind, width: size.0, height: size.1, palette: palette, format: .png, content: Self.content)
+                let image = try decodePNG(Renderer.render(request))
+                #expect(image.width == size.0 && image.height == size.1)
+                if let inks = palette.inks {
+                    let allowed = Set(inks.map { rgbValue($0.description) })
+                    #expect(image.colors.subtracting(allowed).count == 0, "\(kind) \(palette) \(size)")
+                }
+            }
+        }
+    }
+}
+
 /// A panel the agent has no data for yet draws a placeholder, not an error.
 @Suite struct PlaceholderTests {
     @Test(arguments: ImageKind.allCases)

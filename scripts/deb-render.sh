@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# `make deb-render`: builds build/breeze-agent-render_<version>_<arch>.deb, the image helper
+# (docs/images.md) as its own binary package, so a hub without images never installs Cairo,
+# libjpeg or the X11 client libraries Cairo pulls in. breeze-agent Recommends it.
+# Installs /usr/libexec/breeze-agent/breeze-agent-render; Depends from dpkg-shlibdeps plus
+# fonts-dejavu-core. Same environment as scripts/deb.sh (BREEZE_VERSION, BREEZE_MAINTAINER).
+# Prints the path of the .deb on stdout; progress goes to stderr.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+umask 022
+
+scripts/deps.sh dpkg-dev binutils libcairo2-dev libjpeg62-turbo-dev fonts-dejavu-core >&2
+
+version=${BREEZE_VERSION:-$(tr -d '[:space:]' < VERSION)}
+if ! [[ $version =~ ^[0-9][A-Za-z0-9.+~]*$ ]]; then
+    echo "deb-render: '$version' is not a Debian native version (digits first; letters, digits, . + ~)" >&2
+    exit 1
+fi
+maintainer=${BREEZE_MAINTAINER:-breeze-agent maintainers <maintainers@breeze-agent.invalid>}
+if ! [[ $maintainer =~ ^[^\<\>,\|\&@]+\ \<[^\<\>\ \|\&@]+@[A-Za-z0-9.-]+\.[A-Za-z0-9-]+\>$ ]]; then
+    echo "deb-render: BREEZE_MAINTAINER '$maintainer' is not 'Name <user@host.domain>'" >&2
+    exit 1
+fi
+package=breeze-agent-render
+arch=$(dpkg --print-architecture)
+name=${package}_${version}_${arch}
+out=build/$name.deb
+stage=build/deb/$name
+
+echo "deb-render: release build" >&2
+# The flags of scripts/deb.sh: static Swift runtime, full RELRO (-z now).
+flags=(-c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now)
+swift build "${flags[@]}" --product "$package" >&2
+bin=$(swift build "${flags[@]}" --show-bin-path)/$package
+
+rm -rf "$stage"
+mkdir -p "$stage/DEBIAN"
+doc=$stage/usr/share/doc/$package
+target=$stage/usr/libexec/breeze-agent/$package
+install -D -m 0755 "$bin" "$target"
+strip --remove-section=.comment --remove-section=.note --strip-unneeded "$target"
+install -D -m 0644 packaging/render/copyright "$doc/copyright"
+install -m 0644 docs/images.md "$doc/images.md"
+install -D -m 0644 packaging/render/lintian-overrides "$stage/usr/share/lintian/overrides/$package"
+
+# The source's changelog (one source, two binary packages), with a generated top entry for a
+# test version as scripts/deb.sh does.
+top=$(sed -n '1s/^breeze-agent (\([^)]*\)).*/\1/p' packaging/changelog)
+{
+    if [ "$top" != "$version" ]; then
+        printf 'breeze-agent (%s) stable; urgency=medium\n\n  * Test build of %s.\n\n' "$version" "$version"
+        printf ' -- %s  %s\n\n' "$maintainer" "$(date -R)"
+    fi
+    cat packaging/changelog
+} | gzip -9n > "$doc/changelog.gz"
+chmod 0644 "$doc/changelog.gz"
+
+# Depends: the libraries the helper really links (libcairo2, libjpeg62-turbo, libc, …).
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+mkdir "$scratch/debian"
+printf 'Source: breeze-agent\n\nPackage: %s\nArchitecture: any\n' "$package" > "$scratch/debian/control"
+shlibs=$(cd "$scratch" && dpkg-shlibdeps -O -e "$OLDPWD/$target" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+[ -n "$shlibs" ] || { echo "deb-render: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+
+installed_size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
+sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@INSTALLED_SIZE@|$installed_size|" \
+    -e "s|@SHLIBS_DEPENDS@|$shlibs|" -e "s|@MAINTAINER@|$maintainer|" packaging/render/control.in \
+    > "$stage/DEBIAN/control"
+(cd "$stage" && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | LC_ALL=C sort | xargs md5sum) \
+    > "$stage/DEBIAN/md5sums"
+chmod 0644 "$stage/DEBIAN/md5sums"
+
+epoch=$(git log -1 --format=%ct 2>/dev/null || date +%s)
+export SOURCE_DATE_EPOCH=$epoch
+find "$stage" -exec touch -h -d "@$epoch" {} +
+
+mkdir -p build
+dpkg-deb --root-owner-group -Zxz --build "$stage" "$out" >&2
+echo "deb-render: $out ($(du -h "$out" | cut -f1), installed $installed_size KiB)" >&2
+echo "deb-render: Depends: $(dpkg-deb -f "$out" Depends)" >&2
+echo "$out"
