@@ -86,6 +86,7 @@ struct StatusPageBrowserTests {
     /// Both screenshots drawn, not blank; kept under `BREEZE_SCREENSHOT_DIR` as `<name>-<w>.png`.
     static func screenshots(_ url: String, port: Int, name: String, directory: String) throws {
         let keep = ProcessInfo.processInfo.environment["BREEZE_SCREENSHOT_DIR"]
+        if let keep { try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true) }
         for (width, height) in [(390, 844), (1280, 800)] {
             let path = (keep ?? directory) + "/\(name)-\(width).png"
             try Chromium.screenshot(url, allowPort: port, width: width, height: height, to: path)

@@ -240,9 +240,14 @@ import Testing
 
     @Test func footer() {
         let html = Self.page([Self.location(id: "home", name: "Home")]).html
-        #expect(html.contains("<td>Google Pollen</td><td>2026-12-01T06:00:00Z</td><td>no</td><td>30</td>"))
         #expect(
-            html.contains("<td>Open-Meteo climate</td><td>2026-12-01T06:00:01Z</td><td><b>stale</b></td><td>20</td>"))
+            html.contains(
+                "<td>Google Pollen</td><td data-l=\"Last success\">2026-12-01T06:00:00Z</td><td data-l=\"Stale\">no</td>"
+                    + "<td data-l=\"Calls today\">30</td>"))
+        #expect(
+            html.contains(
+                "<td>Open-Meteo climate</td><td data-l=\"Last success\">2026-12-01T06:00:01Z</td>"
+                    + "<td data-l=\"Stale\"><b>stale</b></td><td data-l=\"Calls today\">20</td>"))
         #expect(html.contains("HTTP 503"))
         #expect(html.contains("breeze-agent 0.1.0"))
         #expect(html.contains("Includes pollen data from Google"))

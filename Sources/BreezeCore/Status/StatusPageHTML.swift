@@ -288,13 +288,14 @@ extension StatusPage {
         out.raw("<footer><h2>Sources</h2><div class=\"tw\"><table><tr><th>Source</th><th>Last success</th>")
         out.raw("<th>Stale</th><th>Calls today</th><th>Last error</th></tr>")
         for source in sources {
+            // `data-l`: the column's name, shown before each cell when the table is stacked.
             out.raw("<tr><td>")
             out.text(source.displayName)
-            out.raw("</td><td>")
+            out.raw("</td><td data-l=\"Last success\">")
             out.text(source.lastSuccess ?? "never")
-            out.raw("</td><td>")
+            out.raw("</td><td data-l=\"Stale\">")
             out.raw(source.stale ? "<b>stale</b>" : "no")
-            out.raw("</td><td>\(source.callsToday)</td><td>")
+            out.raw("</td><td data-l=\"Calls today\">\(source.callsToday)</td><td data-l=\"Last error\">")
             out.text(source.lastError ?? "none", limit: StatusPage.maximumErrorCharacters)
             out.raw("</td></tr>")
         }
@@ -361,7 +362,10 @@ extension StatusPage {
         .yr{display:flex;justify-content:space-between;color:var(--mu);font-size:.85em}\
         .tw{overflow-x:auto}table{border-collapse:collapse;width:100%;font-size:.9em}\
         td,th{padding:5px 8px;text-align:left;border-bottom:1px solid var(--ln);vertical-align:top}\
-        footer{margin-top:18px}
+        footer{margin-top:18px}\
+        @media(max-width:600px){table,tbody,tr,td{display:block}tr:first-child{display:none}\
+        tr{border-bottom:1px solid var(--ln);padding:6px 0}td{border:0;padding:1px 0}\
+        td:first-child{font-weight:600}td[data-l]::before{content:attr(data-l) ": ";color:var(--mu)}}
         """
 }
 
