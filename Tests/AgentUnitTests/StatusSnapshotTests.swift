@@ -139,6 +139,18 @@ struct StatusSnapshotTests {
         #expect(site.respond(to: try request("/", from: "10.0.0.9"), snapshot: serve).status == 403)
     }
 
+    @Test func aFleetCostsARequestAtMost250Locations() throws {
+        let lines = (0..<260).map { "  - {id: l\($0), latitude: 50.0, longitude: 10.0, timezone: UTC}" }
+        let state = T.machine(try T.config(locations: "locations:\n" + lines.joined(separator: "\n")))
+        let page = Self.snapshot(state, at: T.t0).page
+        #expect(page.locations.count == StatusPage.maximumModelledLocations)
+        #expect(page.omittedLocations == 10)
+        let html = page.html
+        #expect(html.utf8.count <= StatusPage.maximumBytes)
+        #expect(html.contains("· 260 locations ·"))
+        #expect(html.contains("more locations are not shown"))
+    }
+
     @Test func beforeAnyFetchEverythingWaits() throws {
         let state = T.machine(try T.config())
         let snapshot = Self.snapshot(state, at: T.t0)

@@ -301,6 +301,15 @@ import Testing
         #expect(huge.hasSuffix("</body></html>\n"))
     }
 
+    @Test func locationsNotModelledAreCountedAmongThoseNotShown() {
+        var page = Self.page([Self.location(id: "a", name: "A"), Self.location(id: "b", name: "B")])
+        page.omittedLocations = 3
+        let html = page.html
+        #expect(html.contains("· 5 locations ·"))
+        #expect(html.contains("3 more locations are not shown"))
+        #expect(Self.count("<section class=\"loc\">", in: html) == 2)
+    }
+
     // MARK: from the domain values
 
     @Test func pollenFromASelection() {

@@ -22,7 +22,6 @@ struct StatusSnapshot: Sendable {
     let demo: Bool
 
     var now: Int64 { serve.takenAt }
-    var locations: [LocationRuntime] { serve.locations.map(\.runtime) }
 
     /// The location as the broker's sinks see it now (the same freshness rules and selection).
     func sinkSnapshot(_ index: Int) -> LocationSnapshot {
@@ -58,8 +57,8 @@ extension StatusSnapshot {
         }
         let palette = config.pollen.colors
         var shown: [StatusLocation] = []
-        for index in locations.indices {
-            let location = locations[index]
+        for index in serve.locations.indices.prefix(StatusPage.maximumModelledLocations) {
+            let location = serve.locations[index].runtime
             let today = location.today(at: now)
 
             let pollen: StatusSection<StatusPollen>
@@ -121,10 +120,12 @@ extension StatusSnapshot {
                     stripes: stripes, air: air, risks: risks, googleCallsToday: serve.locations[index].googleCallsToday,
                     openMeteoCallsToday: serve.locations[index].openMeteoCallsToday))
         }
-        return StatusPage(
+        var page = StatusPage(
             version: serve.version, generatedAt: UTCTimestamp.rfc3339(unixSeconds: now),
             mqttConnected: serve.mqttConnected, demo: demo, locations: shown, sources: sources,
             attributions: attributions)
+        page.omittedLocations = serve.locations.count - shown.count
+        return page
     }
 
     /// Every source this configuration uses (the snapshot lists them from the start), with its
@@ -168,7 +169,7 @@ extension StatusSnapshot {
     var stateJSON: String {
         let context = sinkContext
         var locationsJSON: [String] = []
-        for index in locations.indices {
+        for index in serve.locations.indices {
             let snapshot = sinkSnapshot(index)
             let topics = snapshot.topics
             func payload(_ sink: any RetainedSink, _ topic: String) -> String {
@@ -186,7 +187,7 @@ extension StatusSnapshot {
                     risk.append((profile.id, text ?? "null"))
                 }
             }
-            let location = locations[index].config
+            let location = serve.locations[index].runtime.config
             let sources = JSONValue.object(
                 serve.locations[index].sources.map { JSONMember($0.kind.rawValue, .string($0.state.rawValue)) })
             locationsJSON.append(

@@ -17,6 +17,10 @@ extension StatusPage {
     public static let maximumTextCharacters = 80
     /// Longest error message printed in the footer (with its time).
     public static let maximumErrorCharacters = 240
+    /// Most locations the agent models for one page: more can never fit in ``maximumBytes``
+    /// (even a location waiting for its first fetch takes 400 bytes), so a fleet of 1,000
+    /// costs a request no more than 250.
+    public static let maximumModelledLocations = 250
     /// The page reloads itself this often (seconds).
     public static let refreshSeconds = 60
     /// `Content-Security-Policy` of `GET /`: no scripts, no outside anything.
@@ -54,7 +58,8 @@ extension StatusPage {
         out.raw("<header><h1>breeze-agent</h1><p class=\"mu\">")
         out.raw("MQTT ")
         out.badge(mqttConnected ? "connected" : "disconnected", color: mqttConnected ? Self.okColor : Self.badColor)
-        out.raw(" · \(locations.count) location\(locations.count == 1 ? "" : "s") · ")
+        let total = locations.count + omittedLocations
+        out.raw(" · \(total) location\(total == 1 ? "" : "s") · ")
         out.text(generatedAt)
         if demo { out.raw(" · <b>demo: sample data, not real measurements</b>") }
         out.raw("</p></header><main>")
@@ -62,8 +67,8 @@ extension StatusPage {
         for location in locations.prefix(shown) {
             renderLocation(location, detail: detail, into: &out)
         }
-        if shown < locations.count {
-            let hidden = locations.count - shown
+        if shown < locations.count || omittedLocations > 0 {
+            let hidden = locations.count - shown + omittedLocations
             out.raw(
                 "<p class=\"c\">\(hidden) more location\(hidden == 1 ? " is" : "s are") not shown: the page is kept under "
                     + "\(Self.maximumBytes / 1000) KB. <a href=\"/api/state.json\">/api/state.json</a> has every location.</p>"

@@ -23,6 +23,9 @@ public struct StatusPage: Sendable, Equatable {
     /// `--demo`: the page says the data is made up.
     public var demo: Bool
     public var locations: [StatusLocation]
+    /// Configured locations past ``StatusPage/maximumModelledLocations``, not even modelled
+    /// (the page counts them among those not shown).
+    public var omittedLocations = 0
     /// Per source (`google_pollen`, `open_meteo_climate`, …): health for the footer.
     public var sources: [StatusSource]
     /// The attributions the data shown requires (Google, Open-Meteo, Copernicus), deduplicated.
