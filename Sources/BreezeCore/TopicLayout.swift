@@ -153,6 +153,13 @@ public struct LocationTopics: Sendable, Equatable {
     /// `<p>/<loc>/display`: the compact JSON for microcontrollers (SPEC §8).
     public var display: String { base + "/display" }
 
+    // MARK: images (SPEC §9.2)
+
+    /// `<p>/<loc>/image`: the parent of the location's images.
+    public var images: String { base + "/image" }
+    /// `<p>/<loc>/image/<id>`: one image's raw PNG or JPEG bytes, retained.
+    public func image(_ imageID: String) -> String { images + "/" + imageID }
+
     // MARK: commands
 
     /// `<p>/<loc>/refresh`.

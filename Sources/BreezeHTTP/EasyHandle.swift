@@ -186,7 +186,26 @@ final class EasyHandle {
             headerList = appended
         }
 
-        try check(ccurl_setopt_long(raw, CURLOPT_HTTPGET, 1))
+        var mime: OpaquePointer? = nil
+        defer {
+            if mime != nil {
+                _ = ccurl_setopt_pointer(raw, CURLOPT_MIMEPOST, nil)
+                curl_mime_free(mime)
+            }
+        }
+        if let parts = request.multipart {
+            mime = try buildMime(parts)
+            // No `Expect: 100-continue`: small device servers (an OpenEPaperLink AP) do not answer it.
+            guard let appended = curl_slist_append(headerList, "Expect:") else {
+                throw CurlError(
+                    code: Int32(truncatingIfNeeded: CURLE_OUT_OF_MEMORY.rawValue), kind: .other,
+                    message: "curl_slist_append failed")
+            }
+            headerList = appended
+            try check(ccurl_setopt_pointer(raw, CURLOPT_MIMEPOST, UnsafeMutableRawPointer(mime)))
+        } else {
+            try check(ccurl_setopt_long(raw, CURLOPT_HTTPGET, 1))
+        }
         try check(ccurl_setopt_string(raw, CURLOPT_URL, request.fullURL))
         try check(ccurl_setopt_slist(raw, CURLOPT_HTTPHEADER, headerList))
         try check(ccurl_setopt_long(raw, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(request.connectTimeout)))
@@ -203,6 +222,39 @@ final class EasyHandle {
         var status = 0
         try check(ccurl_getinfo_long(raw, CURLINFO_RESPONSE_CODE, &status))
         return HTTPResponse(status: status, headers: transfer.headers, body: transfer.body)
+    }
+
+    /// A mime structure of `parts` in order (curl copies each part's data).
+    private func buildMime(_ parts: [MultipartPart]) throws(CurlError) -> OpaquePointer {
+        guard let mime = curl_mime_init(raw) else {
+            throw CurlError(
+                code: Int32(truncatingIfNeeded: CURLE_OUT_OF_MEMORY.rawValue), kind: .other,
+                message: "curl_mime_init failed")
+        }
+        for part in parts {
+            guard let handle = curl_mime_addpart(mime) else {
+                curl_mime_free(mime)
+                throw CurlError(
+                    code: Int32(truncatingIfNeeded: CURLE_OUT_OF_MEMORY.rawValue), kind: .other,
+                    message: "curl_mime_addpart failed")
+            }
+            var code = curl_mime_name(handle, part.name)
+            if code == CURLE_OK {
+                code = part.data.withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { chars in
+                        guard let base = chars.baseAddress else { return curl_mime_data(handle, "", 0) }
+                        return curl_mime_data(handle, base, chars.count)
+                    }
+                }
+            }
+            if code == CURLE_OK, let filename = part.filename { code = curl_mime_filename(handle, filename) }
+            if code == CURLE_OK, let type = part.contentType { code = curl_mime_type(handle, type) }
+            guard code == CURLE_OK else {
+                curl_mime_free(mime)
+                throw error(for: code, transfer: nil, maxBodyBytes: 0)
+            }
+        }
+        return mime
     }
 
     /// curl treats a timeout of 0 as "none": round up so a tiny duration still bounds the transfer.

@@ -63,6 +63,15 @@ public final class HTTPClient: Sendable {
         return try result.get()
     }
 
+    /// Performs a `multipart/form-data` POST of `request.multipart` (in part order). Every HTTP
+    /// status is a response; only transport failures throw.
+    public func postMultipart(_ request: HTTPRequest) async throws(CurlError) -> HTTPResponse {
+        guard request.multipart != nil else {
+            throw CurlError(code: 43, kind: .other, message: "postMultipart needs multipart parts")
+        }
+        return try await get(request)
+    }
+
     /// Runs on `queue` only.
     private func run(_ request: HTTPRequest, cancellation: CancellationFlag) -> Result<HTTPResponse, CurlError> {
         handle.withLock { slot -> Result<HTTPResponse, CurlError> in

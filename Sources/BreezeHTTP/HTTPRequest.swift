@@ -20,7 +20,24 @@ public struct HTTPHeader: Sendable, Equatable {
     }
 }
 
-/// A GET request: where to go, what to send, and how long and how much to accept.
+/// One part of a `multipart/form-data` body (RFC 7578), sent in the order given.
+public struct MultipartPart: Sendable, Equatable {
+    public var name: String
+    public var data: [UInt8]
+    /// The part's `filename` (a file upload), nil for a plain field.
+    public var filename: String?
+    /// The part's `Content-Type`, nil for a plain field.
+    public var contentType: String?
+
+    public init(name: String, data: [UInt8], filename: String? = nil, contentType: String? = nil) {
+        self.name = name
+        self.data = data
+        self.filename = filename
+        self.contentType = contentType
+    }
+}
+
+/// A GET request (or, with ``multipart``, a `multipart/form-data` POST): where to go, what to send, and how long and how much to accept.
 ///
 /// Header values are treated as secrets (API keys travel as `X-Goog-Api-Key`): they are sent
 /// but never appear in a ``CurlError``.
@@ -39,6 +56,9 @@ public struct HTTPRequest: Sendable {
     public var totalTimeout: Duration
     /// The largest (decoded) body accepted; a bigger one aborts the transfer with ``CurlError/Kind/tooLarge``.
     public var maxBodyBytes: Int
+    /// A `multipart/form-data` body: the request is then a POST of these parts, in order
+    /// (libcurl's mime API), sent without `Expect: 100-continue`.
+    public var multipart: [MultipartPart]? = nil
 
     public init(
         url: String,

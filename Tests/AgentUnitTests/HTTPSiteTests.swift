@@ -148,6 +148,37 @@ struct HTTPSiteTests {
 
     static let site = HTTPSite(allow: CIDR.loopback)
 
+    @Test func sourceStatesFollowTheDaemon() throws {
+        var (state, _) = T.started(try T.config("air: {enabled: true}"))
+        func states() -> [String: String] {
+            let location = state.serveSnapshot(at: T.at(T.t0 + 100), publishedTopics: 0).locations[0]
+            return Dictionary(uniqueKeysWithValues: location.sources.map { ($0.kind.rawValue, $0.state.rawValue) })
+        }
+        // Nothing fetched yet: every enabled source pending (air too, since it is on).
+        #expect(states() == ["pollen": "pending", "climate": "pending", "stripes": "pending", "air": "pending"])
+        let now = T.t0 + 7
+        _ = state.handle(.fetched(T.pollenKey, T.pollenOK(now)), at: T.at(now))
+        #expect(states()["pollen"] == "fresh")
+        // A failure after good data: stale, the data's time kept.
+        _ = state.handle(.fetched(T.pollenKey, T.pollenFailed(now + 60)), at: T.at(now + 60))
+        #expect(states()["pollen"] == "stale")
+        let pollen = state.serveSnapshot(at: T.at(now + 61), publishedTopics: 0).locations[0].sources[0]
+        #expect(pollen.lastSuccess == now)
+        #expect(pollen.consecutiveFailures == 1)
+        // The source has no pollen here: unavailable, which is not stale.
+        let unsupported = FetchOutcome.pollen(
+            .init(
+                source: .google, outcome: .unsupportedLocation(message: "no data"), fetchedAt: now + 120,
+                retryAfter: nil))
+        _ = state.handle(.fetched(T.pollenKey, unsupported), at: T.at(now + 120))
+        #expect(states()["pollen"] == "unavailable")
+        #expect(!state.serveSnapshot(at: T.at(now + 121), publishedTopics: 0).anyStale)
+        // Off sources are not listed.
+        let (off, _) = T.started(try T.config())
+        #expect(
+            !off.serveSnapshot(at: T.at(T.t0), publishedTopics: 0).locations[0].sources.contains { $0.kind == .air })
+    }
+
     @Test func healthz() throws {
         let ok = Self.site.respond(to: Self.request("/healthz"), snapshot: try Self.snapshot())
         #expect(ok.status == 200)

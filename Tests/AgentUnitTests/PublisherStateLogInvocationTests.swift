@@ -25,6 +25,14 @@ final class RecordingTransport: RetainedTransport {
         sent.withLock { $0.append((topic, payload)) }
         return true
     }
+    /// Raw bytes (images) are recorded as `<n bytes>` after their first byte values.
+    let binary = Mutex<[(topic: String, bytes: [UInt8])]>([])
+    func send(topic: String, bytes: [UInt8], retain: Bool) -> Bool {
+        guard connected.load(ordering: .relaxed) else { return false }
+        binary.withLock { $0.append((topic, bytes)) }
+        sent.withLock { $0.append((topic, "<\(bytes.count) bytes>")) }
+        return true
+    }
     func take() -> [String] {
         sent.withLock { s in
             defer { s = [] }; return s.map { "\($0.topic)=\($0.payload)" }

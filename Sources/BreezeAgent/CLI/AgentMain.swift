@@ -138,6 +138,10 @@ public enum AgentMain {
             name: Anna
             allergens: [birch, grass]
             alert_level: High
+        images:
+          - {id: tag, kind: summary, width: 296, height: 128, palette: bwr, format: jpeg}
+          - {id: panel, kind: pollen, width: 400, height: 300, palette: bw}
+          - {id: dashboard, kind: summary, width: 800, height: 480, palette: color}
         """
 
     /// `--demo`: the sample responses are Google-shaped (the richest tree), published under

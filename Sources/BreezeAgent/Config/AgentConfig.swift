@@ -33,6 +33,10 @@ public struct AgentConfig: Sendable {
     public var sourceFile: String
     /// `outputs:` (SPEC §8), in file order; validated by `OutputsParser`.
     public var outputs: [OutputConfig] = []
+    /// `images:` (SPEC §9.2), in file order; validated by `ImagesParser`.
+    public var images: [ImageConfig] = []
+    /// The `type: openepaperlink` entries of `outputs:` (SPEC §9.2), in file order.
+    public var openEPaperLink: [OpenEPaperLinkOutput] = []
     /// `shard:` — this agent serves only the locations this shard owns (SPEC §11); nil: all.
     public var shard: Shard? = nil
     /// `http:` (SPEC §9.2): the read-only HTTP server; nil (the default) runs none.

@@ -99,7 +99,7 @@ private struct ConfigParser {
             root, path: "",
             keys: [
                 "mqtt", "homeassistant", "locations", "pollen", "climate", "air", "profiles", "endpoints", "state_dir",
-                "log_level", "outputs", "shard", "http",
+                "log_level", "outputs", "shard", "http", "images",
             ],
             file: file)
         let mqtt = try parseMQTT(top.rawNode("mqtt"))
@@ -118,10 +118,12 @@ private struct ConfigParser {
         config.air = try AirConfigParser.parseAir(top.rawNode("air"), file: file)
         config.profiles = try AirConfigParser.parseProfiles(
             top.rawNode("profiles"), file: file, line: top.line(of: "profiles"))
-        config.outputs = try OutputsParser(
+        config.images = try ImagesParser(file: file, locations: locations, climateEnabled: climate.enabled).parse(
+            top.rawNode("images"))
+        (config.outputs, config.openEPaperLink) = try OutputsParser(
             file: file, locations: locations, topicPrefix: mqtt.topicPrefix, discoveryPrefix: homeAssistant.prefix,
-            climateEnabled: climate.enabled, profiles: config.profiles.map(\.id)
-        ).parse(top.rawNode("outputs"))
+            climateEnabled: climate.enabled, profiles: config.profiles.map(\.id), images: config.images
+        ).parseAll(top.rawNode("outputs"))
         try ShardConfig.apply(top, to: &config)
         try HTTPConfigParser.apply(top, to: &config)
         return config

@@ -138,7 +138,9 @@ public func renderEffective(_ c: AgentConfig) -> String {
     }
     line(0, "state_dir", quoted(c.stateDir))
     line(0, "log_level", c.logLevel.rawValue)
+    out += renderImages(c.images)
     out += renderOutputs(c.outputs)
+    out += renderOpenEPaperLink(c.openEPaperLink, header: c.outputs.isEmpty)
     return out.joined(separator: "\n") + "\n"
 }
 

@@ -150,9 +150,16 @@ struct OutputsParser {
     let climateEnabled: Bool
     /// The ids of `profiles:` (SPEC §10.2).
     let profiles: [String]
+    /// `images:` (SPEC §9.2), which `type: openepaperlink` outputs name.
+    var images: [ImageConfig] = []
 
-    func parse(_ node: YAMLNode?) throws(ConfigError) -> [OutputConfig] {
-        guard let node, !node.isNull else { return [] }
+    func parse(_ node: YAMLNode?) throws(ConfigError) -> [OutputConfig] { try parseAll(node).devices }
+
+    /// The device outputs and, apart (they have no device topic), the OpenEPaperLink tags.
+    func parseAll(_ node: YAMLNode?) throws(ConfigError) -> (
+        devices: [OutputConfig], openEPaperLink: [OpenEPaperLinkOutput]
+    ) {
+        guard let node, !node.isNull else { return ([], []) }
         guard case .sequence(let items) = node.kind else {
             throw ConfigError(
                 file: file, line: node.line, keyPath: "outputs",
@@ -164,12 +171,17 @@ struct OutputsParser {
                 message: "at most \(Self.maximumOutputs) outputs, got \(items.count)")
         }
         var outputs: [OutputConfig] = []
+        var tags: [OpenEPaperLinkOutput] = []
         var topicLines: [String: Int] = [:]
         for (index, item) in items.enumerated() {
+            if Self.isOpenEPaperLink(item) {
+                tags.append(try parseOpenEPaperLink(item, path: "outputs[\(index)]"))
+                continue
+            }
             let output = try parseOutput(item, path: "outputs[\(index)]", topicLines: &topicLines)
             outputs.append(output)
         }
-        return outputs
+        return (outputs, tags)
     }
 
     private func parseOutput(_ item: YAMLNode, path: String, topicLines: inout [String: Int]) throws(ConfigError)
@@ -185,10 +197,10 @@ struct OutputsParser {
             item, path: path,
             keys: [
                 "type", "topic", "location", "show", "leds", "brightness", "power", "app", "indicator",
-                "command_topic", "lwt_topic",
+                "command_topic", "lwt_topic", "ap", "mac", "image",
             ], file: file)
-        let typeExpected = "one of \"wled\", \"awtrix\", \"tasmota\""
-        guard let type = try all.choice("type", ["wled", "awtrix", "tasmota"]) else {
+        let typeExpected = "one of \"wled\", \"awtrix\", \"tasmota\", \"openepaperlink\""
+        guard let type = try all.choice("type", ["wled", "awtrix", "tasmota", "openepaperlink"]) else {
             throw all.missing("type", expected: typeExpected)
         }
         let keys: [String]

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeCore
+import BreezeHTTP
 import BreezeMQTT
 
 /// The agent: the daemon's decisions (``DaemonState``) and the edges that carry them out —
@@ -26,8 +27,18 @@ final class Agent {
     let fetchers: Fetchers
     var state: DaemonState
     let started = Timestamp.monotonicSeconds()
+    /// The latest rendered images (SPEC §9.2), for the publisher and the HTTP server.
+    let imageStore = ImageStore()
+    /// The render helper; nil without images, or when it is missing (then images are skipped).
+    var renderer: RenderRunner?
+    /// OpenEPaperLink uploads, on their own libcurl handle and queue: a slow access point never
+    /// delays a fetch.
+    var uploader: HTTPClient?
 
-    init(config: AgentConfig, log: Log, store: StateStore, http: any HTTPFetching, demo: Bool) {
+    init(config configured: AgentConfig, log: Log, store: StateStore, http: any HTTPFetching, demo: Bool) {
+        // Without the render helper the images are skipped as if not configured (one error).
+        var config = configured
+        let helper = Self.renderHelper(for: &config, log: log)
         self.config = config
         self.log = log
         self.store = store
@@ -41,6 +52,7 @@ final class Agent {
         var generator = SystemRandomNumberGenerator()
         self.state = DaemonState(
             config: config, locations: locations, storedCalls: store.callCounts(), demo: demo, seed: generator.next())
+        setUpImages(helper: helper)
     }
 
     /// How long state topics wait to be cleared after the discovery config that stops using
@@ -55,7 +67,7 @@ final class Agent {
         return RetainedPublisher(
             transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store,
             clearDelay: discovery ? Self.clearDelayAfterDiscovery : .zero,
-            clearsAtOnce: { $0.hasPrefix(configs) })
+            clearsAtOnce: { $0.hasPrefix(configs) }, binary: imageBytes())
     }
 
     /// The clock as the state machine reads it.

@@ -94,6 +94,8 @@ extension Agent {
         restoreStoredResponses(now: now)
         let unusable = await fetchEverything(now: now)
         setAllScopes(on: publisher, now: now)
+        // Images are rendered (waited for) before the flush that publishes them.
+        await renderImagesOnce(on: publisher, now: now)
         var sent = publisher.flush()
         // State topics whose entities went away are cleared after the discovery change.
         if let due = publisher.nextClearDue {

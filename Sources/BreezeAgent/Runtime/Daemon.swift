@@ -131,6 +131,11 @@ extension Agent {
                         }
                     case .stop(let code):
                         exitCode = code
+                    case .render, .imageReady, .upload:
+                        // Renders and uploads run as child tasks, like fetches (ImageScheduler.swift).
+                        _ = performImageAction(action, report: { continuation.yield($0) }) { work in
+                            group.addTask { await work() }
+                        }
                     case .log, .store:
                         break  // performed by performLocal
                     }

@@ -93,6 +93,10 @@ enum DaemonEvent: Sendable {
     /// Clears held back behind a discovery change are due (``RetainedPublisher/nextClearDue``).
     case clearsDue
     case signal(Int32)
+    /// A render asked for by ``DaemonAction/render(_:_:)`` finished (SPEC §9.2, ImageScheduler.swift).
+    case rendered(ImageKey, RenderOutcome)
+    /// An OpenEPaperLink upload asked for by ``DaemonAction/upload(_:_:)`` finished.
+    case uploaded(Int, UploadOutcome)
 }
 
 /// A write to `state_dir`.
@@ -137,6 +141,12 @@ enum DaemonAction: Sendable {
     case rediscover(after: Duration)
     /// Leave the loop: publish `offline`, disconnect, exit with this code.
     case stop(exitCode: Int32)
+    /// Run the render helper and report back as ``DaemonEvent/rendered(_:_:)``.
+    case render(ImageKey, RenderRequest)
+    /// Keep an image's new bytes in the ``ImageStore`` (before the flush that publishes them).
+    case imageReady(location: String, id: String, format: ImageFormat, bytes: [UInt8])
+    /// POST a JPEG to an OpenEPaperLink access point; report back as ``DaemonEvent/uploaded(_:_:)``.
+    case upload(Int, OpenEPaperLinkUpload)
 }
 
 /// The daemon's decisions as a value: events in, actions out, no I/O (SPEC §3, §5).
@@ -184,6 +194,8 @@ struct DaemonState {
     var devices: DeviceCommandState
     /// Locations this shard published and no longer owns (SPEC §11).
     var handover = ShardHandover()
+    /// The rendered images and their OpenEPaperLink tags (SPEC §9.2).
+    var images = ImageScheduler()
 
     var layout: TopicLayout { context.layout }
 
@@ -204,6 +216,7 @@ struct DaemonState {
         }
         self.calls = calls
         self.random = SplitMix64(seed: seed)
+        self.images = ImageScheduler(config: config, locations: locations, layout: config.topicLayout)
     }
 
     func enabled(_ kind: SourceKind) -> Bool {
@@ -308,7 +321,12 @@ struct DaemonState {
             stopping = true
             actions.append(.log(.info, "signal \(number == SIGTERM ? "SIGTERM" : "SIGINT"): shutting down"))
             actions.append(.stop(exitCode: Invocation.ExitCode.success))
+        case .rendered(let key, let outcome):
+            actions += applyRendered(key, outcome, now: now)
+        case .uploaded(let index, let outcome):
+            actions += applyUploaded(index, outcome, now: now)
         }
+        if !stopping { actions += imageActions(after: event, now: now) }
         return actions
     }
 
@@ -801,6 +819,7 @@ struct DaemonState {
             }
             actions += devices.update(snapshot, context: context, kind: kind)
         }
+        actions += imageScopes()
         return actions
     }
 
@@ -838,8 +857,8 @@ struct DaemonState {
 
     /// The next time the loop must wake: a due fetch (not one in flight: its completion wakes
     /// the loop), local midnight, a freshness edge, the next diagnostics.
-    private mutating func wake(now: Int64) -> DaemonAction {
-        var wake = min(nextDiagnostics, handover.decideAt ?? .max)
+    mutating func wake(now: Int64) -> DaemonAction {
+        var wake = min(nextDiagnostics, handover.decideAt ?? .max, images.nextWake ?? .max)
         for index in locations.indices {
             wake = min(
                 wake,

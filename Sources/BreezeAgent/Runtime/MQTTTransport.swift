@@ -18,8 +18,12 @@ struct MQTTTransport: RetainedTransport {
     let log: Log
 
     func send(topic: String, payload: String, retain: Bool) -> Bool {
+        send(topic: topic, bytes: Array(payload.utf8), retain: retain)
+    }
+
+    func send(topic: String, bytes: [UInt8], retain: Bool) -> Bool {
         do {
-            try client.publish(topic, payload, qos: qos, retain: retain)
+            try client.publish(topic, bytes, qos: qos, retain: retain)
             return true
         } catch  where error.kind == .publishRefused {
             // Refused by the client for its size: recorded in the client's outcomes, which

@@ -16,6 +16,8 @@ import Synchronization
 public protocol RetainedTransport: Sendable {
     /// Queues one publish; false when it could not be queued (e.g. not connected).
     func send(topic: String, payload: String, retain: Bool) -> Bool
+    /// Queues one publish of raw bytes (an image, SPEC §9.2); false as above.
+    func send(topic: String, bytes: [UInt8], retain: Bool) -> Bool
 }
 
 /// Keeps the broker's retained topics equal to what the agent wants there, publishing only
@@ -60,15 +62,20 @@ public final class RetainedPublisher: Sendable {
     /// empty payload (SPEC §3 removal order).
     private let clearDelay: Duration
     private let clearsAtOnce: @Sendable (String) -> Bool
+    /// The bytes a ``BinaryPayload`` reference on a topic stands for (the ``ImageStore``); nil
+    /// when they are not at hand (not rendered in this run).
+    private let binary: @Sendable (_ topic: String, _ reference: String) -> [UInt8]?
 
     public init(
         transport: any RetainedTransport, store: StateStore?, clearDelay: Duration = .zero,
-        clearsAtOnce: @escaping @Sendable (String) -> Bool = { _ in true }
+        clearsAtOnce: @escaping @Sendable (String) -> Bool = { _ in true },
+        binary: @escaping @Sendable (_ topic: String, _ reference: String) -> [UInt8]? = { _, _ in nil }
     ) {
         self.transport = transport
         self.store = store
         self.clearDelay = clearDelay
         self.clearsAtOnce = clearsAtOnce
+        self.binary = binary
         self.state = Mutex(State(published: store?.publishedTopics() ?? [:]))
     }
 
@@ -134,10 +141,22 @@ public final class RetainedPublisher: Sendable {
             Self.wanted(in: state, scopes: [scope])[scope] ?? [:]
         }
         var sent = 0
-        for topic in topics.keys.sorted() where transport.send(topic: topic, payload: topics[topic]!, retain: true) {
+        for topic in topics.keys.sorted() where deliver(topic, topics[topic]!) == .sent {
             sent += 1
         }
         return sent
+    }
+
+    private enum Delivery { case sent, failed, unavailable }
+
+    /// Sends a wanted payload: text as it is, a ``BinaryPayload`` reference as the bytes it
+    /// stands for (`unavailable` when they are not at hand: nothing is sent).
+    private func deliver(_ topic: String, _ payload: String) -> Delivery {
+        guard BinaryPayload.isReference(payload) else {
+            return transport.send(topic: topic, payload: payload, retain: true) ? .sent : .failed
+        }
+        guard let bytes = binary(topic, payload) else { return .unavailable }
+        return transport.send(topic: topic, bytes: bytes, retain: true) ? .sent : .failed
     }
 
     /// Holds the published topics under `scopes`: not re-sent, not cleared, until released.
@@ -239,11 +258,17 @@ public final class RetainedPublisher: Sendable {
             if everything { state.refused = [] }
             for topic in order
             where everything || (state.published[topic] != wanted[topic] && !state.refused.contains(topic)) {
-                if transport.send(topic: topic, payload: wanted[topic]!, retain: true) {
+                switch deliver(topic, wanted[topic]!) {
+                case .sent:
                     state.published[topic] = wanted[topic]
                     sent += 1
-                } else {
+                case .failed:
                     failed = true
+                case .unavailable:
+                    // An image kept from an earlier run whose bytes this run has not rendered
+                    // yet: not re-sent, and no longer counted as on the broker, so the render
+                    // publishes it even if its bytes come out the same.
+                    if state.published.removeValue(forKey: topic) != nil { state.unsaved = true }
                 }
             }
             // Topics to clear: on a full pass any published topic not wanted (topics under no

@@ -51,7 +51,15 @@ extension Agent {
     /// The endpoints of this agent. The status page (SPEC §13) registers `/` and
     /// `/api/state.json` in `pages`; the image pipeline passes its lookup as `images`.
     func makeHTTPSite(_ settings: HTTPSettings) -> HTTPSite {
-        HTTPSite(allow: settings.allow, images: nil, pages: StatusEndpoints.pages(config: config, demo: state.demo))
+        let store = imageStore
+        let images: ImageLookup = { location, id, fileExtension in
+            // Only the configured format is served: `/images/home/hallway.jpg` is 404 for a PNG.
+            guard let image = store.image(location: location, id: id), image.format.fileExtension == fileExtension
+            else { return nil }
+            return (image.format.contentType, image.bytes)
+        }
+        return HTTPSite(
+            allow: settings.allow, images: images, pages: StatusEndpoints.pages(config: config, demo: state.demo))
     }
 
     /// Starts the HTTP server when `http:` is configured (nil otherwise): loads libmicrohttpd

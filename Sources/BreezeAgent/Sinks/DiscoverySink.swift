@@ -41,6 +41,9 @@ struct DiscoverySink: RetainedSink {
         // Risk needs pollen: without it the risk topics are cleared, and so are its entities.
         input.profiles = items.isEmpty ? [] : config.profiles.map { .init(id: $0.id, name: $0.name) }
         input.shardIndex = context.layout.shardIndex
+        input.images = config.images.filter { $0.location == snapshot.location.config.id }.map {
+            .init(id: $0.id, format: $0.format)
+        }
         let message = HomeAssistantDiscovery.deviceConfig(for: input)
         var tree = TopicTree()
         tree.set(message.topic, message.payload)

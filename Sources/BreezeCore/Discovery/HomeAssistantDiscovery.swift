@@ -72,6 +72,17 @@ public struct DiscoveryInput: Sendable, Equatable {
     }
     /// The risk profiles shown for this location (SPEC §10.2); empty when pollen is unavailable.
     public var profiles: [Profile] = []
+    /// A rendered image of the location (SPEC §9.2): its id (a topic level) and format.
+    public struct Image: Sendable, Equatable {
+        public var id: String
+        public var format: ImageFormat
+        public init(id: String, format: ImageFormat) {
+            self.id = id
+            self.format = format
+        }
+    }
+    /// The location's images, announced as MQTT `image` entities on `<p>/<loc>/image/<id>`.
+    public var images: [Image] = []
 
     /// The agent's topics (``TopicLayout``) under `topicPrefix` and `discoveryPrefix`.
     public var layout: TopicLayout {
@@ -208,6 +219,16 @@ public enum HomeAssistantDiscovery {
         if input.climateEnabled { addClimate(topics: topics, to: &components) }
         if input.airEnabled { addAir(topics, to: &components) }
         addRisk(input.profiles, topics, to: &components)
+        for image in input.images {
+            // Raw bytes on the topic (no `image_encoding`): Home Assistant serves them as they are.
+            components.add(
+                "image_" + DiscoveryNaming.slug(image.id), platform: "image", name: "Image " + image.id,
+                [
+                    "image_topic": .string(topics.image(image.id)),
+                    "content_type": .string(image.format.contentType),
+                    "icon": .string("mdi:image"),
+                ])
+        }
         components.add(
             "refresh", platform: "button", name: "Refresh",
             [

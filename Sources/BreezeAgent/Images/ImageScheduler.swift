@@ -1,0 +1,353 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import BreezeCore
+import BreezeMQTT
+
+/// One configured image of a location this agent serves: an index into ``ImageScheduler/images``.
+struct ImageKey: Hashable, Sendable {
+    let index: Int
+}
+
+/// One multipart POST to an OpenEPaperLink access point (SPEC §9.2): `mac`, `dither`, `file`.
+struct OpenEPaperLinkUpload: Sendable, Equatable {
+    /// `<ap>/imgupload`.
+    let url: String
+    let mac: String
+    /// The part's filename (`<id>.jpg`).
+    let filename: String
+    let jpeg: [UInt8]
+}
+
+/// What an upload came to: the access point's HTTP status, or a transport failure.
+enum UploadOutcome: Sendable, Equatable {
+    case status(Int)
+    case failed(String)
+}
+
+/// The images' part of the daemon's state (SPEC §9.2): what each image last asked the helper
+/// for, when, and what it got; and for each OpenEPaperLink tag the JPEG still to send and its
+/// retry state. A value inside ``DaemonState``; the decisions are in the extension below.
+struct ImageScheduler {
+    /// An image is rendered at most once per this many seconds (a change inside the minute
+    /// renders at the minute's end).
+    static let minimumInterval: Int64 = 60
+    /// A failed render is tried again after 1, 2, 4, … minutes, at most an hour.
+    static let longestRenderRetry: Int64 = 3600
+    /// An upload answered 409 (the AP is busy) or failed on the network is retried after 30 s,
+    /// doubling to at most 30 min, with ±20 % jitter.
+    static let firstUploadRetry: Int64 = 30
+    static let longestUploadRetry: Int64 = 1800
+
+    struct Image {
+        let config: ImageConfig
+        /// The location's index in ``DaemonState/locations``.
+        let location: Int
+        let topic: String
+        /// The request of the last render started; equal requests are not rendered again.
+        var requested: RenderRequest?
+        var inFlight = false
+        var lastStart: Int64?
+        /// A change waits for the minute's end (or a failure's backoff) until then.
+        var dueAt: Int64?
+        var retryAt: Int64?
+        var failures = 0
+        /// ``BinaryPayload/reference(for:)`` of the latest good render.
+        var reference: String?
+    }
+
+    struct Tag {
+        let output: OpenEPaperLinkOutput
+        /// The image's index in ``ImageScheduler/images``.
+        let image: Int
+        /// The newest JPEG not yet accepted by the access point.
+        var pending: [UInt8]?
+        /// Counts the JPEGs handed to this tag; `sentVersion` is the one of the upload in flight.
+        var pendingVersion = 0
+        var sentVersion = 0
+        var inFlight = false
+        var retryAt: Int64 = 0
+        var retryDelay: Int64 = 0
+        /// Answered 400: not sent again until the configuration changes.
+        var rejected = false
+        var uploaded = 0
+        var failed = 0
+    }
+
+    private(set) var images: [Image] = []
+    var tags: [Tag] = []
+    /// The locations' display units when last looked at (a `unit/set` re-renders).
+    var units: [TemperatureUnit] = []
+
+    init() {}
+
+    init(config: AgentConfig, locations: [LocationRuntime], layout: TopicLayout) {
+        for image in config.images {
+            guard let location = locations.firstIndex(where: { $0.config.id == image.location }) else { continue }
+            images.append(
+                Image(config: image, location: location, topic: layout.location(image.location).image(image.id)))
+        }
+        for output in config.openEPaperLink {
+            guard let image = images.firstIndex(where: { $0.config.id == output.image }) else { continue }
+            tags.append(Tag(output: output, image: image))
+        }
+        units = locations.map(\.unit)
+    }
+
+    /// The helper is missing: no images this run (their published topics are kept).
+    mutating func disable() {
+        images = []
+        tags = []
+    }
+
+    var isEmpty: Bool { images.isEmpty }
+
+    subscript(key: ImageKey) -> Image {
+        get { images[key.index] }
+        set { images[key.index] = newValue }
+    }
+
+    /// The earliest time a deferred render, a render retry or an upload retry is due.
+    var nextWake: Int64? {
+        var times: [Int64] = images.filter { !$0.inFlight }.compactMap(\.dueAt)
+        times += tags.filter { $0.pending != nil && !$0.inFlight && !$0.rejected }.map(\.retryAt)
+        return times.min()
+    }
+}
+
+extension DaemonState {
+    // MARK: rendering
+
+    /// What the image should show now; nil while none of the data it draws is known yet (a
+    /// fresh start: the published image of the last run stays until there is something to draw).
+    func renderRequest(_ key: ImageKey, now: Int64) -> RenderRequest? {
+        let image = images[key]
+        let location = locations[image.location]
+        let kind = image.config.kind
+        var known = false
+        var selection: PollenSelection?
+        if kind == .pollen || kind == .summary {
+            switch location.pollenView(settings: config.pollen, now: now) {
+            case .unknown: break
+            case .unavailable: known = true
+            case .selected(let selected, _):
+                selection = selected
+                known = true
+            }
+        }
+        let climate = config.climate.enabled ? location.climate?.trend : nil
+        let stripes = config.climate.enabled ? location.stripes?.series : nil
+        if kind == .climate || kind == .summary { known = known || climate != nil }
+        if kind == .stripes || kind == .summary { known = known || stripes != nil }
+        guard known else { return nil }
+        let content = ImageContentBuilder.content(
+            kind: kind,
+            .init(
+                locationName: location.config.name, pollen: selection, palette: config.pollen.colors,
+                climate: climate, unit: location.unit, stripes: stripes))
+        return RenderRequest(
+            kind: kind, width: image.config.width, height: image.config.height, palette: image.config.palette,
+            format: image.config.format, content: content)
+    }
+
+    /// The images' decisions after an event: renders whose request changed (at most one per
+    /// image and minute), uploads due; plus the next wake when anything is waiting.
+    mutating func imageActions(after event: DaemonEvent, now: Int64) -> [DaemonAction] {
+        guard !images.isEmpty else { return [] }
+        switch event {
+        case .tick, .fetched, .rendered, .uploaded: break
+        case .mqtt(let mqtt):
+            guard case .message = mqtt else { return [] }
+            // Only a `unit/set` changes what an image shows.
+            let units = locations.map(\.unit)
+            guard units != images.units else { return [] }
+            images.units = units
+        default: return []
+        }
+        let actions = startRenders(now: now) + startUploads(now: now)
+        guard !actions.isEmpty || images.nextWake != nil else { return [] }
+        return actions + [wake(now: now)]
+    }
+
+    /// Starts the render of every image whose request changed, unless it is in flight or its
+    /// minute (or failure backoff) has not passed: then it is due at that time.
+    mutating func startRenders(now: Int64) -> [DaemonAction] {
+        var actions: [DaemonAction] = []
+        for index in images.images.indices {
+            let key = ImageKey(index: index)
+            guard !images[key].inFlight, let request = renderRequest(key, now: now) else { continue }
+            guard request != images[key].requested else {
+                images[key].dueAt = nil
+                continue
+            }
+            let earliest = max(
+                images[key].lastStart.map { $0 + ImageScheduler.minimumInterval } ?? now, images[key].retryAt ?? now)
+            guard now >= earliest else {
+                images[key].dueAt = earliest
+                continue
+            }
+            images[key].requested = request
+            images[key].inFlight = true
+            images[key].lastStart = now
+            images[key].dueAt = nil
+            actions.append(.render(key, request))
+        }
+        return actions
+    }
+
+    /// A render came back: new bytes are kept (``DaemonAction/imageReady(location:id:format:bytes:)``),
+    /// set on the image's topic and handed to its OpenEPaperLink tags; a failure is logged and
+    /// retried with backoff.
+    mutating func applyRendered(_ key: ImageKey, _ outcome: RenderOutcome, now: Int64) -> [DaemonAction] {
+        guard key.index < images.images.count else { return [] }
+        images[key].inFlight = false
+        let config = images[key].config
+        let name = "image[\(config.location)/\(config.id)]"
+        switch outcome {
+        case .failed(let message):
+            return renderFailed(key, "\(name): render failed: \(message)", now: now)
+        case .image(let bytes):
+            guard bytes.count <= ImageBounds.maximumBytes else {
+                return renderFailed(
+                    key, "\(name): \(bytes.count) bytes is over \(ImageBounds.maximumBytes); not published", now: now)
+            }
+            guard Self.hasSignature(bytes, of: config.format) else {
+                return renderFailed(key, "\(name): the helper's output is not a \(config.format.rawValue)", now: now)
+            }
+            images[key].failures = 0
+            images[key].retryAt = nil
+            let reference = BinaryPayload.reference(for: bytes)
+            guard reference != images[key].reference else {
+                return [.log(.debug, "\(name): rendered the same \(bytes.count) bytes again")]
+            }
+            images[key].reference = reference
+            var tree = TopicTree()
+            tree.set(images[key].topic, reference)
+            var actions: [DaemonAction] = [
+                .imageReady(location: config.location, id: config.id, format: config.format, bytes: bytes),
+                .setScope(SinkScope(scope: images[key].topic, tree: tree)),
+                .flush(persist: true),
+                .log(
+                    .info,
+                    "\(name): rendered \(config.width)×\(config.height) \(config.format.rawValue), \(bytes.count) bytes"
+                ),
+            ]
+            if config.format == .jpeg {
+                for index in images.tags.indices where images.tags[index].image == key.index {
+                    images.tags[index].pending = bytes
+                    images.tags[index].pendingVersion += 1
+                    // A new image goes out at once, whatever the backoff of the old one.
+                    images.tags[index].retryAt = 0
+                    images.tags[index].retryDelay = 0
+                }
+                actions += startUploads(now: now)
+            }
+            return actions
+        }
+    }
+
+    private mutating func renderFailed(_ key: ImageKey, _ message: String, now: Int64) -> [DaemonAction] {
+        images[key].failures += 1
+        images[key].requested = nil
+        let delay = min(
+            ImageScheduler.minimumInterval << Int64(min(images[key].failures - 1, 6)), ImageScheduler.longestRenderRetry
+        )
+        images[key].retryAt = now + delay
+        return [.log(.warning, "\(message); next try in \(delay) s")]
+    }
+
+    /// PNG's 8-byte signature, JPEG's SOI marker.
+    static func hasSignature(_ bytes: [UInt8], of format: ImageFormat) -> Bool {
+        switch format {
+        case .png: return bytes.starts(with: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+        case .jpeg: return bytes.starts(with: [0xff, 0xd8, 0xff])
+        }
+    }
+
+    /// Every image's topic as a scope: its latest render, or kept (nil) before the first one.
+    func imageScopes() -> [DaemonAction] {
+        images.images.map { image in
+            var tree: TopicTree?
+            if let reference = image.reference {
+                var set = TopicTree()
+                set.set(image.topic, reference)
+                tree = set
+            }
+            return .setScope(SinkScope(scope: image.topic, tree: tree))
+        }
+    }
+
+    // MARK: OpenEPaperLink
+
+    /// Starts the upload of every tag with a JPEG waiting whose retry time has come (one in
+    /// flight per tag; a tag answered 400 waits for a configuration change).
+    mutating func startUploads(now: Int64) -> [DaemonAction] {
+        var actions: [DaemonAction] = []
+        for index in images.tags.indices {
+            let tag = images.tags[index]
+            guard let jpeg = tag.pending, !tag.inFlight, !tag.rejected, now >= tag.retryAt else { continue }
+            images.tags[index].inFlight = true
+            images.tags[index].sentVersion = tag.pendingVersion
+            let image = images.images[tag.image].config
+            actions.append(
+                .upload(
+                    index,
+                    OpenEPaperLinkUpload(
+                        url: tag.output.accessPoint + "/imgupload", mac: tag.output.mac, filename: image.id + ".jpg",
+                        jpeg: jpeg)))
+        }
+        return actions
+    }
+
+    /// An upload came back: 200 done; 409 or a network error retried with jittered backoff; 400
+    /// logged once and not retried until the configuration changes.
+    mutating func applyUploaded(_ index: Int, _ outcome: UploadOutcome, now: Int64) -> [DaemonAction] {
+        guard index < images.tags.count else { return [] }
+        images.tags[index].inFlight = false
+        let output = images.tags[index].output
+        let name = "openepaperlink[\(output.mac) at \(output.accessPoint)]"
+        let problem: String
+        switch outcome {
+        case .status(let status) where (200..<300).contains(status):
+            images.tags[index].uploaded += 1
+            images.tags[index].retryDelay = 0
+            images.tags[index].retryAt = 0
+            let log = DaemonAction.log(.info, "\(name): image \(output.image) uploaded")
+            // A newer JPEG rendered while this one was on its way goes out now.
+            guard images.tags[index].sentVersion == images.tags[index].pendingVersion else {
+                return [log] + startUploads(now: now)
+            }
+            images.tags[index].pending = nil
+            return [log]
+        case .status(400):
+            images.tags[index].rejected = true
+            images.tags[index].failed += 1
+            return [
+                .log(
+                    .error,
+                    "\(name): the access point refused the upload (400: unknown or bad mac?); not retrying until the configuration changes"
+                )
+            ]
+        case .status(let status):
+            problem = "answered \(status)\(status == 409 ? " (busy)" : "")"
+        case .failed(let message):
+            problem = "failed: \(message)"
+        }
+        images.tags[index].failed += 1
+        let previous = images.tags[index].retryDelay
+        let base =
+            previous == 0 ? ImageScheduler.firstUploadRetry : min(previous * 2, ImageScheduler.longestUploadRetry)
+        images.tags[index].retryDelay = base
+        let jittered = max(1, Int64(Double(base) * (0.8 + 0.4 * random.fraction())))
+        images.tags[index].retryAt = now + jittered
+        return [.log(.warning, "\(name): upload \(problem); retry in \(jittered) s")] + startUploads(now: now)
+    }
+}

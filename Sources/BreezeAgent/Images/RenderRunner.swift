@@ -1,0 +1,274 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import BreezeCore
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What one run of the render helper came to.
+enum RenderOutcome: Sendable, Equatable {
+    /// The image bytes the helper wrote (exit 0).
+    case image([UInt8])
+    /// Why there is no image: the helper's exit code and stderr line, a timeout, too much output.
+    case failed(String)
+}
+
+/// Runs `breeze-agent-render` (docs/images.md): one JSON ``RenderRequest`` on its stdin, the
+/// image bytes from its stdout. Cairo and libjpeg live in that helper, never in the agent.
+///
+/// A run blocks on pipes, so it happens on the runner's own serial queue (one render at a
+/// time), never on the cooperative pool. Its output is bounded (``maximumOutput``), its
+/// duration too (``timeout``: the helper is killed), and its stderr is kept for the log.
+final class RenderRunner: Sendable {
+    /// Where the packages install the helper (`/usr/libexec/breeze-agent/breeze-agent-render`).
+    static let installedPath = "/usr/libexec/breeze-agent/breeze-agent-render"
+    static let helperName = "breeze-agent-render"
+    /// The most stdout read: one byte over the largest image published (SPEC §9.2), to know it
+    /// was over.
+    static let maximumOutput = ImageBounds.maximumBytes + 1
+    /// The most of the helper's stderr kept for the log.
+    static let maximumErrorOutput = 4096
+    /// How long one render may take before the helper is killed.
+    static let defaultTimeout: Duration = .seconds(30)
+
+    let helper: String
+    let timeout: Duration
+    private let queue = DispatchQueue(label: "breeze.render")
+
+    init(helper: String, timeout: Duration = RenderRunner.defaultTimeout) {
+        self.helper = helper
+        self.timeout = timeout
+    }
+
+    /// The helper next to the agent's own executable (a build tree, a tarball), else the
+    /// installed one; nil when neither is an executable file.
+    static func locate(ownExecutable: String? = RenderRunner.ownExecutable()) -> String? {
+        var candidates: [String] = []
+        if let own = ownExecutable, let slash = own.lastIndex(of: "/") {
+            candidates.append(String(own[..<slash]) + "/" + helperName)
+        }
+        candidates.append(installedPath)
+        return candidates.first { access($0, X_OK) == 0 }
+    }
+
+    /// `/proc/self/exe`, resolved.
+    static func ownExecutable() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Renders `request` (off the calling task's thread). Cancelling the calling task kills the
+    /// helper within about 100 ms (a shutdown does not wait for a slow render).
+    func render(_ request: RenderRequest) async -> RenderOutcome {
+        let input: [UInt8]
+        do {
+            input = Array(try JSONEncoderShim.encode(request).utf8)
+        } catch {
+            return .failed("cannot encode the request: \(error)")
+        }
+        let (helper, timeout) = (helper, timeout)
+        let cancelled = Cancelled()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<RenderOutcome, Never>) in
+                queue.async {
+                    continuation.resume(
+                        returning: Self.run(helper: helper, input: input, timeout: timeout, cancelled: cancelled))
+                }
+            }
+        } onCancel: {
+            cancelled.set()
+        }
+    }
+
+    /// Set by the task's cancellation handler (any thread), read by the run's poll loop.
+    final class Cancelled: Sendable {
+        private let flag = Atomic<Bool>(false)
+        func set() { flag.store(true, ordering: .relaxed) }
+        var isSet: Bool { flag.load(ordering: .relaxed) }
+    }
+
+    /// One blocking run: spawn, feed stdin, read stdout and stderr (bounded) until both close or
+    /// the time runs out, reap.
+    static func run(
+        helper: String, input: [UInt8], timeout: Duration, cancelled: Cancelled = Cancelled()
+    ) -> RenderOutcome {
+        guard !cancelled.isSet else { return .failed("cancelled") }
+        var stdinPipe: [Int32] = [-1, -1]
+        var stdoutPipe: [Int32] = [-1, -1]
+        var stderrPipe: [Int32] = [-1, -1]
+        guard makePipe(&stdinPipe) == 0 else { return .failed("pipe: \(errnoText())") }
+        guard makePipe(&stdoutPipe) == 0 else {
+            closeAll(stdinPipe)
+            return .failed("pipe: \(errnoText())")
+        }
+        guard makePipe(&stderrPipe) == 0 else {
+            closeAll(stdinPipe + stdoutPipe)
+            return .failed("pipe: \(errnoText())")
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+        // The agent may ignore SIGPIPE; the helper gets the default back (ignored signals survive exec).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(helper), nil]
+        defer { for pointer in argv { free(pointer) } }
+        var spawned = posix_spawn(&pid, helper, &actions, &attributes, argv, environ)
+        // ETXTBSY: another thread's fork holds the file open for writing for a moment (a helper
+        // just installed or written); try a few times.
+        var attempts = 0
+        while spawned == ETXTBSY && attempts < 10 {
+            attempts += 1
+            usleep(20_000)
+            spawned = posix_spawn(&pid, helper, &actions, &attributes, argv, environ)
+        }
+        close(stdinPipe[0])
+        close(stdoutPipe[1])
+        close(stderrPipe[1])
+        guard spawned == 0 else {
+            closeAll([stdinPipe[1], stdoutPipe[0], stderrPipe[0]])
+            return .failed("cannot start \(helper): \(String(cString: strerror(spawned)))")
+        }
+        for fd in [stdinPipe[1], stdoutPipe[0], stderrPipe[0]] {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+
+        var writeFD: Int32 = stdinPipe[1]
+        var outFD: Int32 = stdoutPipe[0]
+        var errFD: Int32 = stderrPipe[0]
+        var written = 0
+        var output: [UInt8] = []
+        var errors: [UInt8] = []
+        var tooLarge = false
+        var timedOut = false
+        var wasCancelled = false
+        let deadline = ContinuousClock.now + timeout
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        if input.isEmpty {
+            close(writeFD)
+            writeFD = -1
+        }
+
+        while outFD >= 0 || errFD >= 0 {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else {
+                timedOut = true
+                break
+            }
+            guard !cancelled.isSet else {
+                wasCancelled = true
+                break
+            }
+            // Slices of at most 100 ms, so a cancellation is seen promptly.
+            let millis = Int32(clamping: min(remaining.components.seconds * 1000 + 1, 100))
+            var fds: [pollfd] = []
+            if writeFD >= 0 { fds.append(pollfd(fd: writeFD, events: Int16(POLLOUT), revents: 0)) }
+            if outFD >= 0 { fds.append(pollfd(fd: outFD, events: Int16(POLLIN), revents: 0)) }
+            if errFD >= 0 { fds.append(pollfd(fd: errFD, events: Int16(POLLIN), revents: 0)) }
+            let ready = poll(&fds, nfds_t(fds.count), millis)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for entry in fds where entry.revents != 0 {
+                if entry.fd == writeFD {
+                    let n = input.withUnsafeBytes { write(writeFD, $0.baseAddress! + written, $0.count - written) }
+                    if n > 0 { written += n }
+                    if n < 0 && errno == EAGAIN { continue }
+                    if n <= 0 || written == input.count {
+                        // All sent, or the helper closed its stdin (EPIPE): no more to write.
+                        close(writeFD)
+                        writeFD = -1
+                    }
+                } else if entry.fd == outFD {
+                    let n = chunk.withUnsafeMutableBytes { read(outFD, $0.baseAddress!, $0.count) }
+                    if n > 0 {
+                        output.append(contentsOf: chunk[..<min(n, maximumOutput - output.count)])
+                        if output.count >= maximumOutput {
+                            tooLarge = true
+                            close(outFD)
+                            outFD = -1
+                        }
+                    } else if n == 0 || errno != EAGAIN {
+                        close(outFD)
+                        outFD = -1
+                    }
+                } else if entry.fd == errFD {
+                    let n = chunk.withUnsafeMutableBytes { read(errFD, $0.baseAddress!, $0.count) }
+                    if n > 0 {
+                        errors.append(contentsOf: chunk[..<min(n, max(0, maximumErrorOutput - errors.count))])
+                    } else if n == 0 || errno != EAGAIN {
+                        close(errFD)
+                        errFD = -1
+                    }
+                }
+            }
+            if tooLarge { break }
+        }
+        closeAll([writeFD, outFD, errFD].filter { $0 >= 0 })
+        if timedOut || tooLarge || wasCancelled { kill(pid, SIGKILL) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+
+        let stderrText = firstLine(errors)
+        if wasCancelled { return .failed("cancelled") }
+        if timedOut { return .failed("\(helperName) timed out after \(timeout) and was killed") }
+        if tooLarge {
+            return .failed("\(helperName) wrote more than \(ImageBounds.maximumBytes) bytes; image not published")
+        }
+        let signal = status & 0x7f
+        if signal != 0 { return .failed("\(helperName) was killed by signal \(signal)\(stderrText)") }
+        let code = (status >> 8) & 0xff
+        guard code == 0 else {
+            let meaning = code == 65 ? "refused the request" : "failed"
+            return .failed("\(helperName) \(meaning) (exit \(code))\(stderrText)")
+        }
+        guard !output.isEmpty else { return .failed("\(helperName) wrote no image\(stderrText)") }
+        return .image(output)
+    }
+
+    /// `: <the helper's first stderr line>`, or nothing.
+    private static func firstLine(_ bytes: [UInt8]) -> String {
+        let line = String(decoding: bytes.prefix { $0 != 0x0a }, as: UTF8.self)
+        return line.isEmpty ? "" : ": " + doubleQuoted(line, maxScalars: 200)
+    }
+
+    /// A pipe whose ends close on exec (Glibc's `pipe2` needs `_GNU_SOURCE`, which Swift does
+    /// not set): only the helper's dup2'd copies reach it.
+    private static func makePipe(_ fds: inout [Int32]) -> Int32 {
+        guard pipe(&fds) == 0 else { return -1 }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return 0
+    }
+
+    private static func closeAll(_ fds: [Int32]) {
+        for fd in fds where fd >= 0 { close(fd) }
+    }
+
+    private static func errnoText() -> String { String(cString: strerror(errno)) }
+}

@@ -1,0 +1,110 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+/// Turns a location's state into what an image shows (SPEC §9.2): words and colors decided
+/// here, in the core, so the render helper draws and decides nothing.
+///
+/// Only the panels the image's kind draws are filled (`pollen`: pollen; `climate`: climate;
+/// `stripes`: stripes; `summary`: all three), so a change the picture does not show does not
+/// re-render it.
+public enum ImageContentBuilder {
+    /// What the builder reads of a location.
+    public struct Input: Sendable {
+        public var locationName: String
+        /// Today's and the forecast days' pollen; nil when not known or unavailable.
+        public var pollen: PollenSelection?
+        public var palette: PollenPalette
+        public var climate: ClimateTrend?
+        public var unit: TemperatureUnit
+        public var stripes: StripesSeries?
+
+        public init(
+            locationName: String, pollen: PollenSelection?, palette: PollenPalette, climate: ClimateTrend?,
+            unit: TemperatureUnit, stripes: StripesSeries?
+        ) {
+            self.locationName = locationName
+            self.pollen = pollen
+            self.palette = palette
+            self.climate = climate
+            self.unit = unit
+            self.stripes = stripes
+        }
+    }
+
+    /// The color of a stripes year the series left out (fewer than 360 daily means).
+    public static let missingYearColor = "#ffffff"
+    /// Short English weekday names, Monday first.
+    static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+    public static func content(kind: ImageKind, _ input: Input) -> ImageContent {
+        var content = ImageContent(locationName: input.locationName)
+        if kind == .pollen || kind == .summary {
+            content.pollen = input.pollen.map { pollenPanel($0, palette: input.palette) }
+        }
+        if kind == .climate || kind == .summary {
+            content.climate = input.climate.map { climatePanel($0, unit: input.unit) }
+        }
+        if kind == .stripes || kind == .summary {
+            content.stripes = input.stripes.map(stripesPanel)
+        }
+        return content
+    }
+
+    /// Today's max (label "Today", the level word of the highest general type), the three types
+    /// (grass, tree, weed, those the source has), and each forecast day's max (label: weekday).
+    public static func pollenPanel(_ selection: PollenSelection, palette: PollenPalette) -> PollenPanel {
+        let today = cell("Today", level: PollenLevel(value: selection.max?.value), palette: palette)
+        var types: [LevelCell] = []
+        for code in GooglePollen.typeCodes {
+            guard let item = selection.items.first(where: { !$0.isPlant && $0.code == code }) else { continue }
+            types.append(cell(item.name, level: item.level, palette: palette))
+        }
+        let days = selection.days.dropFirst().map { day in
+            cell(weekday(day.date), level: PollenLevel(value: day.max?.value), palette: palette)
+        }
+        return PollenPanel(today: today, types: types, days: days)
+    }
+
+    /// The change text and color as `climate/change/text` shows them (`—` and gray without a
+    /// change), and one bar per point, oldest first, its temperature in the display unit.
+    public static func climatePanel(_ trend: ClimateTrend, unit: TemperatureUnit) -> ClimatePanel {
+        let change = trend.changeTenths.map { ClimateFormat.changeText(tenthsCelsius: $0, unit: unit) } ?? "—"
+        let bars = trend.points.sorted { $0.year < $1.year }.map { point in
+            ClimateBar(
+                label: String(point.year),
+                value: ClimateFormat.temperatureText(tenthsCelsius: point.tenthsCelsius, unit: unit),
+                heightThousandths: point.barThousandths, color: point.color.description)
+        }
+        return ClimatePanel(changeText: change, changeColor: trend.changeColor.description, bars: bars)
+    }
+
+    /// One color per year from the first to the last year of the series, oldest first; a year
+    /// the series left out is ``missingYearColor``.
+    public static func stripesPanel(_ series: StripesSeries) -> StripesPanel {
+        var colors: [Int: String] = [:]
+        for year in series.years { colors[year.year] = year.color.description }
+        let last = max(series.firstYear, series.lastYear)
+        return StripesPanel(
+            firstYear: series.firstYear, lastYear: last,
+            colors: (series.firstYear...last).map { colors[$0] ?? missingYearColor })
+    }
+
+    /// The English short weekday of a date (1970-01-01 was a Thursday).
+    public static func weekday(_ date: CivilDate) -> String {
+        let days = date.daysSinceEpoch
+        let index = ((days % 7) + 7 + 3) % 7
+        return weekdays[index]
+    }
+
+    private static func cell(_ label: String, level: PollenLevel, palette: PollenPalette) -> LevelCell {
+        LevelCell(label: label, level: level.label, color: palette.color(for: level).description)
+    }
+}
