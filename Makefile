@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
-.PHONY: run test build release deps clean deb deb-render test-deb test-ha fuzz sanitize soak bench test-brokers
+.PHONY: run test build release deps clean deb deb-render test-deb test-ha fuzz sanitize soak bench test-brokers screenshots
 
 deps:
 	scripts/deps.sh
@@ -26,6 +26,11 @@ test-brokers:
 
 clean:
 	rm -rf .build
+
+# The README's screenshots of the status page: the browser test's --demo run, kept in docs/images.
+screenshots:
+	scripts/deps.sh chromium
+	BREEZE_SCREENSHOT_DIR=$(CURDIR)/docs/images $(SWIFT) test --filter 'StatusPageBrowserTests/demoPage'
 
 deb:
 	scripts/deb.sh

@@ -3,7 +3,8 @@
 # port from test/mosquitto/test.conf, runs `swift test`, and stops the broker whatever happens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
+# Chromium: the status page's browser tests (StatusPageBrowserTests) load it headless.
+scripts/deps.sh chromium
 . scripts/test-broker.sh
 start_test_broker test
 # Every source file carries the Apache-2.0 SPDX header (scripts/license-headers.sh --fix adds it).

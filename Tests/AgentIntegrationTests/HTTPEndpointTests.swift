@@ -161,12 +161,16 @@ struct HTTPEndpointTests {
             let running = try await Self.start(brokerPort: port)
             let http = running.httpPort
             for path in [
-                "/", "/nothing", "/healthz/", "/metrics.txt", "/images", "/images/home/hallway.png",
+                "/nothing", "/healthz/", "/metrics.txt", "/images", "/images/home/hallway.png",
                 "/images/../x", "/images/%2e%2e/x.png", "/images/home/%2e%2e%2fx.png", "/images/..%2fetc/passwd.png",
-                "/%2e%2e/%2e%2e/etc/passwd", "/images/home/../../metrics", "/api/state.json",
+                "/%2e%2e/%2e%2e/etc/passwd", "/images/home/../../metrics", "/api/state.json/", "/index.html",
             ] {
                 let response = RawHTTP.request(http, "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
                 #expect(response.status == 404, "\(path): \(response.head)")
+            }
+            // The status page and its JSON (SPEC §13) are the two pages at exact paths.
+            for path in ["/", "/api/state.json"] {
+                #expect(RawHTTP.get(http, path).status == 200, "\(path)")
             }
             for method in ["POST", "PUT", "DELETE", "OPTIONS"] {
                 let response = RawHTTP.request(

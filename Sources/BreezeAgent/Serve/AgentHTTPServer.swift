@@ -58,7 +58,8 @@ extension Agent {
             else { return nil }
             return (image.format.contentType, image.bytes)
         }
-        return HTTPSite(allow: settings.allow, images: images, pages: [:])
+        return HTTPSite(
+            allow: settings.allow, images: images, pages: StatusEndpoints.pages(config: config, demo: state.demo))
     }
 
     /// Starts the HTTP server when `http:` is configured (nil otherwise): loads libmicrohttpd

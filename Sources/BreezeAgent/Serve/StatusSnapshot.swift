@@ -1,0 +1,259 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import BreezeCore
+import BreezeServe
+
+/// What `GET /` and `GET /api/state.json` show (SPEC §13): the HTTP server's snapshot of the
+/// daemon's state (``ServeSnapshot``, the one `/healthz` and `/metrics` read) with the run's
+/// settings. A value: the server's thread renders it without touching the state machine.
+struct StatusSnapshot: Sendable {
+    let serve: ServeSnapshot
+    let config: AgentConfig
+    /// `--demo`: the page says the data is made up.
+    let demo: Bool
+
+    var now: Int64 { serve.takenAt }
+
+    /// The location as the broker's sinks see it now (the same freshness rules and selection).
+    func sinkSnapshot(_ index: Int) -> LocationSnapshot {
+        let location = serve.locations[index].runtime
+        return LocationSnapshot(
+            location: location, topics: config.topicLayout.location(location.config.id),
+            pollen: location.pollenView(settings: config.pollen, now: now), now: now)
+    }
+
+    var sinkContext: SinkContext { SinkContext(config: config, layout: config.topicLayout, discoveryEnabled: false) }
+
+    /// The `<p>/diagnostics` document's counters as the snapshot has them (no reconnect count).
+    var sourcesJSON: JSONValue {
+        var diagnostics = AgentDiagnostics(
+            uptimeSeconds: serve.uptimeSeconds, sources: serve.fetches,
+            apiCallsToday: serve.locations.map {
+                .init(locationID: $0.id, google: $0.googleCallsToday, openMeteo: $0.openMeteoCallsToday)
+            }, reconnects: 0)
+        diagnostics.openMeteoCallsToday = serve.openMeteoCallsToday
+        guard case .object(let members) = diagnostics.json else { return diagnostics.json }
+        return .object(members.filter { $0.key != "reconnects" })
+    }
+}
+
+// MARK: GET /
+
+extension StatusSnapshot {
+    /// The page's model: the same selections, texts and colors as the broker's topics.
+    var page: StatusPage {
+        var attributions: [String] = []
+        func attribute(_ text: String) {
+            if !attributions.contains(text) { attributions.append(text) }
+        }
+        let palette = config.pollen.colors
+        var shown: [StatusLocation] = []
+        for index in serve.locations.indices.prefix(StatusPage.maximumModelledLocations) {
+            let location = serve.locations[index].runtime
+            let today = location.today(at: now)
+
+            let pollen: StatusSection<StatusPollen>
+            var risks: [StatusRisk] = []
+            switch location.pollenView(settings: config.pollen, now: now) {
+            case _ where !config.pollen.enabled: pollen = .off
+            case .unknown: pollen = .waiting
+            case .unavailable:
+                if case .unsupported(let message) = location.pollen {
+                    pollen = .unavailable("No pollen here: \(message)")
+                } else {
+                    pollen = .unavailable("No pollen here.")
+                }
+            case .selected(let selection, let fetchedAt):
+                pollen = .data(StatusPollen(selection: selection, fetchedAt: fetchedAt, palette: palette))
+                attribute(selection.source.attribution(year: selection.today.year))
+                risks = config.profiles.map {
+                    StatusRisk(assessment: RiskAssessment.evaluate(profile: $0, selection: selection), palette: palette)
+                }
+            }
+
+            let climate: StatusSection<StatusClimate>
+            let stripes: StatusSection<StatusStripes>
+            if !config.climate.enabled {
+                climate = .off
+                stripes = .off
+            } else {
+                if let data = location.climate {
+                    climate = .data(
+                        StatusClimate(
+                            trend: data.trend, unit: location.unit, fetchedAt: data.fetchedAt,
+                            stale: location.climateStale))
+                    attribute(ClimateTopics.attribution)
+                } else {
+                    climate = .waiting
+                }
+                if let data = location.stripes {
+                    stripes = .data(StatusStripes(series: data.series))
+                    attribute(ClimateTopics.attribution)
+                } else {
+                    stripes = .waiting
+                }
+            }
+
+            let air: StatusSection<StatusAir>
+            if !config.air.enabled {
+                air = .off
+            } else if let data = location.air {
+                let reading = AirReading.select(report: data.report, zone: location.zone, now: now)
+                air = .data(StatusAir(reading: reading, fetchedAt: data.fetchedAt, stale: location.airStale))
+                attribute(AirTopics.attribution(year: today.year))
+            } else {
+                air = .waiting
+            }
+
+            shown.append(
+                StatusLocation(
+                    id: location.config.id, name: location.config.name, pollen: pollen, climate: climate,
+                    stripes: stripes, air: air, risks: risks, googleCallsToday: serve.locations[index].googleCallsToday,
+                    openMeteoCallsToday: serve.locations[index].openMeteoCallsToday))
+        }
+        var page = StatusPage(
+            version: serve.version, generatedAt: UTCTimestamp.rfc3339(unixSeconds: now),
+            mqttConnected: serve.mqttConnected, demo: demo, locations: shown, sources: sources,
+            attributions: attributions)
+        page.omittedLocations = serve.locations.count - shown.count
+        return page
+    }
+
+    /// Every source this configuration uses (the snapshot lists them from the start), with its
+    /// health: stale when any location's data from it is stale.
+    var sources: [StatusSource] {
+        func requests(_ source: String) -> Int {
+            serve.openMeteoCallsToday.first { $0.source == source }?.requests ?? 0
+        }
+        return serve.fetches.map { status in
+            let kind: SourceKind?
+            let calls: Int
+            switch status.source {
+            case PollenSource.google.diagnosticsKey:
+                kind = .pollen
+                calls = serve.locations.reduce(0) { $0 + $1.googleCallsToday }
+            case PollenSource.openMeteo.diagnosticsKey: (kind, calls) = (.pollen, requests("pollen"))
+            case DaemonState.climateDiagnosticsKey: (kind, calls) = (.climate, requests("climate"))
+            case DaemonState.stripesDiagnosticsKey: (kind, calls) = (.stripes, requests("stripes"))
+            case DaemonState.airDiagnosticsKey: (kind, calls) = (.air, requests("air"))
+            default: (kind, calls) = (nil, 0)
+            }
+            let stale = serve.locations.contains { location in
+                location.sources.contains { $0.kind == kind && $0.state == .stale }
+            }
+            return StatusSource(
+                key: status.source, lastSuccess: status.lastSuccess,
+                lastError: status.lastError.map { $0.at + ": " + $0.message }, stale: stale, callsToday: calls)
+        }
+    }
+}
+
+// MARK: GET /api/state.json
+
+extension StatusSnapshot {
+    /// `{version, generated_at, demo, mqtt_connected, locations: [{id, name, sources, pollen,
+    /// climate, stripes, air, risk: {<profile>: …}}], diagnostics}`: each location's payloads are
+    /// the bytes the broker's sinks publish on `<p>/<loc>/pollen`, `…/climate`,
+    /// `…/climate/stripes`, `…/air` and `…/risk/<profile>` (null when the sink holds nothing
+    /// there now); `sources` says per source `fresh`, `stale`, `pending` or `unavailable` (as
+    /// `/healthz`); `diagnostics` is the `<p>/diagnostics` document without its reconnect count.
+    var stateJSON: String {
+        let context = sinkContext
+        var locationsJSON: [String] = []
+        for index in serve.locations.indices {
+            let snapshot = sinkSnapshot(index)
+            let topics = snapshot.topics
+            func payload(_ sink: any RetainedSink, _ topic: String) -> String {
+                let trees = sink.contents(of: snapshot, context: context).compactMap(\.tree)
+                for tree in trees {
+                    if let text = tree[topic], !text.isEmpty { return text }
+                }
+                return "null"
+            }
+            var risk: [(String, String)] = []
+            if !config.profiles.isEmpty {
+                let trees = RiskTreeSink().contents(of: snapshot, context: context).compactMap(\.tree)
+                for profile in config.profiles {
+                    let text = trees.lazy.compactMap { $0[topics.riskProfile(profile.id)] }.first
+                    risk.append((profile.id, text ?? "null"))
+                }
+            }
+            let location = serve.locations[index].runtime.config
+            let sources = JSONValue.object(
+                serve.locations[index].sources.map { JSONMember($0.kind.rawValue, .string($0.state.rawValue)) })
+            locationsJSON.append(
+                RawJSON.object([
+                    ("id", JSONValue.string(location.id).serialized),
+                    ("name", JSONValue.string(location.name).serialized),
+                    ("sources", sources.serialized),
+                    ("pollen", payload(PollenTreeSink(), topics.pollen)),
+                    ("climate", payload(ClimateTreeSink(), topics.climate)),
+                    ("stripes", payload(StripesTreeSink(), topics.climateStripes)),
+                    ("air", config.air.enabled ? payload(AirTreeSink(), topics.air) : "null"),
+                    ("risk", RawJSON.object(risk)),
+                ]))
+        }
+        return RawJSON.object([
+            ("version", JSONValue.string(serve.version).serialized),
+            ("generated_at", JSONValue.string(UTCTimestamp.rfc3339(unixSeconds: now)).serialized),
+            ("demo", demo ? "true" : "false"),
+            ("mqtt_connected", serve.mqttConnected ? "true" : "false"),
+            ("locations", "[" + locationsJSON.joined(separator: ",") + "]"),
+            ("diagnostics", sourcesJSON.serialized),
+        ]) + "\n"
+    }
+}
+
+/// Joins already serialized JSON documents (the broker's payloads) into one, unchanged.
+enum RawJSON {
+    static func object(_ members: [(key: String, json: String)]) -> String {
+        "{" + members.map { JSONValue.string($0.key).serialized + ":" + $0.json }.joined(separator: ",") + "}"
+    }
+}
+
+/// The HTTP side of the two status endpoints (SPEC §13), registered in the agent's site.
+enum StatusEndpoints {
+    static let pagePath = "/"
+    static let statePath = "/api/state.json"
+    static let stateContentType = "application/json; charset=utf-8"
+
+    /// The page's CSP (no scripts, nothing from outside) on both answers; the site adds
+    /// `nosniff` and `no-store` to every answer.
+    static let headers: [(name: String, value: String)] = [
+        ("Content-Security-Policy", StatusPage.contentSecurityPolicy)
+    ]
+
+    /// The answer for `path`, or nil for any other path.
+    static func response(path: String, snapshot: StatusSnapshot) -> HTTPServerResponse? {
+        switch path {
+        case pagePath:
+            return HTTPServerResponse(
+                status: 200, contentType: StatusPage.contentType, text: snapshot.page.html, headers: headers)
+        case statePath:
+            return HTTPServerResponse(
+                status: 200, contentType: stateContentType, text: snapshot.stateJSON, headers: headers)
+        default: return nil
+        }
+    }
+
+    /// The site's page providers for this run's settings.
+    static func pages(config: AgentConfig, demo: Bool) -> [String: PageProvider] {
+        var pages: [String: PageProvider] = [:]
+        for path in [pagePath, statePath] {
+            pages[path] = { serve, _ in
+                response(path: path, snapshot: StatusSnapshot(serve: serve, config: config, demo: demo))
+                    ?? HTTPServerResponse(status: 404)
+            }
+        }
+        return pages
+    }
+}

@@ -1,0 +1,351 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+// The status page (SPEC §13) as a value: words, numbers and colors already decided by the core
+// (the same level words, formats and colors as the broker's topics). ``StatusPage/html`` turns
+// it into one self-contained HTML document; the agent builds it from its state at a request.
+
+/// The status page of `GET /` (SPEC §13): what the hub owner sees.
+public struct StatusPage: Sendable, Equatable {
+    /// The agent's version (`--version`).
+    public var version: String
+    /// RFC 3339 UTC time the page was made.
+    public var generatedAt: String
+    public var mqttConnected: Bool
+    /// `--demo`: the page says the data is made up.
+    public var demo: Bool
+    public var locations: [StatusLocation]
+    /// Configured locations past ``StatusPage/maximumModelledLocations``, not even modelled
+    /// (the page counts them among those not shown).
+    public var omittedLocations = 0
+    /// Per source (`google_pollen`, `open_meteo_climate`, …): health for the footer.
+    public var sources: [StatusSource]
+    /// The attributions the data shown requires (Google, Open-Meteo, Copernicus), deduplicated.
+    public var attributions: [String]
+
+    public init(
+        version: String, generatedAt: String, mqttConnected: Bool, demo: Bool, locations: [StatusLocation],
+        sources: [StatusSource], attributions: [String]
+    ) {
+        self.version = version
+        self.generatedAt = generatedAt
+        self.mqttConnected = mqttConnected
+        self.demo = demo
+        self.locations = locations
+        self.sources = sources
+        self.attributions = attributions
+    }
+}
+
+/// What the page knows about one part of a location (pollen, climate, …).
+public enum StatusSection<Content: Sendable & Equatable>: Sendable, Equatable {
+    /// Turned off in the config: the part is not shown.
+    case off
+    /// On, but nothing fetched or stored yet.
+    case waiting
+    /// On, but the source has nothing here (e.g. pollen outside the source's area): the reason.
+    case unavailable(String)
+    case data(Content)
+}
+
+/// One configured location.
+public struct StatusLocation: Sendable, Equatable {
+    public var id: String
+    /// The display name from the config (escaped when rendered, like every value).
+    public var name: String
+    public var pollen: StatusSection<StatusPollen>
+    public var climate: StatusSection<StatusClimate>
+    public var stripes: StatusSection<StatusStripes>
+    public var air: StatusSection<StatusAir>
+    /// One per `profiles:` entry; empty without profiles or without pollen data.
+    public var risks: [StatusRisk]
+    /// API calls made today (the location's local day), for its header.
+    public var googleCallsToday: Int
+    public var openMeteoCallsToday: Int
+
+    public init(
+        id: String, name: String, pollen: StatusSection<StatusPollen>, climate: StatusSection<StatusClimate>,
+        stripes: StatusSection<StatusStripes>, air: StatusSection<StatusAir>, risks: [StatusRisk],
+        googleCallsToday: Int = 0, openMeteoCallsToday: Int = 0
+    ) {
+        self.id = id
+        self.name = name
+        self.pollen = pollen
+        self.climate = climate
+        self.stripes = stripes
+        self.air = air
+        self.risks = risks
+        self.googleCallsToday = googleCallsToday
+        self.openMeteoCallsToday = openMeteoCallsToday
+    }
+}
+
+/// A labelled value with its level word and color (SPEC §1, §10): the word is always printed
+/// beside the color, never the color alone.
+public struct StatusLevel: Sendable, Equatable {
+    /// What it is of: a pollen type or plant name, a day, an air metric.
+    public var label: String
+    /// The value as published (`3`, `28`, `2.1`); nil when unknown.
+    public var value: String?
+    /// The level word (`Moderate`, `Good`); nil for a value-only metric (PM2.5).
+    public var level: String?
+    public var color: HexColor?
+
+    public init(label: String, value: String?, level: String?, color: HexColor?) {
+        self.label = label
+        self.value = value
+        self.level = level
+        self.color = color
+    }
+}
+
+/// Today's pollen (SPEC §1): the maximum, the three types, the plants in season, the days.
+public struct StatusPollen: Sendable, Equatable {
+    /// `Google` or `Open-Meteo`.
+    public var source: String
+    public var updatedAt: String
+    public var stale: Bool
+    /// The type with the highest value today (label: its name, or `Pollen` when Unknown).
+    public var max: StatusLevel
+    public var types: [StatusLevel]
+    /// Plants in season today (`in_season: true`; Open-Meteo says null, so there: a value above 0).
+    public var plants: [StatusLevel]
+    /// One per selected day, today first: the day's maximum over the types.
+    public var days: [StatusLevel]
+
+    public init(
+        source: String, updatedAt: String, stale: Bool, max: StatusLevel, types: [StatusLevel],
+        plants: [StatusLevel], days: [StatusLevel]
+    ) {
+        self.source = source
+        self.updatedAt = updatedAt
+        self.stale = stale
+        self.max = max
+        self.types = types
+        self.plants = plants
+        self.days = days
+    }
+}
+
+/// The climate trend (SPEC §2), as the seed's "Local Climate Trend" chart.
+public struct StatusClimate: Sendable, Equatable {
+    public var date: CivilDate
+    public var baselineYear: Int
+    /// `+2.3°F`; nil when there is no change (baseline or current year missing).
+    public var changeText: String?
+    public var changeColor: HexColor
+    public var updatedAt: String
+    public var stale: Bool
+    public var bars: [StatusBar]
+
+    public init(
+        date: CivilDate, baselineYear: Int, changeText: String?, changeColor: HexColor, updatedAt: String,
+        stale: Bool, bars: [StatusBar]
+    ) {
+        self.date = date
+        self.baselineYear = baselineYear
+        self.changeText = changeText
+        self.changeColor = changeColor
+        self.updatedAt = updatedAt
+        self.stale = stale
+        self.bars = bars
+    }
+}
+
+/// One point of the climate chart.
+public struct StatusBar: Sendable, Equatable {
+    public var year: Int
+    /// `53.8°F`, in the location's display unit.
+    public var text: String
+    public var color: HexColor
+    /// SPEC §2 `bar` in thousandths (0…1000).
+    public var barThousandths: Int
+
+    public init(year: Int, text: String, color: HexColor, barThousandths: Int) {
+        self.year = year
+        self.text = text
+        self.color = color
+        self.barThousandths = barThousandths
+    }
+}
+
+/// The warming stripes (SPEC §9.1): one color per year kept, oldest first.
+public struct StatusStripes: Sendable, Equatable {
+    public var firstYear: Int
+    public var lastYear: Int
+    public var years: [Int]
+    public var colors: [HexColor]
+
+    public init(firstYear: Int, lastYear: Int, years: [Int], colors: [HexColor]) {
+        self.firstYear = firstYear
+        self.lastYear = lastYear
+        self.years = years
+        self.colors = colors
+    }
+}
+
+/// Air quality and UV for the current local hour (SPEC §10.1).
+public struct StatusAir: Sendable, Equatable {
+    public var updatedAt: String
+    public var stale: Bool
+    public var metrics: [StatusLevel]
+
+    public init(updatedAt: String, stale: Bool, metrics: [StatusLevel]) {
+        self.updatedAt = updatedAt
+        self.stale = stale
+        self.metrics = metrics
+    }
+}
+
+/// One personal risk profile today (SPEC §10.2).
+public struct StatusRisk: Sendable, Equatable {
+    /// Label: the profile's name; value: the driving allergen's name.
+    public var level: StatusLevel
+    public var alert: Bool
+    public var alertLevel: String
+
+    public init(level: StatusLevel, alert: Bool, alertLevel: String) {
+        self.level = level
+        self.alert = alert
+        self.alertLevel = alertLevel
+    }
+}
+
+/// The health of one source, for the footer.
+public struct StatusSource: Sendable, Equatable {
+    /// The key of `<p>/diagnostics` (`google_pollen`, `open_meteo_air`, …).
+    public var key: String
+    public var lastSuccess: String?
+    /// `2026-12-01T05:00:00Z: HTTP 503`.
+    public var lastError: String?
+    /// Whether any location's data from this source is stale now.
+    public var stale: Bool
+    /// Calls today: Google's billed calls (all locations), or Open-Meteo requests since UTC midnight.
+    public var callsToday: Int
+
+    public init(key: String, lastSuccess: String?, lastError: String?, stale: Bool, callsToday: Int) {
+        self.key = key
+        self.lastSuccess = lastSuccess
+        self.lastError = lastError
+        self.stale = stale
+        self.callsToday = callsToday
+    }
+
+    /// The name a person reads (`Google Pollen`, `Open-Meteo climate`).
+    public var displayName: String {
+        switch key {
+        case "google_pollen": return "Google Pollen"
+        case "open_meteo_pollen": return "Open-Meteo pollen"
+        case "open_meteo_climate": return "Open-Meteo climate"
+        case "open_meteo_stripes": return "Open-Meteo warming stripes"
+        case "open_meteo_air": return "Open-Meteo air quality"
+        default: return key
+        }
+    }
+}
+
+// MARK: from the domain values (the same decisions as the topic builders)
+
+extension StatusPollen {
+    /// Today's and the forecast days' pollen of a selection (``PollenSelection``), in `palette`.
+    public init(selection: PollenSelection, fetchedAt: Int64, palette: PollenPalette = .standard) {
+        func cell(_ item: PollenItem) -> StatusLevel {
+            let level = item.level
+            return StatusLevel(
+                label: item.name, value: item.value.map { String($0) }, level: level.label,
+                color: palette.color(for: level))
+        }
+        let items = selection.items
+        let types = items.filter { !$0.isPlant }
+        let plants = items.filter { item in
+            guard item.isPlant else { return false }
+            if let inSeason = item.inSeason { return inSeason }
+            return (item.value ?? 0) > 0
+        }
+        let maxCell =
+            selection.max.map(cell)
+            ?? StatusLevel(
+                label: "Pollen", value: nil, level: PollenLevel.unknown.label, color: palette.color(for: .unknown))
+        let days = selection.days.enumerated().map { index, day in
+            let level = PollenLevel(value: day.max?.value)
+            return StatusLevel(
+                label: index == 0 ? "Today" : StatusPage.dayLabel(day.date), value: day.max?.value.map { String($0) },
+                level: level.label, color: palette.color(for: level))
+        }
+        self.init(
+            source: selection.source == .google ? "Google" : "Open-Meteo",
+            updatedAt: UTCTimestamp.rfc3339(unixSeconds: fetchedAt), stale: selection.stale, max: maxCell,
+            types: types.map(cell), plants: plants.map(cell), days: days)
+    }
+}
+
+extension StatusClimate {
+    /// The chart of a trend in `unit` (the texts and colors of ``ClimateTopics``).
+    public init(trend: ClimateTrend, unit: TemperatureUnit, fetchedAt: Int64, stale: Bool) {
+        self.init(
+            date: trend.date, baselineYear: trend.baselineYear,
+            changeText: trend.changeTenths.map { ClimateFormat.changeText(tenthsCelsius: $0, unit: unit) },
+            changeColor: trend.changeColor, updatedAt: UTCTimestamp.rfc3339(unixSeconds: fetchedAt),
+            stale: stale || trend.changeTenths == nil,
+            bars: trend.points.map {
+                StatusBar(
+                    year: $0.year, text: ClimateFormat.temperatureText(tenthsCelsius: $0.tenthsCelsius, unit: unit),
+                    color: $0.color, barThousandths: $0.barThousandths)
+            })
+    }
+}
+
+extension StatusStripes {
+    public init(series: StripesSeries) {
+        self.init(
+            firstYear: series.firstYear, lastYear: series.lastYear, years: series.years.map(\.year),
+            colors: series.years.map(\.color))
+    }
+}
+
+extension StatusAir {
+    /// The metrics of a reading (the levels and colors of ``AirTopics``).
+    public init(reading: AirReading, fetchedAt: Int64, stale: Bool) {
+        let metrics = AirMetric.allCases.map { metric in
+            let tenths = reading.value(metric)
+            let band = metric.band(tenths: tenths)
+            return StatusLevel(
+                label: metric.displayName, value: tenths.map { AirTopics.text(metric, $0) }, level: band?.level,
+                color: band?.color)
+        }
+        self.init(
+            updatedAt: UTCTimestamp.rfc3339(unixSeconds: fetchedAt), stale: stale || reading.hour == nil,
+            metrics: metrics)
+    }
+}
+
+extension StatusRisk {
+    /// A profile assessed on today's selection (``RiskAssessment``).
+    public init(assessment: RiskAssessment, palette: PollenPalette = .standard) {
+        let today = assessment.today
+        self.init(
+            level: StatusLevel(
+                label: assessment.profile.name, value: today.driverName ?? today.driver, level: today.level.label,
+                color: assessment.color(palette: palette)),
+            alert: assessment.alert, alertLevel: assessment.profile.alertLevel.label)
+    }
+}
+
+extension StatusPage {
+    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+
+    /// `Wed 3`: the weekday and day of month of a forecast day.
+    public static func dayLabel(_ date: CivilDate) -> String {
+        // 1970-01-01 was a Thursday.
+        let weekday = ((date.daysSinceEpoch % 7) + 11) % 7
+        return weekdays[weekday] + " " + String(date.day)
+    }
+}
