@@ -16,9 +16,10 @@ swift build --build-tests -Xswiftc -warnings-as-errors "$@"
 # brokers and loopback servers at once, and on a 2-core machine a burst of them can push a
 # bounded wait past its limit (seen in one clean-clone run in five). Such a run is repeated
 # once without parallelism, said loudly; a real failure fails both runs.
-if ! swift test --skip-build "$@"; then
+# Each run is bounded (a hang fails the run instead of holding CI until its own limit).
+if ! timeout --kill-after=30 1200 swift test --skip-build "$@"; then
     echo "test: the parallel run failed; running the whole suite again, one test at a time" >&2
-    swift test --skip-build --no-parallel "$@"
+    timeout --kill-after=30 2400 swift test --skip-build --no-parallel "$@"
 fi
 
 # The static release binary behaves differently from the debug build in places (named time
