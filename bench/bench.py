@@ -644,6 +644,90 @@ def fleet_report(bench, quick):
     print("  steady RSS, 1 location <= 16 MB:   %.2f MB  %s" % (r1 / 1024, "met" if r1 <= 16 * 1024 else "MISSED"))
 
 
+def steady_run(bench, api, name, extra, idle, probe=None):
+    """One `run` with one location and `extra` config lines: its steady RSS after the first
+    cycle and `idle` quiet seconds (`probe` runs just before the measurement), and which
+    optional libraries its process maps."""
+    state_dir = tempfile.mkdtemp(prefix="state-", dir=bench.work)
+    config = write_config(bench.work, "lean-%s" % name, bench.broker_port, api.base, 1, state_dir,
+                          prefix="lean", extra=extra)
+    proc = subprocess.Popen([bench.agent, "run", "--config", config], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    stderr_lines = []
+    threading.Thread(target=lambda: stderr_lines.extend(proc.stderr), daemon=True).start()
+    try:
+        time.sleep(3)
+        wait_idle(proc.pid, quiet=2.0, timeout=180)
+        time.sleep(idle)
+        if probe:
+            probe()
+        wait_idle(proc.pid, quiet=1.0, timeout=60)
+        if proc.poll() is not None:
+            raise SystemExit("bench: lean run %s exited:\n%s" % (name, "".join(stderr_lines[-20:])))
+        with open("/proc/%d/maps" % proc.pid) as f:
+            maps = f.read()
+        libs = sorted({lib for lib in ("libmicrohttpd", "libcairo", "libjpeg", "libX11")
+                       if lib in maps})
+        return proc_status(proc.pid)["rss_kb"], libs, stderr_lines
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def http_status(port, path):
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" % path).encode())
+        head = sock.recv(64).decode("latin-1")
+    parts = head.split(" ")
+    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+
+
+def lean_report(bench, quick, idle):
+    """SPEC §9.2 / issue 16: a config without images or HTTP must not pay for them. The same
+    build, one location, `run`: steady RSS with neither, and with HTTP and three images (the
+    renders run in the helper process, the server in the agent); the optional libraries mapped."""
+    api = APIProcess()
+    rows = {"without images and HTTP": [], "with HTTP and 3 images": []}
+    mapped = {}
+    served = []
+    try:
+        for _ in range(1 if quick else 3):
+            port = free_port()
+            extras = {
+                "without images and HTTP": [],
+                "with HTTP and 3 images": [
+                    "http:", "  listen: \"127.0.0.1:%d\"" % port,
+                    "images:",
+                    "  - {id: hall, kind: summary, width: 296, height: 128, palette: bwr, format: jpeg}",
+                    "  - {id: web, kind: pollen, width: 400, height: 300}",
+                    "  - {id: wall, kind: stripes, width: 800, height: 480}",
+                ],
+            }
+            for name, extra in extras.items():
+                log("bench: lean path: %s" % name)
+                # With HTTP: a rendered image is fetched (from the agent's memory) before measuring.
+                probe = (lambda: served.append(http_status(port, "/images/loc000/web.png"))) if extra else None
+                rss, libs, _ = steady_run(bench, api, name, extra, idle, probe)
+                rows[name].append(rss)
+                mapped[name] = libs
+    finally:
+        api.stop()
+    print("\n[lean path, 1 location, run, same build (SPEC §9.2)]")
+    for name, values in rows.items():
+        print("  steady RSS, %-26s %s; optional libraries mapped: %s" % (
+            name + ":", fmt([v / 1024 for v in values], "MB", 1, 2), ", ".join(mapped[name]) or "none"))
+    print("  /images/loc000/web.png while measured: %s" % ", ".join(str(s) for s in served))
+    lean = statistics.median(rows["without images and HTTP"])
+    full = statistics.median(rows["with HTTP and 3 images"])
+    print("  difference (with - without):        %+.2f MB" % ((full - lean) / 1024))
+    print("  lean config maps none of libmicrohttpd/Cairo/libjpeg/X11: %s" % (
+        "met" if not mapped["without images and HTTP"] else "MISSED"))
+
+
 # ---------------------------------------------------------------- report
 
 def fmt(values, unit, scale=1.0, digits=1):
@@ -679,7 +763,7 @@ def main():
     parser.add_argument("--idle", type=float, default=60.0)
     parser.add_argument("--extra", action="append", default=[], help="KEY=VALUE lines printed first")
     parser.add_argument("--serve-api", action="store_true", help="internal: the API stand-in process")
-    parser.add_argument("--only", choices=["classic", "fleet"], help="run one part only")
+    parser.add_argument("--only", choices=["classic", "fleet", "lean"], help="run one part only")
     args = parser.parse_args()
     if args.serve_api:
         serve_api()
@@ -701,13 +785,15 @@ def main():
     bench = Bench(os.path.abspath(args.agent))
     results = {}
     try:
-        if args.only != "fleet":
+        if args.only in (None, "classic"):
             classic(bench, args, results, once_runs, processes, cycles)
-        if args.only != "classic":
+        if args.only in (None, "lean"):
+            lean_report(bench, args.quick, min(args.idle, 20))
+        if args.only in (None, "fleet"):
             fleet_report(bench, args.quick)
     finally:
         bench.close()
-    if args.only != "fleet":
+    if args.only in (None, "classic"):
         classic_goals(args, results)
 
 
