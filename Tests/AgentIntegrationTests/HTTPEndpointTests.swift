@@ -127,6 +127,15 @@ struct HTTPEndpointTests {
         try await MosquittoBroker.withPlainBroker { port in
             let running = try await Self.start(brokerPort: port, climateFails: true)
             try #require(await running.agent.waitForLine("climate[home]: fetch failed"), "\(running.agent.log)")
+            // The endpoint shows the snapshot the daemon hands over after it has handled an event
+            // (the fetch, then the publish of its tree): wait for that, then read one response.
+            #expect(
+                await poll(timeout: .seconds(15)) {
+                    let lines = RawHTTP.get(running.httpPort, "/metrics").text.split(separator: "\n")
+                    let published = lines.first { $0.hasPrefix("breeze_published_topics ") }
+                        .flatMap { Double($0.split(separator: " ").last ?? "") }
+                    return lines.contains("breeze_fetches_total{source=\"google_pollen\"} 1") && (published ?? 0) > 10
+                }, "\(RawHTTP.get(running.httpPort, "/metrics").text)")
             let response = RawHTTP.get(running.httpPort, "/metrics")
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "text/plain; version=0.0.4; charset=utf-8")

@@ -30,7 +30,8 @@ struct FleetConfigTests {
         #expect(config.httpMaxConcurrent == 16)
         #expect(config.endpointsMaxCallsPerMinute == 120)
         let text = renderEffective(config)
-        #expect(text.contains("http:\n  max_concurrent: 16"))
+        // max_concurrent alone starts no server (docs/http.md); the section says so.
+        #expect(text.contains("http:  # server off: no listen\n  max_concurrent: 16"), "\(text)")
         #expect(text.contains("  max_calls_per_minute: 120"))
     }
 
