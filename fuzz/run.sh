@@ -73,7 +73,7 @@ build() {
     mapfile -t core < <(find Sources/BreezeCore -name '*.swift' | sort)
     mapfile -t yaml < <(find Sources/BreezeYAML -name '*.swift' | sort)
     mapfile -t mqtt < <(find Sources/BreezeMQTT -name '*.swift' | sort)
-    mapfile -t config < <(find Sources/BreezeAgent/Config Sources/BreezeAgent/Files Sources/BreezeAgent/Text \
+    mapfile -t config < <(find Sources/BreezeAgent/Config Sources/BreezeAgent/Files \
         -name '*.swift' | sort)
     build_module BreezeCore "${core[@]}"
     build_module BreezeYAML "${yaml[@]}"

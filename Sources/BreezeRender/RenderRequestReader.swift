@@ -123,12 +123,8 @@ public enum RenderRequestReader {
 
     private static func checkColor(_ color: String, _ path: String) throws(RenderFailure) {
         guard HexColor(hex: color) != nil else {
-            throw .badRequest("\(path): \(quoted(color)) is not a #rrggbb color")
+            throw .badRequest("\(path): \(quotedForLog(color)) is not a #rrggbb color")
         }
-    }
-
-    private static func quoted(_ text: String) -> String {
-        "\"" + String(text.prefix(40)) + (text.count > 40 ? "…" : "") + "\""
     }
 
     private static func isJSONWhitespace(_ byte: UInt8) -> Bool {

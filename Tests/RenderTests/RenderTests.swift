@@ -298,6 +298,9 @@ import Testing
         var request = DemoContent.request(.summary, 296, 128, .bw, .png)
         request.content.stripes!.colors[3] = "#12345"
         #expect(failure(request)?.message == ##"content.stripes.colors[3]: "#12345" is not a #rrggbb color"##)
+        // The message stays one line (the agent logs the helper's first stderr line): controls escaped.
+        request.content.stripes!.colors[3] = "#12\n\u{1b}[31m"
+        #expect(failure(request)?.message == ##"content.stripes.colors[3]: "#12\n\u{1b}[31m" is not a #rrggbb color"##)
         request = DemoContent.request(.summary, 296, 128, .bw, .png)
         request.content.climate!.bars[0].heightThousandths = 1001
         #expect(failure(request)?.message == "content.climate.bars[0].heightThousandths: 1001 is outside 0…1000")

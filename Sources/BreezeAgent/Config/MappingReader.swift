@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeCore
 import BreezeYAML
 
 /// Reads one YAML mapping of the config with typed accessors that produce `ConfigError`s

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 /// How a control character other than newline and tab is written inside ``doubleQuoted(_:maxScalars:controls:)``.
-enum ControlEscape {
+public enum ControlEscape {
     /// `\u{1b}`, Swift's form: for messages and logs.
     case braced
     /// `\x1b`, YAML's form: for text that is read back as YAML (`check-config` output).
@@ -21,8 +21,9 @@ enum ControlEscape {
 /// as `\n` and `\t`, other control characters and DEL escaped as `controls` says. With
 /// `maxScalars`, longer text is cut there and ends in `…` (a command payload in a log line).
 ///
-/// The one quoting rule of configuration errors, `check-config` output and log lines.
-func doubleQuoted(_ text: String, maxScalars: Int = .max, controls: ControlEscape = .braced) -> String {
+/// The one quoting rule of configuration errors, `check-config` output, log lines and the render
+/// helper's error messages (in the core so the helper, which does not link the agent, uses it too).
+public func doubleQuoted(_ text: String, maxScalars: Int = .max, controls: ControlEscape = .braced) -> String {
     var out = "\""
     for scalar in text.unicodeScalars.prefix(maxScalars) {
         switch scalar {
@@ -47,4 +48,4 @@ func doubleQuoted(_ text: String, maxScalars: Int = .max, controls: ControlEscap
 }
 
 /// A command payload as it may appear in a log line: quoted, escaped, cut after 40 characters.
-func quotedForLog(_ text: String) -> String { doubleQuoted(text, maxScalars: 40) }
+public func quotedForLog(_ text: String) -> String { doubleQuoted(text, maxScalars: 40) }
