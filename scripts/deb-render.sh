@@ -11,16 +11,8 @@ umask 022
 
 scripts/deps.sh dpkg-dev binutils libcairo2-dev libjpeg62-turbo-dev fonts-dejavu-core >&2
 
-version=${BREEZE_VERSION:-$(tr -d '[:space:]' < VERSION)}
-if ! [[ $version =~ ^[0-9][A-Za-z0-9.+~]*$ ]]; then
-    echo "deb-render: '$version' is not a Debian native version (digits first; letters, digits, . + ~)" >&2
-    exit 1
-fi
-maintainer=${BREEZE_MAINTAINER:-breeze-agent maintainers <maintainers@breeze-agent.invalid>}
-if ! [[ $maintainer =~ ^[^\<\>,\|\&@]+\ \<[^\<\>\ \|\&@]+@[A-Za-z0-9.-]+\.[A-Za-z0-9-]+\>$ ]]; then
-    echo "deb-render: BREEZE_MAINTAINER '$maintainer' is not 'Name <user@host.domain>'" >&2
-    exit 1
-fi
+. scripts/deb-common.sh
+deb_identity deb-render
 package=breeze-agent-render
 arch=$(dpkg --print-architecture)
 name=${package}_${version}_${arch}
@@ -28,10 +20,8 @@ out=build/$name.deb
 stage=build/deb/$name
 
 echo "deb-render: release build" >&2
-# The flags of scripts/deb.sh: static Swift runtime, full RELRO (-z now).
-flags=(-c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now)
-swift build "${flags[@]}" --product "$package" >&2
-bin=$(swift build "${flags[@]}" --show-bin-path)/$package
+swift build "${deb_flags[@]}" --product "$package" >&2
+bin=$(swift build "${deb_flags[@]}" --show-bin-path)/$package
 
 rm -rf "$stage"
 mkdir -p "$stage/DEBIAN"
@@ -43,25 +33,11 @@ install -D -m 0644 packaging/render/copyright "$doc/copyright"
 install -m 0644 docs/images.md "$doc/images.md"
 install -D -m 0644 packaging/render/lintian-overrides "$stage/usr/share/lintian/overrides/$package"
 
-# The source's changelog (one source, two binary packages), with a generated top entry for a
-# test version as scripts/deb.sh does.
-top=$(sed -n '1s/^breeze-agent (\([^)]*\)).*/\1/p' packaging/changelog)
-{
-    if [ "$top" != "$version" ]; then
-        printf 'breeze-agent (%s) stable; urgency=medium\n\n  * Test build of %s.\n\n' "$version" "$version"
-        printf ' -- %s  %s\n\n' "$maintainer" "$(date -R)"
-    fi
-    cat packaging/changelog
-} | gzip -9n > "$doc/changelog.gz"
-chmod 0644 "$doc/changelog.gz"
+# The source's changelog (one source, two binary packages).
+deb_changelog "$doc"
 
 # Depends: the libraries the helper really links (libcairo2, libjpeg62-turbo, libc, …).
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-mkdir "$scratch/debian"
-printf 'Source: breeze-agent\n\nPackage: %s\nArchitecture: any\n' "$package" > "$scratch/debian/control"
-shlibs=$(cd "$scratch" && dpkg-shlibdeps -O -e "$OLDPWD/$target" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
-[ -n "$shlibs" ] || { echo "deb-render: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+shlibs=$(deb_shlibs deb-render "$package" "$PWD/$target")
 
 installed_size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@INSTALLED_SIZE@|$installed_size|" \

@@ -16,29 +16,17 @@ umask 022
 
 scripts/deps.sh dpkg-dev binutils >&2
 
-version=${BREEZE_VERSION:-$(tr -d '[:space:]' < VERSION)}
-if ! [[ $version =~ ^[0-9][A-Za-z0-9.+~]*$ ]]; then
-    echo "deb: '$version' is not a Debian native version (digits first; letters, digits, . + ~)" >&2
-    exit 1
-fi
+. scripts/deb-common.sh
+deb_identity deb
 config_src=${BREEZE_DEB_CONFIG:-config/breeze-agent.example.yaml}
-maintainer=${BREEZE_MAINTAINER:-breeze-agent maintainers <maintainers@breeze-agent.invalid>}
-# One name and one address (Debian policy 5.6.2); `|` and `&` would break the sed below.
-if ! [[ $maintainer =~ ^[^\<\>,\|\&@]+\ \<[^\<\>\ \|\&@]+@[A-Za-z0-9.-]+\.[A-Za-z0-9-]+\>$ ]]; then
-    echo "deb: BREEZE_MAINTAINER '$maintainer' is not 'Name <user@host.domain>'" >&2
-    exit 1
-fi
 arch=$(dpkg --print-architecture)
 name=breeze-agent_${version}_${arch}
 out=build/$name.deb
 stage=build/deb/$name
 
 echo "deb: release build" >&2
-# `make release` plus full RELRO (-z now, lintian's hardening-no-bindnow): only the link step
-# differs, so switching between the two relinks in a second instead of rebuilding.
-flags=(-c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now)
-swift build "${flags[@]}" >&2
-bin=$(swift build "${flags[@]}" --show-bin-path)/breeze-agent
+swift build "${deb_flags[@]}" >&2
+bin=$(swift build "${deb_flags[@]}" --show-bin-path)/breeze-agent
 
 rm -rf "$stage"
 mkdir -p "$stage/DEBIAN"
@@ -60,28 +48,11 @@ install -m 0644 docs/installing.md "$doc/installing.md"
 if [ -f README.md ]; then install -m 0644 README.md "$doc/README.md"; fi
 install -D -m 0644 packaging/lintian-overrides "$stage/usr/share/lintian/overrides/breeze-agent"
 
-# The changelog's top entry must name the version being built; a version given through
-# BREEZE_VERSION (test builds) gets a generated entry on top of the real ones.
-top=$(sed -n '1s/^breeze-agent (\([^)]*\)).*/\1/p' packaging/changelog)
-{
-    if [ "$top" != "$version" ]; then
-        printf 'breeze-agent (%s) stable; urgency=medium\n\n  * Test build of %s.\n\n' "$version" "$version"
-        printf ' -- %s  %s\n\n' "$maintainer" "$(date -R)"
-    fi
-    cat packaging/changelog
-} | gzip -9n > "$doc/changelog.gz"
-chmod 0644 "$doc/changelog.gz"
+deb_changelog "$doc"
 
 # Depends: the shared libraries the binary really links (libcurl, libmosquitto, libyaml,
-# libstdc++, libgcc_s, libc), from their packages' shlibs/symbols files. dpkg-shlibdeps wants a
-# debian/control to read, so it runs in a scratch directory with a minimal one.
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-mkdir "$scratch/debian"
-printf 'Source: breeze-agent\n\nPackage: breeze-agent\nArchitecture: any\n' > "$scratch/debian/control"
-shlibs=$(cd "$scratch" && dpkg-shlibdeps -O -e "$OLDPWD/$stage/usr/bin/breeze-agent" 2>/dev/null \
-    | sed -n 's/^shlibs:Depends=//p')
-[ -n "$shlibs" ] || { echo "deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+# libstdc++, libgcc_s, libc).
+shlibs=$(deb_shlibs deb breeze-agent "$PWD/$stage/usr/bin/breeze-agent")
 
 installed_size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@INSTALLED_SIZE@|$installed_size|" \
