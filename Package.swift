@@ -55,7 +55,28 @@ let package = Package(
             name: "BreezeAgent",
             dependencies: ["BreezeCore", "BreezeMQTT", "BreezeHTTP", "BreezeYAML", "BreezeServe"]
         ),
-        .executableTarget(name: "breeze-agent", dependencies: ["BreezeAgent"]),
+        .executableTarget(
+            name: "breeze-agent",
+            dependencies: ["BreezeAgent"],
+            // Release only, two cuts of the daemon's resident memory (bench/RESULTS.md, "One
+            // location, lean"), both needing lld (gold, the default linker, has neither):
+            // - pack the relative relocations (DT_RELR, glibc >= 2.36): the static Swift stdlib
+            //   makes a PIE with ~40,000 of them; as RELA entries they are 950 KB the loader
+            //   reads at every start, packed 8 KB;
+            // - place the functions a location's daemon runs together (the order file is made by
+            //   bench/symbol_order.py): scattered over the 10 MB .text they kept ~6.9 MB of it
+            //   resident. A stale file only loses the saving (unknown names are skipped).
+            linkerSettings: [
+                .unsafeFlags(
+                    [
+                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link/breeze-agent.order",
+                        "-Xlinker", "--no-warn-symbol-ordering",
+                    ],
+                    .when(configuration: .release)
+                )
+            ]
+        ),
 
         // The render helper: reads one RenderRequest on stdin, writes a PNG or JPEG on stdout.
         .systemLibrary(

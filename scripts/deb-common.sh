@@ -49,5 +49,12 @@ deb_shlibs() {
     shlibs=$(cd "$scratch" && dpkg-shlibdeps -O -e "$binary" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
     rm -rf "$scratch"
     [ -n "$shlibs" ] || { echo "$tag: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+    # Packed relative relocations (lld -z pack-relative-relocs, Package.swift) need glibc 2.36:
+    # the loader checks the GLIBC_ABI_DT_RELR version node, which dpkg-shlibdeps (symbols only)
+    # does not see.
+    if readelf -V "$binary" | grep -q 'GLIBC_ABI_DT_RELR'; then
+        shlibs=$(echo "$shlibs" | sed -E 's/libc6 \(>= 2\.([0-9]|[12][0-9]|3[0-5])(\.[0-9]+)?\)/libc6 (>= 2.36)/')
+        case "$shlibs" in *"libc6 ("*) ;; *) shlibs="libc6 (>= 2.36), $shlibs" ;; esac
+    fi
     echo "$shlibs"
 }
