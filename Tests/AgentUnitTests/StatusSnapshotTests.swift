@@ -151,6 +151,59 @@ struct StatusSnapshotTests {
         #expect(html.contains("more locations are not shown"))
     }
 
+    /// `?location=<id>` narrows the document to one location; an unknown id is a 404 naming it.
+    @Test func stateJSONForOneLocation() throws {
+        let lines = (0..<3).map { "  - {id: l\($0), latitude: 50.0, longitude: 10.0, timezone: UTC}" }
+        let state = T.machine(try T.config(locations: "locations:\n" + lines.joined(separator: "\n")))
+        let serve = state.serveSnapshot(at: T.at(T.t0), publishedTopics: 0)
+        let site = HTTPSite(
+            allow: [try CIDR(parsing: "127.0.0.1/32")], pages: StatusEndpoints.pages(config: state.config, demo: false))
+        func get(_ query: [(key: String, value: String?)]) throws -> (Int, [String: Any]) {
+            let response = site.respond(
+                to: HTTPServerRequest(
+                    method: "GET", path: "/api/state.json", query: query, peer: IPAddress("127.0.0.1")),
+                snapshot: serve)
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+            return (response.status, document)
+        }
+        let (status, one) = try get([("location", "l1")])
+        #expect(status == 200)
+        let ids = try #require(one["locations"] as? [[String: Any]]).map { $0["id"] as? String }
+        #expect(ids == ["l1"])
+        #expect((one["left_out"] as? [Any])?.isEmpty == true)
+        let (all, every) = try get([])
+        #expect(all == 200)
+        #expect(try #require(every["locations"] as? [[String: Any]]).count == 3)
+        let (missing, error) = try get([("location", "nowhere")])
+        #expect(missing == 404)
+        #expect(error["error"] as? String == #"no location "nowhere""#)
+        #expect(try get([("location", nil)]).0 == 404)
+    }
+
+    /// The document is bounded: locations past the limit are named in `left_out`, in order, and
+    /// every location is in exactly one of the two lists.
+    @Test func stateJSONIsBoundedAndNamesWhatItLeavesOut() throws {
+        let lines = (0..<40).map { "  - {id: l\($0), latitude: 50.0, longitude: 10.0, timezone: UTC}" }
+        let state = T.machine(try T.config(locations: "locations:\n" + lines.joined(separator: "\n")))
+        let snapshot = Self.snapshot(state, at: T.t0)
+        let whole = try #require(snapshot.stateJSON(only: nil))
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(whole.utf8)) as? [String: Any])
+        #expect(try #require(document["locations"] as? [[String: Any]]).count == 40)
+        #expect((document["left_out"] as? [Any])?.isEmpty == true)
+
+        let limit = 2_000
+        let text = try #require(snapshot.stateJSON(only: nil, maximumBytes: limit))
+        let bounded = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let shown = try #require(bounded["locations"] as? [[String: Any]]).compactMap { $0["id"] as? String }
+        let leftOut = try #require(bounded["left_out"] as? [String])
+        #expect(!shown.isEmpty && !leftOut.isEmpty)
+        #expect(shown + leftOut == (0..<40).map { "l\($0)" })
+        // The locations' part of the answer stays within the limit.
+        let locationsPart = try JSONSerialization.data(withJSONObject: bounded["locations"]!)
+        #expect(locationsPart.count <= limit)
+        #expect(StatusSnapshot.maximumStateBytes == 1 << 20)
+    }
+
     @Test func beforeAnyFetchEverythingWaits() throws {
         let state = T.machine(try T.config())
         let snapshot = Self.snapshot(state, at: T.t0)

@@ -160,47 +160,47 @@ extension StatusSnapshot {
 // MARK: GET /api/state.json
 
 extension StatusSnapshot {
+    /// The most bytes the locations of one `/api/state.json` answer take (docs/operations.md):
+    /// the answer is built per request and held until sent, and up to 256 connections may be
+    /// waiting, so it is bounded. About 70 demo-sized locations (14 KB each) fit; the rest are
+    /// named in `left_out` and read one by one with `?location=<id>`.
+    static let maximumStateBytes = 1 << 20
+
     /// `{version, generated_at, demo, mqtt_connected, locations: [{id, name, sources, pollen,
-    /// climate, stripes, air, risk: {<profile>: …}}], diagnostics}`: each location's payloads are
-    /// the bytes the broker's sinks publish on `<p>/<loc>/pollen`, `…/climate`,
-    /// `…/climate/stripes`, `…/air` and `…/risk/<profile>` (null when the sink holds nothing
-    /// there now); `sources` says per source `fresh`, `stale`, `pending` or `unavailable` (as
-    /// `/healthz`); `diagnostics` is the `<p>/diagnostics` document without its reconnect count.
-    var stateJSON: String {
-        let context = sinkContext
+    /// climate, stripes, air, risk: {<profile>: …}}], left_out: [<id>…], diagnostics}`: each
+    /// location's payloads are the bytes the broker's sinks publish on `<p>/<loc>/pollen`,
+    /// `…/climate`, `…/climate/stripes`, `…/air` and `…/risk/<profile>` (null when the sink
+    /// holds nothing there now); `sources` says per source `fresh`, `stale`, `pending` or
+    /// `unavailable` (as `/healthz`); `diagnostics` is the `<p>/diagnostics` document without
+    /// its reconnect count. Locations past ``maximumStateBytes`` are not serialized: their ids
+    /// are in `left_out`, in config order.
+    var stateJSON: String { stateJSON(only: nil)! }
+
+    /// The state document with every location (`only` nil) or just the location `only` (nil
+    /// when there is no such location); `maximumBytes` is for tests.
+    func stateJSON(only: String?, maximumBytes: Int = maximumStateBytes) -> String? {
+        var indices = Array(serve.locations.indices)
+        if let only {
+            guard let index = indices.first(where: { serve.locations[$0].runtime.config.id == only }) else {
+                return nil
+            }
+            indices = [index]
+        }
         var locationsJSON: [String] = []
-        for index in serve.locations.indices {
-            let snapshot = sinkSnapshot(index)
-            let topics = snapshot.topics
-            func payload(_ sink: any RetainedSink, _ topic: String) -> String {
-                let trees = sink.contents(of: snapshot, context: context).compactMap(\.tree)
-                for tree in trees {
-                    if let text = tree[topic], !text.isEmpty { return text }
-                }
-                return "null"
+        var bytes = 0
+        var leftOut: [JSONValue] = []
+        for index in indices {
+            guard leftOut.isEmpty else {
+                leftOut.append(.string(serve.locations[index].runtime.config.id))
+                continue
             }
-            var risk: [(String, String)] = []
-            if !config.profiles.isEmpty {
-                let trees = RiskTreeSink().contents(of: snapshot, context: context).compactMap(\.tree)
-                for profile in config.profiles {
-                    let text = trees.lazy.compactMap { $0[topics.riskProfile(profile.id)] }.first
-                    risk.append((profile.id, text ?? "null"))
-                }
+            let json = locationJSON(index)
+            if bytes + json.utf8.count + 1 > maximumBytes {
+                leftOut.append(.string(serve.locations[index].runtime.config.id))
+                continue
             }
-            let location = serve.locations[index].runtime.config
-            let sources = JSONValue.object(
-                serve.locations[index].sources.map { JSONMember($0.kind.rawValue, .string($0.state.rawValue)) })
-            locationsJSON.append(
-                RawJSON.object([
-                    ("id", JSONValue.string(location.id).serialized),
-                    ("name", JSONValue.string(location.name).serialized),
-                    ("sources", sources.serialized),
-                    ("pollen", payload(PollenTreeSink(), topics.pollen)),
-                    ("climate", payload(ClimateTreeSink(), topics.climate)),
-                    ("stripes", payload(StripesTreeSink(), topics.climateStripes)),
-                    ("air", config.air.enabled ? payload(AirTreeSink(), topics.air) : "null"),
-                    ("risk", RawJSON.object(risk)),
-                ]))
+            bytes += json.utf8.count + 1
+            locationsJSON.append(json)
         }
         return RawJSON.object([
             ("version", JSONValue.string(serve.version).serialized),
@@ -208,8 +208,44 @@ extension StatusSnapshot {
             ("demo", demo ? "true" : "false"),
             ("mqtt_connected", serve.mqttConnected ? "true" : "false"),
             ("locations", "[" + locationsJSON.joined(separator: ",") + "]"),
+            ("left_out", JSONValue.array(leftOut).serialized),
             ("diagnostics", sourcesJSON.serialized),
         ]) + "\n"
+    }
+
+    /// One location of the state document.
+    private func locationJSON(_ index: Int) -> String {
+        let context = sinkContext
+        let snapshot = sinkSnapshot(index)
+        let topics = snapshot.topics
+        func payload(_ sink: any RetainedSink, _ topic: String) -> String {
+            let trees = sink.contents(of: snapshot, context: context).compactMap(\.tree)
+            for tree in trees {
+                if let text = tree[topic], !text.isEmpty { return text }
+            }
+            return "null"
+        }
+        var risk: [(String, String)] = []
+        if !config.profiles.isEmpty {
+            let trees = RiskTreeSink().contents(of: snapshot, context: context).compactMap(\.tree)
+            for profile in config.profiles {
+                let text = trees.lazy.compactMap { $0[topics.riskProfile(profile.id)] }.first
+                risk.append((profile.id, text ?? "null"))
+            }
+        }
+        let location = serve.locations[index].runtime.config
+        let sources = JSONValue.object(
+            serve.locations[index].sources.map { JSONMember($0.kind.rawValue, .string($0.state.rawValue)) })
+        return RawJSON.object([
+            ("id", JSONValue.string(location.id).serialized),
+            ("name", JSONValue.string(location.name).serialized),
+            ("sources", sources.serialized),
+            ("pollen", payload(PollenTreeSink(), topics.pollen)),
+            ("climate", payload(ClimateTreeSink(), topics.climate)),
+            ("stripes", payload(StripesTreeSink(), topics.climateStripes)),
+            ("air", config.air.enabled ? payload(AirTreeSink(), topics.air) : "null"),
+            ("risk", RawJSON.object(risk)),
+        ])
     }
 }
 
@@ -232,15 +268,20 @@ enum StatusEndpoints {
         ("Content-Security-Policy", StatusPage.contentSecurityPolicy)
     ]
 
-    /// The answer for `path`, or nil for any other path.
-    static func response(path: String, snapshot: StatusSnapshot) -> HTTPServerResponse? {
+    /// The answer for `path`, or nil for any other path. `location` (the `?location=<id>` of
+    /// `/api/state.json`) narrows the state document to one location; an unknown one is 404.
+    static func response(path: String, snapshot: StatusSnapshot, location: String? = nil) -> HTTPServerResponse? {
         switch path {
         case pagePath:
             return HTTPServerResponse(
                 status: 200, contentType: StatusPage.contentType, text: snapshot.page.html, headers: headers)
         case statePath:
-            return HTTPServerResponse(
-                status: 200, contentType: stateContentType, text: snapshot.stateJSON, headers: headers)
+            guard let text = snapshot.stateJSON(only: location) else {
+                let message = "no location " + doubleQuoted(location ?? "", maxScalars: 64)
+                let body = JSONValue.object([JSONMember("error", .string(message))]).serialized + "\n"
+                return HTTPServerResponse(status: 404, contentType: stateContentType, text: body, headers: headers)
+            }
+            return HTTPServerResponse(status: 200, contentType: stateContentType, text: text, headers: headers)
         default: return nil
         }
     }
@@ -249,9 +290,12 @@ enum StatusEndpoints {
     static func pages(config: AgentConfig, demo: Bool) -> [String: PageProvider] {
         var pages: [String: PageProvider] = [:]
         for path in [pagePath, statePath] {
-            pages[path] = { serve, _ in
-                response(path: path, snapshot: StatusSnapshot(serve: serve, config: config, demo: demo))
-                    ?? HTTPServerResponse(status: 404)
+            pages[path] = { serve, request in
+                // The last `location=` wins, as in most query parsers; without a value it names no location.
+                let location = request.query.last(where: { $0.key == "location" }).map { $0.value ?? "" }
+                return response(
+                    path: path, snapshot: StatusSnapshot(serve: serve, config: config, demo: demo),
+                    location: path == statePath ? location : nil) ?? HTTPServerResponse(status: 404)
             }
         }
         return pages
