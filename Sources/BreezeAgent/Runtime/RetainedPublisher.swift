@@ -39,11 +39,12 @@ public protocol RetainedTransport: Sendable {
 /// payloads this run never had, are only kept (not re-sent, not cleared) until their scope has
 /// data again.
 public final class RetainedPublisher: Sendable {
-    /// One scope: its tree, or nil (keep what is published) with the tree it had before, if any.
+    /// One scope: its tree's payloads by topic (the tree's topic order is not needed here and
+    /// not kept), or nil (keep what is published) with the payloads it had before, if any.
     private struct Scope {
-        var tree: TopicTree?
+        var tree: [String: String]?
         /// The last tree of a scope now `nil` in this run: what it published, to re-send.
-        var last: TopicTree?
+        var last: [String: String]?
     }
 
     /// What one scope wants: payloads it knows, and kept topics known only by their digest.
@@ -89,6 +90,14 @@ public final class RetainedPublisher: Sendable {
                 published[group]!.payloads[topic] = nil
             }
             unsaved.insert(group)
+        }
+
+        /// Re-keys a recorded topic with `topic`'s own string (the wanted tree's), dropping the
+        /// set's older copy of the same name.
+        mutating func rename(_ topic: String) {
+            let group = grouping.group(of: topic)
+            guard let digest = published[group]?.digests.removeValue(forKey: topic) else { return }
+            published[group]!.digests[topic] = digest
         }
 
         /// The contents of the unsaved groups (an empty one: its file is removed), now marked saved.
@@ -181,7 +190,7 @@ public final class RetainedPublisher: Sendable {
     /// Sets what a scope should hold; `nil` keeps what is published under it.
     public func set(scope: String, _ tree: TopicTree?) {
         state.withLock { state in
-            let previous = state.scopes.updateValue(Scope(tree: tree), forKey: scope)
+            let previous = state.scopes.updateValue(Scope(tree: tree?.payloads), forKey: scope)
             if let previous {
                 // Unknown again: keep the last tree this run had, to re-send after a reconnect.
                 if tree == nil { state.scopes[scope]!.last = previous.tree ?? previous.last }
@@ -318,7 +327,7 @@ public final class RetainedPublisher: Sendable {
         for scope in scopes {
             guard let entry = state.scopes[scope] else { continue }
             if let tree = entry.tree {
-                result[scope] = Wanted(payloads: tree.payloads)
+                result[scope] = Wanted(payloads: tree)
                 continue
             }
             var wanted = Wanted()
@@ -368,7 +377,13 @@ public final class RetainedPublisher: Sendable {
             for topic in order {
                 let payload = wanted[topic]!
                 let digest = PayloadDigest(payload: payload)
-                guard everything || (state.digest(topic) != digest && !state.refused.contains(topic)) else { continue }
+                let current = state.digest(topic)
+                if !everything && (current == digest || state.refused.contains(topic)) {
+                    // Unchanged: the set keeps this tree's copy of the topic name, so the
+                    // name of a topic is held once, not once per tree it has been in.
+                    if current == digest { state.rename(topic) }
+                    continue
+                }
                 switch deliver(topic, payload) {
                 case .sent:
                     state.record(topic, payload, digest: digest)
