@@ -272,4 +272,92 @@ struct PublishedSetTests {
         #expect(next.published == ["breeze/home/pollen": "{\"h\":1}"].digests)
         #expect(next.wanted == ["breeze/home/pollen": "{\"h\":1}"].digests)
     }
+
+    // MARK: trees dropped once flushed (the daemon's publisher)
+
+    static func dropping(_ transport: RecordingTransport, delay: Duration = .zero, store: StateStore? = nil)
+        -> RetainedPublisher
+    {
+        RetainedPublisher(
+            transport: transport, store: store, grouping: grouping, clearDelay: delay,
+            clearsAtOnce: { $0.hasPrefix("homeassistant/") }, dropsFlushedTrees: true)
+    }
+
+    @Test func aSettledScopeComparesAndClearsAsBefore() {
+        let transport = RecordingTransport()
+        let store = StateStore(directory: nil, log: Log(level: .error))
+        store.saveLegacyPublishedTopics(["breeze/gone/pollen": "x"])
+        let publisher = Self.dropping(transport, store: store)
+        Self.setLocations(on: publisher)
+        #expect(publisher.flush() == 6)
+        // A removed location's topic (under no scope) is cleared by the first (full) pass.
+        #expect(transport.take().contains("breeze/gone/pollen="))
+        // The same trees again: nothing to send; a changed one: only the difference.
+        Self.setLocations(on: publisher)
+        #expect(publisher.flush() == 0)
+        publisher.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{\"h\":2}")]))
+        publisher.flush()
+        #expect(transport.take() == ["breeze/home/pollen={\"h\":2}", "breeze/home/pollen/grass/value="])
+        // A new scope forces a full pass: settled scopes keep what they published.
+        publisher.set(scope: "breeze/garden/pollen", Self.tree([("breeze/garden/pollen", "{}")]))
+        publisher.flush()
+        #expect(transport.take() == ["breeze/garden/pollen={}"])
+        #expect(
+            publisher.wanted
+                == [
+                    "breeze/home/pollen": "{\"h\":2}", Self.homeConfig: "{\"components\":{}}",
+                    "breeze/office/pollen": "{\"o\":1}", "breeze/status": "online", "breeze/garden/pollen": "{}",
+                ].digests)
+        // Another full pass without changes sends nothing at all.
+        publisher.release(scopes: [])
+        #expect(publisher.flush() == 0)
+        #expect(transport.take().isEmpty)
+    }
+
+    @Test func aReconnectRepublishesWhatIsSetAgainAndDeviceConfigsKeptWhole() {
+        let transport = RecordingTransport()
+        let publisher = Self.dropping(transport)
+        Self.setLocations(on: publisher)
+        publisher.flush()
+        _ = transport.take()
+        // Without the trees only the device config (kept whole) can be sent again …
+        #expect(publisher.republish(scope: Self.homeConfig) == 1)
+        #expect(transport.take() == ["\(Self.homeConfig)={\"components\":{}}"])
+        #expect(publisher.republishAll() == 1)
+        _ = transport.take()
+        // … which is why the daemon sets every scope again first: then everything goes out.
+        Self.setLocations(on: publisher)
+        #expect(publisher.republishAll() == 5)
+        #expect(transport.take().count == 5)
+    }
+
+    @Test func aHeldBackClearUnderASettledScopeIsStillSentWhenDue() async throws {
+        let transport = RecordingTransport()
+        let publisher = Self.dropping(transport, delay: .milliseconds(200))
+        publisher.set(
+            scope: "breeze/home/pollen",
+            Self.tree([("breeze/home/pollen", "{}"), ("breeze/home/pollen/grass/value", "2")]))
+        publisher.flush()
+        publisher.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}")]))
+        publisher.flush()
+        _ = transport.take()
+        // A full pass meanwhile (a new scope) neither cancels nor hastens the held-back clear.
+        publisher.set(scope: "breeze/office/pollen", Self.tree([("breeze/office/pollen", "{}")]))
+        publisher.flush()
+        #expect(transport.take() == ["breeze/office/pollen={}"])
+        try await Task.sleep(until: try #require(publisher.nextClearDue), clock: .continuous)
+        publisher.flush()
+        #expect(transport.take() == ["breeze/home/pollen/grass/value="])
+        #expect(publisher.publishedCount == 2)
+    }
+
+    @Test func aFailedFlushKeepsTheTreesForTheNextOne() {
+        let transport = RecordingTransport()
+        let publisher = Self.dropping(transport)
+        transport.connected.store(false, ordering: .relaxed)
+        Self.setLocations(on: publisher)
+        #expect(publisher.flush() == 0)
+        transport.connected.store(true, ordering: .relaxed)
+        #expect(publisher.flush() == 5)
+    }
 }

@@ -68,7 +68,7 @@ final class Agent {
             transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store,
             grouping: PublishedGrouping(layout: state.layout),
             clearDelay: discovery ? Self.clearDelayAfterDiscovery : .zero,
-            clearsAtOnce: { $0.hasPrefix(configs) }, binary: imageBytes())
+            clearsAtOnce: { $0.hasPrefix(configs) }, binary: imageBytes(), dropsFlushedTrees: true)
     }
 
     /// The clock as the state machine reads it.

@@ -45,6 +45,9 @@ public final class RetainedPublisher: Sendable {
         var tree: [String: String]?
         /// The last tree of a scope now `nil` in this run: what it published, to re-send.
         var last: [String: String]?
+        /// Flushed and its tree dropped (``dropsFlushedTrees``): what is published under it is
+        /// what it wants, until it is set again.
+        var settled = false
     }
 
     /// What one scope wants: payloads it knows, and kept topics known only by their digest.
@@ -93,11 +96,18 @@ public final class RetainedPublisher: Sendable {
         }
 
         /// Re-keys a recorded topic with `topic`'s own string (the wanted tree's), dropping the
-        /// set's older copy of the same name.
-        mutating func rename(_ topic: String) {
+        /// set's older copy of the same name (and of a payload kept whole).
+        mutating func rename(_ topic: String, _ payload: String) {
             let group = grouping.group(of: topic)
             guard let digest = published[group]?.digests.removeValue(forKey: topic) else { return }
             published[group]!.digests[topic] = digest
+            if published[group]!.payloads[topic] != nil { published[group]!.payloads[topic] = payload }
+        }
+
+        /// Whether `topic` lies in a settled scope (its innermost one).
+        func isSettled(_ topic: String) -> Bool {
+            guard let scope = innermostScope(of: topic) else { return false }
+            return scopes[scope]!.settled
         }
 
         /// The contents of the unsaved groups (an empty one: its file is removed), now marked saved.
@@ -138,15 +148,23 @@ public final class RetainedPublisher: Sendable {
     /// The bytes a ``BinaryPayload`` reference on a topic stands for (the ``ImageStore``); nil
     /// when they are not at hand (not rendered in this run).
     private let binary: @Sendable (_ topic: String, _ reference: String) -> [UInt8]?
+    /// Drop a scope's tree once it is flushed (the daemon: it sets every scope again before
+    /// ``republishAll()``); payloads kept whole stay. The trees were the largest part of the
+    /// memory per location (their payloads, tables and topic names).
+    private let dropsFlushedTrees: Bool
 
+    /// - Parameter dropsFlushedTrees: forget a scope's tree once it is flushed; the owner then
+    ///   sets every scope again before ``republishAll()``, which re-sends only what is set.
     /// - Parameter grouping: which file of `state_dir/published/` each topic is kept in (the
     ///   agent's ``TopicLayout``); the default groups by the second topic level.
     public init(
         transport: any RetainedTransport, store: StateStore?, grouping: PublishedGrouping = PublishedGrouping(),
         clearDelay: Duration = .zero,
         clearsAtOnce: @escaping @Sendable (String) -> Bool = { _ in true },
-        binary: @escaping @Sendable (_ topic: String, _ reference: String) -> [UInt8]? = { _, _ in nil }
+        binary: @escaping @Sendable (_ topic: String, _ reference: String) -> [UInt8]? = { _, _ in nil },
+        dropsFlushedTrees: Bool = false
     ) {
+        self.dropsFlushedTrees = dropsFlushedTrees
         self.transport = transport
         self.store = store
         self.clearDelay = clearDelay
@@ -316,6 +334,12 @@ public final class RetainedPublisher: Sendable {
                 for (topic, payload) in wanted.payloads { all[topic] = PayloadDigest(payload: payload) }
                 for topic in wanted.keptUnknown { all[topic] = state.digest(topic) }
             }
+            for group in state.published.values {
+                for (topic, digest) in group.digests
+                where state.pendingClears[topic] == nil && state.isSettled(topic) {
+                    all[topic] = digest
+                }
+            }
             return all
         }
     }
@@ -331,6 +355,21 @@ public final class RetainedPublisher: Sendable {
                 continue
             }
             var wanted = Wanted()
+            if entry.settled {
+                // What is published is what it wants; only payloads kept whole can be re-sent
+                // (a device config, after a Home Assistant birth). Its other topics are not
+                // listed: full passes skip every topic of a settled scope.
+                for group in state.publishedGroups(under: scope) {
+                    for (topic, payload) in group.payloads
+                    where belongs(topic, to: scope) && state.pendingClears[topic] == nil
+                        && state.innermostScope(of: topic) == scope
+                    {
+                        wanted.payloads[topic] = payload
+                    }
+                }
+                result[scope] = wanted
+                continue
+            }
             for group in state.publishedGroups(under: scope) {
                 for (topic, digest) in group.digests where belongs(topic, to: scope) {
                     // A topic is kept by the innermost scope that contains it: under a kept
@@ -381,7 +420,7 @@ public final class RetainedPublisher: Sendable {
                 if !everything && (current == digest || state.refused.contains(topic)) {
                     // Unchanged: the set keeps this tree's copy of the topic name, so the
                     // name of a topic is held once, not once per tree it has been in.
-                    if current == digest { state.rename(topic) }
+                    if current == digest { state.rename(topic, payload) }
                     continue
                 }
                 switch deliver(topic, payload) {
@@ -406,7 +445,9 @@ public final class RetainedPublisher: Sendable {
             if full {
                 for group in state.published.values {
                     for topic in group.digests.keys
-                    where wanted[topic] == nil && !kept.contains(topic) && !isHeld(topic) {
+                    where wanted[topic] == nil && !kept.contains(topic) && !isHeld(topic)
+                        && (!dropsFlushedTrees || !state.isSettled(topic))
+                    {
                         gone.append(topic)
                     }
                 }
@@ -447,6 +488,11 @@ public final class RetainedPublisher: Sendable {
             } else {
                 state.dirty = []
                 state.needsFullPass = false
+                if dropsFlushedTrees {
+                    for scope in byScope.keys where state.scopes[scope]?.tree != nil {
+                        state.scopes[scope] = Scope(settled: true)
+                    }
+                }
             }
             guard persist else { return (sent, []) }
             return (sent, state.takeUnsaved())
