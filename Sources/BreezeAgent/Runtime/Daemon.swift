@@ -116,9 +116,6 @@ extension Agent {
                             }
                         }
                     case .republishAll:
-                        // The publisher forgets flushed trees (memory per location): set every
-                        // scope again so that the republish has every payload.
-                        setAllScopes(on: publisher, now: time().now)
                         let sent = publisher.republishAll()
                         log.debug("mqtt: republished \(sent) retained topics")
                     case .republish(let scope):
