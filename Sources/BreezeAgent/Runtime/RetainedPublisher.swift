@@ -34,10 +34,11 @@ public protocol RetainedTransport: Sendable {
 /// What was published is remembered as a ``PayloadDigest`` per topic (16 bytes, not the
 /// payload), grouped by location (``PublishedGrouping``) and persisted one file per group, only
 /// the groups that changed. Payloads are kept whole only for Home Assistant device configs
-/// (``PublishedGrouping/keepsPayload(_:)``). So a scope that becomes unknown (`nil`) in this
-/// run re-sends its last tree after a reconnect, but topics kept from an *earlier* run, whose
-/// payloads this run never had, are only kept (not re-sent, not cleared) until their scope has
-/// data again.
+/// (``PublishedGrouping/keepsPayload(_:)``). So topics kept under an unknown scope whose payloads
+/// the publisher no longer has (published by an earlier run; or, with `dropsFlushedTrees`, by a
+/// tree already dropped) are only kept — not re-sent, not cleared — until the scope has data
+/// again. With `dropsFlushedTrees` (the daemon) a scope's tree is dropped once flushed and the
+/// owner sets every scope again before ``republishAll()``.
 public final class RetainedPublisher: Sendable {
     /// One scope: its tree's payloads by topic (the tree's topic order is not needed here and
     /// not kept), or nil (keep what is published) with the payloads it had before, if any.
