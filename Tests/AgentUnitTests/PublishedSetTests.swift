@@ -104,6 +104,21 @@ struct PublishedSetTests {
         }
     }
 
+    @Test func theFileEncodingRoundTripsAnyText() throws {
+        let odd = "breeze/home/q\"uote\\back\nline\u{1}ctl/Zürich/🌲"
+        let config = "homeassistant/device/breeze_home/config"
+        let group = PublishedGroup(
+            digests: [odd: PayloadDigest(payload: "x"), config: PayloadDigest(payload: "{\"a\":\"\t\u{7f}é\"}")],
+            payloads: [config: "{\"a\":\"\t\u{7f}é\"}"])
+        let bytes = group.encoded()
+        #expect(try JSONDecoder().decode(PublishedGroup.self, from: Data(bytes)) == group)
+        // Foundation's own reader agrees with the hand-written text.
+        let any = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect((any["topics"] as? [String: String])?[odd] == PayloadDigest(payload: "x").description)
+        #expect((any["payloads"] as? [String: String])?[config] == group.payloads[config])
+        #expect(any["format"] as? Int == 1)
+    }
+
     @Test func oneFilePerLocationIsWrittenAndReadBack() throws {
         let dir = temporaryDirectory()
         let store = StateStore(directory: dir, log: Log(level: .error))

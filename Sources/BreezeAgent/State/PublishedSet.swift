@@ -192,21 +192,71 @@ public struct PublishedGroup: Sendable, Equatable {
 
     /// The file's text, topics sorted (a stable file for a stable set).
     func encoded(topics: [String]? = nil) -> [UInt8] {
+        // Written byte by byte (one file per location and batch: this runs ~1,000 times a
+        // refresh cycle at 1,000 locations, so it stays a plain loop over UTF-8).
         let names = topics ?? digests.keys.sorted()
-        var members: [JSONMember] = []
-        members.reserveCapacity(names.count)
-        var kept: [JSONMember] = []
+        var out: [UInt8] = []
+        out.reserveCapacity(names.count * 80 + payloads.values.reduce(0) { $0 + $1.utf8.count + 64 })
+        out.append(contentsOf: #"{"format":"#.utf8)
+        out.append(contentsOf: String(Self.format).utf8)
+        out.append(contentsOf: #","payloads":{"#.utf8)
+        var first = true
+        for topic in names {
+            guard digests[topic] != nil, let payload = payloads[topic] else { continue }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            Self.appendString(topic, to: &out)
+            out.append(UInt8(ascii: ":"))
+            Self.appendString(payload, to: &out)
+        }
+        out.append(contentsOf: #"},"topics":{"#.utf8)
+        first = true
         for topic in names {
             guard let digest = digests[topic] else { continue }
-            members.append(JSONMember(topic, .string(digest.description)))
-            if let payload = payloads[topic] { kept.append(JSONMember(topic, .string(payload))) }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            Self.appendString(topic, to: &out)
+            out.append(UInt8(ascii: ":"))
+            out.append(UInt8(ascii: "\""))
+            Self.appendHex(digest.hash, to: &out)
+            out.append(UInt8(ascii: ":"))
+            out.append(contentsOf: String(digest.length).utf8)
+            out.append(UInt8(ascii: "\""))
         }
-        let root = JSONValue.object([
-            JSONMember("format", .integer(Self.format)),
-            JSONMember("payloads", .object(kept)),
-            JSONMember("topics", .object(members)),
-        ])
-        return Array(root.serialized.utf8)
+        out.append(contentsOf: "}}".utf8)
+        return out
+    }
+
+    /// A JSON string: `"`, `\` and control characters escaped, every other byte as it is (the
+    /// text is valid UTF-8, so the output is too).
+    static func appendString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(byte)
+            case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+            case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+            case 0x09: out.append(contentsOf: #"\t"#.utf8)
+            case 0..<0x20:
+                out.append(contentsOf: #"\u00"#.utf8)
+                appendHexDigit(byte >> 4, to: &out)
+                appendHexDigit(byte & 0xF, to: &out)
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendHex(_ value: UInt64, to out: inout [UInt8]) {
+        for shift in stride(from: 60, through: 0, by: -4) {
+            appendHexDigit(UInt8((value >> UInt64(shift)) & 0xF), to: &out)
+        }
+    }
+
+    private static func appendHexDigit(_ digit: UInt8, to out: inout [UInt8]) {
+        out.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
     }
 }
 
