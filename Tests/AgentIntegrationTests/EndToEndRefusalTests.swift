@@ -15,7 +15,7 @@ import Foundation
 import Testing
 
 /// `once` against a mosquitto whose ACL file denies the climate subtree (SPEC §12): with MQTT 5
-/// each refused topic is logged at warning with its reason, stays out of published.json, and
+/// each refused topic is logged at warning with its reason, stays out of the published set, and
 /// `once` exits 69; with MQTT 3.1.1 the broker's PUBACK carries no reason code, so the refusal
 /// is invisible (docs/operations.md).
 @Suite("once against a broker that refuses topics")
@@ -57,8 +57,10 @@ struct EndToEndRefusalTests {
         try config.write(toFile: sandbox.configPath, atomically: true, encoding: .utf8)
         let result = try await AgentProcess.run(
             ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)
-        let data = try Data(contentsOf: URL(fileURLWithPath: sandbox.stateDir + "/published.json"))
-        let published = try JSONDecoder().decode([String: String].self, from: data)
+        // The published set as the binary wrote it: one file per location, topic → digest.
+        struct PublishedFile: Decodable { var topics: [String: String] }
+        let data = try Data(contentsOf: URL(fileURLWithPath: sandbox.stateDir + "/published/location-home.json"))
+        let published = try JSONDecoder().decode(PublishedFile.self, from: data).topics
         return (result.status, result.stderr, published, prefix)
     }
 

@@ -66,8 +66,9 @@ final class Agent {
         let configs = state.layout.discoveryPrefix + "/"
         return RetainedPublisher(
             transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store,
+            grouping: PublishedGrouping(layout: state.layout),
             clearDelay: discovery ? Self.clearDelayAfterDiscovery : .zero,
-            clearsAtOnce: { $0.hasPrefix(configs) }, binary: imageBytes())
+            clearsAtOnce: { $0.hasPrefix(configs) }, binary: imageBytes(), dropsFlushedTrees: true)
     }
 
     /// The clock as the state machine reads it.
@@ -244,7 +245,7 @@ final class Agent {
         var config = TopicTree()
         config.set(
             scope.scope,
-            HomeAssistantDiscovery.addingRemovals(to: payload, replacing: publisher.published(scope.scope)))
+            HomeAssistantDiscovery.addingRemovals(to: payload, replacing: publisher.publishedPayload(scope.scope)))
         publisher.set(scope: scope.scope, config)
     }
 }

@@ -300,7 +300,10 @@ struct DaemonState {
                 .publish(.init(topic: layout.status, payload: Availability.online, qos: config.mqtt.qos, retain: true)))
             let handing = handoverConnected(now: now)
             if !handing.isEmpty { actions += handing + [wake(now: now)] }
-            // The broker may have lost its retained store: publish the whole tree again.
+            // The broker may have lost its retained store: publish the whole tree again. The
+            // publisher forgets trees once flushed (memory per location), so every scope is
+            // set again first.
+            actions += scopeActions(now: now)
             actions.append(.republishAll)
             actions += diagnosticsMessage(at: time)
         case .mqtt(.disconnected(let reason)):

@@ -30,20 +30,46 @@ public protocol RetainedTransport: Sendable {
 /// (`…/climate/stripes` inside `…/climate`); a topic then belongs to the innermost one. Published topics
 /// under no scope at all (a location removed from the config, say) are cleared with an empty
 /// retained payload. What was published is persisted so that this holds across restarts.
+///
+/// What was published is remembered as a ``PayloadDigest`` per topic (16 bytes, not the
+/// payload), grouped by location (``PublishedGrouping``) and persisted one file per group, only
+/// the groups that changed. Payloads are kept whole only for Home Assistant device configs
+/// (``PublishedGrouping/keepsPayload(_:)``). So topics kept under an unknown scope whose payloads
+/// the publisher no longer has (published by an earlier run; or, with `dropsFlushedTrees`, by a
+/// tree already dropped) are only kept — not re-sent, not cleared — until the scope has data
+/// again. With `dropsFlushedTrees` (the daemon) a scope's tree is dropped once flushed and the
+/// owner sets every scope again before ``republishAll()``.
 public final class RetainedPublisher: Sendable {
+    /// One scope: its tree's payloads by topic (the tree's topic order is not needed here and
+    /// not kept), or nil (keep what is published) with the payloads it had before, if any.
+    private struct Scope {
+        var tree: [String: String]?
+        /// The last tree of a scope now `nil` in this run: what it published, to re-send.
+        var last: [String: String]?
+        /// Flushed and its tree dropped (``dropsFlushedTrees``): what is published under it is
+        /// what it wants, until it is set again.
+        var settled = false
+    }
+
+    /// What one scope wants: payloads it knows, and kept topics known only by their digest.
+    private struct Wanted {
+        var payloads: [String: String] = [:]
+        var keptUnknown: Set<String> = []
+    }
+
     private struct State {
-        var published: [String: String]
-        var scopes: [String: TopicTree?] = [:]
+        let grouping: PublishedGrouping
+        /// Group → what the agent believes the broker holds there.
+        var published: [String: PublishedGroup] = [:]
+        var scopes: [String: Scope] = [:]
         /// Scopes set since the last flush: a flush compares only their topics, so its cost
-        /// follows what changed, not the size of the whole tree (100 locations: 25 000 topics).
+        /// follows what changed, not the size of the whole tree (1,000 locations: 280,000 topics).
         var dirty: Set<String> = []
         /// A scope appeared or none was flushed yet: the next flush compares everything, which
         /// also clears published topics that belong to no scope.
         var needsFullPass = true
-        /// The topics each scope held at its last successful flush.
-        var scopeTopics: [String: Set<String>] = [:]
-        /// `published` changed since it was last saved.
-        var unsaved = false
+        /// Groups changed since they were last saved.
+        var unsaved: Set<String> = []
         /// Clears held back until their time (see ``clearDelay``), by topic.
         var pendingClears: [String: ContinuousClock.Instant] = [:]
         /// Topics the broker refused: not published, and left out of flushes until the next
@@ -52,6 +78,64 @@ public final class RetainedPublisher: Sendable {
         /// Scopes whose published topics are neither re-sent nor cleared (a shard's locations
         /// moved to another shard, until ``ShardHandover`` decides; SPEC §11).
         var held: Set<String> = []
+
+        func digest(_ topic: String) -> PayloadDigest? {
+            published[grouping.group(of: topic)]?.digests[topic]
+        }
+
+        /// Records `topic` as published with `payload` (nil: no longer on the broker).
+        mutating func record(_ topic: String, _ payload: String?, digest: PayloadDigest? = nil) {
+            let group = grouping.group(of: topic)
+            if let payload {
+                published[group, default: PublishedGroup()].digests[topic] = digest ?? PayloadDigest(payload: payload)
+                if grouping.keepsPayload(topic) { published[group]!.payloads[topic] = payload }
+            } else {
+                guard published[group]?.digests.removeValue(forKey: topic) != nil else { return }
+                published[group]!.payloads[topic] = nil
+            }
+            unsaved.insert(group)
+        }
+
+        /// Re-keys a recorded topic with `topic`'s own string (the wanted tree's), dropping the
+        /// set's older copy of the same name (and of a payload kept whole).
+        mutating func rename(_ topic: String, _ payload: String) {
+            let group = grouping.group(of: topic)
+            guard let digest = published[group]?.digests.removeValue(forKey: topic) else { return }
+            published[group]!.digests[topic] = digest
+            if published[group]!.payloads[topic] != nil { published[group]!.payloads[topic] = payload }
+        }
+
+        /// Whether `topic` lies in a settled scope (its innermost one).
+        func isSettled(_ topic: String) -> Bool {
+            guard let scope = innermostScope(of: topic) else { return false }
+            return scopes[scope]!.settled
+        }
+
+        /// The contents of the unsaved groups (an empty one: its file is removed), now marked saved.
+        mutating func takeUnsaved() -> [(String, PublishedGroup)] {
+            let groups = unsaved.sorted().map { ($0, published[$0] ?? PublishedGroup()) }
+            for (name, group) in groups where group.isEmpty { published[name] = nil }
+            unsaved = []
+            return groups
+        }
+
+        /// The published topics that may lie under `scope`, group by group.
+        func publishedGroups(under scope: String) -> [PublishedGroup] {
+            if let group = grouping.group(covering: scope) { return published[group].map { [$0] } ?? [] }
+            return Array(published.values)
+        }
+
+        /// The longest registered scope that `topic` belongs to (itself, or a prefix ending at a `/`).
+        func innermostScope(of topic: String) -> String? {
+            if scopes[topic] != nil { return topic }
+            var end = topic.utf8.endIndex
+            while let slash = topic.utf8[..<end].lastIndex(of: UInt8(ascii: "/")) {
+                let prefix = String(topic[..<slash])
+                if scopes[prefix] != nil { return prefix }
+                end = slash
+            }
+            return nil
+        }
     }
     private let state: Mutex<State>
     private let transport: any RetainedTransport
@@ -65,18 +149,57 @@ public final class RetainedPublisher: Sendable {
     /// The bytes a ``BinaryPayload`` reference on a topic stands for (the ``ImageStore``); nil
     /// when they are not at hand (not rendered in this run).
     private let binary: @Sendable (_ topic: String, _ reference: String) -> [UInt8]?
+    /// Drop a scope's tree once it is flushed (the daemon: it sets every scope again before
+    /// ``republishAll()``); payloads kept whole stay. The trees were the largest part of the
+    /// memory per location (their payloads, tables and topic names).
+    private let dropsFlushedTrees: Bool
 
+    /// - Parameter dropsFlushedTrees: forget a scope's tree once it is flushed; the owner then
+    ///   sets every scope again before ``republishAll()``, which re-sends only what is set.
+    /// - Parameter grouping: which file of `state_dir/published/` each topic is kept in (the
+    ///   agent's ``TopicLayout``); the default groups by the second topic level.
     public init(
-        transport: any RetainedTransport, store: StateStore?, clearDelay: Duration = .zero,
+        transport: any RetainedTransport, store: StateStore?, grouping: PublishedGrouping = PublishedGrouping(),
+        clearDelay: Duration = .zero,
         clearsAtOnce: @escaping @Sendable (String) -> Bool = { _ in true },
-        binary: @escaping @Sendable (_ topic: String, _ reference: String) -> [UInt8]? = { _, _ in nil }
+        binary: @escaping @Sendable (_ topic: String, _ reference: String) -> [UInt8]? = { _, _ in nil },
+        dropsFlushedTrees: Bool = false
     ) {
+        self.dropsFlushedTrees = dropsFlushedTrees
         self.transport = transport
         self.store = store
         self.clearDelay = clearDelay
         self.clearsAtOnce = clearsAtOnce
         self.binary = binary
-        self.state = Mutex(State(published: store?.publishedTopics() ?? [:]))
+        var state = State(grouping: grouping)
+        if let store { Self.load(into: &state, from: store) }
+        self.state = Mutex(state)
+    }
+
+    /// Reads the per-group files (a topic filed under another group than the grouping gives now
+    /// moves there), then migrates an older agent's `published.json`: its topics join the set
+    /// (a topic already in a group file keeps that digest), every changed group is saved and
+    /// the old file removed once all saves worked.
+    private static func load(into state: inout State, from store: StateStore) {
+        for (name, group) in store.publishedGroups() {
+            for (topic, digest) in group.digests {
+                let home = state.grouping.group(of: topic)
+                if home != name {
+                    state.unsaved.insert(name)
+                    state.unsaved.insert(home)
+                }
+                state.published[home, default: PublishedGroup()].digests[topic] = digest
+                if let payload = group.payloads[topic], state.grouping.keepsPayload(topic) {
+                    state.published[home]!.payloads[topic] = payload
+                }
+            }
+        }
+        let legacy = store.legacyPublishedTopics()
+        for (topic, payload) in legacy ?? [:] where state.digest(topic) == nil { state.record(topic, payload) }
+        guard !state.unsaved.isEmpty || legacy != nil else { return }
+        var saved = true
+        for (name, group) in state.takeUnsaved() where !store.savePublished(group, as: name) { saved = false }
+        if legacy != nil && saved { store.removeLegacyPublished() }
     }
 
     /// When the earliest held-back clear is due; nil when none is waiting. The owner flushes
@@ -86,28 +209,33 @@ public final class RetainedPublisher: Sendable {
     /// Sets what a scope should hold; `nil` keeps what is published under it.
     public func set(scope: String, _ tree: TopicTree?) {
         state.withLock { state in
-            if state.scopes.updateValue(tree, forKey: scope) == nil { state.needsFullPass = true }
+            let previous = state.scopes.updateValue(Scope(tree: tree?.payloads), forKey: scope)
+            if let previous {
+                // Unknown again: keep the last tree this run had, to re-send after a reconnect.
+                if tree == nil { state.scopes[scope]!.last = previous.tree ?? previous.last }
+            } else {
+                state.needsFullPass = true
+            }
             state.dirty.insert(scope)
         }
     }
 
     /// Publishes what changed since the last flush; returns how many messages were sent.
     ///
-    /// `persist: false` leaves saving the published set to a later ``persist()``: the daemon
-    /// flushes after every completed fetch, and re-encoding the whole set (25 000 topics with 100
-    /// locations) each time made a cycle O(N²). Losing an unsaved set in a crash only means some
-    /// topics are sent again after the restart.
+    /// `persist: false` leaves saving to a later ``persist()``: the daemon flushes after every
+    /// completed fetch and saves once per batch. Losing an unsaved set in a crash only means
+    /// some topics are sent again after the restart.
     @discardableResult
     public func flush(persist: Bool = true) -> Int { publish(everything: false, persist: persist) }
 
-    /// Saves the published set if a flush left it unsaved.
+    /// Saves the groups of the published set a flush left unsaved (only those: one file each).
     public func persist() {
-        let snapshot: [String: String]? = state.withLock { state in
-            guard state.unsaved else { return nil }
-            state.unsaved = false
-            return state.published
-        }
-        if let snapshot { store?.savePublishedTopics(snapshot) }
+        save(state.withLock { $0.takeUnsaved() })
+    }
+
+    private func save(_ groups: [(String, PublishedGroup)]) {
+        guard let store else { return }
+        for (name, group) in groups { store.savePublished(group, as: name) }
     }
 
     /// Forgets publishes the broker did not take: `refused` ones (kept out of flushes until the
@@ -115,16 +243,15 @@ public final class RetainedPublisher: Sendable {
     /// by the republish after the reconnect). Neither stays in the persisted published set.
     public func notPublished(refused: [String], lost: [String]) {
         guard !refused.isEmpty || !lost.isEmpty else { return }
-        let snapshot: [String: String] = state.withLock { state in
+        let groups = state.withLock { state in
             for topic in refused {
-                state.published[topic] = nil
+                state.record(topic, nil)
                 state.refused.insert(topic)
             }
-            for topic in lost { state.published[topic] = nil }
-            state.unsaved = false
-            return state.published
+            for topic in lost { state.record(topic, nil) }
+            return state.takeUnsaved()
         }
-        store?.savePublishedTopics(snapshot)
+        save(groups)
     }
 
     /// Topics left out of flushes because the broker refused them.
@@ -138,7 +265,7 @@ public final class RetainedPublisher: Sendable {
     @discardableResult
     public func republish(scope: String) -> Int {
         let topics = state.withLock { state in
-            Self.wanted(in: state, scopes: [scope])[scope] ?? [:]
+            Self.wanted(in: state, scopes: [scope])[scope]?.payloads ?? [:]
         }
         var sent = 0
         for topic in topics.keys.sorted() where deliver(topic, topics[topic]!) == .sent {
@@ -168,7 +295,7 @@ public final class RetainedPublisher: Sendable {
     /// answers for them (another shard re-published them, or the broker no longer holds them).
     public func forget(topics: [String]) {
         state.withLock { state in
-            for topic in topics where state.published.removeValue(forKey: topic) != nil { state.unsaved = true }
+            for topic in topics { state.record(topic, nil) }
         }
     }
 
@@ -181,60 +308,85 @@ public final class RetainedPublisher: Sendable {
         }
     }
 
-    /// The retained topics as the agent believes the broker holds them.
-    public var published: [String: String] { state.withLock { $0.published } }
-
-    /// What was last published on one topic (nil: nothing).
-    public func published(_ topic: String) -> String? { state.withLock { $0.published[topic] } }
-
-    /// Everything the agent wants on the broker now (kept scopes included).
-    public var wanted: [String: String] {
-        state.withLock { Self.merged(Self.wanted(in: $0, scopes: $0.scopes.keys)) }
+    /// The retained topics as the agent believes the broker holds them, with their digests.
+    public var published: [String: PayloadDigest] {
+        state.withLock { state in
+            state.published.values.reduce(into: [:]) { all, group in all.merge(group.digests) { $1 } }
+        }
     }
 
-    /// What each of `scopes` wants: its tree, or for a kept scope what is published under it.
-    private static func wanted(in state: State, scopes: some Sequence<String>) -> [String: [String: String]] {
-        var result: [String: [String: String]] = [:]
-        var kept: [String] = []
-        for scope in scopes {
-            guard let entry = state.scopes[scope] else { continue }
-            if let tree = entry {
-                result[scope] = tree.payloads
-            } else {
-                kept.append(scope)
-                result[scope] = [:]
+    /// How many retained topics the agent believes the broker holds.
+    public var publishedCount: Int { state.withLock { $0.published.values.reduce(0) { $0 + $1.digests.count } } }
+
+    /// The digest of what was last published on one topic (nil: nothing).
+    public func publishedDigest(_ topic: String) -> PayloadDigest? { state.withLock { $0.digest(topic) } }
+
+    /// What was last published on a topic whose payload is kept whole (a Home Assistant device
+    /// config, ``PublishedGrouping/keepsPayload(_:)``); nil for any other topic.
+    public func publishedPayload(_ topic: String) -> String? {
+        state.withLock { $0.published[$0.grouping.group(of: topic)]?.payloads[topic] }
+    }
+
+    /// Everything the agent wants on the broker now (kept scopes included), by digest.
+    public var wanted: [String: PayloadDigest] {
+        state.withLock { state in
+            var all: [String: PayloadDigest] = [:]
+            for wanted in Self.wanted(in: state, scopes: state.scopes.keys).values {
+                for (topic, payload) in wanted.payloads { all[topic] = PayloadDigest(payload: payload) }
+                for topic in wanted.keptUnknown { all[topic] = state.digest(topic) }
             }
-        }
-        if !kept.isEmpty {
-            let keptSet = Set(kept)
-            for (topic, payload) in state.published {
-                // A topic is kept by the innermost scope that contains it: under a kept
-                // `<p>/<loc>/climate`, the topics of its own `…/climate/stripes` scope are that
-                // scope's to publish or clear, not climate's to keep.
-                if let scope = innermostScope(of: topic, in: state), keptSet.contains(scope) {
-                    result[scope]![topic] = payload
+            for group in state.published.values {
+                for (topic, digest) in group.digests
+                where state.pendingClears[topic] == nil && state.isSettled(topic) {
+                    all[topic] = digest
                 }
             }
+            return all
+        }
+    }
+
+    /// What each of `scopes` wants: its tree, or for a kept scope what is published under it
+    /// (the payloads of its last tree where they are what was published, else only kept).
+    private static func wanted(in state: State, scopes: some Sequence<String>) -> [String: Wanted] {
+        var result: [String: Wanted] = [:]
+        for scope in scopes {
+            guard let entry = state.scopes[scope] else { continue }
+            if let tree = entry.tree {
+                result[scope] = Wanted(payloads: tree)
+                continue
+            }
+            var wanted = Wanted()
+            if entry.settled {
+                // What is published is what it wants; only payloads kept whole can be re-sent
+                // (a device config, after a Home Assistant birth). Its other topics are not
+                // listed: full passes skip every topic of a settled scope.
+                for group in state.publishedGroups(under: scope) {
+                    for (topic, payload) in group.payloads
+                    where belongs(topic, to: scope) && state.pendingClears[topic] == nil
+                        && state.innermostScope(of: topic) == scope
+                    {
+                        wanted.payloads[topic] = payload
+                    }
+                }
+                result[scope] = wanted
+                continue
+            }
+            for group in state.publishedGroups(under: scope) {
+                for (topic, digest) in group.digests where belongs(topic, to: scope) {
+                    // A topic is kept by the innermost scope that contains it: under a kept
+                    // `<p>/<loc>/climate`, the topics of its own `…/climate/stripes` scope are
+                    // that scope's to publish or clear, not climate's to keep.
+                    guard state.innermostScope(of: topic) == scope else { continue }
+                    if let payload = entry.last?[topic], PayloadDigest(payload: payload) == digest {
+                        wanted.payloads[topic] = payload
+                    } else {
+                        wanted.keptUnknown.insert(topic)
+                    }
+                }
+            }
+            result[scope] = wanted
         }
         return result
-    }
-
-    /// The longest registered scope that `topic` belongs to (itself, or a prefix ending at a `/`).
-    private static func innermostScope(of topic: String, in state: State) -> String? {
-        if state.scopes[topic] != nil { return topic }
-        var end = topic.utf8.endIndex
-        while let slash = topic.utf8[..<end].lastIndex(of: UInt8(ascii: "/")) {
-            let prefix = String(topic[..<slash])
-            if state.scopes[prefix] != nil { return prefix }
-            end = slash
-        }
-        return nil
-    }
-
-    private static func merged(_ byScope: [String: [String: String]]) -> [String: String] {
-        var wanted: [String: String] = [:]
-        for topics in byScope.values { wanted.merge(topics) { _, new in new } }
-        return wanted
     }
 
     static func belongs(_ topic: String, to scope: String) -> Bool {
@@ -244,23 +396,37 @@ public final class RetainedPublisher: Sendable {
     private func publish(everything: Bool, persist: Bool) -> Int {
         // The lock is held across the sends so that two flushes cannot interleave their
         // diffs; a send only queues into libmosquitto and never blocks on the network.
-        let (count, snapshot): (Int, [String: String]?) = state.withLock { state in
+        let (count, groups): (Int, [(String, PublishedGroup)]) = state.withLock { state in
             let full = everything || state.needsFullPass
             let byScope = Self.wanted(in: state, scopes: full ? Set(state.scopes.keys) : state.dirty)
-            let wanted = Self.merged(byScope)
+            var wanted: [String: String] = [:]
+            var kept: Set<String> = []
+            for scoped in byScope.values {
+                wanted.merge(scoped.payloads) { _, new in new }
+                kept.formUnion(scoped.keptUnknown)
+            }
             var sent = 0
             var failed = false
             let order = wanted.keys.sorted()
             // A topic wanted again is no longer to be cleared, whether or not its payload changed.
             if !state.pendingClears.isEmpty {
                 for topic in order { state.pendingClears[topic] = nil }
+                for topic in kept { state.pendingClears[topic] = nil }
             }
             if everything { state.refused = [] }
-            for topic in order
-            where everything || (state.published[topic] != wanted[topic] && !state.refused.contains(topic)) {
-                switch deliver(topic, wanted[topic]!) {
+            for topic in order {
+                let payload = wanted[topic]!
+                let digest = PayloadDigest(payload: payload)
+                let current = state.digest(topic)
+                if !everything && (current == digest || state.refused.contains(topic)) {
+                    // Unchanged: the set keeps this tree's copy of the topic name, so the
+                    // name of a topic is held once, not once per tree it has been in.
+                    if current == digest { state.rename(topic, payload) }
+                    continue
+                }
+                switch deliver(topic, payload) {
                 case .sent:
-                    state.published[topic] = wanted[topic]
+                    state.record(topic, payload, digest: digest)
                     sent += 1
                 case .failed:
                     failed = true
@@ -268,23 +434,33 @@ public final class RetainedPublisher: Sendable {
                     // An image kept from an earlier run whose bytes this run has not rendered
                     // yet: not re-sent, and no longer counted as on the broker, so the render
                     // publishes it even if its bytes come out the same.
-                    if state.published.removeValue(forKey: topic) != nil { state.unsaved = true }
+                    state.record(topic, nil)
                 }
             }
             // Topics to clear: on a full pass any published topic not wanted (topics under no
-            // scope included); otherwise those a changed scope had at its last flush and no
-            // longer has — found from that scope's own list, not by scanning every topic.
+            // scope included); otherwise the published topics under a changed scope (found in
+            // its location's group, not by scanning every topic) that it no longer wants.
             var gone: [String] = []
+            let held = state.held
+            func isHeld(_ topic: String) -> Bool { !held.isEmpty && held.contains { Self.belongs(topic, to: $0) } }
             if full {
-                let held = state.held
-                gone = state.published.keys.filter { topic in
-                    wanted[topic] == nil && !held.contains(where: { Self.belongs(topic, to: $0) })
+                for group in state.published.values {
+                    for topic in group.digests.keys
+                    where wanted[topic] == nil && !kept.contains(topic) && !isHeld(topic)
+                        && (!dropsFlushedTrees || !state.isSettled(topic))
+                    {
+                        gone.append(topic)
+                    }
                 }
             } else {
-                for (scope, topics) in byScope {
-                    for topic in state.scopeTopics[scope] ?? []
-                    where topics[topic] == nil && wanted[topic] == nil && state.published[topic] != nil {
-                        gone.append(topic)
+                for scope in byScope.keys {
+                    for group in state.publishedGroups(under: scope) {
+                        for topic in group.digests.keys
+                        where Self.belongs(topic, to: scope) && wanted[topic] == nil && !kept.contains(topic)
+                            && state.innermostScope(of: topic) == scope && !isHeld(topic)
+                        {
+                            gone.append(topic)
+                        }
                     }
                 }
             }
@@ -298,9 +474,9 @@ public final class RetainedPublisher: Sendable {
                 }
             }
             for (topic, due) in state.pendingClears where due <= now { clearing.append(topic) }
-            for topic in clearing.sorted() {
+            for topic in Set(clearing).sorted() {
                 if transport.send(topic: topic, payload: "", retain: true) {
-                    state.published[topic] = nil
+                    state.record(topic, nil)
                     state.pendingClears[topic] = nil
                     sent += 1
                 } else {
@@ -311,19 +487,18 @@ public final class RetainedPublisher: Sendable {
             if failed {
                 state.needsFullPass = state.needsFullPass || full
             } else {
-                for (scope, topics) in byScope { state.scopeTopics[scope] = Set(topics.keys) }
                 state.dirty = []
                 state.needsFullPass = false
+                if dropsFlushedTrees {
+                    for scope in byScope.keys where state.scopes[scope]?.tree != nil {
+                        state.scopes[scope] = Scope(settled: true)
+                    }
+                }
             }
-            guard sent > 0 || state.unsaved else { return (sent, nil) }
-            guard persist else {
-                state.unsaved = true
-                return (sent, nil)
-            }
-            state.unsaved = false
-            return (sent, state.published)
+            guard persist else { return (sent, []) }
+            return (sent, state.takeUnsaved())
         }
-        if let snapshot { store?.savePublishedTopics(snapshot) }
+        save(groups)
         return count
     }
 }

@@ -23,9 +23,10 @@ import BreezeCore
 ///    not a wildcard: RabbitMQ delivers retained messages to exact subscriptions only) and
 ///    watches what the broker holds for ``settleSeconds``.
 /// 3. Per location: if any of those topics holds a payload other than the one this shard
-///    published, the new owner has re-published the location (its device config names its own
-///    status topic; its trees carry its own fetch times): the old owner **forgets** the
-///    location's topics without clearing any. Otherwise it **clears** the topics that still
+///    published (compared by ``PayloadDigest``: the bytes' FNV-1a hash and count), the new
+///    owner has re-published the location (its device config names its own status topic; its
+///    trees carry its own fetch times): the old owner **forgets** the location's topics
+///    without clearing any. Otherwise it **clears** the topics that still
 ///    hold exactly its payloads, and forgets the ones the broker no longer holds.
 ///
 /// Mistakes go the safe way: a retained message that arrives late makes a topic look absent,
@@ -43,8 +44,8 @@ struct ShardHandover {
         let id: String
         /// `<p>/<loc>` and the location's discovery config topic.
         let scopes: [String]
-        /// What this shard published under those scopes, as it published it.
-        let published: [String: String]
+        /// What this shard published under those scopes: the digests of its payloads.
+        let published: [String: PayloadDigest]
     }
 
     /// What happens to one released location.
@@ -58,8 +59,8 @@ struct ShardHandover {
     private(set) var released: [Released]
     /// Topic → index in `released`.
     private let index: [String: Int]
-    /// What the broker holds now, as seen since subscribing ("" once cleared).
-    private var seen: [String: String] = [:]
+    /// What the broker holds now, as seen since subscribing (an empty payload once cleared).
+    private var seen: [String: PayloadDigest] = [:]
     /// When to decide: set at each connect, dropped at a disconnect.
     private(set) var decideAt: Int64?
 
@@ -70,7 +71,7 @@ struct ShardHandover {
     }
 
     /// The locations of `config` the shard does not own that have topics in `published`.
-    init(config: AgentConfig, layout: TopicLayout, published: [String: String]) {
+    init(config: AgentConfig, layout: TopicLayout, published: [String: PayloadDigest]) {
         guard let shard = config.shard else {
             released = []
             index = [:]
@@ -87,7 +88,7 @@ struct ShardHandover {
             byDeviceConfig[topics.deviceConfig] = location.id
             order.append(location.id)
         }
-        var mine: [String: [String: String]] = [:]
+        var mine: [String: [String: PayloadDigest]] = [:]
         let prefix = layout.prefix + "/"
         for (topic, payload) in published {
             var owner = byDeviceConfig[topic]
@@ -131,7 +132,7 @@ struct ShardHandover {
     /// Records a message if it is on a watched topic; false for any other topic.
     mutating func observe(topic: String, payload: [UInt8]) -> Bool {
         guard index[topic] != nil else { return false }
-        seen[topic] = String(decoding: payload, as: UTF8.self)
+        seen[topic] = PayloadDigest(bytes: payload)
         return true
     }
 
@@ -178,7 +179,7 @@ extension RetainedPublisher {
 extension DaemonState {
     /// Holds the scopes of the locations this shard published and no longer owns (run and
     /// once); `published` is the publisher's persisted set.
-    mutating func beginHandover(published: [String: String]) -> [DaemonAction] {
+    mutating func beginHandover(published: [String: PayloadDigest]) -> [DaemonAction] {
         handover = ShardHandover(config: config, layout: layout, published: published)
         guard !handover.isEmpty else { return [] }
         let ids = handover.released.map(\.id).joined(separator: ", ")

@@ -86,6 +86,6 @@ extension Agent {
     /// Hands the endpoints the state after an event.
     func refreshHTTP(_ server: AgentHTTPServer?, publisher: RetainedPublisher) {
         guard let server else { return }
-        server.update(state.serveSnapshot(at: time(), publishedTopics: publisher.published.count))
+        server.update(state.serveSnapshot(at: time(), publishedTopics: publisher.publishedCount))
     }
 }

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeCore
 import FoundationEssentials
 import Synchronization
 
@@ -18,8 +19,10 @@ import Synchronization
 
 /// What the agent keeps in `state_dir` between runs (SPEC §3, §5):
 ///
-/// - `published.json`: every retained topic the agent put on the broker, so topics that no
-///   longer apply are cleared even after a restart or a config change;
+/// - `published/location-<group>.json`, `published/other.json`: every retained topic the agent
+///   put on the broker, as a digest of its payload, one file per location
+///   (``PublishedGrouping``), so topics that no longer apply are cleared even after a restart or
+///   a config change (an older agent's single `published.json` is migrated once, then removed);
 /// - `units.json`: the display unit chosen per location with `climate/unit/set`;
 /// - `calls.json`: Google calls per location and local day (the daily cap survives restarts);
 /// - `responses/<loc>.<source>.json`: the last good response per location and source, so a
@@ -66,9 +69,16 @@ public final class StateStore: Sendable {
         var failing = false
     }
     private let memory: Mutex<Memory>
+    /// A smaller bound for published files (tests of what happens past it); nil: 8 MiB.
+    let publishedFileLimitOverride: Int?
 
     /// - Parameter directory: `state_dir`; nil runs without persistence.
-    public init(directory: String?, log: Log) {
+    public convenience init(directory: String?, log: Log) {
+        self.init(directory: directory, log: log, publishedFileLimit: nil)
+    }
+
+    init(directory: String?, log: Log, publishedFileLimit: Int?) {
+        self.publishedFileLimitOverride = publishedFileLimit
         self.log = log
         self.memory = Mutex(Memory())
         self.readDirectory = directory
@@ -78,6 +88,7 @@ public final class StateStore: Sendable {
         }
         do {
             try AtomicFile.makeDirectory(directory + "/responses")
+            try AtomicFile.makeDirectory(directory + "/" + Self.publishedDirectory)
             let probe = directory + "/.write-test"
             try AtomicFile.write([], to: probe)
             _ = unlinkFile(probe)
@@ -92,8 +103,109 @@ public final class StateStore: Sendable {
 
     // MARK: typed state
 
-    public func publishedTopics() -> [String: String] { load("published.json") ?? [:] }
-    public func savePublishedTopics(_ topics: [String: String]) { save(topics, "published.json") }
+    /// The published set, group by group (``PublishedGrouping``); a file that does not decode
+    /// is set aside and only its group is forgotten.
+    public func publishedGroups() -> [String: PublishedGroup] {
+        var groups: [String: PublishedGroup] = [:]
+        for name in publishedFileNames() {
+            guard let group = Self.group(ofFile: name) else { continue }
+            if let content: PublishedGroup = load(Self.publishedDirectory + "/" + name) { groups[group] = content }
+        }
+        return groups
+    }
+
+    /// Every published topic's digest, from all groups (tests and tools).
+    public func publishedDigests() -> [String: PayloadDigest] {
+        publishedGroups().values.reduce(into: [:]) { all, group in all.merge(group.digests) { $1 } }
+    }
+
+    /// Writes one group's file (removes it when the group is empty); false when the write failed
+    /// (the content is then kept in memory for this process, as for every state file).
+    ///
+    /// A file that would pass the 8 MiB bound of a state file (SPEC §12) is written with as many
+    /// topics as fit, in sorted order, and the drop is logged as an error naming the file, the
+    /// count and the first topic left out: those topics are not cleared if the agent restarts
+    /// before it clears them itself. (The 2,000 topics a location may have stay far below it.)
+    @discardableResult
+    public func savePublished(_ group: PublishedGroup, as name: String) -> Bool {
+        let file = Self.publishedDirectory + "/" + Self.fileName(ofGroup: name)
+        guard !group.isEmpty else {
+            memory.withLock { _ = $0.files.removeValue(forKey: file) }
+            if let directory { _ = unlinkFile(directory + "/" + file) }
+            return true
+        }
+        var bytes = group.encoded()
+        if bytes.count > publishedFileLimit {
+            var topics = group.digests.keys.sorted()
+            let total = topics.count
+            while bytes.count > publishedFileLimit, !topics.isEmpty {
+                let keep = max(0, min(topics.count - 1, topics.count * publishedFileLimit / bytes.count - 1))
+                topics.removeLast(topics.count - keep)
+                bytes = group.encoded(topics: topics)
+            }
+            let first = group.digests.keys.sorted()[topics.count]
+            log.error(
+                "state: \(file) would pass the \(publishedFileLimit) byte bound of a state file; saving \(topics.count) of \(total) topics, not \(quotedForLog(first)) and the \(total - topics.count - 1) after it (sorted): they are not cleared if the agent restarts before it clears them"
+            )
+        }
+        return write(bytes, file)
+    }
+
+    /// The single `published.json` of agents before the per-location files (full payloads);
+    /// nil when there is none (or it was set aside: over 8 MiB or corrupt).
+    public func legacyPublishedTopics() -> [String: String]? { load(Self.legacyPublished) }
+
+    /// Removes the single `published.json` once its content lives in the per-location files.
+    public func removeLegacyPublished() {
+        memory.withLock { _ = $0.files.removeValue(forKey: Self.legacyPublished) }
+        if let directory { _ = unlinkFile(directory + "/" + Self.legacyPublished) }
+    }
+
+    /// Writes `topics` as an older agent did (one `published.json` with full payloads): tests
+    /// of the migration, and of starts with state left by an older agent.
+    public func saveLegacyPublishedTopics(_ topics: [String: String]) { save(topics, Self.legacyPublished) }
+
+    static let publishedDirectory = "published"
+    static let legacyPublished = "published.json"
+    /// The bound a published file is written within: a state file's read bound.
+    var publishedFileLimit: Int { publishedFileLimitOverride ?? AtomicFile.maxStateFileBytes }
+
+    static func fileName(ofGroup group: String) -> String {
+        group == PublishedGrouping.other ? "other.json" : "location-" + group + ".json"
+    }
+
+    /// The group a file of `published/` holds; nil for any other name (temp files, `.corrupt`).
+    static func group(ofFile name: String) -> String? {
+        if name == "other.json" { return PublishedGrouping.other }
+        guard name.hasPrefix("location-"), name.hasSuffix(".json") else { return nil }
+        let group = name.dropFirst("location-".count).dropLast(".json".count)
+        guard !group.isEmpty, !group.contains(".") else { return nil }
+        return String(group)
+    }
+
+    /// The names in `published/`: on disk (where state is read from) and held in memory.
+    private func publishedFileNames() -> Set<String> {
+        var names = Set<String>()
+        if let readDirectory { names = Self.listDirectory(readDirectory + "/" + Self.publishedDirectory) }
+        let inMemory = memory.withLock { Array($0.files.keys) }
+        for key in inMemory where key.hasPrefix(Self.publishedDirectory + "/") {
+            names.insert(String(key.dropFirst(Self.publishedDirectory.count + 1)))
+        }
+        return names
+    }
+
+    private static func listDirectory(_ path: String) -> Set<String> {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names = Set<String>()
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.insert(name) }
+        }
+        return names
+    }
 
     public func units() -> [String: String] { load("units.json") ?? [:] }
     public func saveUnit(_ unit: String, for location: String) {
@@ -161,10 +273,16 @@ public final class StateStore: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(value) else { return }
-        let bytes = [UInt8](data)
+        write([UInt8](data), name)
+    }
+
+    /// Writes a state file's bytes (see ``save(_:_:)``); false when a write to `state_dir`
+    /// failed (the bytes are then held in memory). Without persistence they are held in memory.
+    @discardableResult
+    private func write(_ bytes: [UInt8], _ name: String) -> Bool {
         guard let directory else {
             memory.withLock { $0.files[name] = bytes }
-            return
+            return true
         }
         do {
             try AtomicFile.write(bytes, to: directory + "/" + name)
@@ -174,6 +292,7 @@ public final class StateStore: Sendable {
                 return memory.failing
             }
             if recovered { log.info("state: writing to \(directory) works again") }
+            return true
         } catch {
             let first = memory.withLock { memory in
                 memory.files[name] = bytes
@@ -185,6 +304,7 @@ public final class StateStore: Sendable {
                     "state: \(error); keeping state in memory, files in \(directory) stay at their last good content (warned once until a write works)"
                 )
             }
+            return false
         }
     }
 }
