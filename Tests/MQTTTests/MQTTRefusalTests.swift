@@ -268,6 +268,62 @@ struct MQTTFallbackTests {
             await client.stop()
         }
     }
+
+    /// The stand-in once shut down, at `stop()`, every descriptor number it had ever accepted,
+    /// including those it had closed and the process had since reused: in the parallel suite
+    /// that cut other tests' MQTT client sockets ("The client is not currently connected" in the
+    /// middle of `brokerKilledMidBurst…`) and the stalled listener of the connect-timeout test.
+    /// Here the numbers it closed are taken again at once (the kernel hands out the lowest free
+    /// ones), and they must still work after `stop()`.
+    @Test func standInStopLeavesReusedDescriptorsAlone() async throws {
+        let gate = try MQTT5RefusingBroker(refusal: .close, upstreamPort: 1)
+        defer { gate.stop() }
+        for _ in 0..<3 {
+            let fd = try loopbackConnection(port: gate.port)
+            defer { close(fd) }
+            // An MQTT 5 CONNECT (empty client id, clean start): the stand-in reads it and closes.
+            let connect: [UInt8] = [0x10, 13, 0, 4, 0x4D, 0x51, 0x54, 0x54, 5, 0x02, 0, 60, 0, 0, 0]
+            #expect(send(fd, connect, connect.count, Int32(MSG_NOSIGNAL)) == connect.count)
+            var byte: UInt8 = 0
+            #expect(read(fd, &byte, 1) == 0, "the stand-in did not close the refused connection")
+        }
+        #expect(gate.protocolLevels == [5, 5, 5])
+        var pairs: [[Int32]] = []
+        defer { for pair in pairs { close(pair[0]); close(pair[1]) } }
+        for _ in 0..<32 {
+            var pair: [Int32] = [-1, -1]
+            try #require(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+            pairs.append(pair)
+        }
+        gate.stop()
+        for pair in pairs {
+            var byte: UInt8 = 7
+            #expect(send(pair[0], &byte, 1, Int32(MSG_NOSIGNAL)) == 1, "descriptor \(pair[0]) was shut down")
+            #expect(send(pair[1], &byte, 1, Int32(MSG_NOSIGNAL)) == 1, "descriptor \(pair[1]) was shut down")
+        }
+    }
+}
+
+/// A connected TCP socket to 127.0.0.1:`port`.
+private func loopbackConnection(port: Int) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    guard fd >= 0, connected == 0 else {
+        close(fd)
+        throw POSIXError(.ECONNREFUSED)
+    }
+    // Reads give up after 10 s instead of hanging the test.
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    return fd
 }
 
 /// Connect attempts that never complete give up after the connect timeout (10 s by default),
