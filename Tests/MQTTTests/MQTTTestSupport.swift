@@ -59,6 +59,22 @@ final class EventRecorder: Sendable {
     }
 }
 
+/// How long a test lets a prompt operation (`stop()`, giving up a stalled connect attempt) take
+/// before calling it a hang.
+///
+/// In the parallel suite every `await` resumes on the two cooperative threads of this 2-core
+/// machine, which synchronous CPU-bound tests hold for long stretches (RenderTests: 21 s of both
+/// threads alone; in a run together with the MQTT and HTTP targets every async test there stood
+/// still for 67 s). A prompt operation then looks slow from here (10–15 s seen in CI). The
+/// tests using this bound set up a hang that lasts far longer: a reconnect delay of 300 s, a
+/// keepalive of ``hangKeepalive`` (libmosquitto's own end of a stalled attempt), a join that never
+/// returns. So the bound is 60 s: five times under those, and a hang still fails.
+let promptBound: Duration = .seconds(60)
+
+/// The keepalive for tests that prove the connect timeout (or `stop()`) ends a stalled attempt:
+/// without them libmosquitto would only end it at its keepalive check, 300 s later.
+let hangKeepalive = 300
+
 /// A topic no other test (or earlier run on a shared broker) uses.
 func uniqueTopic(_ name: String = #function) -> String {
     let clean = name.filter { $0.isLetter || $0.isNumber }
