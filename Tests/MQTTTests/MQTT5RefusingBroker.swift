@@ -23,6 +23,12 @@ import Synchronization
 /// CONNACK (RabbitMQ 3.10's documented behaviour), `.connack84` answers CONNACK with reason code
 /// 0x84 "unsupported protocol version" and then closes. Any other CONNECT is forwarded to the
 /// mosquitto on `upstreamPort`, and bytes are copied both ways until either side closes.
+///
+/// Descriptors are shut down by ``stop()`` only while they are still this stand-in's: each is
+/// removed from the open set under the same lock as its `close`. A number closed earlier belongs
+/// to whatever the process opened next (another test's client socket, a listener), and shutting
+/// that down broke other tests in the parallel suite ("client not currently connected" mid-burst)
+/// and a later fallback test's own listener (no second CONNECT ever arrived).
 final class MQTT5RefusingBroker: Sendable {
     enum Refusal: Sendable { case close, connack84 }
 
@@ -60,10 +66,24 @@ final class MQTT5RefusingBroker: Sendable {
     /// The protocol level byte of every CONNECT received, in order.
     var protocolLevels: [UInt8] { levels.withLock { $0 } }
 
-    /// Stops accepting and closes every connection.
+    /// Stops accepting and ends every connection still open (their threads then close them).
     func stop() {
         shutdown(listenFD, Int32(SHUT_RDWR))
-        for fd in open.withLock({ $0 }) { shutdown(fd, Int32(SHUT_RDWR)) }
+        open.withLock { fds in
+            for fd in fds { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    private func track(_ fd: Int32) {
+        open.withLock { $0.append(fd) }
+    }
+
+    /// Closes `fd` and forgets it in one step, so ``stop()`` never reaches a reused number.
+    private func closeTracked(_ fd: Int32) {
+        open.withLock { fds in
+            fds.removeAll { $0 == fd }
+            close(fd)
+        }
     }
 
     deinit {
@@ -78,7 +98,7 @@ final class MQTT5RefusingBroker: Sendable {
                 if errno == EINTR { continue }
                 return
             }
-            open.withLock { $0.append(client) }
+            track(client)
             let thread = Thread { [self] in serve(client) }
             thread.start()
         }
@@ -86,7 +106,7 @@ final class MQTT5RefusingBroker: Sendable {
 
     private func serve(_ client: Int32) {
         guard let connect = Self.readPacket(client), connect.first == 0x10 else {
-            close(client)
+            closeTracked(client)
             return
         }
         // CONNECT: fixed header, remaining length, then 00 04 "MQTT" and the level byte.
@@ -97,7 +117,7 @@ final class MQTT5RefusingBroker: Sendable {
         levels.withLock { $0.append(level) }
         if level == 5 {
             if refusal == .connack84 { Self.writeAll(client, [0x20, 0x03, 0x00, 0x84, 0x00]) }
-            close(client)
+            closeTracked(client)
             return
         }
         let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -109,16 +129,23 @@ final class MQTT5RefusingBroker: Sendable {
         }
         guard connected == 0 else {
             close(upstream)
-            close(client)
+            closeTracked(client)
             return
         }
-        open.withLock { $0.append(upstream) }
+        track(upstream)
         Self.writeAll(upstream, connect)
+        // Either pump ending shuts both sockets down, which ends the other; both are closed
+        // only once neither thread reads or writes them any more.
+        let backDone = DispatchSemaphore(value: 0)
         let back = Thread {
             Self.pump(from: upstream, to: client)
+            backDone.signal()
         }
         back.start()
         Self.pump(from: client, to: upstream)
+        backDone.wait()
+        closeTracked(upstream)
+        closeTracked(client)
     }
 
     /// Copies until `from` ends, then closes both directions.

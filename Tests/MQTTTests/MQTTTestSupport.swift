@@ -10,22 +10,31 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeMQTT
+import BreezeTestSupport
 import Foundation
 import Synchronization
 import Testing
 
 /// Collects a client's events so a test can wait for one (up to a deadline) without sleeping.
+///
+/// Events are taken, and waited for, on ``TimingExecutor``'s thread: their times are when the
+/// client delivered them, even while the cooperative pool is busy with other tests.
 final class EventRecorder: Sendable {
-    private let recorded = Mutex<[MQTTEvent]>([])
+    private let recorded = Mutex<[(event: MQTTEvent, time: ContinuousClock.Instant)]>([])
 
     init(_ client: MQTTClient) {
         let stream = client.events
-        Task { [self] in
-            for await event in stream { recorded.withLock { $0.append(event) } }
+        Task(executorPreference: TimingExecutor.shared) { [self] in
+            for await event in stream { recorded.withLock { $0.append((event, .now)) } }
         }
     }
 
-    var events: [MQTTEvent] { recorded.withLock { $0 } }
+    var events: [MQTTEvent] { recorded.withLock { $0.map(\.event) } }
+
+    /// When the first event matching `matches` arrived.
+    func firstTime(where matches: (MQTTEvent) -> Bool) -> ContinuousClock.Instant? {
+        recorded.withLock { $0.first { matches($0.event) }?.time }
+    }
 
     func messages(on topic: String) -> [MQTTMessage] {
         events.compactMap { event in
@@ -38,11 +47,13 @@ final class EventRecorder: Sendable {
 
     /// Polls until `pick` finds something; nil after `timeout`.
     func waitFor<T>(timeout: Duration = .seconds(15), _ pick: ([MQTTEvent]) -> T?) async -> T? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let found = pick(events) { return found }
-            if ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(20))
+        await withTaskExecutorPreference(TimingExecutor.shared) {
+            let deadline = ContinuousClock.now + timeout
+            while true {
+                if let found = pick(events) { return found }
+                if ContinuousClock.now >= deadline { return nil }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
         }
     }
 
@@ -58,6 +69,22 @@ final class EventRecorder: Sendable {
         }
     }
 }
+
+/// How long a prompt operation (`stop()`, giving up a stalled connect attempt) may take, measured
+/// off the cooperative pool (``durationOffThePool(_:)``, the recorder's event times): the pool's
+/// two threads are held for long stretches by synchronous tests in the parallel suite (a `stop()`
+/// measured from the test took 93 s there), this thread is not. The tests using it set up a hang
+/// that lasts far longer: a reconnect delay of 300 s, a keepalive of ``hangKeepalive``
+/// (libmosquitto's own end of a stalled attempt), a join that never returns.
+let promptBound: Duration = .seconds(10)
+
+/// How long a test waits for an event before giving up: generous, since the wait itself proves
+/// nothing about promptness (the event's time does).
+let eventWait: Duration = .seconds(60)
+
+/// The keepalive for tests that prove the connect timeout (or `stop()`) ends a stalled attempt:
+/// without them libmosquitto would only end it at its keepalive check, 300 s later.
+let hangKeepalive = 300
 
 /// A topic no other test (or earlier run on a shared broker) uses.
 func uniqueTopic(_ name: String = #function) -> String {
