@@ -262,14 +262,8 @@ struct DaemonState {
         case .tick:
             actions += startDueFetches(now: now)
             actions += scopeActions(now: now)
-            actions += decideHandover(now: now)
+            actions += timeEdges(at: time)
             actions.append(.flush(persist: true))
-            if now >= nextDiagnostics {
-                // Skipped while disconnected (not retained), but always rescheduled, or the
-                // timer would keep firing at a time already past.
-                actions += diagnosticsMessage(at: time)
-                nextDiagnostics = now + Self.diagnosticsInterval
-            }
             actions.append(wake(now: now))
         case .fetched(let key, let outcome):
             inFlight.remove(key)
@@ -277,7 +271,12 @@ struct DaemonState {
             // `auto` falls back to Open-Meteo at once when Google rejects the key: start it now.
             actions += startDueFetches(now: now)
             if now >= wakeAt {
+                // The tick's work, edges included, so the wake below moves past this time: the
+                // tick itself may wait behind many queued completions, and each of them redid
+                // the full update of every location while `wakeAt` stayed in the past (a slow
+                // API's longer cycle met more such times: bench/RESULTS.md).
                 actions += scopeActions(now: now)
+                actions += timeEdges(at: time)
             } else {
                 actions += scopeActions(now: now, only: key.location, kind: key.kind)
             }
@@ -887,6 +886,19 @@ struct DaemonState {
         }
         wakeAt = wake
         return .wake(at: wake)
+    }
+
+    /// What is due at a time edge besides the scopes: shard handover decisions, and
+    /// `<p>/diagnostics` every ``diagnosticsInterval``.
+    private mutating func timeEdges(at time: DaemonTime) -> [DaemonAction] {
+        var actions = decideHandover(now: time.now)
+        if time.now >= nextDiagnostics {
+            // Skipped while disconnected (not retained), but always rescheduled, or the
+            // timer would keep firing at a time already past.
+            actions += diagnosticsMessage(at: time)
+            nextDiagnostics = time.now + Self.diagnosticsInterval
+        }
+        return actions
     }
 
     /// `<p>/diagnostics` (not retained: nothing while disconnected).

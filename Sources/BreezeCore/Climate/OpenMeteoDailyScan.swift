@@ -301,7 +301,8 @@ enum OpenMeteoDailyScan {
                 guard let byte = take(), (0x30...0x39).contains(byte) else { return nil }
                 value += Int(byte - 0x30)
             }
-            if let next = peek(), (0x30...0x39).contains(next) || next == UInt8(ascii: "e") || next == UInt8(ascii: "E") {
+            if let next = peek(), (0x30...0x39).contains(next) || next == UInt8(ascii: "e") || next == UInt8(ascii: "E")
+            {
                 return nil
             }
             return negative ? -value : value
