@@ -238,16 +238,18 @@ struct DaemonState {
         let spread = firstFetchSpread
         for index in locations.indices {
             if locations[index].pollenSchedule.nextDue == 0 {
-                locations[index].pollenSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
+                locations[index].pollenSchedule.due(at: time.now + Self.firstFetchDelay(spread: spread, using: &random))
             }
             if locations[index].climateSchedule.nextDue == 0 {
-                locations[index].climateSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
+                locations[index].climateSchedule.due(
+                    at: time.now + Self.firstFetchDelay(spread: spread, using: &random))
             }
             if locations[index].stripesSchedule.nextDue == 0 {
-                locations[index].stripesSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
+                locations[index].stripesSchedule.due(
+                    at: time.now + Self.firstFetchDelay(spread: spread, using: &random))
             }
             if locations[index].airSchedule.nextDue == 0 {
-                locations[index].airSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
+                locations[index].airSchedule.due(at: time.now + Self.firstFetchDelay(spread: spread, using: &random))
             }
         }
         nextDiagnostics = time.now + Self.diagnosticsInterval
