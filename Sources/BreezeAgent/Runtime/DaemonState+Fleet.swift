@@ -79,19 +79,6 @@ extension DaemonState {
 
     var firstFetchSpread: Int64 { Self.firstFetchSpread(locations: locations.count) }
 
-    /// The first fetches start in at most this many steps over the spread (1 s apart for a hub,
-    /// 5 s for 1,000 locations): every distinct start time is a wake of the loop, and each wake
-    /// rebuilds and saves what every location publishes — 60 of them (one a second) were most
-    /// of a 1,000-location cold start's CPU (bench/RESULTS.md).
-    static let firstFetchSteps: Int64 = 12
-
-    /// A random first-fetch delay: 0…`spread` seconds in steps of `spread` / ``firstFetchSteps``
-    /// (at least 1 s).
-    static func firstFetchDelay(spread: Int64, using random: inout SplitMix64) -> Int64 {
-        let step = max(1, spread / firstFetchSteps)
-        return Int64.random(in: 0...spread / step, using: &random) * step
-    }
-
     // MARK: call counts
 
     /// The call counts to save now: when `force` (the last fetch finished, shutdown, `once`) or

@@ -158,9 +158,6 @@ enum DaemonAction: Sendable {
 struct DaemonState {
     /// How often `<p>/diagnostics` is published (not retained); also at every connect and birth.
     static let diagnosticsInterval: Int64 = 300
-    /// A batch of fetches is over when none is in flight and the next wake is at least this far
-    /// (seconds): then the published set is saved.
-    static let batchGap: Int64 = 30
     /// Longest accepted command payload; anything larger is garbage for these commands.
     static let maximumCommandBytes = 64
     /// Largest payload of any message the agent subscribes to (commands, births, device status,
@@ -241,18 +238,16 @@ struct DaemonState {
         let spread = firstFetchSpread
         for index in locations.indices {
             if locations[index].pollenSchedule.nextDue == 0 {
-                locations[index].pollenSchedule.due(at: time.now + Self.firstFetchDelay(spread: spread, using: &random))
+                locations[index].pollenSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
             }
             if locations[index].climateSchedule.nextDue == 0 {
-                locations[index].climateSchedule.due(
-                    at: time.now + Self.firstFetchDelay(spread: spread, using: &random))
+                locations[index].climateSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
             }
             if locations[index].stripesSchedule.nextDue == 0 {
-                locations[index].stripesSchedule.due(
-                    at: time.now + Self.firstFetchDelay(spread: spread, using: &random))
+                locations[index].stripesSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
             }
             if locations[index].airSchedule.nextDue == 0 {
-                locations[index].airSchedule.due(at: time.now + Self.firstFetchDelay(spread: spread, using: &random))
+                locations[index].airSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
             }
         }
         nextDiagnostics = time.now + Self.diagnosticsInterval
@@ -285,14 +280,10 @@ struct DaemonState {
             } else {
                 actions += scopeActions(now: now, only: key.location, kind: key.kind)
             }
-            // The published set (and the call counts) are saved once the last fetch in flight is
-            // done and no other fetch is due within ``batchGap``: the first fetches of 1,000
-            // locations start in steps (and faster fetches often emptied the set in between),
-            // and each save wrote the whole published set (bench/RESULTS.md).
-            let next = wake(now: now)
-            actions.append(.flush(persist: inFlight.isEmpty && wakeAt - now >= Self.batchGap))
+            // The published set (and the call counts) are saved once the last fetch in flight is done.
+            actions.append(.flush(persist: inFlight.isEmpty))
             if inFlight.isEmpty { actions += callCountStore(now: now, force: true) }
-            actions.append(next)
+            actions.append(wake(now: now))
         case .mqtt(.connected):
             if connectedBefore { reconnects += 1 }
             connectedBefore = true
