@@ -53,7 +53,13 @@ struct OnceConcurrencyTests {
                 gauge.serve(holding: 0.4)
                 return .respond(status: 200, body: body)
             }))
-        try await MosquittoBroker.withPlainBroker { port in
+        // Nine locations' retained trees exceed mosquitto's default queue of 1,000 messages for
+        // a new QoS 1 subscriber, which would drop the view's probe: a broker of its own.
+        let broker = try MosquittoBroker(configuration: ["max_queued_messages 20000"])
+        try await broker.start()
+        defer { broker.stop() }
+        do {
+            let port = broker.port
             try sandbox.writeConfig(
                 port: port,
                 """
@@ -63,16 +69,13 @@ struct OnceConcurrencyTests {
                 http: {max_concurrent: 3}
                 \(sandbox.apis.endpointsYAML)
                 """)
-            let started = ContinuousClock.now
             let run = try await AgentProcess.run(
                 ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)
-            let elapsed = ContinuousClock.now - started
             #expect(run.status == 0, "\(run.stderr)")
             #expect(gauge.total == 9)
-            // The server saw the limit reached and never passed: concurrent, and bounded.
+            // The server saw the limit reached and never passed: concurrent, and bounded. (No
+            // wall-time bound: on a loaded 2-core machine it says nothing the gauge does not.)
             #expect(gauge.peak == 3, "\(run.stderr)")
-            // Nine answers of 400 ms one after the other take 3.6 s; three at a time about 1.2 s.
-            #expect(elapsed < .seconds(3.6), "\(elapsed)")
             let tree = try await BrokerView.snapshot(port: port, ["\(sandbox.prefix)/#"])
             for location in locations {
                 #expect(tree["\(sandbox.prefix)/\(location.id)/pollen/grass/value"] != nil, "\(location.id)")
