@@ -61,6 +61,38 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// Parses `YYYY-MM-DD` exactly (ten characters).
     public init?(iso text: some StringProtocol) {
+        // Ten ASCII bytes `DDDD-DD-DD` directly (what the general reading below gives for them).
+        var utf8 = text.utf8.makeIterator()
+        var digits = (0, 0, 0)
+        var plain = true
+        var count = 0
+        while let byte = utf8.next() {
+            count += 1
+            guard count <= 10 else {
+                plain = false
+                break
+            }
+            if count == 5 || count == 8 {
+                if byte != UInt8(ascii: "-") { plain = false }
+                continue
+            }
+            let digit = byte &- 0x30
+            guard digit < 10 else {
+                plain = false
+                break
+            }
+            if count <= 4 {
+                digits.0 = digits.0 * 10 + Int(digit)
+            } else if count <= 7 {
+                digits.1 = digits.1 * 10 + Int(digit)
+            } else {
+                digits.2 = digits.2 * 10 + Int(digit)
+            }
+        }
+        if plain && count == 10 {
+            self.init(year: digits.0, month: digits.1, day: digits.2)
+            return
+        }
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard text.count == 10, parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
             let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])

@@ -531,6 +531,43 @@ struct DaemonStateTests {
         #expect(Self.scopes(actions).count == 10)  // 2 locations × pollen, climate, stripes, discovery, display
     }
 
+    /// A passed time edge (here the diagnostics) is handled once by the first completion after it:
+    /// the completions queued behind the late tick narrow to their location again, instead of
+    /// each redoing the full update (which made a slow API's cycle cost much more CPU).
+    @Test func aPassedWakeTimeIsOneFullUpdateNotOnePerCompletion() throws {
+        let config = try Self.config(
+            locations: """
+                locations:
+                  - {id: home, latitude: 52.52, longitude: 13.405, timezone: UTC}
+                  - {id: cabin, latitude: 47.0, longitude: 11.0, timezone: UTC}
+                """)
+        var (state, actions) = Self.started(config)
+        #expect(Self.fetches(actions).count == 6)
+        _ = state.handle(.mqtt(.connected), at: Self.at(Self.t0 + 1))
+        let edge = Self.t0 + DaemonState.diagnosticsInterval
+        func diagnostics(_ actions: [DaemonAction]) -> Int {
+            actions.filter { if case .publish(let m) = $0, m.topic == "breeze/diagnostics" { true } else { false } }
+                .count
+        }
+        actions = state.handle(
+            .fetched(FetchKey(location: 1, kind: .pollen), Self.pollenOK(edge)), at: Self.at(edge + 2))
+        #expect(Self.scopes(actions).count == 10)
+        #expect(diagnostics(actions) == 1)
+        let wake = try #require(Self.wake(actions))
+        #expect(wake > edge + 2)
+        for (offset, key) in [FetchKey(location: 0, kind: .pollen), FetchKey(location: 0, kind: .climate)].enumerated()
+        {
+            let now = edge + 3 + Int64(offset)
+            let outcome: FetchOutcome = key.kind == .pollen ? Self.pollenOK(now) : try Self.climateOK(now)
+            actions = state.handle(.fetched(key, outcome), at: Self.at(now))
+            #expect(Self.scopes(actions).allSatisfy { $0.scope.contains("home") }, "\(Self.scopes(actions))")
+            #expect(diagnostics(actions) == 0)
+        }
+        // The late tick still does its full update.
+        actions = state.handle(.tick, at: Self.at(edge + 6))
+        #expect(Self.scopes(actions).count == 10)
+    }
+
     @Test func callKeysRoundTripTheirStorageForm() {
         for key in [CallKey(locationID: "home", api: .google), CallKey(locationID: "a.b", api: .openMeteo)] {
             #expect(CallKey(storageKey: key.storageKey) == key)

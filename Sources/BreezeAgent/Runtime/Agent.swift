@@ -19,7 +19,7 @@ import BreezeMQTT
 /// One task owns it: `run` feeds the state machine events (MQTT, commands, signals, timer,
 /// finished fetches) one at a time and performs the actions it returns; fetches run in a task
 /// group and report back as events, so a slow API never delays a command or a shutdown.
-/// `once` and `print` use the same steps in sequence.
+/// `once` and `print` use the same steps, their fetches concurrent as in `run`.
 final class Agent {
     let config: AgentConfig
     let log: Log

@@ -20,31 +20,81 @@ extension Agent {
     /// Fetches every enabled source of every location now (`once`, `print`), through the same
     /// steps as the daemon (``DaemonState/begin(_:now:)``, ``DaemonState/apply(_:_:now:)``);
     /// returns the sources that failed with no usable data (stored or fresh) behind them.
+    ///
+    /// Up to `http.max_concurrent` fetches run at once (child tasks over the one curl multi
+    /// driver); the state is only touched here, between them. Open-Meteo's pacing applies as in
+    /// `run` (``DaemonState/pace(_:now:)``): a request over the per-minute limit waits for the
+    /// next window; one held back by the daily limit is not sent (``onceMaximumPacingWait``).
     func fetchEverything(now: Int64) async -> [String] {
-        var unusable: [String] = []
+        var keys: [FetchKey] = []
         for index in state.locations.indices {
             for kind in SourceKind.allCases where state.enabled(kind) {
-                let key = FetchKey(location: index, kind: kind)
-                // `auto` falls back to Open-Meteo at once when Google rejects the key: the
-                // rejection makes the source due again with the other source.
-                var attempts = 0
-                while attempts < 2 {
-                    attempts += 1
+                keys.append(FetchKey(location: index, kind: kind))
+            }
+        }
+        // Each entry: the key and its attempt (`auto` falls back to Open-Meteo at once when
+        // Google rejects the key: the rejection makes the source due again with the other source).
+        var queue = keys.map { (key: $0, attempt: 1) }
+        var head = 0
+        var waiting: [(key: FetchKey, attempt: Int, at: Int64)] = []
+        let limit = max(1, config.httpMaxConcurrent)
+        let (fetchers, log) = (fetchers, self.log)
+        await withTaskGroup(of: (FetchKey, Int, FetchOutcome).self) { group in
+            var running = 0
+            while true {
+                let clock = Timestamp.nowUnixSeconds()
+                if !waiting.isEmpty {
+                    queue += waiting.filter { $0.at <= clock }.map { ($0.key, $0.attempt) }
+                    waiting.removeAll { $0.at <= clock }
+                }
+                while running < limit, head < queue.count {
+                    let (key, attempt) = queue[head]
+                    head += 1
+                    if let deferred = state.pace(key, now: clock) {
+                        _ = performLocal(deferred)
+                        let at = state.schedule(key).nextDue
+                        if at - clock > Self.onceMaximumPacingWait {
+                            log.warning(
+                                "once: \(key.kind.rawValue)[\(state.locations[key.location].config.id)] not fetched: Open-Meteo's daily limit is reached"
+                            )
+                        } else {
+                            waiting.append((key, attempt, at))
+                        }
+                        continue
+                    }
                     let (request, notes) = state.begin(key, now: now)
                     _ = performLocal(notes)
-                    guard let request else { break }
-                    let outcome = await fetch(request)
-                    _ = performLocal(state.apply(key, outcome, now: now))
-                    guard case .pollen(let result) = outcome, case .keyRejected = result.outcome,
-                        state.locations[index].googleRejected, config.pollen.source == .auto
-                    else { break }
+                    guard let request else { continue }
+                    running += 1
+                    group.addTask { (key, attempt, await Agent.fetch(request, with: fetchers, log: log)) }
                 }
-                if !state.hasData(key) { unusable.append("\(kind.rawValue)[\(state.locations[index].config.id)]") }
+                if running > 0, let done = await group.next() {
+                    running -= 1
+                    let (key, attempt, outcome) = done
+                    _ = performLocal(state.apply(key, outcome, now: now))
+                    if attempt < 2, case .pollen(let result) = outcome, case .keyRejected = result.outcome,
+                        state.locations[key.location].googleRejected, config.pollen.source == .auto
+                    {
+                        queue.append((key, attempt + 1))
+                    }
+                } else if let first = waiting.map(\.at).min() {
+                    try? await Task.sleep(for: .seconds(max(0, first - Timestamp.nowUnixSeconds())))
+                } else {
+                    break
+                }
             }
+        }
+        var unusable: [String] = []
+        for key in keys where !state.hasData(key) {
+            unusable.append("\(key.kind.rawValue)[\(state.locations[key.location].config.id)]")
         }
         _ = performLocal(state.callCountStore(now: now, force: true))
         return unusable
     }
+
+    /// `once` waits at most this long (seconds) for a request Open-Meteo's pacing holds back (the
+    /// per-minute window); a longer hold (the daily limit) skips the request.
+    static let onceMaximumPacingWait: Int64 = 120
 
     /// `print`: fetch and write `topic<TAB>payload` lines to stdout; no broker.
     func printTree() async -> Int32 {

@@ -70,6 +70,15 @@ public enum OpenMeteoDailyDecoder {
     /// The series of one daily `variable` (the climate trend's `temperature_2m_max`, the warming
     /// stripes' `temperature_2m_mean`), in °C.
     static func decode(_ body: [UInt8], variable: String) throws(ClimateDecodeError) -> [ClimateObservation] {
+        // The server's usual shape in one pass; anything else (and every error) the general way.
+        if let observations = OpenMeteoDailyScan.decode(body, variable: variable) { return observations }
+        return try decodeGenerally(body, variable: variable)
+    }
+
+    /// `JSONDecoder`: every accepted shape, every error.
+    static func decodeGenerally(_ body: [UInt8], variable: String) throws(ClimateDecodeError)
+        -> [ClimateObservation]
+    {
         let top: TopLevel
         do {
             let decoder = JSONDecoder()
