@@ -72,9 +72,17 @@ struct HTTPEndpointTests {
         let running = try await Self.start(brokerPort: broker.port, climateFails: true)
         let agent = running.agent
         try #require(await agent.waitForLine("climate[home]: fetch failed"), "\(agent.log)")
-        // Connected: 200 (the status says stale), strict: 503.
+        // Connected: 200 (the status says stale), strict: 503. The log line comes before the
+        // daemon hands the HTTP server its next snapshot: wait for the snapshot to have both
+        // outcomes (the pollen fetch and the failed climate fetch), bounded.
         try #require(
-            await poll(timeout: .seconds(10)) { RawHTTP.get(running.httpPort, "/healthz").status == 200 },
+            await poll(timeout: .seconds(15)) {
+                let answer = RawHTTP.get(running.httpPort, "/healthz")
+                let location = (jsonObject(answer.text)?["locations"] as? [[String: Any]])?.first
+                let sources = location?["sources"] as? [String: [String: Any]]
+                return answer.status == 200 && sources?["pollen"]?["state"] as? String == "fresh"
+                    && sources?["climate"]?["state"] as? String == "stale"
+            },
             "\(agent.log)")
         let health = RawHTTP.get(running.httpPort, "/healthz")
         #expect(health.header("Content-Type") == "application/json")

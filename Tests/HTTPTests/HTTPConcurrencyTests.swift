@@ -98,8 +98,7 @@ struct HTTPConcurrencyTests {
         try server.start()
         defer { server.stop() }
         let client = HTTPClient(version: "test", maxConcurrent: 2)
-        // Two hang on the server (the limit), two more wait in the client's queue.
-        let tasks = (0..<4).map { _ in
+        func hanging() -> Task<CurlError?, Never> {
             Task { () -> CurlError? in
                 do throws(CurlError) {
                     _ = try await client.get(HTTPRequest(url: server.url("/hang"), totalTimeout: .seconds(20)))
@@ -109,19 +108,34 @@ struct HTTPConcurrencyTests {
                 }
             }
         }
+        // Two hang on the server (the limit); only then two more, which must wait in the
+        // client's queue. (Started together, which two run is not known, and cancelling one
+        // running request frees a slot for a queued one before the next cancel.)
+        let running = [hanging(), hanging()]
         let deadline = ContinuousClock.now + .seconds(10)
         while gauge.total < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(gauge.total == 2)
+        let queued = [hanging(), hanging()]
         try await Task.sleep(for: .milliseconds(200))
         #expect(gauge.total == 2)  // the other two are queued, not sent
-        let cancelled = ContinuousClock.now
-        for task in tasks { task.cancel() }
-        for task in tasks {
+        // The queued ones first: they end without ever reaching the server.
+        var cancelled = ContinuousClock.now
+        for task in queued { task.cancel() }
+        for task in queued {
             let error = try #require(await task.value)
             #expect(error.kind == .cancelled)
         }
-        // Nowhere near the 20 s timeout: removed from curl at once.
         #expect(ContinuousClock.now - cancelled < .seconds(5))
         #expect(gauge.total == 2)  // the queued ones never reached the server
+        // Then the running ones: removed from curl at once, nowhere near the 20 s timeout.
+        cancelled = ContinuousClock.now
+        for task in running { task.cancel() }
+        for task in running {
+            let error = try #require(await task.value)
+            #expect(error.kind == .cancelled)
+        }
+        #expect(ContinuousClock.now - cancelled < .seconds(5))
+        #expect(gauge.total == 2)
         let response = try await client.get(HTTPRequest(url: server.url("/ok")))
         #expect(response.text == "fine")
     }
