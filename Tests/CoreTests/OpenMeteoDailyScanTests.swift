@@ -120,6 +120,9 @@ import Testing
         daily(#""2024-01-01","2024-01-02""#, "1.0"),
         daily(#""2024-01-01""#, "1000.0"),
         daily(#""2024-01-01""#, "-1000"),
+        // Found by `make fuzz`: long digit runs overflowed the scan's accumulator (a trap).
+        daily(#""2024-01-01""#, String(repeating: "1", count: 110) + "59.1"),
+        daily(#""2024-01-01""#, "-" + String(repeating: "9", count: 40)),
         daily(#""2024-01-01""#, "01.0"),
         daily(#""2024-01-01""#, "1."),
         daily(#""2024-01-01""#, ".5"),

@@ -290,6 +290,9 @@ enum OpenMeteoDailyScan {
             let digits = at
             var whole = 0
             while let byte = peek(), (0x30...0x39).contains(byte) {
+                // More than three digits is not the usual shape: stop before `whole` can
+                // overflow (a fuzzed body had 110 of them).
+                guard at - digits < 3 else { return nil }
                 whole = whole * 10 + Int(byte - 0x30)
                 at += 1
             }
