@@ -11,46 +11,21 @@
 
 import BreezeTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// `once` fetches its locations concurrently through the curl multi driver, up to
 /// `http.max_concurrent` (SPEC §11), and still publishes the whole tree.
 @Suite("once fetches concurrently up to http.max_concurrent")
 struct OnceConcurrencyTests {
-    /// Requests the stand-in API is answering at once, counted in its handler (each connection
-    /// has its own thread): the server's view.
-    final class Gauge: Sendable {
-        private struct Counts {
-            var now = 0
-            var peak = 0
-            var total = 0
-        }
-        private let counts = Mutex(Counts())
-
-        func serve(holding seconds: Double) {
-            counts.withLock {
-                $0.now += 1
-                $0.total += 1
-                $0.peak = max($0.peak, $0.now)
-            }
-            Thread.sleep(forTimeInterval: seconds)
-            counts.withLock { $0.now -= 1 }
-        }
-
-        var peak: Int { counts.withLock { $0.peak } }
-        var total: Int { counts.withLock { $0.total } }
-    }
-
     @Test("9 locations, each Google answer held 400 ms, max_concurrent 3: 3 at once, every location published")
     func reachesTheLimitAndPublishesEverything() async throws {
-        let gauge = Gauge()
+        let gauge = ConcurrencyGauge()
         let body = try googleBody(zone: "UTC")
         let locations = (0..<9).map { FakeAPIs.Location(id: "site\($0)", latitude: 50 + Double($0) / 10) }
         let sandbox = try AgentSandbox(
             locations: locations,
             routes: FakeAPIs.Routes(google: { _ in
-                gauge.serve(holding: 0.4)
+                gauge.serve(holding: .milliseconds(400))
                 return .respond(status: 200, body: body)
             }))
         // Nine locations' retained trees exceed mosquitto's default queue of 1,000 messages for

@@ -12,35 +12,7 @@
 import BreezeHTTP
 import BreezeTestSupport
 import Foundation
-import Synchronization
 import Testing
-
-/// How many requests the server is answering at once, counted inside the handler (which runs on
-/// each connection's own thread and holds the answer for a while): the server's view, not the
-/// client's claim.
-final class ConcurrencyGauge: Sendable {
-    private struct Counts {
-        var now = 0
-        var peak = 0
-        var total = 0
-    }
-    private let counts = Mutex(Counts())
-
-    /// Counts the request in, holds it for `hold`, counts it out.
-    func serve(holding hold: Duration) {
-        counts.withLock {
-            $0.now += 1
-            $0.total += 1
-            $0.peak = max($0.peak, $0.now)
-        }
-        Thread.sleep(forTimeInterval: Double(hold.components.seconds) + Double(hold.components.attoseconds) / 1e18)
-        counts.withLock { $0.now -= 1 }
-    }
-
-    var peak: Int { counts.withLock { $0.peak } }
-    var total: Int { counts.withLock { $0.total } }
-    var now: Int { counts.withLock { $0.now } }
-}
 
 @Suite("HTTPClient runs requests concurrently up to its limit (curl multi)")
 struct HTTPConcurrencyTests {

@@ -172,45 +172,45 @@ enum OpenMeteoDailyScan {
 
         /// `["YYYY-MM-DD", …]` of real dates.
         mutating func dateArray() -> [CivilDate]? {
-            guard take() == UInt8(ascii: "[") else { return nil }
             var out: [CivilDate] = []
-            skipSpace()
-            if peek() == UInt8(ascii: "]") {
-                at += 1
-                return out
-            }
-            while true {
-                skipSpace()
-                guard let text = string(), let date = Self.date(bytes, text) else { return nil }
+            let closed = array { scanner in
+                guard let text = scanner.string(), let date = Self.date(scanner.bytes, text) else { return false }
                 out.append(date)
-                skipSpace()
-                guard let next = take() else { return nil }
-                if next == UInt8(ascii: "]") { return out }
-                guard next == UInt8(ascii: ",") else { return nil }
+                return true
             }
+            return closed ? out : nil
         }
 
         /// `[v, …]`, each `null` or `-?D{1,3}(.D)?`, as tenths.
         mutating func valueArray() -> [Int?]? {
-            guard take() == UInt8(ascii: "[") else { return nil }
             var out: [Int?] = []
+            let closed = array { scanner in
+                if scanner.literal("null") {
+                    out.append(nil)
+                    return true
+                }
+                guard let tenths = scanner.tenths() else { return false }
+                out.append(tenths)
+                return true
+            }
+            return closed ? out : nil
+        }
+
+        /// An array at its `[`: `element` consumes each element (the scanner at its first byte).
+        mutating func array(_ element: (inout Scanner) -> Bool) -> Bool {
+            guard take() == UInt8(ascii: "[") else { return false }
             skipSpace()
             if peek() == UInt8(ascii: "]") {
                 at += 1
-                return out
+                return true
             }
             while true {
                 skipSpace()
-                if literal("null") {
-                    out.append(nil)
-                } else {
-                    guard let tenths = tenths() else { return nil }
-                    out.append(tenths)
-                }
+                guard element(&self) else { return false }
                 skipSpace()
-                guard let next = take() else { return nil }
-                if next == UInt8(ascii: "]") { return out }
-                guard next == UInt8(ascii: ",") else { return nil }
+                guard let next = take() else { return false }
+                if next == UInt8(ascii: "]") { return true }
+                guard next == UInt8(ascii: ",") else { return false }
             }
         }
 
@@ -321,20 +321,7 @@ enum OpenMeteoDailyScan {
                 var keys: [Range<Int>] = []
                 return object(depth: depth + 1, keys: &keys) { scanner, _ in scanner.skipValue(depth: depth + 1) }
             case UInt8(ascii: "["):
-                at += 1
-                skipSpace()
-                if peek() == UInt8(ascii: "]") {
-                    at += 1
-                    return true
-                }
-                while true {
-                    skipSpace()
-                    guard skipValue(depth: depth + 1) else { return false }
-                    skipSpace()
-                    guard let next = take() else { return false }
-                    if next == UInt8(ascii: "]") { return true }
-                    guard next == UInt8(ascii: ",") else { return false }
-                }
+                return array { scanner in scanner.skipValue(depth: depth + 1) }
             case UInt8(ascii: "t"): return literal("true")
             case UInt8(ascii: "f"): return literal("false")
             case UInt8(ascii: "n"): return literal("null")
