@@ -11,8 +11,10 @@ is why the cut is not larger.
 
 How: the release binary, without debug info (valgrind cannot read Swift's DWARF), runs under
 callgrind against the bench's loopback API and broker (one location, start, first fetches and
-publish, a minute idle, SIGTERM); every function of the binary that callgrind saw executed
-(mangled names, as nm lists them) is written out, sorted. A stale file costs nothing but the
+publish, a minute idle, SIGTERM), twice: as configured by default, then with `http:` and four
+images (the render helper beside the binary is copied along). Every function of the binary that
+callgrind saw executed (mangled names, as nm lists them) is written out: the first run's, sorted,
+then what the second added, sorted — the lean path's code stays together at the front. A stale file costs nothing but the
 saving: names no longer in the binary are ignored (--no-warn-symbol-ordering).
 
 Usage: python3 bench/symbol_order.py path/to/release/breeze-agent  (needs valgrind; ~2 min)
@@ -20,6 +22,7 @@ Usage: python3 bench/symbol_order.py path/to/release/breeze-agent  (needs valgri
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -58,28 +61,52 @@ def executed_functions(callgrind_file, binary):
     return {names[i] for i in executed if i in names}
 
 
+def callgrind_run(bench, api, binary, out, name, extra):
+    """One `run` of one location under callgrind: start, first fetches and publish, a minute
+    idle, SIGTERM; `extra` config lines (the HTTP server and images for the second run)."""
+    state_dir = tempfile.mkdtemp(prefix="state-", dir=bench.work)
+    config = B.write_config(bench.work, name, bench.broker_port, api.base, 1, state_dir, extra=extra)
+    with open(out + ".log", "w") as log:
+        proc = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", "--demangle=no", "--callgrind-out-file=" + out,
+             binary, "run", "--config", config], stdout=subprocess.DEVNULL, stderr=log)
+        time.sleep(20)
+        B.wait_idle(proc.pid, quiet=3.0, timeout=300)
+        time.sleep(60)
+        B.wait_idle(proc.pid, quiet=3.0, timeout=300)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=120)
+
+
+# The second run: the HTTP server (status page fetched) and one image of each kind, so a
+# config using them does not fault in code spread over the whole .text either.
+WITH_HTTP_AND_IMAGES = [
+    "http:", "  listen: \"127.0.0.1:%d\"",
+    "images:",
+    "  - {id: hall, kind: summary, width: 296, height: 128, palette: bwr, format: jpeg}",
+    "  - {id: web, kind: pollen, width: 400, height: 300}",
+    "  - {id: wall, kind: stripes, width: 800, height: 480}",
+    "  - {id: trend, kind: climate, width: 400, height: 300}",
+]
+
+
 def main():
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
     work = tempfile.mkdtemp(prefix="breeze-order-")
     binary = os.path.join(work, "breeze-agent")
     subprocess.run(["strip", "--strip-debug", "-o", binary, sys.argv[1]], check=True)
+    helper = os.path.join(os.path.dirname(sys.argv[1]), "breeze-agent-render")
+    if os.path.exists(helper):
+        shutil.copy(helper, work)
     bench = B.Bench(binary)
     api = B.APIProcess()
-    out = os.path.join(work, "callgrind.out")
+    outs = [os.path.join(work, "plain.out"), os.path.join(work, "served.out")]
     try:
-        state_dir = tempfile.mkdtemp(prefix="state-", dir=bench.work)
-        config = B.write_config(bench.work, "order", bench.broker_port, api.base, 1, state_dir)
-        with open(out + ".log", "w") as log:
-            proc = subprocess.Popen(
-                ["valgrind", "--tool=callgrind", "--demangle=no", "--callgrind-out-file=" + out,
-                 binary, "run", "--config", config], stdout=subprocess.DEVNULL, stderr=log)
-            time.sleep(20)
-            B.wait_idle(proc.pid, quiet=3.0, timeout=300)
-            time.sleep(60)
-            B.wait_idle(proc.pid, quiet=3.0, timeout=300)
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout=120)
+        callgrind_run(bench, api, binary, outs[0], "order-plain", [])
+        port = B.free_port()
+        extra = [line % port if "%d" in line else line for line in WITH_HTTP_AND_IMAGES]
+        callgrind_run(bench, api, binary, outs[1], "order-served", extra)
     finally:
         api.stop()
         bench.close()
@@ -89,13 +116,15 @@ def main():
         parts = line.split()
         if len(parts) == 3 and parts[1] in "tTWw":
             defined.add(parts[2])
-    functions = sorted(executed_functions(out, binary) & defined)
-    if len(functions) < 500:
-        raise SystemExit("symbol_order: only %d functions seen; see %s.log" % (len(functions), out))
+    seen = [executed_functions(out, binary) & defined for out in outs]
+    if min(len(s) for s in seen) < 500:
+        raise SystemExit("symbol_order: too few functions seen; see %s.log" % " and ".join(outs))
+    # The lean run's functions first (the path every config takes), then what HTTP and images add.
+    functions = sorted(seen[0]) + sorted(seen[1] - seen[0])
     with open(OUT, "w") as f:
         f.write("\n".join(functions) + "\n")
-    print("symbol_order: %d functions written to %s" % (len(functions), os.path.relpath(OUT, ROOT)))
-
+    print("symbol_order: %d functions (%d for HTTP and images) written to %s" % (
+        len(functions), len(seen[1] - seen[0]), os.path.relpath(OUT, ROOT)))
 
 if __name__ == "__main__":
     main()
