@@ -39,11 +39,12 @@ struct DaemonStateTests {
             text: yaml, file: "test.yaml", environment: [:], currentYear: 2026, hostname: "hub")
     }
 
-    static func machine(_ config: AgentConfig, demo: Bool = false, calls: [String: StateStore.CallCount] = [:])
-        -> DaemonState
-    {
+    static func machine(
+        _ config: AgentConfig, demo: Bool = false, calls: [String: StateStore.CallCount] = [:],
+        zones: [String: ZoneRules] = [:]
+    ) -> DaemonState {
         let locations = config.locations.map {
-            LocationRuntime(config: $0, zone: .utc, settings: config, unit: config.climate.unit)
+            LocationRuntime(config: $0, zone: zones[$0.id] ?? .utc, settings: config, unit: config.climate.unit)
         }
         return DaemonState(config: config, locations: locations, storedCalls: calls, demo: demo, seed: 42)
     }
@@ -112,8 +113,8 @@ struct DaemonStateTests {
     }
 
     /// A machine started at t0 and ticked once the first fetches are due.
-    static func started(_ config: AgentConfig) -> (DaemonState, [DaemonAction]) {
-        var state = machine(config)
+    static func started(_ config: AgentConfig, zones: [String: ZoneRules] = [:]) -> (DaemonState, [DaemonAction]) {
+        var state = machine(config, zones: zones)
         _ = state.start(at: at(t0))
         let actions = state.handle(.tick, at: at(t0 + 6))
         return (state, actions)
@@ -508,13 +509,18 @@ struct DaemonStateTests {
 
     // MARK: several locations
 
-    @Test func completionsNarrowToTheirLocationUntilTheTimerIsDue() throws {
-        let config = try Self.config(
+    /// `home` and a second location, both configured in UTC.
+    static func twoLocations(_ second: String) throws -> AgentConfig {
+        try config(
             locations: """
                 locations:
                   - {id: home, latitude: 52.52, longitude: 13.405, timezone: UTC}
-                  - {id: cabin, latitude: 47.0, longitude: 11.0, timezone: UTC}
+                  - {id: \(second), latitude: 47.0, longitude: 11.0, timezone: UTC}
                 """)
+    }
+
+    @Test func completionsNarrowToTheirLocationUntilTheTimerIsDue() throws {
+        let config = try Self.twoLocations("cabin")
         var (state, actions) = Self.started(config)
         #expect(Self.fetches(actions).count == 6)
         let now = Self.t0 + 8
@@ -524,23 +530,72 @@ struct DaemonStateTests {
             Self.scopes(actions).map(\.scope) == [
                 "breeze/cabin/pollen", "homeassistant/device/breeze_cabin/config", "breeze/cabin/display",
             ])
-        // Handled at or after the wake time: the full update (every location, every sink).
+        // Handled at or after the wake time (a fetch start, not a content edge): still narrowed.
         let wake = try #require(Self.wake(actions))
         actions = state.handle(
             .fetched(FetchKey(location: 1, kind: .climate), try Self.climateOK(wake)), at: Self.at(wake))
-        #expect(Self.scopes(actions).count == 10)  // 2 locations × pollen, climate, stripes, discovery, display
+        #expect(Self.scopes(actions).allSatisfy { $0.scope.contains("cabin") }, "\(Self.scopes(actions))")
+        #expect(!Self.scopes(actions).isEmpty)
+    }
+
+    /// A wake rebuilds only the locations whose content edge came (here: local midnight, which
+    /// changes "today"); the wakes that only start fetches rebuild nothing, so a cold start of N
+    /// locations is not N wakes × N locations (bench/RESULTS.md).
+    @Test func aWakeRebuildsOnlyTheLocationsWhoseEdgeCame() throws {
+        let config = try Self.twoLocations("east")
+        // A zone of UTC+9 all year (Japan), as a version 1 TZif file (RFC 8536 §3): one time type.
+        let header = Array("TZif".utf8) + [UInt8](repeating: 0, count: 16)
+        let counts: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 4]
+        let type: [UInt8] = [0, 0, 0x7E, 0x90, 0, 0] + Array("JST".utf8) + [0]
+        let japan = try ZoneRules(tzif: header + counts + type)
+        #expect(japan.utcOffset(atUnixTime: Self.t0) == 32_400)
+        var (state, actions) = Self.started(config, zones: ["east": japan])
+        #expect(Self.fetches(actions).count == 6)
+        #expect(Self.scopes(actions).allSatisfy { $0.scope.hasPrefix("breeze/images") }, "\(Self.scopes(actions))")
+        // Both locations get their data.
+        var now = Self.t0 + 8
+        for location in 0..<2 {
+            for kind in [SourceKind.pollen, .climate] {
+                let outcome: FetchOutcome = kind == .pollen ? Self.pollenOK(now) : try Self.climateOK(now)
+                _ = state.handle(.fetched(FetchKey(location: location, kind: kind), outcome), at: Self.at(now))
+                now += 1
+            }
+        }
+        // A tick with nothing due rebuilds nothing.
+        actions = state.handle(.tick, at: Self.at(now + 60))
+        #expect(Self.scopes(actions).isEmpty, "\(Self.scopes(actions))")
+        // t0 is 10:00 UTC, 19:00 in Tokyo: Tokyo's midnight comes first, then UTC's.
+        let tokyoMidnight = Self.t0 + 5 * 3600
+        actions = state.handle(.tick, at: Self.at(tokyoMidnight))
+        var scopes = Self.scopes(actions).map(\.scope)
+        #expect(scopes.contains("breeze/east/pollen") && scopes.contains("breeze/east/climate"), "\(scopes)")
+        #expect(scopes.contains("homeassistant/device/breeze_east/config"), "\(scopes)")
+        #expect(!scopes.contains { $0.contains("/home/") || $0.contains("breeze_home") }, "\(scopes)")
+        actions = state.handle(.tick, at: Self.at(Self.t0 + 14 * 3600))
+        scopes = Self.scopes(actions).map(\.scope)
+        #expect(scopes.contains("breeze/home/pollen") && scopes.contains("breeze/home/climate"), "\(scopes)")
+        #expect(!scopes.contains { $0.contains("east") }, "\(scopes)")
+    }
+
+    /// A fetch handled after its location's edge passed (the tick queued behind completions)
+    /// rebuilds that location whole, not only the fetch's sinks.
+    @Test func aCompletionAfterAPassedEdgeRebuildsItsLocationWhole() throws {
+        var (state, _) = Self.started(try Self.config())
+        let now = Self.t0 + 8
+        _ = state.handle(.fetched(Self.pollenKey, Self.pollenOK(now)), at: Self.at(now))
+        _ = state.handle(.fetched(Self.climateKey, try Self.climateOK(now + 1)), at: Self.at(now + 1))
+        let midnight = Self.t0 + 14 * 3600
+        let actions = state.handle(
+            .fetched(Self.climateKey, try Self.climateOK(midnight + 5)), at: Self.at(midnight + 5))
+        let scopes = Self.scopes(actions).map(\.scope)
+        #expect(scopes.contains("breeze/home/pollen") && scopes.contains("breeze/home/climate"), "\(scopes)")
     }
 
     /// A passed time edge (here the diagnostics) is handled once by the first completion after it:
     /// the completions queued behind the late tick narrow to their location again, instead of
     /// each redoing the full update (which made a slow API's cycle cost much more CPU).
     @Test func aPassedWakeTimeIsOneFullUpdateNotOnePerCompletion() throws {
-        let config = try Self.config(
-            locations: """
-                locations:
-                  - {id: home, latitude: 52.52, longitude: 13.405, timezone: UTC}
-                  - {id: cabin, latitude: 47.0, longitude: 11.0, timezone: UTC}
-                """)
+        let config = try Self.twoLocations("cabin")
         var (state, actions) = Self.started(config)
         #expect(Self.fetches(actions).count == 6)
         _ = state.handle(.mqtt(.connected), at: Self.at(Self.t0 + 1))
@@ -551,7 +606,7 @@ struct DaemonStateTests {
         }
         actions = state.handle(
             .fetched(FetchKey(location: 1, kind: .pollen), Self.pollenOK(edge)), at: Self.at(edge + 2))
-        #expect(Self.scopes(actions).count == 10)
+        #expect(Self.scopes(actions).allSatisfy { $0.scope.contains("cabin") }, "\(Self.scopes(actions))")
         #expect(diagnostics(actions) == 1)
         let wake = try #require(Self.wake(actions))
         #expect(wake > edge + 2)
@@ -563,9 +618,10 @@ struct DaemonStateTests {
             #expect(Self.scopes(actions).allSatisfy { $0.scope.contains("home") }, "\(Self.scopes(actions))")
             #expect(diagnostics(actions) == 0)
         }
-        // The late tick still does its full update.
+        // The late tick finds the edge handled: no second diagnostics, no location rebuilt.
         actions = state.handle(.tick, at: Self.at(edge + 6))
-        #expect(Self.scopes(actions).count == 10)
+        #expect(diagnostics(actions) == 0)
+        #expect(Self.scopes(actions).isEmpty, "\(Self.scopes(actions))")
     }
 
     @Test func callKeysRoundTripTheirStorageForm() {

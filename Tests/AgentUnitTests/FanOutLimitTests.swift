@@ -11,6 +11,7 @@
 
 @testable import BreezeAgent
 import BreezeCore
+import BreezeMQTT
 import Testing
 
 /// SPEC §12 "unbounded fan-out": one 3.6 MB response listing 20,000 plant codes became 320k
@@ -86,9 +87,11 @@ struct FanOutLimitTests {
             DaemonStateTests.logs(actions, .error) == [
                 "home: more than 2000 topics; not updating breeze/home/pollen (what is published there stays)"
             ])
-        actions = state.handle(.tick, at: DaemonStateTests.at(now + 1))
-        #expect(DaemonStateTests.logs(actions, .error).isEmpty)
         // The discovery config still fits and is updated.
         #expect(DaemonStateTests.scopes(actions).contains { $0.scope.hasPrefix("homeassistant/") && $0.tree != nil })
+        // A full update (a reconnect rebuilds every scope) logs it no second time.
+        actions = state.handle(.mqtt(.connected), at: DaemonStateTests.at(now + 1))
+        #expect(DaemonStateTests.scopes(actions).contains { $0.scope == "breeze/home/pollen" && $0.tree == nil })
+        #expect(DaemonStateTests.logs(actions, .error).isEmpty)
     }
 }

@@ -261,7 +261,7 @@ struct DaemonState {
         switch event {
         case .tick:
             actions += startDueFetches(now: now)
-            actions += scopeActions(now: now)
+            actions += scopeActions(now: now, edgesOnly: true)
             actions += timeEdges(at: time)
             actions.append(.flush(persist: true))
             actions.append(wake(now: now))
@@ -270,15 +270,12 @@ struct DaemonState {
             actions += apply(key, outcome, now: now)
             // `auto` falls back to Open-Meteo at once when Google rejects the key: start it now.
             actions += startDueFetches(now: now)
+            actions += scopeActions(now: now, only: key.location, kind: key.kind)
             if now >= wakeAt {
                 // The tick's work, edges included, so the wake below moves past this time: the
-                // tick itself may wait behind many queued completions, and each of them redid
-                // the full update of every location while `wakeAt` stayed in the past (a slow
-                // API's longer cycle met more such times: bench/RESULTS.md).
-                actions += scopeActions(now: now)
+                // tick itself may wait behind many queued completions.
+                actions += scopeActions(now: now, edgesOnly: true)
                 actions += timeEdges(at: time)
-            } else {
-                actions += scopeActions(now: now, only: key.location, kind: key.kind)
             }
             // The published set (and the call counts) are saved once the last fetch in flight is done.
             actions.append(.flush(persist: inFlight.isEmpty))
@@ -794,13 +791,21 @@ struct DaemonState {
 
     // MARK: what the sinks hold
 
-    /// Every sink's scopes for every location or, after a fetch, only the sinks that fetch
-    /// feeds for its location (rebuilding everything after each of N fetches made a cycle
-    /// O(N²), bench/RESULTS.md). Time-driven changes (staleness edges, midnight) come from the
-    /// full update of every tick.
-    mutating func scopeActions(now: Int64, only: Int? = nil, kind: SourceKind? = nil) -> [DaemonAction] {
+    /// Every sink's scopes for every location; after a fetch (`only`, `kind`), only the sinks
+    /// that fetch feeds for its location; on a wake (`edgesOnly`), only the locations whose
+    /// content edge (``LocationRuntime/nextContentEdge(after:)``: midnight, freshness, the
+    /// hour) has come. Rebuilding everything after each of N fetches, or on each of the wakes
+    /// that start the first fetches, made a cycle and a cold start O(N²) (bench/RESULTS.md).
+    /// A location whose edge has come is rebuilt whole whatever was asked, so no sink skips it.
+    mutating func scopeActions(
+        now: Int64, only: Int? = nil, kind: SourceKind? = nil, edgesOnly: Bool = false
+    ) -> [DaemonAction] {
         var actions: [DaemonAction] = []
         for index in locations.indices where only == nil || only == index {
+            let edgeCame = locations[index].rebuildAt <= now
+            if edgesOnly && !edgeCame { continue }
+            let kind = edgeCame ? nil : kind
+            locations[index].rebuildAt = locations[index].nextContentEdge(after: now)
             let (snapshot, warnings) = self.snapshot(index, now: now)
             actions += warnings
             // Sinks not rebuilt now count with their size at their last build.

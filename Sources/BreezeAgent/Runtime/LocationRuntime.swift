@@ -45,6 +45,9 @@ struct LocationRuntime: Sendable {
     var pollenNotice: PollenNotice?
     /// Topics per scope at the scope's last build (the per-location topic limit counts them).
     var topicCounts: [String: Int] = [:]
+    /// When the sinks' view of this location must be rebuilt although no fetch finished
+    /// (``nextContentEdge(after:)`` at its last full build; `.min`: never built).
+    var rebuildAt: Int64 = .min
     /// The scopes last refused for passing the topic limit (logged once per change).
     var topicLimitLogged: [String] = []
     /// When a refused `refresh` was last logged (one line per cooldown window in a flood).
@@ -124,24 +127,32 @@ struct LocationRuntime: Sendable {
         return max(now + 1, now - remainder + 3600)
     }
 
-    /// When this location next needs attention: a due fetch, local midnight (today changes),
-    /// the 24 h / 48 h freshness edges of the pollen data, the next local hour when air is shown.
+    /// The next time what the sinks show of this location changes without a fetch: local
+    /// midnight (today changes), the 24 h / 48 h freshness edges of the pollen data, the next
+    /// local hour when air is shown. Between two such times a location is rebuilt only when a
+    /// fetch of it finishes.
+    func nextContentEdge(after now: Int64) -> Int64 {
+        var edge = nextMidnight(after: now)
+        if air != nil { edge = min(edge, nextLocalHour(after: now)) }
+        if case .report(_, let fetchedAt) = pollen {
+            for lifetime in [fetchedAt + PollenSelection.forecastLifetime, fetchedAt + PollenSelection.todayLifetime]
+            where lifetime > now {
+                edge = min(edge, lifetime)
+            }
+        }
+        return edge
+    }
+
+    /// When this location next needs attention: a due fetch or its next content edge.
     func nextWake(
         after now: Int64, pollenEnabled: Bool, climateEnabled: Bool, stripesEnabled: Bool = false,
         airEnabled: Bool = false
     ) -> Int64 {
-        var wake = nextMidnight(after: now)
+        var wake = nextContentEdge(after: now)
         if pollenEnabled { wake = min(wake, max(pollenSchedule.nextDue, now)) }
         if climateEnabled { wake = min(wake, max(climateSchedule.nextDue, now)) }
         if stripesEnabled { wake = min(wake, max(stripesSchedule.nextDue, now)) }
         if airEnabled { wake = min(wake, max(airSchedule.nextDue, now)) }
-        if air != nil { wake = min(wake, nextLocalHour(after: now)) }
-        if case .report(_, let fetchedAt) = pollen {
-            for edge in [fetchedAt + PollenSelection.forecastLifetime, fetchedAt + PollenSelection.todayLifetime]
-            where edge > now {
-                wake = min(wake, edge)
-            }
-        }
         return wake
     }
 }

@@ -176,7 +176,9 @@ public enum HomeAssistantDiscovery {
     /// An empty `payload` (the device removed) is returned as it is: Home Assistant removes
     /// every component then.
     public static func addingRemovals(to payload: String, replacing previous: String?) -> String {
-        guard let previous, !previous.isEmpty, !payload.isEmpty,
+        // The same config again (most updates): nothing left out, and no decoding (two JSON
+        // decodes per publish were 6–10 % of a 1,000-location cycle).
+        guard let previous, previous != payload, !previous.isEmpty, !payload.isEmpty,
             let old = try? JSONDecoder().decode(AnnouncedDevice.self, from: Data(previous.utf8)),
             let new = try? JSONDecoder().decode(AnnouncedDevice.self, from: Data(payload.utf8)),
             payload.hasSuffix("}}")  // `components` is the root's last member (devicePayload)
