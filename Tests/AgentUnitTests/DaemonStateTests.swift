@@ -624,6 +624,28 @@ struct DaemonStateTests {
         #expect(Self.scopes(actions).isEmpty, "\(Self.scopes(actions))")
     }
 
+    @Test func fetchesInFlightCountEachSourceOnce() {
+        var set = FetchesInFlight()
+        #expect(set.isEmpty && set.count == 0)
+        let keys = [
+            FetchKey(location: 0, kind: .pollen), FetchKey(location: 999, kind: .air),
+            FetchKey(location: 3, kind: .stripes),
+        ]
+        for key in keys + keys { set.insert(key) }
+        #expect(set.count == 3)
+        for location in 0..<1_001 {
+            for kind in SourceKind.allCases {
+                let key = FetchKey(location: location, kind: kind)
+                #expect(set.contains(key) == keys.contains(key), "\(key)")
+            }
+        }
+        set.remove(FetchKey(location: 999, kind: .pollen))  // not in flight: nothing changes
+        set.remove(FetchKey(location: 5_000, kind: .air))
+        #expect(set.count == 3)
+        for key in keys { set.remove(key) }
+        #expect(set.isEmpty && !set.contains(keys[0]))
+    }
+
     @Test func callKeysRoundTripTheirStorageForm() {
         for key in [CallKey(locationID: "home", api: .google), CallKey(locationID: "a.b", api: .openMeteo)] {
             #expect(CallKey(storageKey: key.storageKey) == key)

@@ -142,17 +142,4 @@ struct LocationRuntime: Sendable {
         }
         return edge
     }
-
-    /// When this location next needs attention: a due fetch or its next content edge.
-    func nextWake(
-        after now: Int64, pollenEnabled: Bool, climateEnabled: Bool, stripesEnabled: Bool = false,
-        airEnabled: Bool = false
-    ) -> Int64 {
-        var wake = nextContentEdge(after: now)
-        if pollenEnabled { wake = min(wake, max(pollenSchedule.nextDue, now)) }
-        if climateEnabled { wake = min(wake, max(climateSchedule.nextDue, now)) }
-        if stripesEnabled { wake = min(wake, max(stripesSchedule.nextDue, now)) }
-        if airEnabled { wake = min(wake, max(airSchedule.nextDue, now)) }
-        return wake
-    }
 }

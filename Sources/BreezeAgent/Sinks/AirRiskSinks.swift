@@ -15,7 +15,7 @@ import BreezeCore
 ///
 /// Air off clears the scope; no data yet keeps what is published (a restart does not blank it);
 /// a failed fetch keeps the data and says `stale` (SPEC §5). The current hour moves with the
-/// clock, so the daemon wakes at each local hour (``LocationRuntime/nextWake(after:pollenEnabled:climateEnabled:airEnabled:)``).
+/// clock, so the daemon wakes at each local hour (``LocationRuntime/nextContentEdge(after:)``).
 struct AirTreeSink: RetainedSink {
     var inputs: Set<SourceKind> { [.air] }
 
