@@ -306,7 +306,10 @@ struct DaemonState {
             inFlight.remove(key)
             actions += apply(key, outcome, now: now)
             // `auto` falls back to Open-Meteo at once when Google rejects the key: start it now.
-            actions += startDueFetches(now: now)
+            // A completion changes only its own location's schedules; others come due with time,
+            // which the wake below covers (scanning every location after each of N completions
+            // made a cycle O(N²)).
+            actions += startDueFetches(now: now, only: now >= wakeAt ? nil : key.location)
             actions += scopeActions(now: now, only: key.location, kind: key.kind)
             if now >= wakeAt {
                 // The tick's work, edges included, so the wake below moves past this time: the
@@ -434,7 +437,7 @@ struct DaemonState {
                 if !pollen && !climate { locations[index].refreshSkipLoggedAt = now }
             }
             if pollen || climate || air {
-                actions += startDueFetches(now: now)
+                actions += startDueFetches(now: now, only: now >= wakeAt ? nil : index)
                 actions.append(wake(now: now))
             }
             return actions
@@ -461,10 +464,12 @@ struct DaemonState {
     // MARK: fetching
 
     /// Asks for every due fetch of an enabled source that is not already in flight.
-    private mutating func startDueFetches(now: Int64) -> [DaemonAction] {
+    /// Starts every due fetch (of one location with `only`: after an event that changed only
+    /// its schedules, while the wake time has not come).
+    private mutating func startDueFetches(now: Int64, only: Int? = nil) -> [DaemonAction] {
         var actions: [DaemonAction] = []
         let wasIdle = inFlight.isEmpty
-        for index in locations.indices {
+        for index in only.map({ $0..<($0 + 1) }) ?? locations.indices {
             for kind in SourceKind.allCases where enabled(kind) {
                 let key = FetchKey(location: index, kind: kind)
                 // Due first: a time comparison, where the set lookup hashes (this runs after every
