@@ -756,6 +756,19 @@ def machine():
         " ".join("%.2f" % x for x in os.getloadavg()))
 
 
+def service_environment():
+    """The `Environment=` settings of packaging/breeze-agent.service, as the agent runs there."""
+    unit = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "packaging", "breeze-agent.service")
+    settings = {}
+    with open(unit) as f:
+        for line in f:
+            if line.startswith("Environment="):
+                for item in line[len("Environment="):].split():
+                    key, _, value = item.partition("=")
+                    settings[key] = value
+    return settings
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--agent")
@@ -775,6 +788,10 @@ def main():
     print("breeze-agent bench, %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     print("machine: %s" % machine())
     print("figures: median (min..max, n=runs)")
+    # The agent runs with the environment the shipped systemd unit gives it.
+    for key, value in service_environment().items():
+        os.environ[key] = value
+        print("agent environment (packaging/breeze-agent.service): %s=%s" % (key, value))
     for extra in args.extra:
         key, _, value = extra.partition("=")
         print("%-34s %s" % (key + ":", value))
