@@ -12,6 +12,7 @@
 @testable import BreezeAgent
 import BreezeCore
 import BreezeMQTT
+import Foundation
 import Glibc
 import Testing
 
@@ -622,6 +623,47 @@ struct DaemonStateTests {
         actions = state.handle(.tick, at: Self.at(edge + 6))
         #expect(diagnostics(actions) == 0)
         #expect(Self.scopes(actions).isEmpty, "\(Self.scopes(actions))")
+    }
+
+    /// A clock stepped back (NTP after a hub booted with a wrong RTC) leaves the stored content
+    /// edges in the future of the new time: every location is rebuilt at once instead.
+    @Test func aClockSteppedBackRebuildsEveryLocation() throws {
+        var (state, _) = Self.started(try Self.config())
+        let now = Self.t0 + 8
+        _ = state.handle(.fetched(Self.pollenKey, Self.pollenOK(now)), at: Self.at(now))
+        _ = state.handle(.fetched(Self.climateKey, try Self.climateOK(now + 1)), at: Self.at(now + 1))
+        var actions = state.handle(.tick, at: Self.at(now + 60))
+        #expect(Self.scopes(actions).isEmpty, "\(Self.scopes(actions))")
+        actions = state.handle(.tick, at: Self.at(now - 86_400))
+        let scopes = Self.scopes(actions).map(\.scope)
+        #expect(scopes.contains("breeze/home/pollen") && scopes.contains("breeze/home/climate"), "\(scopes)")
+        // And the wake is worked out from the new time: the next midnight of that day.
+        let wake = try #require(Self.wake(actions))
+        #expect(wake <= Self.t0 - 86_400 + 14 * 3600, "\(wake)")
+    }
+
+    /// Where daylight saving starts at 00:00 local midnight does not exist: the next day begins
+    /// at 01:00 (Santiago, 2026-09-06 04:00 UTC; `zdump -v America/Santiago`).
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/America/Santiago")))
+    func nextMidnightAcrossAGapAtMidnight() throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/America/Santiago"))
+        let santiago = try ZoneRules(tzif: [UInt8](bytes))
+        let config = try Self.config()
+        let location = LocationRuntime(
+            config: config.locations[0], zone: santiago, settings: config, unit: config.climate.unit)
+        let dayBegins: Int64 = 1_788_667_200  // Sun 6 Sep 2026 01:00 -03
+        #expect(santiago.utcOffset(atUnixTime: dayBegins - 1) == -14_400)
+        #expect(santiago.utcOffset(atUnixTime: dayBegins) == -10_800)
+        for before in [1, 60, 1_800, 3_599, 3_600, 3_601, 7_200, 20 * 3_600] {
+            #expect(location.nextMidnight(after: dayBegins - Int64(before)) == dayBegins, "\(before) s before")
+        }
+        // Ordinary days around it, and the end of daylight saving (at 03:00 UTC on 5 Apr 2026
+        // the clocks go from 23:59:59 -03 back to 23:00 -04: the day begins once, 04:00 UTC).
+        #expect(location.nextMidnight(after: dayBegins) == dayBegins + 23 * 3_600)
+        #expect(location.nextMidnight(after: dayBegins - 2 * 86_400) == dayBegins - 86_400)
+        let fallBack: Int64 = 1_775_358_000
+        #expect(location.nextMidnight(after: fallBack - 3_600) == fallBack + 3_600)
+        #expect(location.nextMidnight(after: fallBack + 1_800) == fallBack + 3_600)
     }
 
     @Test func fetchesInFlightCountEachSourceOnce() {

@@ -32,7 +32,7 @@ struct FetchKey: Hashable, Sendable {
 /// The fetches in flight: one bit per source of each location, so the checks made for every
 /// location after every event are an array read, not a hash (a `Set<FetchKey>` was 6–8 % of a
 /// 1,000-location refresh cycle in perf).
-struct FetchesInFlight: Sendable, Equatable {
+struct FetchesInFlight: Sendable {
     private var bits: [UInt8] = []
     private(set) var count = 0
 
@@ -223,6 +223,9 @@ struct DaemonState {
     /// The wake last asked for: a completion handled at or after it also does the tick's full
     /// update, so no time edge is skipped when completions keep re-arming the timer.
     private(set) var wakeAt: Int64 = 0
+    /// The time of the last event: a clock stepped back (NTP, a hub's RTC) makes every
+    /// location's stored content edge suspect, so all are rebuilt at once.
+    private var lastEventAt: Int64 = .min
     /// A discovery re-send is scheduled: further births are folded into it.
     private(set) var rediscoverPending = false
     private(set) var stopping = false
@@ -294,6 +297,12 @@ struct DaemonState {
     mutating func handle(_ event: DaemonEvent, at time: DaemonTime) -> [DaemonAction] {
         guard !stopping else { return [] }
         let now = time.now
+        if now < lastEventAt {
+            // The stored edges were worked out from a later time: at the new time the next
+            // midnight or hour may be far earlier than they say.
+            for index in locations.indices { locations[index].rebuildAt = .min }
+        }
+        lastEventAt = now
         var actions: [DaemonAction] = []
         switch event {
         case .tick:

@@ -46,7 +46,8 @@ struct LocationRuntime: Sendable {
     /// Topics per scope at the scope's last build (the per-location topic limit counts them).
     var topicCounts: [String: Int] = [:]
     /// When the sinks' view of this location must be rebuilt although no fetch finished
-    /// (``nextContentEdge(after:)`` at its last full build; `.min`: never built).
+    /// (``nextContentEdge(after:)`` at its last build, whole or of some sinks: the edges are
+    /// worked out from the whole state; `.min`: due at once).
     var rebuildAt: Int64 = .min
     /// The scopes last refused for passing the topic limit (logged once per change).
     var topicLimitLogged: [String] = []
@@ -99,6 +100,13 @@ struct LocationRuntime: Sendable {
             let corrected = utcMidnight - Int64(zone.utcOffset(atUnixTime: guess))
             if corrected == guess { break }
             guess = corrected
+        }
+        // Where daylight saving starts at 00:00 (Santiago, Asunción, Havana, Beirut) local
+        // midnight does not exist and the probe flips between the two sides of the gap: the
+        // day begins at the later one (01:00 local). Taking the earlier answered `now + 1` for
+        // the hour before, a wake every second.
+        if today(at: guess) != tomorrow {
+            guess = max(guess, utcMidnight - Int64(zone.utcOffset(atUnixTime: guess)))
         }
         return max(guess, now + 1)
     }
