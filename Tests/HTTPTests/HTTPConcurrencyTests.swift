@@ -70,8 +70,11 @@ struct HTTPConcurrencyTests {
         try server.start()
         defer { server.stop() }
         let client = HTTPClient(version: "test", maxConcurrent: 2)
+        // The requests and the waits run on TimingExecutor's thread, not the 2-thread
+        // cooperative pool: parallel render tests hold that for many seconds (a CI run once saw
+        // neither request reach the server within the 10 s wait below).
         func hanging() -> Task<CurlError?, Never> {
-            Task { () -> CurlError? in
+            Task(executorPreference: TimingExecutor.shared) { () -> CurlError? in
                 do throws(CurlError) {
                     _ = try await client.get(HTTPRequest(url: server.url("/hang"), totalTimeout: .seconds(20)))
                     return nil
@@ -84,8 +87,10 @@ struct HTTPConcurrencyTests {
         // client's queue. (Started together, which two run is not known, and cancelling one
         // running request frees a slot for a queued one before the next cancel.)
         let running = [hanging(), hanging()]
-        let deadline = ContinuousClock.now + .seconds(10)
-        while gauge.total < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try await withTaskExecutorPreference(TimingExecutor.shared) {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while gauge.total < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        }
         #expect(gauge.total == 2)
         let queued = [hanging(), hanging()]
         try await Task.sleep(for: .milliseconds(200))
