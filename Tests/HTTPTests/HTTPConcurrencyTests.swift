@@ -70,13 +70,12 @@ struct HTTPConcurrencyTests {
         try server.start()
         defer { server.stop() }
         let client = HTTPClient(version: "test", maxConcurrent: 2)
-        // The requests and the waits run on TimingExecutor's thread, not the 2-thread
-        // cooperative pool: parallel render tests hold that for many seconds (a CI run once saw
-        // neither request reach the server within the 10 s wait below).
+        // The requests, too, run on TimingExecutor's thread (a CI run once saw neither reach the
+        // server within the 10 s wait below while they waited for the pool).
         func hanging() -> Task<CurlError?, Never> {
             Task(executorPreference: TimingExecutor.shared) { () -> CurlError? in
                 do throws(CurlError) {
-                    _ = try await client.get(HTTPRequest(url: server.url("/hang"), totalTimeout: .seconds(20)))
+                    _ = try await client.get(HTTPRequest(url: server.url("/hang"), totalTimeout: .seconds(60)))
                     return nil
                 } catch {
                     return error
@@ -86,38 +85,40 @@ struct HTTPConcurrencyTests {
         // Two hang on the server (the limit); only then two more, which must wait in the
         // client's queue. (Started together, which two run is not known, and cancelling one
         // running request frees a slot for a queued one before the next cancel.)
-        let running = [hanging(), hanging()]
+        // Every step runs on TimingExecutor's thread: on the cooperative pool, which parallel
+        // render tests hold for many seconds, a CI run once slept through the 200 ms below until
+        // the hanging requests' own timeout freed their slots for the queued ones.
         try await withTaskExecutorPreference(TimingExecutor.shared) {
+            let running = [hanging(), hanging()]
             let deadline = ContinuousClock.now + .seconds(10)
             while gauge.total < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        #expect(gauge.total == 2)
-        let queued = [hanging(), hanging()]
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(gauge.total == 2)  // the other two are queued, not sent
-        // The queued ones first: they end without ever reaching the server.
-        // Timed off the cooperative pool (parallel render tests may hold it for seconds).
-        var took = try await durationOffThePool {
-            for task in queued { task.cancel() }
-            for task in queued {
-                let error = try #require(await task.value)
-                #expect(error.kind == .cancelled)
+            #expect(gauge.total == 2)
+            let queued = [hanging(), hanging()]
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(gauge.total == 2)  // the other two are queued, not sent
+            // The queued ones first: they end without ever reaching the server.
+            var took = try await durationOffThePool {
+                for task in queued { task.cancel() }
+                for task in queued {
+                    let error = try #require(await task.value)
+                    #expect(error.kind == .cancelled)
+                }
             }
-        }
-        #expect(took < .seconds(5))
-        #expect(gauge.total == 2)  // the queued ones never reached the server
-        // Then the running ones: removed from curl at once, nowhere near the 20 s timeout.
-        took = try await durationOffThePool {
-            for task in running { task.cancel() }
-            for task in running {
-                let error = try #require(await task.value)
-                #expect(error.kind == .cancelled)
+            #expect(took < .seconds(5))
+            #expect(gauge.total == 2)  // the queued ones never reached the server
+            // Then the running ones: removed from curl at once, nowhere near the 60 s timeout.
+            took = try await durationOffThePool {
+                for task in running { task.cancel() }
+                for task in running {
+                    let error = try #require(await task.value)
+                    #expect(error.kind == .cancelled)
+                }
             }
+            #expect(took < .seconds(5))
+            #expect(gauge.total == 2)
+            let response = try await client.get(HTTPRequest(url: server.url("/ok")))
+            #expect(response.text == "fine")
         }
-        #expect(took < .seconds(5))
-        #expect(gauge.total == 2)
-        let response = try await client.get(HTTPRequest(url: server.url("/ok")))
-        #expect(response.text == "fine")
     }
 
     @Test("a task cancelled before it asks fails at once without a request (200 times: no lost wake-up)")
