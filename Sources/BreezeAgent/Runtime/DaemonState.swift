@@ -220,8 +220,9 @@ struct DaemonState {
     private(set) var reconnects = 0
     private var connectedBefore = false
     private(set) var nextDiagnostics: Int64 = 0
-    /// The wake last asked for: a completion handled at or after it also does the tick's full
-    /// update, so no time edge is skipped when completions keep re-arming the timer.
+    /// The wake last asked for: a completion handled at or after it also does the tick's work
+    /// (due fetches, locations whose content edge came, time edges), so no edge is skipped when
+    /// completions keep re-arming the timer.
     private(set) var wakeAt: Int64 = 0
     /// The time of the last event: a clock stepped back (NTP, a hub's RTC) makes every
     /// location's stored content edge suspect, so all are rebuilt at once.
@@ -315,10 +316,7 @@ struct DaemonState {
             inFlight.remove(key)
             actions += apply(key, outcome, now: now)
             // `auto` falls back to Open-Meteo at once when Google rejects the key: start it now.
-            // A completion changes only its own location's schedules; others come due with time,
-            // which the wake below covers (scanning every location after each of N completions
-            // made a cycle O(N²)).
-            actions += startDueFetches(now: now, only: now >= wakeAt ? nil : key.location)
+            actions += startDueFetches(now: now, changed: key.location)
             actions += scopeActions(now: now, only: key.location, kind: key.kind)
             if now >= wakeAt {
                 // The tick's work, edges included, so the wake below moves past this time: the
@@ -446,7 +444,7 @@ struct DaemonState {
                 if !pollen && !climate { locations[index].refreshSkipLoggedAt = now }
             }
             if pollen || climate || air {
-                actions += startDueFetches(now: now, only: now >= wakeAt ? nil : index)
+                actions += startDueFetches(now: now, changed: index)
                 actions.append(wake(now: now))
             }
             return actions
@@ -472,17 +470,17 @@ struct DaemonState {
 
     // MARK: fetching
 
-    /// Asks for every due fetch of an enabled source that is not already in flight.
-    /// Starts every due fetch (of one location with `only`: after an event that changed only
-    /// its schedules, while the wake time has not come).
-    private mutating func startDueFetches(now: Int64, only: Int? = nil) -> [DaemonAction] {
+    /// Asks for every due fetch of an enabled source that is not already in flight. After an
+    /// event that changed only the schedules of location `changed`, and before the wake time,
+    /// only that location can have come due: others come due with time, which the wake covers
+    /// (scanning every location after each of a cycle's N events made it O(N²)).
+    private mutating func startDueFetches(now: Int64, changed: Int? = nil) -> [DaemonAction] {
         var actions: [DaemonAction] = []
         let wasIdle = inFlight.isEmpty
-        for index in only.map({ $0..<($0 + 1) }) ?? locations.indices {
+        let scanned = changed.flatMap { now < wakeAt ? $0..<($0 + 1) : nil } ?? locations.indices
+        for index in scanned {
             for kind in SourceKind.allCases where enabled(kind) {
                 let key = FetchKey(location: index, kind: kind)
-                // Due first: a time comparison, where the set lookup hashes (this runs after every
-                // event, for every location).
                 guard schedule(key).isDue(at: now), !inFlight.contains(key) else { continue }
                 if let deferred = pace(key, now: now) {
                     actions += deferred
