@@ -182,11 +182,6 @@ public final class MQTTClient: Sendable {
         }
     }
 
-    /// Publishes a UTF-8 string payload.
-    public func publish(_ topic: String, _ payload: String, qos: Int = 0, retain: Bool = false) throws(MosquittoError) {
-        try publish(topic, Array(payload.utf8), qos: qos, retain: retain)
-    }
-
     /// Waits until no QoS 1/2 message published so far is waiting for the broker, and returns
     /// true when all of them were accepted: false after `timeout`, once stopped, or when a
     /// publish was refused or lost since the outcomes were last taken (``takeOutcomes()``).

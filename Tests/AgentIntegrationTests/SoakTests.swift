@@ -213,7 +213,7 @@ struct SoakHarness {
             let agent = Agent(
                 config: config, log: log, store: store, http: CurlFetcher(totalTimeout: .seconds(10)), demo: false)
             let publisher = RetainedPublisher(
-                transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store)
+                transport: MQTTTransport(broker: client, qos: config.mqtt.qos, log: log), store: store)
             agents.append((agent, publisher))
         }
         return SoakHarness(

@@ -26,7 +26,8 @@ final class Agent {
     let store: StateStore
     let fetchers: Fetchers
     var state: DaemonState
-    let started = Timestamp.monotonicSeconds()
+    /// The loop's clock (``DaemonClock``): the real one, or a test's.
+    let clock: any DaemonClock
     /// The latest rendered images (SPEC §9.2), for the publisher and the HTTP server.
     let imageStore = ImageStore()
     /// The render helper; nil without images, or when it is missing (then images are skipped).
@@ -35,13 +36,17 @@ final class Agent {
     /// delays a fetch.
     var uploader: HTTPClient?
 
-    init(config configured: AgentConfig, log: Log, store: StateStore, http: any HTTPFetching, demo: Bool) {
+    init(
+        config configured: AgentConfig, log: Log, store: StateStore, http: any HTTPFetching, demo: Bool,
+        clock: any DaemonClock = SystemDaemonClock()
+    ) {
         // Without the render helper the images are skipped as if not configured (one error).
         var config = configured
         let helper = Self.renderHelper(for: &config, log: log)
         self.config = config
         self.log = log
         self.store = store
+        self.clock = clock
         self.fetchers = Fetchers(http: http, config: config)
         let units = store.units()
         var locations: [LocationRuntime] = []
@@ -59,22 +64,20 @@ final class Agent {
     /// them (SPEC §3 removal order: no sooner than 3 s).
     static let clearDelayAfterDiscovery: Duration = .seconds(3)
 
-    /// The publisher of the retained tree over `client`: with discovery on, device configs
+    /// The publisher of the retained tree over `broker`: with discovery on, device configs
     /// change at once and state topics are cleared ``clearDelayAfterDiscovery`` later.
-    func makePublisher(client: MQTTClient) -> RetainedPublisher {
+    func makePublisher(broker: any BrokerConnection) -> RetainedPublisher {
         let discovery = state.context.discoveryEnabled
         let configs = state.layout.discoveryPrefix + "/"
         return RetainedPublisher(
-            transport: MQTTTransport(client: client, qos: config.mqtt.qos, log: log), store: store,
+            transport: MQTTTransport(broker: broker, qos: config.mqtt.qos, log: log), store: store,
             grouping: PublishedGrouping(layout: state.layout),
             clearDelay: discovery ? Self.clearDelayAfterDiscovery : .zero,
             clearsAtOnce: { $0.hasPrefix(configs) }, binary: imageBytes(), dropsFlushedTrees: true)
     }
 
     /// The clock as the state machine reads it.
-    func time() -> DaemonTime {
-        DaemonTime(now: Timestamp.nowUnixSeconds(), uptimeSeconds: Int(Timestamp.monotonicSeconds() - started))
-    }
+    func time() -> DaemonTime { clock.now() }
 
     // MARK: stored responses (restarts spend no quota)
 

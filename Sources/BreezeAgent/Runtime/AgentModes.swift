@@ -119,7 +119,7 @@ extension Agent {
     /// `once`: connect, fetch, publish, wait for the broker's acknowledgements, disconnect.
     /// `<p>/status` is left alone: a one-shot run is not the daemon being online.
     func once(client: MQTTClient) async -> Int32 {
-        let publisher = makePublisher(client: client)
+        let publisher = makePublisher(broker: client)
         do {
             try client.start()
         } catch {
@@ -150,7 +150,7 @@ extension Agent {
         var sent = publisher.flush()
         // State topics whose entities went away are cleared after the discovery change.
         if let due = publisher.nextClearDue {
-            try? await Task.sleep(until: due, clock: .continuous)
+            try? await clock.sleep(until: due)
             sent += publisher.flush()
         }
         // Device commands (WLED, Tasmota) are not retained: `once` sends each device what it

@@ -23,14 +23,23 @@ import BreezeMQTT
 /// run as child tasks of a discarding task group, so a shutdown cancels them (curl aborts the
 /// transfer) and waits for them before the agent says `offline`. A single timer task wakes the
 /// loop at the time the state machine asks for, so an idle agent sleeps instead of polling.
+///
+/// The broker and the clock are arguments (``BrokerConnection``, ``Agent/clock``): the unit
+/// tests run this loop against an in-memory broker and a clock they advance. Cancelling the
+/// task that runs it ends the loop as a signal would, without the exit log line.
 extension Agent {
-    func run(client: MQTTClient) async -> Int32 {
-        let publisher = makePublisher(client: client)
+    /// The signals the daemon stops (SIGTERM, SIGINT) or reports (SIGHUP) on.
+    static let daemonSignals = [SIGTERM, SIGINT, SIGHUP]
+
+    /// - Parameter signals: the signals watched (``daemonSignals``; a test in a shared process
+    ///   passes none).
+    func run(client: any BrokerConnection, signals watched: [Int32] = Agent.daemonSignals) async -> Int32 {
+        let publisher = makePublisher(broker: client)
         let (events, continuation) = AsyncStream<DaemonEvent>.makeStream()
         let forwarder = Task {
             for await event in client.events { continuation.yield(.mqtt(event)) }
         }
-        let signals = SignalWatcher([SIGTERM, SIGINT, SIGHUP]) { continuation.yield(.signal($0)) }
+        let signals = watched.isEmpty ? nil : SignalWatcher(watched) { continuation.yield(.signal($0)) }
         defer {
             forwarder.cancel()
             _ = signals
@@ -110,8 +119,9 @@ extension Agent {
                         // Clears held back behind a discovery change: flush again when due.
                         if let due = publisher.nextClearDue, due != clearsAt {
                             clearsAt = due
+                            let clock = clock
                             group.addTask {
-                                try? await Task.sleep(until: due, clock: .continuous)
+                                try? await clock.sleep(until: due)
                                 if !Task.isCancelled { continuation.yield(.clearsDue) }
                             }
                         }
@@ -128,14 +138,15 @@ extension Agent {
                         guard at != timerAt else { break }
                         timer?.cancel()
                         timerAt = at
-                        let delay = max(0, at - Timestamp.nowUnixSeconds())
+                        let clock = clock
                         timer = Task {
-                            try? await Task.sleep(for: .seconds(delay))
+                            try? await clock.sleep(untilUnixTime: at)
                             if !Task.isCancelled { continuation.yield(.tick) }
                         }
                     case .rediscover(let delay):
+                        let (clock, due) = (clock, clock.instant() + delay)
                         group.addTask {
-                            try? await Task.sleep(for: delay)
+                            try? await clock.sleep(until: due)
                             if !Task.isCancelled { continuation.yield(.rediscoverDue) }
                         }
                     case .stop(let code):

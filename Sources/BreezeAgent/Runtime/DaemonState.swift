@@ -188,7 +188,7 @@ enum DaemonAction: Sendable {
 
 /// The daemon's decisions as a value: events in, actions out, no I/O (SPEC §3, §5).
 ///
-/// One task owns it and performs the actions (``Agent/run(client:)``); `once` and `print` use
+/// One task owns it and performs the actions (``Agent/run(client:signals:)``); `once` and `print` use
 /// the same fetch and apply steps in sequence. Tests drive it with events and a fake clock.
 /// Randomness (jitter, the re-announce delay) comes from a seeded generator in the value, so a
 /// test sees the same decisions every run.

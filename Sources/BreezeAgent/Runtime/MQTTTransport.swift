@@ -11,9 +11,9 @@
 
 import BreezeMQTT
 
-/// The publisher's transport over the MQTT client: retained publishes at the configured QoS.
+/// The publisher's transport over the broker connection: retained publishes at the configured QoS.
 struct MQTTTransport: RetainedTransport {
-    let client: MQTTClient
+    let broker: any BrokerConnection
     let qos: Int
     let log: Log
 
@@ -23,7 +23,7 @@ struct MQTTTransport: RetainedTransport {
 
     func send(topic: String, bytes: [UInt8], retain: Bool) -> Bool {
         do {
-            try client.publish(topic, bytes, qos: qos, retain: retain)
+            try broker.publish(topic, bytes, qos: qos, retain: retain)
             return true
         } catch  where error.kind == .publishRefused {
             // Refused by the client for its size: recorded in the client's outcomes, which
