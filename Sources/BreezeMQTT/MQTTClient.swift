@@ -289,7 +289,8 @@ public final class MQTTClient: Sendable {
             guard let self else { return }
             let again: Bool = lifecycle.withLock { state in
                 guard case .running(let handle) = state else { return false }
-                return core.watch(handle.raw, port: configuration.port)
+                // The clock is read here, by the timer: the watchdog's decision takes it as an argument.
+                return core.watch(handle.raw, port: configuration.port, now: .now)
             }
             if again { tickWatchdog() }
         }
@@ -456,11 +457,6 @@ final class ClientCore: Sendable {
         let watch: @Sendable () -> Void
     }
 
-    struct Attempt: Sendable {
-        let socket: Int32
-        let since: ContinuousClock.Instant
-    }
-
     struct State: Sendable {
         var connected = false
         var finished = false
@@ -480,7 +476,7 @@ final class ClientCore: Sendable {
         var connackSeen = false
         var brokerMaximumPacketSize: Int?
         /// The connect attempt the watchdog is timing.
-        var attempt: Attempt?
+        var watchdog: ConnectWatchdog
         /// The watchdog aborted the current attempt: the failure that follows is a timeout.
         var attemptAborted = false
         var watchdogRunning = false
@@ -529,7 +525,10 @@ final class ClientCore: Sendable {
         protocolVersion: MQTTProtocolVersion, protocolFallback: Bool, connectTimeout: Duration, tls: Bool,
         maxIncomingPayload: Int = .max
     ) {
-        state = Mutex(State(protocolVersion: protocolVersion, fallbackAvailable: protocolFallback))
+        state = Mutex(
+            State(
+                protocolVersion: protocolVersion, fallbackAvailable: protocolFallback,
+                watchdog: ConnectWatchdog(timeout: connectTimeout)))
         self.maxIncomingPayload = maxIncomingPayload
         self.connectTimeout = connectTimeout
         self.tls = tls
@@ -551,7 +550,7 @@ final class ClientCore: Sendable {
         guard code == 0 else {
             let (error, fallback): (MosquittoError, Bool) = state.withLock { state in
                 state.connackSeen = true
-                state.attempt = nil
+                state.watchdog.forget()
                 let error = MosquittoError(connackCode: code, protocolVersion: state.protocolVersion)
                 state.lastError = error
                 state.refusal = error
@@ -589,7 +588,7 @@ final class ClientCore: Sendable {
             state.lastError = nil
             state.refusal = nil
             state.lastLoggedError = nil
-            state.attempt = nil
+            state.watchdog.forget()
             state.attemptAborted = false
             return (state.subscriptions, Self.subscribeOptions(state.protocolVersion), state.takeSatisfiedWaiters())
         }
@@ -613,7 +612,7 @@ final class ClientCore: Sendable {
                 // waiting is lost, even if libmosquitto sends it again after reconnecting.
                 state.acknowledgements.connectionLost()
                 let ready = state.takeSatisfiedWaiters()
-                state.attempt = nil
+                state.watchdog.forget()
                 let aborted = state.attemptAborted
                 state.attemptAborted = false
                 let watch = !state.finished
@@ -705,7 +704,7 @@ final class ClientCore: Sendable {
             if state.attemptAborted {
                 // The watchdog ended this handshake (and reported it); the thread has ended.
                 state.attemptAborted = false
-                state.attempt = nil
+                state.watchdog.forget()
                 state.lastLoggedError = nil
                 return (nil, true)
             }
@@ -811,28 +810,24 @@ final class ClientCore: Sendable {
         }
     }
 
-    /// One watchdog tick (under the client's lifecycle lock, so the handle is alive). Returns
-    /// whether to keep ticking.
-    func watch(_ raw: OpaquePointer, port: Int) -> Bool {
+    /// One watchdog tick at `now` (under the client's lifecycle lock, so the handle is alive):
+    /// ``ConnectWatchdog`` decides, the abort happens after the state's lock. Returns whether
+    /// to keep ticking.
+    func watch(_ raw: OpaquePointer, port: Int, now: ContinuousClock.Instant) -> Bool {
         let socket = mosquitto_socket(raw)
-        let now = ContinuousClock.now
         let (again, abort): (Bool, (async: Bool, error: MosquittoError)?) = state.withLock { state in
             if state.connected || state.finished {
                 state.watchdogRunning = false
-                state.attempt = nil
+                state.watchdog.forget()
                 return (false, nil)
             }
-            guard socket >= 0 else {
-                state.attempt = nil
-                return (true, nil)
-            }
-            guard let attempt = state.attempt, attempt.socket == socket else {
-                state.attempt = Attempt(socket: socket, since: now)
+            switch state.watchdog.tick(socket: socket, now: now) {
+            case .idle, .waiting: return (true, nil)
+            case .started:
                 state.attemptAborted = false
                 return (true, nil)
+            case .abort: break
             }
-            guard now - attempt.since >= connectTimeout else { return (true, nil) }
-            state.attempt = nil
             state.attemptAborted = true
             let error = MosquittoError(
                 kind: .library, code: Int32(MOSQ_ERR_KEEPALIVE.rawValue),

@@ -230,7 +230,7 @@ struct SoakHarness {
             let unusable = await agent.fetchEverything(now: now)
             guard unusable.isEmpty else { throw SoakFailure("no usable data for \(unusable) at \(now)") }
             agent.setAllScopes(on: publisher, now: now)
-            sent += publisher.flush()
+            sent += publisher.flush(at: .now)
         }
         guard await client.waitForAcknowledgements(timeout: .seconds(10)) else {
             throw SoakFailure("the broker did not acknowledge the publishes of the cycle at \(now)")

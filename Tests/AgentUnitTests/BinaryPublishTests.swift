@@ -41,15 +41,15 @@ struct BinaryPublishTests {
         #expect(BinaryPayload.isReference(reference))
         #expect(reference.hasPrefix("\u{0}bytes:12:"))
         publisher.set(scope: Self.topic, tree(reference))
-        #expect(publisher.flush() == 1)
+        #expect(publisher.flush(at: .now) == 1)
         #expect(transport.binary.withLock { $0.map(\.bytes) } == [Self.png])
         #expect(transport.take() == ["\(Self.topic)=<12 bytes>"])
         #expect(publisher.publishedDigest(Self.topic) == PayloadDigest(bytes: Self.png))
         // The same image again: nothing sent.
         publisher.set(scope: Self.topic, tree(reference))
-        #expect(publisher.flush() == 0)
+        #expect(publisher.flush(at: .now) == 0)
         // A reconnect sends the bytes again.
-        #expect(publisher.republishAll() == 1)
+        #expect(publisher.republishAll(at: .now) == 1)
         #expect(transport.binary.withLock { $0.count } == 2)
     }
 
@@ -60,13 +60,13 @@ struct BinaryPublishTests {
         let reference = BinaryPayload.reference(for: Self.png)
         let first = RetainedPublisher(transport: transport, store: state, binary: { _, _ in Self.png })
         first.set(scope: Self.topic, tree(reference))
-        first.flush()
+        first.flush(at: .now)
         #expect(state.publishedDigests() == [Self.topic: PayloadDigest(bytes: Self.png)])
         _ = transport.take()
         // The next run has no such image: its topic is under no scope, and is cleared.
         let next = RetainedPublisher(transport: transport, store: state)
         next.set(scope: "b/home/pollen", nil)
-        next.flush()
+        next.flush(at: .now)
         #expect(transport.take() == ["\(Self.topic)="])
         #expect(state.publishedDigests().isEmpty)
     }
@@ -77,7 +77,7 @@ struct BinaryPublishTests {
         let old = BinaryPayload.reference(for: Self.png)
         // Published by an earlier run (as if restored), kept while this run has not rendered.
         publisher.set(scope: Self.topic, tree(old))
-        _ = publisher.flush()  // bytes unavailable: nothing sent
+        _ = publisher.flush(at: .now)  // bytes unavailable: nothing sent
         #expect(transport.take().isEmpty)
         #expect(publisher.publishedDigest(Self.topic) == nil)
     }

@@ -125,7 +125,7 @@ struct PublishedSetTests {
         let transport = RecordingTransport()
         let first = Self.publisher(store, transport)
         Self.setLocations(on: first)
-        #expect(first.flush() == 5)
+        #expect(first.flush(at: .now) == 5)
         #expect(try Self.files(dir) == ["location-home.json", "location-office.json", "location-status.json"])
         let text = try String(contentsOfFile: dir + "/published/location-home.json", encoding: .utf8)
         #expect(text.hasPrefix("{\"format\":1,"))
@@ -141,7 +141,7 @@ struct PublishedSetTests {
         #expect(next.publishedPayload(Self.homeConfig) == "{\"components\":{}}")
         #expect(next.publishedPayload("breeze/home/pollen") == nil)
         Self.setLocations(on: next)
-        #expect(next.flush() == 0)
+        #expect(next.flush(at: .now) == 0)
         #expect(transport.take().isEmpty)
     }
 
@@ -150,18 +150,18 @@ struct PublishedSetTests {
         let store = StateStore(directory: dir, log: Log(level: .error))
         let publisher = Self.publisher(store, RecordingTransport())
         Self.setLocations(on: publisher)
-        publisher.flush()
+        publisher.flush(at: .now)
         let home = dir + "/published/location-home.json"
         let office = dir + "/published/location-office.json"
         let (homeBefore, officeBefore) = (try Self.identity(home), try Self.identity(office))
         Self.setLocations(on: publisher, homeValue: "3")
-        #expect(publisher.flush() == 1)
+        #expect(publisher.flush(at: .now) == 1)
         #expect(try Self.identity(home) != homeBefore)
         #expect(try Self.identity(office) == officeBefore)
         // Deferred saving (the daemon's flushes within a batch) writes at persist().
         let homeAfter = try Self.identity(home)
         Self.setLocations(on: publisher, homeValue: "4")
-        publisher.flush(persist: false)
+        publisher.flush(persist: false, at: .now)
         #expect(try Self.identity(home) == homeAfter)
         publisher.persist()
         #expect(try Self.identity(home) != homeAfter)
@@ -191,7 +191,7 @@ struct PublishedSetTests {
             scope: "breeze/home/pollen",
             Self.tree([("breeze/home/pollen", "{\"h\":1}"), ("breeze/home/pollen/grass/value", "2")]))
         publisher.set(scope: Self.homeConfig, Self.tree([(Self.homeConfig, legacy[Self.homeConfig]!)]))
-        publisher.flush()
+        publisher.flush(at: .now)
         #expect(transport.take() == ["breeze/gone/pollen="])
         #expect(try Self.files(dir) == ["location-home.json"])
     }
@@ -202,7 +202,7 @@ struct PublishedSetTests {
         let store = StateStore(directory: dir, log: lines.log)
         let first = Self.publisher(store, RecordingTransport())
         Self.setLocations(on: first)
-        first.flush()
+        first.flush(at: .now)
         try Data("{\"format\":1,\"topics\":{\"breeze/office/pollen\":\"not a digest\"}}".utf8)
             .write(to: URL(fileURLWithPath: dir + "/published/location-office.json"))
         let transport = RecordingTransport()
@@ -214,7 +214,7 @@ struct PublishedSetTests {
         #expect(lines.all.contains { $0.contains("published/location-office.json is corrupt; set aside") })
         // Office is published again (its memory was lost); home is not.
         Self.setLocations(on: next)
-        next.flush()
+        next.flush(at: .now)
         #expect(transport.take() == ["breeze/office/pollen={\"o\":1}"])
     }
 
@@ -223,7 +223,7 @@ struct PublishedSetTests {
         let store = StateStore(directory: dir, log: Log(level: .error))
         let first = Self.publisher(store, RecordingTransport())
         Self.setLocations(on: first)
-        first.flush()
+        first.flush(at: .now)
         // The next run's config has only home (and the status): office is under no scope.
         let transport = RecordingTransport()
         let next = Self.publisher(StateStore(directory: dir, log: Log(level: .error)), transport)
@@ -232,7 +232,7 @@ struct PublishedSetTests {
             Self.tree([("breeze/home/pollen", "{\"h\":1}"), ("breeze/home/pollen/grass/value", "2")]))
         next.set(scope: Self.homeConfig, Self.tree([(Self.homeConfig, "{\"components\":{}}")]))
         next.set(scope: "breeze/status", Self.tree([("breeze/status", "online")]))
-        next.flush()
+        next.flush(at: .now)
         #expect(transport.take() == ["breeze/office/pollen="])
         #expect(try Self.files(dir) == ["location-home.json", "location-status.json"])
     }
@@ -245,7 +245,7 @@ struct PublishedSetTests {
         var tree = TopicTree()
         for n in 0..<200 { tree.set("breeze/home/pollen/item\(1000 + n)/value", String(n)) }
         publisher.set(scope: "breeze/home/pollen", tree)
-        #expect(publisher.flush() == 200)
+        #expect(publisher.flush(at: .now) == 200)
         let size =
             try FileManager.default.attributesOfItem(atPath: dir + "/published/location-home.json")[.size] as? Int
         #expect((size ?? .max) <= 4_096)
@@ -264,11 +264,11 @@ struct PublishedSetTests {
         let transport = RecordingTransport()
         let publisher = Self.publisher(nil, transport)
         publisher.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{\"h\":1}")]))
-        publisher.flush()
+        publisher.flush(at: .now)
         publisher.set(scope: "breeze/home/pollen", nil)
-        #expect(publisher.flush() == 0)
+        #expect(publisher.flush(at: .now) == 0)
         _ = transport.take()
-        #expect(publisher.republishAll() == 1)
+        #expect(publisher.republishAll(at: .now) == 1)
         #expect(transport.take() == ["breeze/home/pollen={\"h\":1}"])
     }
 
@@ -276,13 +276,13 @@ struct PublishedSetTests {
         let store = StateStore(directory: nil, log: Log(level: .error))
         let first = Self.publisher(store, RecordingTransport())
         first.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{\"h\":1}")]))
-        first.flush()
+        first.flush(at: .now)
         let transport = RecordingTransport()
         let next = Self.publisher(store, transport)
         next.set(scope: "breeze/home/pollen", nil)
-        #expect(next.flush() == 0)
+        #expect(next.flush(at: .now) == 0)
         // Only the digest is known: a reconnect cannot re-send it, and it is not cleared.
-        #expect(next.republishAll() == 0)
+        #expect(next.republishAll(at: .now) == 0)
         #expect(transport.take().isEmpty)
         #expect(next.published == ["breeze/home/pollen": "{\"h\":1}"].digests)
         #expect(next.wanted == ["breeze/home/pollen": "{\"h\":1}"].digests)
@@ -304,18 +304,18 @@ struct PublishedSetTests {
         store.saveLegacyPublishedTopics(["breeze/gone/pollen": "x"])
         let publisher = Self.dropping(transport, store: store)
         Self.setLocations(on: publisher)
-        #expect(publisher.flush() == 6)
+        #expect(publisher.flush(at: .now) == 6)
         // A removed location's topic (under no scope) is cleared by the first (full) pass.
         #expect(transport.take().contains("breeze/gone/pollen="))
         // The same trees again: nothing to send; a changed one: only the difference.
         Self.setLocations(on: publisher)
-        #expect(publisher.flush() == 0)
+        #expect(publisher.flush(at: .now) == 0)
         publisher.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{\"h\":2}")]))
-        publisher.flush()
+        publisher.flush(at: .now)
         #expect(transport.take() == ["breeze/home/pollen={\"h\":2}", "breeze/home/pollen/grass/value="])
         // A new scope forces a full pass: settled scopes keep what they published.
         publisher.set(scope: "breeze/garden/pollen", Self.tree([("breeze/garden/pollen", "{}")]))
-        publisher.flush()
+        publisher.flush(at: .now)
         #expect(transport.take() == ["breeze/garden/pollen={}"])
         #expect(
             publisher.wanted
@@ -325,7 +325,7 @@ struct PublishedSetTests {
                 ].digests)
         // Another full pass without changes sends nothing at all.
         publisher.release(scopes: [])
-        #expect(publisher.flush() == 0)
+        #expect(publisher.flush(at: .now) == 0)
         #expect(transport.take().isEmpty)
     }
 
@@ -333,35 +333,36 @@ struct PublishedSetTests {
         let transport = RecordingTransport()
         let publisher = Self.dropping(transport)
         Self.setLocations(on: publisher)
-        publisher.flush()
+        publisher.flush(at: .now)
         _ = transport.take()
         // Without the trees only the device config (kept whole) can be sent again …
         #expect(publisher.republish(scope: Self.homeConfig) == 1)
         #expect(transport.take() == ["\(Self.homeConfig)={\"components\":{}}"])
-        #expect(publisher.republishAll() == 1)
+        #expect(publisher.republishAll(at: .now) == 1)
         _ = transport.take()
         // … which is why the daemon sets every scope again first: then everything goes out.
         Self.setLocations(on: publisher)
-        #expect(publisher.republishAll() == 5)
+        #expect(publisher.republishAll(at: .now) == 5)
         #expect(transport.take().count == 5)
     }
 
     @Test func aHeldBackClearUnderASettledScopeIsStillSentWhenDue() async throws {
         let transport = RecordingTransport()
         let publisher = Self.dropping(transport, delay: .milliseconds(200))
+        let t0 = ContinuousClock.now
         publisher.set(
             scope: "breeze/home/pollen",
             Self.tree([("breeze/home/pollen", "{}"), ("breeze/home/pollen/grass/value", "2")]))
-        publisher.flush()
+        publisher.flush(at: t0)
         publisher.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}")]))
-        publisher.flush()
+        publisher.flush(at: t0)
         _ = transport.take()
         // A full pass meanwhile (a new scope) neither cancels nor hastens the held-back clear.
         publisher.set(scope: "breeze/office/pollen", Self.tree([("breeze/office/pollen", "{}")]))
-        publisher.flush()
+        publisher.flush(at: t0 + .milliseconds(100))
         #expect(transport.take() == ["breeze/office/pollen={}"])
-        try await Task.sleep(until: try #require(publisher.nextClearDue), clock: .continuous)
-        publisher.flush()
+        #expect(publisher.nextClearDue == t0 + .milliseconds(200))
+        publisher.flush(at: t0 + .milliseconds(200))
         #expect(transport.take() == ["breeze/home/pollen/grass/value="])
         #expect(publisher.publishedCount == 2)
     }
@@ -371,8 +372,8 @@ struct PublishedSetTests {
         let publisher = Self.dropping(transport)
         transport.connected.store(false, ordering: .relaxed)
         Self.setLocations(on: publisher)
-        #expect(publisher.flush() == 0)
+        #expect(publisher.flush(at: .now) == 0)
         transport.connected.store(true, ordering: .relaxed)
-        #expect(publisher.flush() == 5)
+        #expect(publisher.flush(at: .now) == 5)
     }
 }

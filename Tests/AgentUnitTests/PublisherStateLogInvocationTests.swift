@@ -51,11 +51,11 @@ final class RecordingTransport: RetainedTransport {
         let transport = RecordingTransport()
         let publisher = RetainedPublisher(transport: transport, store: nil)
         publisher.set(scope: "b/home/pollen", tree([("b/home/pollen", "{}"), ("b/home/pollen/oak/value", "2")]))
-        #expect(publisher.flush() == 2)
+        #expect(publisher.flush(at: .now) == 2)
         #expect(transport.take() == ["b/home/pollen={}", "b/home/pollen/oak/value=2"])
-        #expect(publisher.flush() == 0)
+        #expect(publisher.flush(at: .now) == 0)
         publisher.set(scope: "b/home/pollen", tree([("b/home/pollen", "{1}")]))
-        publisher.flush()
+        publisher.flush(at: .now)
         #expect(transport.take() == ["b/home/pollen={1}", "b/home/pollen/oak/value="])
     }
 
@@ -66,7 +66,7 @@ final class RecordingTransport: RetainedTransport {
         let transport = RecordingTransport()
         let publisher = RetainedPublisher(transport: transport, store: store)
         publisher.set(scope: "b/home/pollen", nil)
-        publisher.flush()
+        publisher.flush(at: .now)
         #expect(transport.take() == ["b/gone/climate=", "b/home/pollenx="])
         #expect(store.publishedDigests() == ["b/home/pollen": "old"].digests)
     }
@@ -77,17 +77,17 @@ final class RecordingTransport: RetainedTransport {
         let transport = RecordingTransport()
         let publisher = RetainedPublisher(transport: transport, store: store)
         publisher.set(scope: "b/home", tree([("b/home/a", "1"), ("b/home/b", "2"), ("b/home/c", "3")]))
-        publisher.flush()
+        publisher.flush(at: .now)
         _ = transport.take()
         publisher.notPublished(refused: ["b/home/a"], lost: ["b/home/c"])
         #expect(store.publishedDigests() == ["b/home/b": "2"].digests)
         #expect(publisher.refusedTopics == ["b/home/a"])
         // A flush re-sends the lost topic, not the refused one (no refusal at every fetch).
         publisher.set(scope: "b/home", tree([("b/home/a", "1"), ("b/home/b", "2"), ("b/home/c", "3")]))
-        publisher.flush()
+        publisher.flush(at: .now)
         #expect(transport.take() == ["b/home/c=3"])
         // The reconnect's republish tries the refused topic again.
-        publisher.republishAll()
+        publisher.republishAll(at: .now)
         #expect(transport.take() == ["b/home/a=1", "b/home/b=2", "b/home/c=3"])
         #expect(publisher.refusedTopics.isEmpty)
     }
@@ -97,10 +97,10 @@ final class RecordingTransport: RetainedTransport {
         let publisher = RetainedPublisher(transport: transport, store: nil)
         transport.connected.store(false, ordering: .relaxed)
         publisher.set(scope: "b/x", tree([("b/x", "1")]))
-        #expect(publisher.flush() == 0)
+        #expect(publisher.flush(at: .now) == 0)
         transport.connected.store(true, ordering: .relaxed)
-        #expect(publisher.flush() == 1)
-        #expect(publisher.republishAll() == 1)
+        #expect(publisher.flush(at: .now) == 1)
+        #expect(publisher.republishAll(at: .now) == 1)
         #expect(transport.take() == ["b/x=1", "b/x=1"])
     }
 
@@ -191,22 +191,22 @@ final class RecordingTransport: RetainedTransport {
         b.set("p/b/x", "3")
         publisher.set(scope: "p/a", a)
         publisher.set(scope: "p/b", b)
-        publisher.flush()
+        publisher.flush(at: .now)
         _ = transport.take()
         var a2 = TopicTree()
         a2.set("p/a/x", "1")
         publisher.set(scope: "p/a", a2)
-        publisher.flush()
+        publisher.flush(at: .now)
         #expect(transport.take() == ["p/a/y="])
         // A scope that becomes unknown keeps what it published; nothing is sent.
         publisher.set(scope: "p/b", nil)
-        #expect(publisher.flush() == 0)
+        #expect(publisher.flush(at: .now) == 0)
         #expect(publisher.published == ["p/a/x": "1", "p/b/x": "3"].digests)
         // And a later tree for it is compared with what stayed published.
         var b2 = TopicTree()
         b2.set("p/b/z", "4")
         publisher.set(scope: "p/b", b2)
-        publisher.flush()
+        publisher.flush(at: .now)
         #expect(transport.take() == ["p/b/z=4", "p/b/x="])
     }
 }

@@ -36,7 +36,8 @@ struct RemovalOrderTests {
         publisher.set(scope: "b/home/pollen", Self.tree([("b/home/pollen", "{}"), ("b/home/pollen/oak/level", "Low")]))
         publisher.set(
             scope: "homeassistant/device/b_home/config", Self.tree([("homeassistant/device/b_home/config", "{oak}")]))
-        publisher.flush()
+        let t0 = ContinuousClock.now
+        publisher.flush(at: t0)
         _ = transport.take()
         #expect(publisher.nextClearDue == nil)
 
@@ -44,16 +45,15 @@ struct RemovalOrderTests {
         publisher.set(scope: "b/home/pollen", TopicTree())
         publisher.set(
             scope: "homeassistant/device/b_home/config", Self.tree([("homeassistant/device/b_home/config", "{}")]))
-        let started = ContinuousClock.now
-        publisher.flush()
+        let changed = t0 + .seconds(1)
+        publisher.flush(at: changed)
         #expect(transport.take() == ["homeassistant/device/b_home/config={}"])
         let due = try #require(publisher.nextClearDue)
-        #expect(due - started >= .milliseconds(300))
+        #expect(due - changed == .milliseconds(300))
         // A flush before the time sends nothing more.
-        publisher.flush()
+        publisher.flush(at: due - .milliseconds(1))
         #expect(transport.take().isEmpty)
-        try await Task.sleep(until: due, clock: .continuous)
-        publisher.flush()
+        publisher.flush(at: due)
         #expect(transport.take() == ["b/home/pollen=", "b/home/pollen/oak/level="])
         #expect(publisher.nextClearDue == nil)
         #expect(publisher.published.keys.sorted() == ["homeassistant/device/b_home/config"])
@@ -63,18 +63,18 @@ struct RemovalOrderTests {
         let transport = RecordingTransport()
         let publisher = Self.publisher(transport, delay: .milliseconds(200))
         let full = Self.tree([("b/home/pollen", "{}"), ("b/home/pollen/oak/level", "Low")])
+        let t0 = ContinuousClock.now
         publisher.set(scope: "b/home/pollen", full)
-        publisher.flush()
+        publisher.flush(at: t0)
         publisher.set(scope: "b/home/pollen", Self.tree([("b/home/pollen", "{}")]))
-        publisher.flush()
-        #expect(publisher.nextClearDue != nil)
+        publisher.flush(at: t0)
+        #expect(publisher.nextClearDue == t0 + .milliseconds(200))
         // Back with the same payload before the clear is due: nothing is sent, nothing cleared.
         publisher.set(scope: "b/home/pollen", full)
         _ = transport.take()
-        publisher.flush()
+        publisher.flush(at: t0 + .milliseconds(100))
         #expect(publisher.nextClearDue == nil)
-        try await Task.sleep(for: .milliseconds(250))
-        publisher.flush()
+        publisher.flush(at: t0 + .milliseconds(250))
         #expect(transport.take().isEmpty)
         #expect(publisher.published["b/home/pollen/oak/level"] == PayloadDigest(payload: "Low"))
     }
@@ -88,17 +88,19 @@ struct RemovalOrderTests {
         first.set(scope: "b/gone/pollen", Self.tree([("b/gone/pollen", "{}")]))
         first.set(
             scope: "homeassistant/device/b_gone/config", Self.tree([("homeassistant/device/b_gone/config", "{}")]))
-        first.flush()
+        first.flush(at: .now)
         _ = transport.take()
 
         let restarted = RetainedPublisher(
             transport: transport, store: store, clearDelay: .milliseconds(200),
             clearsAtOnce: { $0.hasPrefix("homeassistant/") })
         restarted.set(scope: "b/home/pollen", Self.tree([("b/home/pollen", "{}")]))
-        restarted.flush()
+        let t0 = ContinuousClock.now
+        restarted.flush(at: t0)
         #expect(transport.take() == ["b/home/pollen={}", "homeassistant/device/b_gone/config="])
-        try await Task.sleep(until: try #require(restarted.nextClearDue), clock: .continuous)
-        restarted.flush()
+        restarted.flush(at: t0 + .milliseconds(199))
+        #expect(transport.take().isEmpty)
+        restarted.flush(at: try #require(restarted.nextClearDue))
         #expect(transport.take() == ["b/gone/pollen="])
     }
 

@@ -119,13 +119,13 @@ struct ShardHandoverTests {
         var tree = TopicTree()
         tree.set("b/mine/pollen", "1")
         publisher.set(scope: "b/mine/pollen", tree)
-        publisher.flush()
+        publisher.flush(at: .now)
         #expect(transport.take() == ["b/gone="])  // removed from the config: cleared at once
-        publisher.republishAll()
+        publisher.republishAll(at: .now)
         #expect(transport.take() == ["b/mine/pollen=1"])  // held topics are not re-sent
         publisher.forget(topics: ["b/moved/pollen/x"])
         publisher.release(scopes: ["b/moved"])
-        publisher.flush()
+        publisher.flush(at: .now)
         #expect(transport.take() == ["b/moved/pollen="])
         #expect(store.publishedDigests() == ["b/mine/pollen": "1"].digests)
     }

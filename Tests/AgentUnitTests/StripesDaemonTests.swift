@@ -254,7 +254,7 @@ struct NestedScopeTests {
         publisher.set(
             scope: "b/home/climate/stripes",
             tree([("b/home/climate/stripes", "new stripes"), ("b/home/climate/stripes/colors", "#b2182b")]))
-        publisher.flush()
+        publisher.flush(at: .now)
         #expect(
             transport.take() == [
                 "b/home/climate/stripes=new stripes", "b/home/climate/stripes/colors=#b2182b",
@@ -269,7 +269,7 @@ struct NestedScopeTests {
         // Many flushes later the kept climate never brings the old stripes back.
         for _ in 0..<5 {
             publisher.set(scope: "b/home/climate", nil)
-            publisher.flush()
+            publisher.flush(at: .now)
         }
         #expect(transport.take().isEmpty)
     }
@@ -281,13 +281,13 @@ struct NestedScopeTests {
         let publisher = RetainedPublisher(transport: transport, store: nil)
         publisher.set(scope: "b/home/climate", tree([("b/home/climate", "c1")]))
         publisher.set(scope: "b/home/climate/stripes", tree([("b/home/climate/stripes", "s1")]))
-        publisher.flush()
+        publisher.flush(at: .now)
         _ = transport.take()
         publisher.set(scope: "b/home/climate", tree([("b/home/climate", "c2")]))
-        publisher.flush()
+        publisher.flush(at: .now)
         #expect(transport.take() == ["b/home/climate=c2"])
         publisher.set(scope: "b/home/climate/stripes", TopicTree())
-        publisher.flush()
+        publisher.flush(at: .now)
         #expect(transport.take() == ["b/home/climate/stripes="])
         #expect(publisher.wanted == ["b/home/climate": "c2"].digests)
     }

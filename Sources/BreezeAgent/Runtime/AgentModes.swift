@@ -147,11 +147,11 @@ extension Agent {
         setAllScopes(on: publisher, now: now)
         // Images are rendered (waited for) before the flush that publishes them.
         await renderImagesOnce(on: publisher, now: now)
-        var sent = publisher.flush()
+        var sent = publisher.flush(at: clock.instant())
         // State topics whose entities went away are cleared after the discovery change.
         if let due = publisher.nextClearDue {
             try? await clock.sleep(until: due)
-            sent += publisher.flush()
+            sent += publisher.flush(at: clock.instant())
         }
         // Device commands (WLED, Tasmota) are not retained: `once` sends each device what it
         // should show, without waiting for its status.

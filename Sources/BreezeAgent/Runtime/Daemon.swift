@@ -101,7 +101,7 @@ extension Agent {
                     case .handover(let step):
                         publisher.perform(step)
                     case .flush(let persist):
-                        publisher.flush(persist: persist)
+                        publisher.flush(persist: persist, at: clock.instant())
                         // What the broker refuses (MQTT 5 reason codes) or what a disconnect
                         // loses is logged and kept out of the published set (SPEC §12). One
                         // waiter at a time: it takes the outcomes of every publish before it
@@ -126,7 +126,7 @@ extension Agent {
                             }
                         }
                     case .republishAll:
-                        let sent = publisher.republishAll()
+                        let sent = publisher.republishAll(at: clock.instant())
                         log.debug("mqtt: republished \(sent) retained topics")
                     case .republish(let scope):
                         publisher.republish(scope: scope)

@@ -38,7 +38,7 @@ public protocol RetainedTransport: Sendable {
 /// the publisher no longer has (published by an earlier run; or, with `dropsFlushedTrees`, by a
 /// tree already dropped) are only kept — not re-sent, not cleared — until the scope has data
 /// again. With `dropsFlushedTrees` (the daemon) a scope's tree is dropped once flushed and the
-/// owner sets every scope again before ``republishAll()``.
+/// owner sets every scope again before ``republishAll(at:)``.
 public final class RetainedPublisher: Sendable {
     /// One scope: its tree's payloads by topic (the tree's topic order is not needed here and
     /// not kept), or nil (keep what is published) with the payloads it had before, if any.
@@ -73,7 +73,7 @@ public final class RetainedPublisher: Sendable {
         /// Clears held back until their time (see ``clearDelay``), by topic.
         var pendingClears: [String: ContinuousClock.Instant] = [:]
         /// Topics the broker refused: not published, and left out of flushes until the next
-        /// ``republishAll()`` (a reconnect), so a refusal is not repeated at every fetch.
+        /// ``republishAll(at:)`` (a reconnect), so a refusal is not repeated at every fetch.
         var refused: Set<String> = []
         /// Scopes whose published topics are neither re-sent nor cleared (a shard's locations
         /// moved to another shard, until ``ShardHandover`` decides; SPEC §11).
@@ -150,12 +150,12 @@ public final class RetainedPublisher: Sendable {
     /// when they are not at hand (not rendered in this run).
     private let binary: @Sendable (_ topic: String, _ reference: String) -> [UInt8]?
     /// Drop a scope's tree once it is flushed (the daemon: it sets every scope again before
-    /// ``republishAll()``); payloads kept whole stay. The trees were the largest part of the
+    /// ``republishAll(at:)``); payloads kept whole stay. The trees were the largest part of the
     /// memory per location (their payloads, tables and topic names).
     private let dropsFlushedTrees: Bool
 
     /// - Parameter dropsFlushedTrees: forget a scope's tree once it is flushed; the owner then
-    ///   sets every scope again before ``republishAll()``, which re-sends only what is set.
+    ///   sets every scope again before ``republishAll(at:)``, which re-sends only what is set.
     /// - Parameter grouping: which file of `state_dir/published/` each topic is kept in (the
     ///   agent's ``TopicLayout``); the default groups by the second topic level.
     public init(
@@ -202,8 +202,9 @@ public final class RetainedPublisher: Sendable {
         if legacy != nil && saved { store.removeLegacyPublished() }
     }
 
-    /// When the earliest held-back clear is due; nil when none is waiting. The owner flushes
-    /// again at (or after) that time.
+    /// When the earliest held-back clear is due; nil when none is waiting. The owner arms a
+    /// timer for it and flushes again at (or after) that time (the daemon's `clearsDue` event):
+    /// the publisher itself reads no clock, the time of every flush is its argument.
     public var nextClearDue: ContinuousClock.Instant? { state.withLock { $0.pendingClears.values.min() } }
 
     /// Sets what a scope should hold; `nil` keeps what is published under it.
@@ -225,8 +226,13 @@ public final class RetainedPublisher: Sendable {
     /// `persist: false` leaves saving to a later ``persist()``: the daemon flushes after every
     /// completed fetch and saves once per batch. Losing an unsaved set in a crash only means
     /// some topics are sent again after the restart.
+    /// - Parameter now: the time of the flush (the owner's clock): a clear held back by
+    ///   `clearDelay` is due `clearDelay` after the flush that decided it, and sent by the
+    ///   first flush at or after that.
     @discardableResult
-    public func flush(persist: Bool = true) -> Int { publish(everything: false, persist: persist) }
+    public func flush(persist: Bool = true, at now: ContinuousClock.Instant) -> Int {
+        publish(everything: false, persist: persist, now: now)
+    }
 
     /// Saves the groups of the published set a flush left unsaved (only those: one file each).
     public func persist() {
@@ -239,7 +245,7 @@ public final class RetainedPublisher: Sendable {
     }
 
     /// Forgets publishes the broker did not take: `refused` ones (kept out of flushes until the
-    /// next ``republishAll()``) and `lost` ones (in flight when the connection ended; sent again
+    /// next ``republishAll(at:)``) and `lost` ones (in flight when the connection ended; sent again
     /// by the republish after the reconnect). Neither stays in the persisted published set.
     public func notPublished(refused: [String], lost: [String]) {
         guard !refused.isEmpty || !lost.isEmpty else { return }
@@ -257,9 +263,12 @@ public final class RetainedPublisher: Sendable {
     /// Topics left out of flushes because the broker refused them.
     public var refusedTopics: Set<String> { state.withLock { $0.refused } }
 
-    /// Publishes every wanted topic again (after a reconnect the broker may have lost them).
+    /// Publishes every wanted topic again (after a reconnect the broker may have lost them);
+    /// `now` as for ``flush(persist:at:)``.
     @discardableResult
-    public func republishAll() -> Int { publish(everything: true, persist: true) }
+    public func republishAll(at now: ContinuousClock.Instant) -> Int {
+        publish(everything: true, persist: true, now: now)
+    }
 
     /// Publishes the wanted topics under one scope again (e.g. discovery after Home Assistant restarts).
     @discardableResult
@@ -393,112 +402,155 @@ public final class RetainedPublisher: Sendable {
         topic == scope || (topic.hasPrefix(scope) && topic.utf8.dropFirst(scope.utf8.count).first == UInt8(ascii: "/"))
     }
 
-    private func publish(everything: Bool, persist: Bool) -> Int {
-        // The lock is held across the sends so that two flushes cannot interleave their
-        // diffs; a send only queues into libmosquitto and never blocks on the network.
-        let (count, groups): (Int, [(String, PublishedGroup)]) = state.withLock { state in
-            let full = everything || state.needsFullPass
-            let byScope = Self.wanted(in: state, scopes: full ? Set(state.scopes.keys) : state.dirty)
-            var wanted: [String: String] = [:]
-            var kept: Set<String> = []
-            for scoped in byScope.values {
-                wanted.merge(scoped.payloads) { _, new in new }
-                kept.formUnion(scoped.keptUnknown)
+    /// What one flush sends: decided under the lock, sent after it, its results recorded under
+    /// the lock again.
+    private struct Plan {
+        /// The scopes compared, and whether every published topic was (a full pass).
+        var scopes: [String]
+        var full: Bool
+        /// Wanted topics whose payload differs from what was published, in topic order.
+        var deliveries: [(topic: String, payload: String, digest: PayloadDigest)] = []
+        /// Topics to clear now, in topic order.
+        var clears: [String] = []
+    }
+
+    /// A flush: the lock decides (``plan(_:everything:now:)``), the sends happen after it, and the
+    /// lock records what they came to (``record(_:_:cleared:failed:in:dropsFlushedTrees:)``). Sending
+    /// never happens under the lock: a send enters the broker client, which takes its own.
+    ///
+    /// Two flushes never overlap: the scopes are set and flushed by one owner at a time (the
+    /// daemon's loop, `once`'s steps). What may run beside a flush is ``notPublished(refused:lost:)``
+    /// (the outcomes of earlier publishes) and the readers; a topic it forgets between the
+    /// decision and the record concerns an earlier publish, and this flush's send is recorded.
+    private func publish(everything: Bool, persist: Bool, now: ContinuousClock.Instant) -> Int {
+        let plan = state.withLock { Self.plan(&$0, everything: everything, now: now, rules: self) }
+        let delivered = plan.deliveries.map { deliver($0.topic, $0.payload) }
+        var cleared: [String] = []
+        var failed = delivered.contains(.failed)
+        for topic in plan.clears {
+            if transport.send(topic: topic, payload: "", retain: true) {
+                cleared.append(topic)
+            } else {
+                failed = true
             }
-            var sent = 0
-            var failed = false
-            let order = wanted.keys.sorted()
-            // A topic wanted again is no longer to be cleared, whether or not its payload changed.
-            if !state.pendingClears.isEmpty {
-                for topic in order { state.pendingClears[topic] = nil }
-                for topic in kept { state.pendingClears[topic] = nil }
+        }
+        let (count, groups) = state.withLock { state in
+            Self.record(
+                plan, delivered, cleared: cleared, failed: failed, in: &state, dropsFlushedTrees: dropsFlushedTrees)
+            return (
+                delivered.count { $0 == .sent } + cleared.count, persist ? state.takeUnsaved() : []
+            )
+        }
+        save(groups)
+        return count
+    }
+
+    /// Decides a flush: the wanted topics to send, the clears due now, and the clears to hold
+    /// back (kept in the state with their due time, `now` + `clearDelay`).
+    private static func plan(
+        _ state: inout State, everything: Bool, now: ContinuousClock.Instant, rules: RetainedPublisher
+    ) -> Plan {
+        let full = everything || state.needsFullPass
+        let byScope = Self.wanted(in: state, scopes: full ? Set(state.scopes.keys) : state.dirty)
+        var plan = Plan(scopes: Array(byScope.keys), full: full)
+        var wanted: [String: String] = [:]
+        var kept: Set<String> = []
+        for scoped in byScope.values {
+            wanted.merge(scoped.payloads) { _, new in new }
+            kept.formUnion(scoped.keptUnknown)
+        }
+        let order = wanted.keys.sorted()
+        // A topic wanted again is no longer to be cleared, whether or not its payload changed.
+        if !state.pendingClears.isEmpty {
+            for topic in order { state.pendingClears[topic] = nil }
+            for topic in kept { state.pendingClears[topic] = nil }
+        }
+        if everything { state.refused = [] }
+        for topic in order {
+            let payload = wanted[topic]!
+            let digest = PayloadDigest(payload: payload)
+            let current = state.digest(topic)
+            if !everything && (current == digest || state.refused.contains(topic)) {
+                // Unchanged: the set keeps this tree's copy of the topic name, so the
+                // name of a topic is held once, not once per tree it has been in.
+                if current == digest { state.rename(topic, payload) }
+                continue
             }
-            if everything { state.refused = [] }
-            for topic in order {
-                let payload = wanted[topic]!
-                let digest = PayloadDigest(payload: payload)
-                let current = state.digest(topic)
-                if !everything && (current == digest || state.refused.contains(topic)) {
-                    // Unchanged: the set keeps this tree's copy of the topic name, so the
-                    // name of a topic is held once, not once per tree it has been in.
-                    if current == digest { state.rename(topic, payload) }
-                    continue
+            plan.deliveries.append((topic, payload, digest))
+        }
+        // Topics to clear: on a full pass any published topic not wanted (topics under no
+        // scope included); otherwise the published topics under a changed scope (found in
+        // its location's group, not by scanning every topic) that it no longer wants.
+        var gone: [String] = []
+        let held = state.held
+        func isHeld(_ topic: String) -> Bool { !held.isEmpty && held.contains { Self.belongs(topic, to: $0) } }
+        if full {
+            for group in state.published.values {
+                for topic in group.digests.keys
+                where wanted[topic] == nil && !kept.contains(topic) && !isHeld(topic)
+                    && (!rules.dropsFlushedTrees || !state.isSettled(topic))
+                {
+                    gone.append(topic)
                 }
-                switch deliver(topic, payload) {
-                case .sent:
-                    state.record(topic, payload, digest: digest)
-                    sent += 1
-                case .failed:
-                    failed = true
-                case .unavailable:
-                    // An image kept from an earlier run whose bytes this run has not rendered
-                    // yet: not re-sent, and no longer counted as on the broker, so the render
-                    // publishes it even if its bytes come out the same.
-                    state.record(topic, nil)
-                }
             }
-            // Topics to clear: on a full pass any published topic not wanted (topics under no
-            // scope included); otherwise the published topics under a changed scope (found in
-            // its location's group, not by scanning every topic) that it no longer wants.
-            var gone: [String] = []
-            let held = state.held
-            func isHeld(_ topic: String) -> Bool { !held.isEmpty && held.contains { Self.belongs(topic, to: $0) } }
-            if full {
-                for group in state.published.values {
+        } else {
+            for scope in byScope.keys {
+                for group in state.publishedGroups(under: scope) {
                     for topic in group.digests.keys
-                    where wanted[topic] == nil && !kept.contains(topic) && !isHeld(topic)
-                        && (!dropsFlushedTrees || !state.isSettled(topic))
+                    where Self.belongs(topic, to: scope) && wanted[topic] == nil && !kept.contains(topic)
+                        && state.innermostScope(of: topic) == scope && !isHeld(topic)
                     {
                         gone.append(topic)
                     }
                 }
-            } else {
-                for scope in byScope.keys {
-                    for group in state.publishedGroups(under: scope) {
-                        for topic in group.digests.keys
-                        where Self.belongs(topic, to: scope) && wanted[topic] == nil && !kept.contains(topic)
-                            && state.innermostScope(of: topic) == scope && !isHeld(topic)
-                        {
-                            gone.append(topic)
-                        }
-                    }
-                }
             }
-            let now = ContinuousClock.now
-            var clearing: [String] = []
-            for topic in gone {
-                if clearDelay == .zero || clearsAtOnce(topic) {
-                    clearing.append(topic)
-                } else if state.pendingClears[topic] == nil {
-                    state.pendingClears[topic] = now + clearDelay
-                }
-            }
-            for (topic, due) in state.pendingClears where due <= now { clearing.append(topic) }
-            for topic in Set(clearing).sorted() {
-                if transport.send(topic: topic, payload: "", retain: true) {
-                    state.record(topic, nil)
-                    state.pendingClears[topic] = nil
-                    sent += 1
-                } else {
-                    failed = true
-                }
-            }
-            // What could not be sent (not connected) is compared again at the next flush.
-            if failed {
-                state.needsFullPass = state.needsFullPass || full
-            } else {
-                state.dirty = []
-                state.needsFullPass = false
-                if dropsFlushedTrees {
-                    for scope in byScope.keys where state.scopes[scope]?.tree != nil {
-                        state.scopes[scope] = Scope(settled: true)
-                    }
-                }
-            }
-            guard persist else { return (sent, []) }
-            return (sent, state.takeUnsaved())
         }
-        save(groups)
-        return count
+        var clearing: [String] = []
+        for topic in gone {
+            if rules.clearDelay == .zero || rules.clearsAtOnce(topic) {
+                clearing.append(topic)
+            } else if state.pendingClears[topic] == nil {
+                state.pendingClears[topic] = now + rules.clearDelay
+            }
+        }
+        for (topic, due) in state.pendingClears where due <= now { clearing.append(topic) }
+        plan.clears = Set(clearing).sorted()
+        return plan
+    }
+
+    /// Records what a flush's sends came to. What could not be sent (not connected) is compared
+    /// again at the next flush.
+    private static func record(
+        _ plan: Plan, _ delivered: [Delivery], cleared: [String], failed: Bool, in state: inout State,
+        dropsFlushedTrees: Bool
+    ) {
+        for (delivery, result) in zip(plan.deliveries, delivered) {
+            switch result {
+            case .sent:
+                state.record(delivery.topic, delivery.payload, digest: delivery.digest)
+            case .failed:
+                break
+            case .unavailable:
+                // An image kept from an earlier run whose bytes this run has not rendered
+                // yet: not re-sent, and no longer counted as on the broker, so the render
+                // publishes it even if its bytes come out the same.
+                state.record(delivery.topic, nil)
+            }
+        }
+        for topic in cleared {
+            state.record(topic, nil)
+            state.pendingClears[topic] = nil
+        }
+        if failed {
+            state.needsFullPass = state.needsFullPass || plan.full
+        } else {
+            state.dirty = []
+            state.needsFullPass = false
+            if dropsFlushedTrees {
+                for scope in plan.scopes where state.scopes[scope]?.tree != nil {
+                    state.scopes[scope] = Scope(settled: true)
+                }
+            }
+        }
     }
 }
