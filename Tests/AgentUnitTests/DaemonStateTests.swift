@@ -158,7 +158,7 @@ struct DaemonStateTests {
         let again = state.handle(.tick, at: Self.at(Self.t0 + 7))
         #expect(Self.fetches(again).isEmpty)
         // The wake ignores sources in flight: the next thing is diagnostics or midnight.
-        #expect(Self.wake(again) == Self.t0 + DaemonState.diagnosticsInterval)
+        #expect(Self.wake(again) == Self.t0 + Presence.diagnosticsInterval)
     }
 
     // MARK: fetch results
@@ -416,13 +416,13 @@ struct DaemonStateTests {
 
     @Test func diagnosticsAreDueEveryIntervalAndOnlyWhileConnected() throws {
         var (state, _) = Self.started(try Self.config())
-        let due = state.nextDiagnostics
+        let due = state.presence.nextDiagnostics
         // Not connected: rescheduled, not sent.
         var actions = state.handle(.tick, at: Self.at(due))
         #expect(Self.published(actions).isEmpty)
-        #expect(state.nextDiagnostics == due + DaemonState.diagnosticsInterval)
+        #expect(state.presence.nextDiagnostics == due + Presence.diagnosticsInterval)
         _ = state.handle(.mqtt(.connected), at: Self.at(due + 1))
-        actions = state.handle(.tick, at: Self.at(state.nextDiagnostics))
+        actions = state.handle(.tick, at: Self.at(state.presence.nextDiagnostics))
         let sent = Self.published(actions)
         #expect(sent.map(\.topic) == ["breeze/diagnostics"])
         #expect(sent.first?.retain == false)
@@ -446,12 +446,12 @@ struct DaemonStateTests {
         // Diagnostics at once, so Home Assistant's sensors are not unknown for minutes.
         #expect(sent.last?.topic == "breeze/diagnostics")
         #expect(actions.contains { if case .republishAll = $0 { true } else { false } })
-        #expect(state.reconnects == 0)
+        #expect(state.presence.reconnects == 0)
         actions = state.handle(.mqtt(.disconnected(reason: "lost")), at: Self.at(Self.t0 + 20))
         #expect(Self.logs(actions, .warning) == ["mqtt: disconnected (lost); reconnecting with backoff"])
-        #expect(!state.connected)
+        #expect(!state.presence.isConnected)
         actions = state.handle(.mqtt(.connected), at: Self.at(Self.t0 + 30))
-        #expect(state.reconnects == 1)
+        #expect(state.presence.reconnects == 1)
         #expect(Self.published(actions).last?.payload.contains(#""reconnects":1"#) == true)
         #expect(actions.contains { if case .republishAll = $0 { true } else { false } })
     }
@@ -600,7 +600,7 @@ struct DaemonStateTests {
         var (state, actions) = Self.started(config)
         #expect(Self.fetches(actions).count == 6)
         _ = state.handle(.mqtt(.connected), at: Self.at(Self.t0 + 1))
-        let edge = Self.t0 + DaemonState.diagnosticsInterval
+        let edge = Self.t0 + Presence.diagnosticsInterval
         func diagnostics(_ actions: [DaemonAction]) -> Int {
             actions.filter { if case .publish(let m) = $0, m.topic == "breeze/diagnostics" { true } else { false } }
                 .count

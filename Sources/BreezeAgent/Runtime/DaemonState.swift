@@ -193,10 +193,6 @@ enum DaemonAction: Sendable {
 /// Randomness (jitter, the re-announce delay) comes from a seeded generator in the value, so a
 /// test sees the same decisions every run.
 struct DaemonState {
-    /// How often `<p>/diagnostics` is published (not retained); also at every connect and birth.
-    static let diagnosticsInterval: Int64 = 300
-    /// Longest accepted command payload; anything larger is garbage for these commands.
-    static let maximumCommandBytes = 64
     /// Largest payload of any message the agent subscribes to (commands, births, device status,
     /// and a shard's own retained topics it watches at a handover, whose discovery configs run to
     /// tens of kilobytes) that is copied at all; larger ones arrive as their size only (SPEC §12:
@@ -216,10 +212,8 @@ struct DaemonState {
     private(set) var openMeteoCalls = OpenMeteoCallCounter()
     /// Fetches asked for and not reported back yet.
     private(set) var inFlight = FetchesInFlight()
-    private(set) var connected = false
-    private(set) var reconnects = 0
-    private var connectedBefore = false
-    private(set) var nextDiagnostics: Int64 = 0
+    /// The connection, Home Assistant's births and the diagnostics cadence (Presence.swift).
+    private(set) var presence: Presence
     /// The wake last asked for: a completion handled at or after it also does the tick's work
     /// (due fetches, locations whose content edge came, time edges), so no edge is skipped when
     /// completions keep re-arming the timer.
@@ -227,8 +221,6 @@ struct DaemonState {
     /// The time of the last event: a clock stepped back (NTP, a hub's RTC) makes every
     /// location's stored content edge suspect, so all are rebuilt at once.
     private var lastEventAt: Int64 = .min
-    /// A discovery re-send is scheduled: further births are folded into it.
-    private(set) var rediscoverPending = false
     private(set) var stopping = false
     var random: SplitMix64
     /// The WLED and Tasmota outputs: availability and what each was sent (SPEC §8).
@@ -251,6 +243,8 @@ struct DaemonState {
         self.context = SinkContext(
             config: config, layout: config.topicLayout, discoveryEnabled: config.homeAssistant.discovery && !demo)
         self.sinks = Sinks.all(for: context)
+        self.presence = Presence(
+            broker: "\(config.mqtt.host):\(config.mqtt.port)", discoveryEnabled: context.discoveryEnabled)
         self.devices = DeviceCommandState(sinks: Sinks.devices(for: config))
         self.locations = locations
         var calls: [CallKey: StateStore.CallCount] = [:]
@@ -291,7 +285,7 @@ struct DaemonState {
                 locations[index].airSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
             }
         }
-        nextDiagnostics = time.now + Self.diagnosticsInterval
+        _ = presence.handle(.started, now: time.now, random: &random)
         return stretched + scopeActions(now: time.now)
     }
 
@@ -329,40 +323,16 @@ struct DaemonState {
             if inFlight.isEmpty { actions += callCountStore(now: now, force: true) }
             actions.append(wake(now: now))
         case .mqtt(.connected):
-            if connectedBefore { reconnects += 1 }
-            connectedBefore = true
-            connected = true
-            actions.append(.log(.info, "mqtt: connected to \(config.mqtt.host):\(config.mqtt.port)"))
-            var topics = locations.flatMap { layout.location($0.config.id).commandTopics }
-            if context.discoveryEnabled { topics.append(layout.homeAssistantBirth) }
-            // Devices are unknown until their retained status arrives with the subscription.
-            devices.brokerConnected()
-            topics += devices.availabilityTopics
-            actions.append(.subscribe(topics))
-            actions.append(
-                .publish(.init(topic: layout.status, payload: Availability.online, qos: config.mqtt.qos, retain: true)))
-            let handing = handoverConnected(now: now)
-            if !handing.isEmpty { actions += handing + [wake(now: now)] }
-            // The broker may have lost its retained store: publish the whole tree again. The
-            // publisher forgets trees once flushed (memory per location), so every scope is
-            // set again first.
-            actions += scopeActions(now: now)
-            actions.append(.republishAll)
-            actions += diagnosticsMessage(at: time)
+            actions += perform(presence.handle(.connected, now: now, random: &random), at: time)
         case .mqtt(.disconnected(let reason)):
-            connected = false
             handover.disconnected()
-            actions.append(.log(.warning, "mqtt: disconnected (\(reason)); reconnecting with backoff"))
+            actions += perform(presence.handle(.disconnected(reason: reason), now: now, random: &random), at: time)
         case .mqtt(.message(let message)):
-            actions += handleMessage(message, now: now)
+            actions += handleMessage(message, at: time)
         case .clearsDue:
             actions.append(.flush(persist: true))
         case .rediscoverDue:
-            rediscoverPending = false
-            for location in locations {
-                actions.append(.republish(scope: layout.location(location.config.id).deviceConfig))
-            }
-            actions += diagnosticsMessage(at: time)
+            actions += perform(presence.handle(.rediscoverDue, now: now, random: &random), at: time)
         case .signal(SIGHUP):
             actions.append(
                 .log(
@@ -382,83 +352,76 @@ struct DaemonState {
         return actions
     }
 
-    private mutating func handleMessage(_ message: MQTTMessage, now: Int64) -> [DaemonAction] {
+    /// Maps the presence child's actions to the daemon's.
+    private mutating func perform(_ presenceActions: [Presence.Action], at time: DaemonTime) -> [DaemonAction] {
+        var actions: [DaemonAction] = []
+        for action in presenceActions {
+            switch action {
+            case .log(let level, let text):
+                actions.append(.log(level, text))
+            case .announce:
+                actions += announce(now: time.now)
+            case .publishDiagnostics:
+                actions.append(
+                    .publish(
+                        .init(topic: layout.diagnostics, payload: diagnosticsJSON(at: time), qos: 0, retain: false))
+                )
+            case .rediscover(let delay):
+                actions.append(.rediscover(after: delay))
+            case .republishDiscovery:
+                for location in locations {
+                    actions.append(.republish(scope: layout.location(location.config.id).deviceConfig))
+                }
+            }
+        }
+        return actions
+    }
+
+    /// Connected: subscribe, say `online`, and publish the whole tree again.
+    private mutating func announce(now: Int64) -> [DaemonAction] {
+        var topics = locations.flatMap { layout.location($0.config.id).commandTopics }
+        if context.discoveryEnabled { topics.append(layout.homeAssistantBirth) }
+        // Devices are unknown until their retained status arrives with the subscription.
+        devices.brokerConnected()
+        topics += devices.availabilityTopics
+        var actions: [DaemonAction] = [
+            .subscribe(topics),
+            .publish(.init(topic: layout.status, payload: Availability.online, qos: config.mqtt.qos, retain: true)),
+        ]
+        let handing = handoverConnected(now: now)
+        if !handing.isEmpty { actions += handing + [wake(now: now)] }
+        // The broker may have lost its retained store: publish the whole tree again. The
+        // publisher forgets trees once flushed (memory per location), so every scope is
+        // set again first.
+        actions += scopeActions(now: now)
+        actions.append(.republishAll)
+        return actions
+    }
+
+    private mutating func handleMessage(_ message: MQTTMessage, at time: DaemonTime) -> [DaemonAction] {
+        let now = time.now
         if let actions = devices.handle(message, qos: config.mqtt.qos) { return actions }
         if handover.observe(topic: message.topic, payload: message.payload) { return [] }
         if message.topic == layout.homeAssistantBirth {
-            guard context.discoveryEnabled, message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
-            else { return [] }
-            // Births while a re-send is pending are folded into it (SPEC §3): a flapping Home
-            // Assistant, or a flood of `online`, costs one re-send.
-            guard !rediscoverPending else { return [] }
-            rediscoverPending = true
-            let delay = DiscoveryNaming.reannounceDelay(using: &random)
-            return [
-                .log(.info, "Home Assistant is online: re-sending discovery in \(delay)"), .rediscover(after: delay),
-            ]
+            let online = message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
+            return perform(presence.handle(.birth(online: online), now: now, random: &random), at: time)
         }
-        guard let (id, command) = layout.command(on: message.topic),
-            let index = locations.firstIndex(where: { $0.config.id == id })
-        else { return [] }
-        if message.retain {
-            guard message.payloadBytes > 0 else { return [] }
+        let ids = locations.lazy.map(\.config.id)
+        guard let intent = CommandIntent.route(message, layout: layout, locations: ids) else { return [] }
+        switch intent {
+        case .ignore:
+            return []
+        case .refuse(let warning):
+            return [.log(.warning, warning)]
+        case .clearRetained(let warning):
             return [
-                .log(
-                    .warning,
-                    "command: ignoring retained message on \(message.topic) (commands must not be retained); clearing it"
-                ),
+                .log(.warning, warning),
                 .publish(.init(topic: message.topic, payload: "", qos: config.mqtt.qos, retain: true)),
             ]
-        }
-        // An empty payload is the echo of clearing a retained command, not a command.
-        guard message.payloadBytes > 0 else { return [] }
-        guard message.payloadBytes <= Self.maximumCommandBytes else {
-            return [
-                .log(
-                    .warning,
-                    "command: ignoring \(message.payloadBytes)-byte payload on \(message.topic) (at most \(Self.maximumCommandBytes))"
-                )
-            ]
-        }
-        switch command {
-        case .refresh:
-            let pollen = config.pollen.enabled && locations[index].pollenSchedule.refresh(at: now)
-            let climate = config.climate.enabled && locations[index].climateSchedule.refresh(at: now)
-            // Air follows a refresh too (its own schedule, pollen's cooldown); not part of the log line's
-            // pollen/climate verdict, which the fleet tooling greps.
-            let air = config.air.enabled && locations[index].airSchedule.refresh(at: now)
-            var actions: [DaemonAction] = []
-            // A flood of refused refreshes (a stuck automation) logs one line per cooldown
-            // window, not one per message (SPEC §12).
-            let window = min(
-                locations[index].pollenSchedule.refreshCooldown, locations[index].climateSchedule.refreshCooldown)
-            if pollen || climate
-                || locations[index].refreshSkipLoggedAt.map({ FetchSchedule.sum($0, window) <= now })
-                    ?? true
-            {
-                actions.append(
-                    .log(
-                        .info,
-                        "command: refresh \(id): pollen \(pollen ? "now" : "skipped (cooldown)"), climate \(climate ? "now" : "skipped (cooldown)")"
-                    ))
-                if !pollen && !climate { locations[index].refreshSkipLoggedAt = now }
-            }
-            if pollen || climate || air {
-                actions += startDueFetches(now: now, changed: index)
-                actions.append(wake(now: now))
-            }
-            return actions
-        case .setUnit:
-            let text = String(decoding: message.payload, as: UTF8.self)
-            guard String(validating: message.payload, as: UTF8.self) != nil, let unit = TemperatureUnit(command: text)
-            else {
-                return [
-                    .log(
-                        .warning,
-                        "command: refused unit \(quotedForLog(text)) on \(message.topic); expected celsius, fahrenheit, C, F, °C or °F"
-                    )
-                ]
-            }
+        case .refresh(let id):
+            return refresh(locations.firstIndex { $0.config.id == id }!, id: id, now: now)
+        case .setUnit(let id, let unit):
+            let index = locations.firstIndex { $0.config.id == id }!
             guard unit != locations[index].unit else { return [] }
             locations[index].unit = unit
             return [
@@ -466,6 +429,36 @@ struct DaemonState {
                 .log(.info, "command: climate unit of \(id) is now \(unit.symbol)"),
             ] + scopeActions(now: now, only: index) + [.flush(persist: true)]
         }
+    }
+
+    /// A `refresh` command: each source of the location fetched now unless within its cooldown.
+    private mutating func refresh(_ index: Int, id: String, now: Int64) -> [DaemonAction] {
+        let pollen = config.pollen.enabled && locations[index].pollenSchedule.refresh(at: now)
+        let climate = config.climate.enabled && locations[index].climateSchedule.refresh(at: now)
+        // Air follows a refresh too (its own schedule, pollen's cooldown); not part of the log line's
+        // pollen/climate verdict, which the fleet tooling greps.
+        let air = config.air.enabled && locations[index].airSchedule.refresh(at: now)
+        var actions: [DaemonAction] = []
+        // A flood of refused refreshes (a stuck automation) logs one line per cooldown
+        // window, not one per message (SPEC §12).
+        let window = min(
+            locations[index].pollenSchedule.refreshCooldown, locations[index].climateSchedule.refreshCooldown)
+        if pollen || climate
+            || locations[index].refreshSkipLoggedAt.map({ FetchSchedule.sum($0, window) <= now })
+                ?? true
+        {
+            actions.append(
+                .log(
+                    .info,
+                    "command: refresh \(id): pollen \(pollen ? "now" : "skipped (cooldown)"), climate \(climate ? "now" : "skipped (cooldown)")"
+                ))
+            if !pollen && !climate { locations[index].refreshSkipLoggedAt = now }
+        }
+        if pollen || climate || air {
+            actions += startDueFetches(now: now, changed: index)
+            actions.append(wake(now: now))
+        }
+        return actions
     }
 
     // MARK: fetching
@@ -929,7 +922,7 @@ struct DaemonState {
     /// The next time the loop must wake: a due fetch (not one in flight: its completion wakes
     /// the loop), local midnight, a freshness edge, the next diagnostics.
     mutating func wake(now: Int64) -> DaemonAction {
-        var wake = min(nextDiagnostics, handover.decideAt ?? .max, images.nextWake ?? .max)
+        var wake = min(presence.nextDeadline, handover.decideAt ?? .max, images.nextWake ?? .max)
         // Called after every event, for every location: only stored times are read, in place.
         // Calling a method on an element copied the whole location (retains and releases: 5–8 %
         // of a 1,000-location cycle in perf), and working out the edges from the time zone each
@@ -955,22 +948,9 @@ struct DaemonState {
     }
 
     /// What is due at a time edge besides the scopes: shard handover decisions, and
-    /// `<p>/diagnostics` every ``diagnosticsInterval``.
+    /// `<p>/diagnostics` every ``Presence/diagnosticsInterval``.
     private mutating func timeEdges(at time: DaemonTime) -> [DaemonAction] {
-        var actions = decideHandover(now: time.now)
-        if time.now >= nextDiagnostics {
-            // Skipped while disconnected (not retained), but always rescheduled, or the
-            // timer would keep firing at a time already past.
-            actions += diagnosticsMessage(at: time)
-            nextDiagnostics = time.now + Self.diagnosticsInterval
-        }
-        return actions
-    }
-
-    /// `<p>/diagnostics` (not retained: nothing while disconnected).
-    private func diagnosticsMessage(at time: DaemonTime) -> [DaemonAction] {
-        guard connected else { return [] }
-        return [.publish(.init(topic: layout.diagnostics, payload: diagnosticsJSON(at: time), qos: 0, retain: false))]
+        decideHandover(now: time.now) + perform(presence.handle(.tick, now: time.now, random: &random), at: time)
     }
 
     func diagnosticsJSON(at time: DaemonTime) -> String {
@@ -981,7 +961,7 @@ struct DaemonState {
         }
         var payload = AgentDiagnostics(
             uptimeSeconds: time.uptimeSeconds, sources: diagnostics.statuses, apiCallsToday: perLocation,
-            reconnects: reconnects)
+            reconnects: presence.reconnects)
         payload.openMeteoCallsToday = openMeteoCalls.today(now: time.now)
         return payload.json.serialized
     }

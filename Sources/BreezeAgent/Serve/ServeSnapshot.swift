@@ -89,7 +89,7 @@ extension DaemonState {
         for status in diagnostics.statuses { fetches[status.source] = status }
         return ServeSnapshot(
             version: BreezeVersion.string, takenAt: time.now, uptimeSeconds: time.uptimeSeconds,
-            mqttConnected: connected, publishedTopics: publishedTopics, locations: locations,
+            mqttConnected: presence.isConnected, publishedTopics: publishedTopics, locations: locations,
             fetches: fetches.keys.sorted().map { fetches[$0]! },
             openMeteoCallsToday: openMeteoCalls.today(now: time.now))
     }

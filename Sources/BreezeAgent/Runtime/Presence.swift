@@ -1,0 +1,116 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import BreezeCore
+
+/// The daemon's presence on the broker (SPEC §3): the connection, its reconnect count, Home
+/// Assistant's births and the `<p>/diagnostics` cadence. A child of ``DaemonState``: it
+/// decides, the parent maps its actions (``DaemonState`` builds the announcement and the
+/// diagnostics payload, which read other children).
+struct Presence: Sendable {
+    /// How often `<p>/diagnostics` is published (not retained); also at every connect and birth.
+    static let diagnosticsInterval: Int64 = 300
+
+    /// The connection as the daemon last heard of it.
+    enum Connection: Sendable, Equatable {
+        /// Not connected since the start.
+        case neverConnected
+        case connected(since: Int64)
+        /// Lost at `since`; libmosquitto reconnects with backoff.
+        case lost(since: Int64)
+    }
+
+    enum Event: Sendable, Equatable {
+        /// The daemon starts: the first diagnostics come one interval later (and at the connect).
+        case started
+        case connected
+        case disconnected(reason: String)
+        /// A message on Home Assistant's birth topic.
+        case birth(online: Bool)
+        /// The re-discovery delay asked for by ``Action/rediscover(after:)`` has passed.
+        case rediscoverDue
+        /// The timer fired: diagnostics when their time has come.
+        case tick
+    }
+
+    enum Action: Sendable, Equatable {
+        /// Subscribe, say `online` and publish the whole tree again (the broker may have lost it).
+        case announce
+        /// Publish `<p>/diagnostics` now (only asked for while connected: it is not retained).
+        case publishDiagnostics
+        /// Send the re-discovery event after this delay (births are folded into one re-send).
+        case rediscover(after: Duration)
+        /// Publish every location's Home Assistant device config again.
+        case republishDiscovery
+        case log(LogLevel, String)
+    }
+
+    /// `host:port`, for the log lines.
+    let broker: String
+    /// Home Assistant discovery is on: births are answered.
+    let discoveryEnabled: Bool
+    private(set) var connection = Connection.neverConnected
+    /// Connects after the first (`<p>/diagnostics`).
+    private(set) var reconnects = 0
+    private(set) var nextDiagnostics: Int64 = 0
+    /// A discovery re-send is scheduled: further births are folded into it.
+    private(set) var rediscoverPending = false
+
+    init(broker: String, discoveryEnabled: Bool) {
+        self.broker = broker
+        self.discoveryEnabled = discoveryEnabled
+    }
+
+    var isConnected: Bool {
+        if case .connected = connection { return true }
+        return false
+    }
+
+    /// The next time this child needs the loop: the next diagnostics.
+    var nextDeadline: Int64 { nextDiagnostics }
+
+    /// - Parameter random: the parent's seeded generator (the re-announce delay's jitter).
+    mutating func handle(_ event: Event, now: Int64, random: inout SplitMix64) -> [Action] {
+        switch event {
+        case .started:
+            nextDiagnostics = now + Self.diagnosticsInterval
+            return []
+        case .connected:
+            if connection != .neverConnected { reconnects += 1 }
+            connection = .connected(since: now)
+            // Diagnostics at once, so Home Assistant's sensors are not unknown for minutes.
+            return [.log(.info, "mqtt: connected to \(broker)"), .announce, .publishDiagnostics]
+        case .disconnected(let reason):
+            connection = .lost(since: now)
+            return [.log(.warning, "mqtt: disconnected (\(reason)); reconnecting with backoff")]
+        case .birth(let online):
+            // Births while a re-send is pending are folded into it (SPEC §3): a flapping Home
+            // Assistant, or a flood of `online`, costs one re-send.
+            guard discoveryEnabled, online, !rediscoverPending else { return [] }
+            rediscoverPending = true
+            let delay = DiscoveryNaming.reannounceDelay(using: &random)
+            return [
+                .log(.info, "Home Assistant is online: re-sending discovery in \(delay)"), .rediscover(after: delay),
+            ]
+        case .rediscoverDue:
+            rediscoverPending = false
+            return [.republishDiscovery] + diagnostics()
+        case .tick:
+            guard now >= nextDiagnostics else { return [] }
+            // Skipped while disconnected (not retained), but always rescheduled, or the
+            // timer would keep firing at a time already past.
+            nextDiagnostics = now + Self.diagnosticsInterval
+            return diagnostics()
+        }
+    }
+
+    private func diagnostics() -> [Action] { isConnected ? [.publishDiagnostics] : [] }
+}
