@@ -194,18 +194,20 @@ private final class DriverLoop {
             queue += inbox.submitted
             for pending in inbox.cancelled { cancel(pending) }
             if inbox.stopping { break }
-            startQueued()
-            var running: Int32 = 0
-            _ = curl_multi_perform(multi, &running)
-            collectDone()
-            // Finishing may have freed slots: start the next ones before sleeping.
-            if head < queue.count && active.count < maxConcurrent {
+            // Transfers can end inside any perform (a loopback answer, a refused connection, a
+            // DNS failure during an outage): each freed slot takes the next queued request
+            // before the thread sleeps. Sleeping with a free slot and a queue waited for a
+            // wake-up that nothing sends, up to the hour below (issue 30). Each round starts
+            // at least one queued request, so the loop ends.
+            repeat {
                 startQueued()
+                var running: Int32 = 0
                 _ = curl_multi_perform(multi, &running)
                 collectDone()
-            }
+            } while head < queue.count && active.count < maxConcurrent
             // Sleeps until a socket is ready, curl's next timeout, or curl_multi_wakeup. The
-            // timeout only bounds an idle wait; curl shortens it to its own timers.
+            // timeout only bounds an idle wait; curl shortens it to its own timers. Here every
+            // slot is busy or the queue is empty, so only those can bring more work.
             var ready: Int32 = 0
             _ = curl_multi_poll(multi, nil, 0, 3_600_000, &ready)
         }
