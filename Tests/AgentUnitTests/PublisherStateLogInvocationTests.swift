@@ -105,9 +105,9 @@ final class RecordingTransport: RetainedTransport {
     }
 
     @Test func scopeMembershipNeedsASlash() {
-        #expect(RetainedPublisher.belongs("b/home/pollen/oak", to: "b/home/pollen"))
-        #expect(RetainedPublisher.belongs("b/home/pollen", to: "b/home/pollen"))
-        #expect(!RetainedPublisher.belongs("b/home/pollenx", to: "b/home/pollen"))
+        #expect(RetainedLedger.belongs("b/home/pollen/oak", to: "b/home/pollen"))
+        #expect(RetainedLedger.belongs("b/home/pollen", to: "b/home/pollen"))
+        #expect(!RetainedLedger.belongs("b/home/pollenx", to: "b/home/pollen"))
     }
 }
 

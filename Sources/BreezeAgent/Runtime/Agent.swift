@@ -73,7 +73,8 @@ final class Agent {
             transport: MQTTTransport(broker: broker, qos: config.mqtt.qos, log: log), store: store,
             grouping: PublishedGrouping(layout: state.layout),
             clearDelay: discovery ? Self.clearDelayAfterDiscovery : .zero,
-            clearsAtOnce: { $0.hasPrefix(configs) }, binary: imageBytes(), dropsFlushedTrees: true)
+            clearsAtOnce: { $0.hasPrefix(configs) }, binary: imageBytes(), dropsFlushedTrees: true,
+            deviceConfigs: configs + "device/")
     }
 
     /// The clock as the state machine reads it.
@@ -231,24 +232,7 @@ final class Agent {
     /// through its actions).
     func setAllScopes(on publisher: RetainedPublisher, now: Int64) {
         for case .setScope(let scope) in performLocal(state.scopeActions(now: now)) {
-            setScope(scope, on: publisher)
-        }
-    }
-
-    /// Sets a sink's scope on the publisher. A Home Assistant device config that drops
-    /// components of the one published before names them for removal, as Home Assistant needs
-    /// (``HomeAssistantDiscovery/addingRemovals(to:replacing:)``).
-    func setScope(_ scope: SinkScope, on publisher: RetainedPublisher) {
-        guard let tree = scope.tree, scope.scope.hasPrefix(state.layout.discoveryPrefix + "/device/"),
-            let payload = tree[scope.scope]
-        else {
             publisher.set(scope: scope.scope, scope.tree)
-            return
         }
-        var config = TopicTree()
-        config.set(
-            scope.scope,
-            HomeAssistantDiscovery.addingRemovals(to: payload, replacing: publisher.publishedPayload(scope.scope)))
-        publisher.set(scope: scope.scope, config)
     }
 }

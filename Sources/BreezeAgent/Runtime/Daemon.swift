@@ -48,7 +48,7 @@ extension Agent {
         let startTime = time()
         restoreStoredResponses(now: startTime.now)
         for case .setScope(let scope) in performLocal(state.start(at: startTime)) {
-            setScope(scope, on: publisher)
+            publisher.set(scope: scope.scope, scope.tree)
         }
         for case .handover(let step) in performLocal(state.beginHandover(published: publisher.published)) {
             publisher.perform(step)
@@ -95,7 +95,7 @@ extension Agent {
                             continuation.yield(.fetched(key, outcome))
                         }
                     case .setScope(let scope):
-                        setScope(scope, on: publisher)
+                        publisher.set(scope: scope.scope, scope.tree)
                     case .handover(.unsubscribe(let topics)):
                         for topic in topics { try? client.unsubscribe(topic) }
                     case .handover(let step):

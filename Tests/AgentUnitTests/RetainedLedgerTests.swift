@@ -1,0 +1,98 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+@testable import BreezeAgent
+import BreezeCore
+import Testing
+
+/// The retained ledger alone: plans and records without a transport, time as an argument.
+@Suite("RetainedLedger: a flush planned, sent elsewhere, recorded")
+struct RetainedLedgerTests {
+    static let t0 = ContinuousClock.now
+    static let config = "homeassistant/device/breeze_home/config"
+
+    static func ledger(delay: Duration = .zero) -> RetainedLedger {
+        RetainedLedger(
+            grouping: PublishedGrouping(layout: TopicLayout(prefix: "breeze")), clearDelay: delay,
+            clearsAtOnce: { $0.hasPrefix("homeassistant/") }, dropsFlushedTrees: false,
+            deviceConfigs: "homeassistant/device/")
+    }
+
+    static func tree(_ pairs: [(String, String)]) -> TopicTree {
+        var tree = TopicTree()
+        for (topic, payload) in pairs { tree.set(topic, payload) }
+        return tree
+    }
+
+    /// Plans a flush at `now`, every send succeeding; returns what it sent (clears as `topic=`).
+    static func flush(_ ledger: inout RetainedLedger, at now: ContinuousClock.Instant) -> [String] {
+        let plan = ledger.plan(everything: false, now: now)
+        ledger.record(
+            plan, plan.deliveries.map { _ in .sent }, cleared: plan.clears, failed: false)
+        return plan.deliveries.map { "\($0.topic)=\($0.payload)" } + plan.clears.map { "\($0)=" }
+    }
+
+    @Test func aPlanSendsTheDifferenceAndTheRecordMakesItPublished() {
+        var ledger = Self.ledger()
+        ledger.set(
+            scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}"), ("breeze/home/pollen/a", "1")]))
+        #expect(Self.flush(&ledger, at: Self.t0) == ["breeze/home/pollen={}", "breeze/home/pollen/a=1"])
+        #expect(ledger.publishedCount == 2)
+        ledger.set(
+            scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}"), ("breeze/home/pollen/a", "2")]))
+        #expect(Self.flush(&ledger, at: Self.t0) == ["breeze/home/pollen/a=2"])
+        #expect(ledger.publishedDigests["breeze/home/pollen/a"] == PayloadDigest(payload: "2"))
+    }
+
+    @Test func aFailedSendIsNotRecordedAndIsPlannedAgain() {
+        var ledger = Self.ledger()
+        ledger.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}")]))
+        let plan = ledger.plan(everything: false, now: Self.t0)
+        ledger.record(plan, [.failed], cleared: [], failed: true)
+        #expect(ledger.publishedCount == 0)
+        #expect(Self.flush(&ledger, at: Self.t0) == ["breeze/home/pollen={}"])
+    }
+
+    @Test func aHeldBackClearIsDueClearDelayAfterTheFlushThatDecidedIt() {
+        var ledger = Self.ledger(delay: .seconds(3))
+        ledger.set(
+            scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}"), ("breeze/home/pollen/a", "1")]))
+        _ = Self.flush(&ledger, at: Self.t0)
+        ledger.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}")]))
+        let decided = Self.t0 + .seconds(10)
+        #expect(Self.flush(&ledger, at: decided).isEmpty)
+        #expect(ledger.nextClearDue == decided + .seconds(3))
+        #expect(Self.flush(&ledger, at: decided + .milliseconds(2_999)).isEmpty)
+        #expect(Self.flush(&ledger, at: decided + .seconds(3)) == ["breeze/home/pollen/a="])
+        #expect(ledger.nextClearDue == nil)
+        #expect(ledger.publishedCount == 1)
+    }
+
+    @Test func aDeviceConfigThatDropsAComponentNamesItForRemovalOnce() {
+        var ledger = Self.ledger()
+        let both =
+            #"{"components":{"a":{"platform":"sensor","unique_id":"x_a"},"b":{"platform":"binary_sensor","unique_id":"x_b"}}}"#
+        let onlyA = #"{"components":{"a":{"platform":"sensor","unique_id":"x_a"}}}"#
+        ledger.set(scope: Self.config, Self.tree([(Self.config, both)]))
+        #expect(Self.flush(&ledger, at: Self.t0) == ["\(Self.config)=\(both)"])
+        #expect(ledger.publishedPayload(Self.config) == both)
+        // The component left out is named with its platform alone, for this one publish.
+        ledger.set(scope: Self.config, Self.tree([(Self.config, onlyA)]))
+        let removal = #"{"components":{"a":{"platform":"sensor","unique_id":"x_a"},"b":{"platform":"binary_sensor"}}}"#
+        #expect(Self.flush(&ledger, at: Self.t0) == ["\(Self.config)=\(removal)"])
+        ledger.set(scope: Self.config, Self.tree([(Self.config, onlyA)]))
+        #expect(Self.flush(&ledger, at: Self.t0) == ["\(Self.config)=\(onlyA)"])
+        // Outside the device configs nothing is rewritten.
+        ledger.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", both)]))
+        ledger.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", onlyA)]))
+        #expect(Self.flush(&ledger, at: Self.t0) == ["breeze/home/pollen=\(onlyA)"])
+    }
+}
