@@ -61,7 +61,7 @@ struct DaemonAirTests {
         #expect(state.callsToday(0, .openMeteo, now: now) >= 1)
         let diagnostics = state.diagnosticsJSON(at: T.at(now))
         #expect(diagnostics.contains(#""air":{"requests":1,"weighted":1.00}"#))
-        #expect(diagnostics.contains(#""open_meteo_air":{"ok":1,"failed":0}"#))
+        #expect(diagnostics.contains(#""open_meteo_air":{"ok":1,"failed":0,"stuck":0}"#))
         // The next wake is at most the next full hour (the current hour changes).
         #expect((T.wake(actions) ?? .max) <= T.t0 + 3600)
     }

@@ -553,11 +553,17 @@ struct DaemonStateTests {
         var (state, actions) = Self.started(config, zones: ["east": japan])
         #expect(Self.fetches(actions).count == 6)
         #expect(Self.scopes(actions).allSatisfy { $0.scope.hasPrefix("breeze/images") }, "\(Self.scopes(actions))")
-        // Both locations get their data.
+        // Both locations get their data (every fetch answered: one left in flight would be
+        // given up by the watchdog hours later, and rebuilt then).
         var now = Self.t0 + 8
         for location in 0..<2 {
-            for kind in [SourceKind.pollen, .climate] {
-                let outcome: FetchOutcome = kind == .pollen ? Self.pollenOK(now) : try Self.climateOK(now)
+            for kind in [SourceKind.pollen, .climate, .stripes] {
+                let outcome: FetchOutcome =
+                    switch kind {
+                    case .pollen: Self.pollenOK(now)
+                    case .climate: try Self.climateOK(now)
+                    default: try Self.stripesOK(now)
+                    }
                 _ = state.handle(.fetched(FetchKey(location: location, kind: kind), outcome), at: Self.at(now))
                 now += 1
             }
@@ -600,6 +606,15 @@ struct DaemonStateTests {
         var (state, actions) = Self.started(config)
         #expect(Self.fetches(actions).count == 6)
         _ = state.handle(.mqtt(.connected), at: Self.at(Self.t0 + 1))
+        // The stripes and the cabin's climate answer at once (left in flight, the watchdog
+        // would give them up at the late tick below, t0 + 6 + 300 s, and rebuild them).
+        for location in 0..<2 {
+            _ = state.handle(
+                .fetched(FetchKey(location: location, kind: .stripes), try Self.stripesOK(Self.t0 + 7)),
+                at: Self.at(Self.t0 + 7))
+        }
+        _ = state.handle(
+            .fetched(FetchKey(location: 1, kind: .climate), try Self.climateOK(Self.t0 + 7)), at: Self.at(Self.t0 + 7))
         let edge = Self.t0 + Presence.diagnosticsInterval
         func diagnostics(_ actions: [DaemonAction]) -> Int {
             actions.filter { if case .publish(let m) = $0, m.topic == "breeze/diagnostics" { true } else { false } }
@@ -673,7 +688,7 @@ struct DaemonStateTests {
             FetchKey(location: 0, kind: .pollen), FetchKey(location: 999, kind: .air),
             FetchKey(location: 3, kind: .stripes),
         ]
-        for key in keys + keys { set.insert(key) }
+        for key in keys + keys { set.insert(key, deadline: 500) }
         #expect(set.count == 3)
         for location in 0..<1_001 {
             for kind in SourceKind.allCases {

@@ -81,19 +81,32 @@ extension Agent {
             var timerAt: Int64?
             var clearsAt: ContinuousClock.Instant?
             var exitCode: Int32?
+            // Each fetch in flight, so the watchdog's `.abandonFetch` can cancel just that one.
+            var fetches: [FetchKey: Task<FetchOutcome, Never>] = [:]
             continuation.yield(.tick)
             for await event in events {
                 // The timers fire once: the next wake is armed anew, even for the same time.
                 if case .tick = event { timerAt = nil }
                 if case .clearsDue = event { clearsAt = nil }
+                if case .fetched(let key, _) = event { fetches[key] = nil }
                 for action in performLocal(state.handle(event, at: time())) {
                     switch action {
                     case .fetch(let key, let request):
                         let (fetchers, log) = (fetchers, log)
+                        let fetch = Task { await Agent.fetch(request, with: fetchers, log: log) }
+                        fetches[key] = fetch
                         group.addTask {
-                            let outcome = await Agent.fetch(request, with: fetchers, log: log)
-                            continuation.yield(.fetched(key, outcome))
+                            // A shutdown cancels the group's children, and so the fetch.
+                            let outcome = await withTaskCancellationHandler {
+                                await fetch.value
+                            } onCancel: {
+                                fetch.cancel()
+                            }
+                            // An abandoned fetch reports nothing: the state applied its failure.
+                            if !fetch.isCancelled { continuation.yield(.fetched(key, outcome)) }
                         }
+                    case .abandonFetch(let key):
+                        fetches.removeValue(forKey: key)?.cancel()
                     case .setScope(let scope):
                         publisher.set(scope: scope.scope, scope.tree)
                     case .handover(.unsubscribe(let topics)):

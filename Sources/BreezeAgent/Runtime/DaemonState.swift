@@ -31,9 +31,12 @@ struct FetchKey: Hashable, Sendable {
 
 /// The fetches in flight: one bit per source of each location, so the checks made for every
 /// location after every event are an array read, not a hash (a `Set<FetchKey>` was 6–8 % of a
-/// 1,000-location refresh cycle in perf).
+/// 1,000-location refresh cycle in perf), and each one's deadline, by which it has answered or
+/// is declared stuck (the watchdog, ``DaemonState/abandonStuckFetches(now:)``).
 struct FetchesInFlight: Sendable {
     private var bits: [UInt8] = []
+    /// Four per location, in ``SourceKind`` order; meaningful only where the bit is set.
+    private var deadlines: [Int64] = []
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
@@ -47,13 +50,29 @@ struct FetchesInFlight: Sendable {
         }
     }
 
+    private static func slot(_ key: FetchKey) -> Int {
+        switch key.kind {
+        case .pollen: return key.location * 4
+        case .climate: return key.location * 4 + 1
+        case .stripes: return key.location * 4 + 2
+        case .air: return key.location * 4 + 3
+        }
+    }
+
     func contains(_ key: FetchKey) -> Bool {
         key.location >= 0 && key.location < bits.count && bits[key.location] & Self.mask(key.kind) != 0
     }
 
-    mutating func insert(_ key: FetchKey) {
+    /// When `key`, in flight, is declared stuck; `.max` when it is not in flight.
+    func deadline(_ key: FetchKey) -> Int64 { contains(key) ? deadlines[Self.slot(key)] : .max }
+
+    mutating func insert(_ key: FetchKey, deadline: Int64) {
         guard key.location >= 0 else { return }
-        if key.location >= bits.count { bits += repeatElement(0, count: key.location + 1 - bits.count) }
+        if key.location >= bits.count {
+            bits += repeatElement(0, count: key.location + 1 - bits.count)
+            deadlines += repeatElement(.max, count: bits.count * 4 - deadlines.count)
+        }
+        deadlines[Self.slot(key)] = deadline
         guard bits[key.location] & Self.mask(key.kind) == 0 else { return }
         bits[key.location] |= Self.mask(key.kind)
         count += 1
@@ -158,6 +177,9 @@ struct OutgoingMessage: Sendable, Equatable {
 enum DaemonAction: Sendable {
     /// Run a fetch and report it back as ``DaemonEvent/fetched(_:_:)``.
     case fetch(FetchKey, FetchRequest)
+    /// Cancel the fetch of `key` the watchdog declared stuck; it must not report back (its
+    /// failure is already applied, and the retry may be in flight when it would).
+    case abandonFetch(FetchKey)
     /// Set what a scope of the retained tree should hold (``RetainedPublisher/set(scope:_:)``).
     case setScope(SinkScope)
     /// A step of handing over locations this shard no longer owns (``ShardHandover``).
@@ -212,6 +234,8 @@ struct DaemonState {
     private(set) var openMeteoCalls = OpenMeteoCallCounter()
     /// Fetches asked for and not reported back yet.
     private(set) var inFlight = FetchesInFlight()
+    /// The earliest deadline of a fetch in flight, as the last wake found it.
+    private var nextStuckCheck: Int64 = .max
     /// The connection, Home Assistant's births and the diagnostics cadence (Presence.swift).
     private(set) var presence: Presence
     /// The wake last asked for: a completion handled at or after it also does the tick's work
@@ -301,20 +325,18 @@ struct DaemonState {
         var actions: [DaemonAction] = []
         switch event {
         case .tick:
+            actions += abandonStuckFetches(now: now)
             actions += startDueFetches(now: now)
             actions += scopeActions(now: now, edgesOnly: true)
             actions += timeEdges(at: time)
             actions.append(.flush(persist: true))
             actions.append(wake(now: now))
         case .fetched(let key, let outcome):
-            inFlight.remove(key)
-            actions += apply(key, outcome, now: now)
-            // `auto` falls back to Open-Meteo at once when Google rejects the key: start it now.
-            actions += startDueFetches(now: now, changed: key.location)
-            actions += scopeActions(now: now, only: key.location, kind: key.kind)
+            actions += complete(key, outcome, now: now)
             if now >= wakeAt {
                 // The tick's work, edges included, so the wake below moves past this time: the
                 // tick itself may wait behind many queued completions.
+                actions += abandonStuckFetches(now: now)
                 actions += scopeActions(now: now, edgesOnly: true)
                 actions += timeEdges(at: time)
             }
@@ -482,7 +504,7 @@ struct DaemonState {
                 let (request, notes) = begin(key, now: now)
                 actions += notes
                 if let request {
-                    inFlight.insert(key)
+                    inFlight.insert(key, deadline: FetchSchedule.sum(now, Self.stuckFetchLimit))
                     actions.append(.fetch(key, request))
                 }
             }
@@ -490,6 +512,63 @@ struct DaemonState {
         // A batch starting from idle saves the counts at once; a batch joining fetches in flight
         // leaves them to the interval or to the end of the batch.
         actions += callCountStore(now: now, force: wasIdle)
+        return actions
+    }
+
+    /// A finished fetch (or one the watchdog gave up on): applied, the location's due fetches
+    /// started (`auto` falls back to Open-Meteo at once when Google rejects the key) and the
+    /// sinks it feeds rebuilt.
+    private mutating func complete(_ key: FetchKey, _ outcome: FetchOutcome, now: Int64) -> [DaemonAction] {
+        inFlight.remove(key)
+        var actions = apply(key, outcome, now: now)
+        actions += startDueFetches(now: now, changed: key.location)
+        actions += scopeActions(now: now, only: key.location, kind: key.kind)
+        return actions
+    }
+
+    /// How long a fetch may be in flight before the watchdog declares it stuck: the longest
+    /// fetch is two requests of curl's 30 s total timeout each, and a request may first wait
+    /// for one of `http.max_concurrent` slots behind others. A fetch still unanswered then was
+    /// lost on the way (issue 30: an HTTP driver that slept with queued requests left fetches
+    /// in flight for an hour, and nothing retried them).
+    static let stuckFetchLimit = FetchSchedule.inFlightLimit
+
+    /// The watchdog: every fetch in flight past its deadline is logged as stuck, counted
+    /// (`fetches.<source>.stuck` in `<p>/diagnostics`, `breeze_fetches_stuck_total` in
+    /// `/metrics`), cancelled, and applied as a failed fetch, so its data turns stale and it is
+    /// retried on the failure backoff like any other failure. Cheap when nothing is due: the
+    /// wake found the earliest deadline.
+    mutating func abandonStuckFetches(now: Int64) -> [DaemonAction] {
+        guard !inFlight.isEmpty, now >= nextStuckCheck else { return [] }
+        var actions: [DaemonAction] = []
+        for index in locations.indices {
+            for kind in SourceKind.allCases {
+                let key = FetchKey(location: index, kind: kind)
+                let deadline = inFlight.deadline(key)
+                guard now >= deadline else { continue }
+                let waited = now - deadline + Self.stuckFetchLimit
+                let message = "stuck: no answer after \(waited) s, cancelled"
+                let outcome: FetchOutcome
+                switch kind {
+                case .pollen:
+                    let source = config.pollen.source(googleRejected: locations[index].googleRejected)
+                    diagnostics.stuck(source.diagnosticsKey)
+                    outcome = .pollen(.init(source: source, outcome: .failed(message: message), fetchedAt: now))
+                case .climate:
+                    diagnostics.stuck(Self.climateDiagnosticsKey)
+                    outcome = .climate(.failed(message: message, retryAfter: nil))
+                case .stripes:
+                    diagnostics.stuck(Self.stripesDiagnosticsKey)
+                    outcome = .stripes(.failed(message: message, retryAfter: nil))
+                case .air:
+                    diagnostics.stuck(Self.airDiagnosticsKey)
+                    outcome = .air(.init(outcome: .failed(message: message), fetchedAt: now))
+                }
+                actions.append(.abandonFetch(key))
+                actions += complete(key, outcome, now: now)
+            }
+        }
+        nextStuckCheck = .max
         return actions
     }
 
@@ -919,8 +998,9 @@ struct DaemonState {
 
     // MARK: timer and diagnostics
 
-    /// The next time the loop must wake: a due fetch (not one in flight: its completion wakes
-    /// the loop), local midnight, a freshness edge, the next diagnostics.
+    /// The next time the loop must wake: a due fetch (for one in flight, its watchdog deadline:
+    /// its completion wakes the loop before), local midnight, a freshness edge, the next
+    /// diagnostics.
     mutating func wake(now: Int64) -> DaemonAction {
         var wake = min(presence.nextDeadline, handover.decideAt ?? .max, images.nextWake ?? .max)
         // Called after every event, for every location: only stored times are read, in place.
@@ -928,9 +1008,15 @@ struct DaemonState {
         // of a 1,000-location cycle in perf), and working out the edges from the time zone each
         // time cost as much again; the content edge is the one found at the last build.
         let (pollen, climate, air, busy) = (config.pollen.enabled, config.climate.enabled, config.air.enabled, inFlight)
+        var stuckCheck = Int64.max
         func due(_ index: Int, _ kind: SourceKind, _ enabled: Bool, _ at: Int64) -> Int64 {
-            guard enabled, !busy.contains(.init(location: index, kind: kind)) else { return .max }
-            return max(at, now)
+            guard enabled else { return .max }
+            let key = FetchKey(location: index, kind: kind)
+            guard busy.contains(key) else { return max(at, now) }
+            // In flight: its completion wakes the loop, or the watchdog at its deadline.
+            let deadline = busy.deadline(key)
+            stuckCheck = min(stuckCheck, deadline)
+            return max(deadline, now)
         }
         locations.withUnsafeBufferPointer { all in
             for index in all.indices {
@@ -944,6 +1030,7 @@ struct DaemonState {
             }
         }
         wakeAt = wake
+        nextStuckCheck = stuckCheck
         return .wake(at: wake)
     }
 
@@ -989,6 +1076,13 @@ struct DiagnosticsCounters {
         var status = bySource[source] ?? .init(source: source)
         status.fetchesFailed += 1
         status.lastError = (UTCTimestamp.rfc3339(unixSeconds: now), message)
+        bySource[source] = status
+    }
+
+    /// A fetch the watchdog gave up on (also counted as failed when its failure is applied).
+    mutating func stuck(_ source: String) {
+        var status = bySource[source] ?? .init(source: source)
+        status.fetchesStuck += 1
         bySource[source] = status
     }
 

@@ -48,11 +48,15 @@ enum PrometheusText {
             name: "breeze_fetches_total", type: "counter", help: "Fetches finished per source, failed ones included.")
         var failures = Family(
             name: "breeze_fetch_failures_total", type: "counter", help: "Fetches that failed, per source.")
+        var stuck = Family(
+            name: "breeze_fetches_stuck_total", type: "counter",
+            help: "Fetches with no answer long past their timeout, cancelled and retried (also counted as failures).")
         for status in snapshot.fetches {
             fetches.samples.append(([("source", status.source)], String(status.fetchesOK + status.fetchesFailed)))
             failures.samples.append(([("source", status.source)], String(status.fetchesFailed)))
+            stuck.samples.append(([("source", status.source)], String(status.fetchesStuck)))
         }
-        families += [fetches, failures]
+        families += [fetches, failures, stuck]
 
         var calls = Family(
             name: "breeze_api_calls_today", type: "gauge",

@@ -16,7 +16,7 @@
 ///
 /// ```json
 /// {"uptime_s": 3600,
-///  "fetches": {"google": {"ok": 4, "failed": 1}, "open_meteo": {"ok": 9, "failed": 0}},
+///  "fetches": {"google": {"ok": 4, "failed": 1, "stuck": 0}, "open_meteo": {"ok": 9, "failed": 0, "stuck": 0}},
 ///  "api_calls_today": {"home": {"google": 5, "open_meteo": 3}},
 ///  "open_meteo_calls_today": {"air": {"requests": 24, "weighted": 24.00}},
 ///  "last_success": {"google": "2025-05-01T06:00:00Z", "open_meteo": null},
@@ -31,6 +31,9 @@ public struct AgentDiagnostics: Sendable, Equatable {
         public var source: String
         public var fetchesOK: Int
         public var fetchesFailed: Int
+        /// Fetches the agent's watchdog gave up on (no answer long past their timeout); each
+        /// is also counted in ``fetchesFailed``.
+        public var fetchesStuck: Int
         /// RFC 3339 time of the last successful fetch, nil when none yet.
         public var lastSuccess: String?
         /// The last failure, nil when none yet.
@@ -40,18 +43,21 @@ public struct AgentDiagnostics: Sendable, Equatable {
             source: String,
             fetchesOK: Int = 0,
             fetchesFailed: Int = 0,
+            fetchesStuck: Int = 0,
             lastSuccess: String? = nil,
             lastError: (at: String, message: String)? = nil
         ) {
             self.source = source
             self.fetchesOK = fetchesOK
             self.fetchesFailed = fetchesFailed
+            self.fetchesStuck = fetchesStuck
             self.lastSuccess = lastSuccess
             self.lastError = lastError
         }
 
         public static func == (lhs: SourceStatus, rhs: SourceStatus) -> Bool {
             lhs.source == rhs.source && lhs.fetchesOK == rhs.fetchesOK && lhs.fetchesFailed == rhs.fetchesFailed
+                && lhs.fetchesStuck == rhs.fetchesStuck
                 && lhs.lastSuccess == rhs.lastSuccess && lhs.lastError?.at == rhs.lastError?.at
                 && lhs.lastError?.message == rhs.lastError?.message
         }
@@ -108,7 +114,11 @@ public struct AgentDiagnostics: Sendable, Equatable {
             "fetches": .object(
                 sources.map {
                     JSONMember(
-                        $0.source, .object(["ok": .integer($0.fetchesOK), "failed": .integer($0.fetchesFailed)]))
+                        $0.source,
+                        .object([
+                            "ok": .integer($0.fetchesOK), "failed": .integer($0.fetchesFailed),
+                            "stuck": .integer($0.fetchesStuck),
+                        ]))
                 }),
             "api_calls_today": .object(
                 apiCallsToday.map {
