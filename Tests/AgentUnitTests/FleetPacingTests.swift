@@ -157,10 +157,10 @@ extension FleetPacingTests {
         let config = try T.config("", pollen: "source: open-meteo", locations: Self.locations(100))
         var state = T.machine(config)
         _ = state.start(at: T.at(T.t0))
-        #expect(state.fleet.regularDailyLoad == config.openMeteoBudget.dailyTotal)
-        #expect(state.fleet.regularDailyLoad == .calls(1000))
+        #expect(state.calls.regularDailyLoad == config.openMeteoBudget.dailyTotal)
+        #expect(state.calls.regularDailyLoad == .calls(1000))
         // 8,950 used today: a stripes request (≈ 120) would pass 9,000, pollen (1) still fits.
-        state.fleet.pacer.record(.calls(8950), now: T.t0 - 120)
+        state.calls.pacer.record(.calls(8950), now: T.t0 - 120)
         let stripes = FetchKey(location: 3, kind: .stripes)
         let pollen = FetchKey(location: 3, kind: .pollen)
         let midnight: Int64 = 1_781_568_000  // 2026-06-16T00:00:00Z

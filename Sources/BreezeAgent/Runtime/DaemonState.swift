@@ -85,34 +85,6 @@ struct FetchesInFlight: Sendable {
     }
 }
 
-/// The APIs whose calls are counted per location and local day (`<p>/diagnostics`, the cap).
-enum CountedAPI: String, Sendable, Hashable, CaseIterable {
-    case google
-    case openMeteo = "open_meteo"
-}
-
-/// A location's call counter for one API.
-struct CallKey: Hashable, Sendable {
-    let locationID: String
-    let api: CountedAPI
-
-    /// The key in `calls.json` (`<id>.<api>`), as earlier versions wrote it.
-    var storageKey: String { locationID + "." + api.rawValue }
-
-    init(locationID: String, api: CountedAPI) {
-        self.locationID = locationID
-        self.api = api
-    }
-
-    /// Reads a `calls.json` key; nil for anything this version does not write.
-    init?(storageKey: String) {
-        guard let dot = storageKey.lastIndex(of: "."),
-            let api = CountedAPI(rawValue: String(storageKey[storageKey.index(after: dot)...]))
-        else { return nil }
-        self.init(locationID: String(storageKey[..<dot]), api: api)
-    }
-}
-
 /// A fetch the loop is asked to run; everything it needs is in the value.
 enum FetchRequest: Sendable {
     case pollen(LocationConfig, PollenSource, now: Int64)
@@ -227,11 +199,10 @@ struct DaemonState {
     /// `--demo`: no Google call counting or cap (the responses are bundled).
     let demo: Bool
     var locations: [LocationRuntime]
-    private(set) var calls: [CallKey: StateStore.CallCount]
+    /// Calls per location and day, Open-Meteo's weighted calls and pacing, when the counts are
+    /// saved (CallLedger.swift).
+    var calls: CallLedger
     private(set) var diagnostics = DiagnosticsCounters()
-    /// Open-Meteo requests and weighted calls per source on the current UTC day (its counters'
-    /// day), for `<p>/diagnostics`; in memory, so a restart starts from zero.
-    private(set) var openMeteoCalls = OpenMeteoCallCounter()
     /// Fetches asked for and not reported back yet.
     private(set) var inFlight = FetchesInFlight()
     /// The earliest deadline of a fetch in flight, as the last wake found it.
@@ -253,8 +224,6 @@ struct DaemonState {
     var handover = ShardHandover()
     /// The rendered images and their OpenEPaperLink tags (SPEC §9.2).
     var images = ImageScheduler()
-    /// Open-Meteo pacing and call-count saving for many locations (DaemonState+Fleet.swift).
-    var fleet = FleetState()
 
     var layout: TopicLayout { context.layout }
 
@@ -271,11 +240,7 @@ struct DaemonState {
             broker: "\(config.mqtt.host):\(config.mqtt.port)", discoveryEnabled: context.discoveryEnabled)
         self.devices = DeviceCommandState(sinks: Sinks.devices(for: config))
         self.locations = locations
-        var calls: [CallKey: StateStore.CallCount] = [:]
-        for (key, count) in storedCalls {
-            if let key = CallKey(storageKey: key) { calls[key] = count }
-        }
-        self.calls = calls
+        self.calls = CallLedger(stored: storedCalls, perMinuteOverride: config.endpointsMaxCallsPerMinute)
         self.random = SplitMix64(seed: seed)
         self.images = ImageScheduler(config: config, locations: locations, layout: config.topicLayout)
     }
@@ -605,49 +570,35 @@ struct DaemonState {
                 }
             }
             countCall(index, source == .google ? .google : .openMeteo, now: now)
-            if source == .openMeteo {
-                openMeteoCalls.count("pollen", requests: 1, weight: OpenMeteoBudget.pollenRequest, now: now)
-            }
+            if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
             locations[index].pollenSchedule.started(at: now)
             return (.pollen(location, source, now: now), actions)
         case .climate:
             countCall(index, .openMeteo, now: now)
-            let years = ClimateRequestPlan.points(today: locations[index].today(at: now), years: config.climate.years)
-                .filter { $0.source == .archive }.count
-            openMeteoCalls.count(
-                "climate", requests: years > 0 ? 2 : 1,
-                weight: OpenMeteoCallWeight.request(variables: 1, rangesOfDays: Array(repeating: 1, count: years))
-                    + .calls(1), now: now)
+            if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
             locations[index].climateSchedule.started(at: now)
             return (.climate(location, today: locations[index].today(at: now), now: now), actions)
         case .stripes:
-            // Checked daily; fetched only when nothing is stored, the first year changed, or a
-            // newer year is complete (from 10 January + this installation's spread).
-            let today = locations[index].today(at: now)
-            let spread = stripesSpread(index)
-            let firstYear = config.climate.stripesFirstYear
-            guard
-                StripesRequest.isDue(
-                    stored: locations[index].stripes?.range, firstYear: firstYear, today: today, spread: spread)
+            // Checked daily; fetched only when due (``stripesYears(_:now:)``).
+            guard let (firstYear, lastYear) = stripesYears(index, now: now),
+                let request = openMeteoRequest(key, now: now)
             else {
                 locations[index].stripesSchedule.due(
                     at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
                 return (nil, [])
             }
-            let lastYear = StripesRequest.targetLastYear(today: today, spread: spread)
-            let weight = StripesRequest.weight(firstYear: firstYear, lastYear: lastYear)
             countCall(index, .openMeteo, now: now)
-            openMeteoCalls.count("stripes", requests: 1, weight: weight, now: now)
+            calls.count(request, now: now)
             actions.append(
                 .log(
                     .info,
-                    "stripes[\(location.id)]: fetching \(firstYear)–\(lastYear) from the archive (\(weight) weighted Open-Meteo calls, once a year)"
+                    "stripes[\(location.id)]: fetching \(firstYear)–\(lastYear) from the archive (\(request.weight) weighted Open-Meteo calls, once a year)"
                 ))
             locations[index].stripesSchedule.started(at: now)
             return (.stripes(location, firstYear: firstYear, lastYear: lastYear, now: now), actions)
         case .air:
             countCall(index, .openMeteo, now: now)
-            openMeteoCalls.count("air", requests: 1, weight: AirQualityRequest.weight, now: now)
+            if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
             locations[index].airSchedule.started(at: now)
             return (.air(location, now: now), actions)
         }
@@ -657,23 +608,6 @@ struct DaemonState {
     /// restarts (the MQTT client id defaults to `breeze-agent-<hostname>`), different per hub.
     func stripesSpread(_ index: Int) -> Int {
         StripesRequest.spread(seed: config.mqtt.clientID + "/" + locations[index].config.id)
-    }
-
-    /// Counts a call; ``callCountStore(now:force:)`` decides when the counts are saved.
-    private mutating func countCall(_ index: Int, _ api: CountedAPI, now: Int64) {
-        let key = CallKey(locationID: locations[index].config.id, api: api)
-        let today = locations[index].today(at: now).description
-        var count = calls[key] ?? .init(date: today, calls: 0)
-        if count.date != today { count = .init(date: today, calls: 0) }
-        count.calls += 1
-        calls[key] = count
-        fleet.callsDirty = true
-    }
-
-    func callsToday(_ index: Int, _ api: CountedAPI, now: Int64) -> Int {
-        let key = CallKey(locationID: locations[index].config.id, api: api)
-        guard let count = calls[key], count.date == locations[index].today(at: now).description else { return 0 }
-        return count.calls
     }
 
     /// Applies a finished fetch to the state (SPEC §5): new data, or stale old data and a retry.
@@ -1049,7 +983,7 @@ struct DaemonState {
         var payload = AgentDiagnostics(
             uptimeSeconds: time.uptimeSeconds, sources: diagnostics.statuses, apiCallsToday: perLocation,
             reconnects: presence.reconnects)
-        payload.openMeteoCallsToday = openMeteoCalls.today(now: time.now)
+        payload.openMeteoCallsToday = calls.openMeteo.today(now: time.now)
         return payload.json.serialized
     }
 }
@@ -1087,31 +1021,4 @@ struct DiagnosticsCounters {
     }
 
     var statuses: [AgentDiagnostics.SourceStatus] { bySource.keys.sorted().map { bySource[$0]! } }
-}
-
-/// Open-Meteo requests and weighted calls per source (`pollen`, `air`, `climate`) since the last
-/// UTC midnight, where Open-Meteo's own daily counter resets (API-FACTS §2.7).
-struct OpenMeteoCallCounter {
-    private var day: Int64 = .min
-    private var bySource: [String: (requests: Int, weight: OpenMeteoCallWeight)] = [:]
-
-    mutating func count(_ source: String, requests: Int, weight: OpenMeteoCallWeight, now: Int64) {
-        let today = (now >= 0 ? now : now - 86_399) / 86_400
-        if today != day {
-            day = today
-            bySource = [:]
-        }
-        var entry = bySource[source] ?? (0, .zero)
-        entry.requests += requests
-        entry.weight += weight
-        bySource[source] = entry
-    }
-
-    /// The counts of the UTC day of `now`, sources in a fixed order.
-    func today(now: Int64) -> [AgentDiagnostics.SourceCalls] {
-        guard (now >= 0 ? now : now - 86_399) / 86_400 == day else { return [] }
-        return ["pollen", "air", "climate", "stripes"].compactMap { source in
-            bySource[source].map { .init(source: source, requests: $0.requests, weight: $0.weight) }
-        }
-    }
 }

@@ -91,7 +91,7 @@ extension DaemonState {
             version: BreezeVersion.string, takenAt: time.now, uptimeSeconds: time.uptimeSeconds,
             mqttConnected: presence.isConnected, publishedTopics: publishedTopics, locations: locations,
             fetches: fetches.keys.sorted().map { fetches[$0]! },
-            openMeteoCallsToday: openMeteoCalls.today(now: time.now))
+            openMeteoCallsToday: calls.openMeteo.today(now: time.now))
     }
 
     /// The `<p>/diagnostics` source names this configuration can fetch from.
