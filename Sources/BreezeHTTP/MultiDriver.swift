@@ -90,6 +90,9 @@ final class MultiDriver: Sendable {
     private let inbox = Mutex(Inbox())
     /// Why the multi handle could not be made (every request then fails with it).
     private let setupError: CurlError?
+    /// Set when the driver thread could not be started: requests fail with it instead of
+    /// waiting in a queue nobody serves.
+    private let threadError = Mutex<CurlError?>(nil)
 
     init(userAgent: String, caFile: String?, maxConcurrent: Int) {
         self.maxConcurrent = maxConcurrent
@@ -114,13 +117,25 @@ final class MultiDriver: Sendable {
                 loop.run()
                 return nil
             }, Unmanaged.passRetained(loop).toOpaque())
-        if started == 0 { pthread_detach(thread) }
+        if started == 0 {
+            pthread_detach(thread)
+        } else {
+            threadError.withLock {
+                $0 = CurlError(
+                    code: Int32(truncatingIfNeeded: CURLE_FAILED_INIT.rawValue), kind: .other,
+                    message: "the HTTP thread could not be started (pthread_create: \(started))")
+            }
+        }
     }
 
     /// Queues `pending` (already attached); a cancelled one is finished at once.
     func submit(_ pending: PendingRequest) {
         guard let multi else {
             pending.finish(.failure(setupError!))
+            return
+        }
+        if let error = threadError.withLock({ $0 }) {
+            pending.finish(.failure(error))
             return
         }
         let accepted = inbox.withLock { inbox -> Bool in
