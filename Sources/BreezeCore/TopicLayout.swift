@@ -57,19 +57,38 @@ public struct TopicLayout: Sendable, Equatable {
     /// The topics of one location.
     public func location(_ id: String) -> LocationTopics {
         LocationTopics(
-            id: id, base: prefix + "/" + id,
-            deviceConfig: discoveryPrefix + "/device/" + DiscoveryNaming.deviceID(topicPrefix: prefix, locationID: id)
-                + "/config")
+            id: id, base: locationPrefix + id,
+            deviceConfig: deviceConfigs + DiscoveryNaming.deviceID(topicPrefix: prefix, locationID: id) + "/config")
+    }
+
+    // MARK: parsing topics (the one place that knows the levels)
+
+    /// `<p>/`: every location's topics start here.
+    public var locationPrefix: String { prefix + "/" }
+    /// `<dp>/device/`: where Home Assistant device configs live.
+    public var deviceConfigs: String { discoveryPrefix + "/device/" }
+    /// `<dp>/device/<slug(p)>_`: the start of every device config of this prefix's locations.
+    public var agentDeviceConfigs: String { deviceConfigs + DiscoveryNaming.slug(prefix) + "_" }
+
+    /// Whether `topic` is Home Assistant's (`<dp>/…`: device configs, its birth topic).
+    public func isDiscoveryTopic(_ topic: String) -> Bool {
+        topic.utf8.count > discoveryPrefix.utf8.count && topic.hasPrefix(discoveryPrefix)
+            && topic.utf8.dropFirst(discoveryPrefix.utf8.count).first == UInt8(ascii: "/")
+    }
+
+    /// The `<loc>` level of a `<p>/<loc>/…` topic: the location that owns it by its place in the
+    /// tree, whether or not such a location is configured (also `status`, `diagnostics`). Nil
+    /// for a topic outside `<p>/`.
+    public func locationLevel(of topic: String) -> Substring? {
+        guard topic.hasPrefix(locationPrefix) else { return nil }
+        return topic.dropFirst(locationPrefix.count).prefix { $0 != "/" }
     }
 
     /// The command a message on `topic` carries, with the location it addresses; nil for any
     /// topic that is not one of ``LocationTopics/commandTopics``.
     public func command(on topic: String) -> (locationID: String, command: LocationCommand)? {
-        guard topic.hasPrefix(prefix + "/") else { return nil }
-        let rest = topic.dropFirst(prefix.count + 1)
-        guard let slash = rest.firstIndex(of: "/") else { return nil }
-        let id = String(rest[..<slash])
-        guard !id.isEmpty else { return nil }
+        guard let level = locationLevel(of: topic), !level.isEmpty, level.endIndex < topic.endIndex else { return nil }
+        let id = String(level)
         let topics = location(id)
         for command in LocationCommand.allCases where topics.topic(of: command) == topic {
             return (id, command)

@@ -68,13 +68,13 @@ final class Agent {
     /// change at once and state topics are cleared ``clearDelayAfterDiscovery`` later.
     func makePublisher(broker: any BrokerConnection) -> RetainedPublisher {
         let discovery = state.context.discoveryEnabled
-        let configs = state.layout.discoveryPrefix + "/"
+        let layout = state.layout
         return RetainedPublisher(
             transport: MQTTTransport(broker: broker, qos: config.mqtt.qos, log: log), store: store,
-            grouping: PublishedGrouping(layout: state.layout),
+            grouping: PublishedGrouping(layout: layout),
             clearDelay: discovery ? Self.clearDelayAfterDiscovery : .zero,
-            clearsAtOnce: { $0.hasPrefix(configs) }, binary: imageBytes(), dropsFlushedTrees: true,
-            deviceConfigs: configs + "device/")
+            clearsAtOnce: { layout.isDiscoveryTopic($0) }, binary: imageBytes(), dropsFlushedTrees: true,
+            deviceConfigs: layout.deviceConfigs)
     }
 
     /// The clock as the state machine reads it.

@@ -89,13 +89,9 @@ struct ShardHandover {
             order.append(location.id)
         }
         var mine: [String: [String: PayloadDigest]] = [:]
-        let prefix = layout.prefix + "/"
         for (topic, payload) in published {
             var owner = byDeviceConfig[topic]
-            if owner == nil, topic.hasPrefix(prefix) {
-                let level = topic.dropFirst(prefix.count).prefix { $0 != "/" }
-                owner = byBase[String(level)]
-            }
+            if owner == nil, let level = layout.locationLevel(of: topic) { owner = byBase[String(level)] }
             if let owner { mine[owner, default: [:]][topic] = payload }
         }
         let released = order.compactMap { id -> Released? in

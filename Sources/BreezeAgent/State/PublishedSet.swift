@@ -106,8 +106,8 @@ public struct PublishedGrouping: Sendable {
 
     /// Groups by `layout`'s prefix and discovery prefix.
     public init(layout: TopicLayout) {
-        prefix = layout.prefix + "/"
-        devices = layout.discoveryPrefix + "/device/" + DiscoveryNaming.slug(layout.prefix) + "_"
+        prefix = layout.locationPrefix
+        devices = layout.agentDeviceConfigs
     }
 
     /// Groups by the second topic level (`<p>/<loc>/…` for a one-level prefix); for tests and
