@@ -19,7 +19,7 @@ struct DiscoveryAirRiskTests {
         -> [String: [String: Any]]
     {
         var input = DiscoveryInput(
-            topicPrefix: prefix, agentVersion: "1.2.3", location: .init(id: "home", name: "Home"),
+            layout: TopicLayout(prefix: prefix), agentVersion: "1.2.3", location: .init(id: "home", name: "Home"),
             pollenAvailable: true, pollenItems: [.init(id: "grass", name: "Grass", isPlant: false)],
             climateEnabled: false)
         input.airEnabled = air

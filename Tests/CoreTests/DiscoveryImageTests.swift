@@ -19,7 +19,8 @@ import Testing
 struct DiscoveryImageTests {
     func payload(images: [DiscoveryInput.Image], qos: Int = 1) throws -> [String: Any] {
         var input = DiscoveryInput(
-            topicPrefix: "home/breeze", agentVersion: "1.2.3", qos: qos, location: .init(id: "my-home", name: "Home"),
+            layout: TopicLayout(prefix: "home/breeze"), agentVersion: "1.2.3", qos: qos,
+            location: .init(id: "my-home", name: "Home"),
             pollenAvailable: false, pollenItems: [], climateEnabled: true)
         input.images = images
         return try decodeDiscovery(HomeAssistantDiscovery.deviceConfig(for: input))

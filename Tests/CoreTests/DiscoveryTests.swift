@@ -43,7 +43,7 @@ private func input(
     pollenItems: [DiscoveryInput.PollenItem] = items
 ) -> DiscoveryInput {
     DiscoveryInput(
-        topicPrefix: prefix, agentVersion: "1.2.3", location: .init(id: location, name: "Home"),
+        layout: TopicLayout(prefix: prefix), agentVersion: "1.2.3", location: .init(id: location, name: "Home"),
         pollenAvailable: pollen, pollenItems: pollenItems, climateEnabled: climate)
 }
 
@@ -68,7 +68,7 @@ struct DiscoveryTests {
     @Test func topicIsDeviceBasedUnderTheDiscoveryPrefix() {
         #expect(HomeAssistantDiscovery.deviceConfig(for: input()).topic == "homeassistant/device/breeze_home/config")
         var custom = input()
-        custom.discoveryPrefix = "ha"
+        custom.layout = TopicLayout(prefix: "breeze", discoveryPrefix: "ha")
         #expect(HomeAssistantDiscovery.deviceConfig(for: custom).topic == "ha/device/breeze_home/config")
     }
 

@@ -75,14 +75,14 @@ struct ShardTests {
         var input = DiscoveryInput(
             agentVersion: "1.2.3", location: .init(id: "home", name: "Home"), pollenAvailable: false, pollenItems: [],
             climateEnabled: true)
-        input.shardIndex = 2
+        input.layout = TopicLayout(prefix: "breeze", shardIndex: 2)
         let root = try decodeDiscovery(HomeAssistantDiscovery.deviceConfig(for: input))
         let availability = try #require(root["availability"] as? [[String: Any]])
         #expect(availability.map { $0["topic"] as? String } == ["breeze/status/2"])
         let components = try discoveryComponents(root)
         let calls = try #require(components["api_calls_today"])
         #expect(calls["state_topic"] as? String == "breeze/diagnostics/2")
-        input.shardIndex = nil
+        input.layout = TopicLayout(prefix: "breeze")
         let plain = try decodeDiscovery(HomeAssistantDiscovery.deviceConfig(for: input))
         let plainAvailability = try #require(plain["availability"] as? [[String: Any]])
         #expect(plainAvailability.map { $0["topic"] as? String } == ["breeze/status"])

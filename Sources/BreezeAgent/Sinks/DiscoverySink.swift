@@ -32,15 +32,13 @@ struct DiscoverySink: RetainedSink {
         }
         let config = context.config
         var input = DiscoveryInput(
-            topicPrefix: context.layout.prefix, discoveryPrefix: context.layout.discoveryPrefix,
-            agentVersion: BreezeVersion.string, qos: config.mqtt.qos,
+            layout: context.layout, agentVersion: BreezeVersion.string, qos: config.mqtt.qos,
             location: .init(id: snapshot.location.config.id, name: snapshot.location.config.name),
             pollenAvailable: !items.isEmpty, pollenItems: items, climateEnabled: config.climate.enabled,
             pollenForecast: forecast)
         input.airEnabled = config.air.enabled
         // Risk needs pollen: without it the risk topics are cleared, and so are its entities.
         input.profiles = items.isEmpty ? [] : config.profiles.map { .init(id: $0.id, name: $0.name) }
-        input.shardIndex = context.layout.shardIndex
         input.images = config.images.filter { $0.location == snapshot.location.config.id }.map {
             .init(id: $0.id, format: $0.format)
         }

@@ -38,10 +38,10 @@ public struct DiscoveryInput: Sendable, Equatable {
         }
     }
 
-    /// `<p>`, `mqtt.topic_prefix`.
-    public var topicPrefix: String
-    /// `homeassistant.prefix`.
-    public var discoveryPrefix: String
+    /// The agent's topics: `<p>` (`mqtt.topic_prefix`), `homeassistant.prefix`, and the shard
+    /// index (`shard.index`; availability and diagnostics are then the shard's own
+    /// `<p>/status/<i>` and `<p>/diagnostics/<i>`, SPEC §11).
+    public var layout: TopicLayout
     /// The agent's version, shown as the device's and origin's `sw_version`.
     public var agentVersion: String
     /// Where users get help, shown by Home Assistant as the origin's link.
@@ -84,19 +84,11 @@ public struct DiscoveryInput: Sendable, Equatable {
     /// The location's images, announced as MQTT `image` entities on `<p>/<loc>/image/<id>`.
     public var images: [Image] = []
 
-    /// The agent's topics (``TopicLayout``) under `topicPrefix` and `discoveryPrefix`.
-    public var layout: TopicLayout {
-        TopicLayout(prefix: topicPrefix, discoveryPrefix: discoveryPrefix, shardIndex: shardIndex)
-    }
-    /// The agent's shard index (`shard.index`), nil without sharding: availability and
-    /// diagnostics are then the shard's own `<p>/status/<i>` and `<p>/diagnostics/<i>` (SPEC §11).
-    public var shardIndex: Int? = nil
     /// The location's topics.
     public var topics: LocationTopics { layout.location(location.id) }
 
     public init(
-        topicPrefix: String = "breeze",
-        discoveryPrefix: String = DiscoveryNaming.defaultDiscoveryPrefix,
+        layout: TopicLayout = TopicLayout(prefix: "breeze"),
         agentVersion: String,
         supportURL: String = HomeAssistantDiscovery.defaultSupportURL,
         qos: Int = 1,
@@ -106,8 +98,7 @@ public struct DiscoveryInput: Sendable, Equatable {
         climateEnabled: Bool,
         pollenForecast: Bool = false
     ) {
-        self.topicPrefix = topicPrefix
-        self.discoveryPrefix = discoveryPrefix
+        self.layout = layout
         self.agentVersion = agentVersion
         self.supportURL = supportURL
         self.qos = qos
@@ -213,7 +204,7 @@ public enum HomeAssistantDiscovery {
 
     /// The device config document.
     public static func devicePayload(for input: DiscoveryInput) -> JSONValue {
-        let deviceID = DiscoveryNaming.deviceID(topicPrefix: input.topicPrefix, locationID: input.location.id)
+        let deviceID = DiscoveryNaming.deviceID(topicPrefix: input.layout.prefix, locationID: input.location.id)
         var components = ComponentList(deviceID: deviceID, qos: input.qos)
         let topics = input.topics
 
