@@ -33,4 +33,15 @@ public enum DeviceTopics {
     public static func tasmotaCommand(_ commandPrefix: String, _ command: String) -> String {
         commandPrefix + "/" + command
     }
+
+    /// Where Tasmota answers the commands sent under `commandPrefix`: `stat/<topic>/RESULT`
+    /// (every command's answer) and `stat/<topic>/POWER` (power changes), the command prefix
+    /// with its `cmnd` level read as `stat`. Empty for a custom FullTopic without a `cmnd` level.
+    public static func tasmotaAnswers(_ commandPrefix: String) -> [String] {
+        var levels = commandPrefix.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard let index = levels.firstIndex(of: "cmnd") else { return [] }
+        levels[index] = "stat"
+        let stat = levels.joined(separator: "/")
+        return [stat + "/RESULT", stat + "/POWER"]
+    }
 }

@@ -247,16 +247,9 @@ struct TasmotaSink: DeviceCommandSink {
         return commands
     }
 
-    /// Tasmota answers every command on `stat/<topic>/RESULT` and reports power changes on
-    /// `stat/<topic>/POWER`: the command prefix with its `cmnd` level read as `stat`. A custom
+    /// Where Tasmota answers and reports power (``DeviceTopics/tasmotaAnswers(_:)``): a custom
     /// FullTopic without a `cmnd` level gets no power check.
-    var powerTopics: [String] {
-        var levels = output.commandTopic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard let index = levels.firstIndex(of: "cmnd") else { return [] }
-        levels[index] = "stat"
-        let stat = levels.joined(separator: "/")
-        return [stat + "/RESULT", stat + "/POWER"]
-    }
+    var powerTopics: [String] { DeviceTopics.tasmotaAnswers(output.commandTopic) }
 
     /// `ON`/`OFF` on `…/POWER`; `"POWER":"ON"`/`"OFF"` in a `…/RESULT` JSON (single-relay
     /// lights), which answers a `Color` command when it carries `"Color"`.
