@@ -263,15 +263,6 @@ final class Canvas {
 
     func textWidth(_ text: String, _ face: Face, size: Double) -> Double { unitWidth(text, face) * size }
 
-    /// The largest size in `minimumFontSize…maxSize` at which `text` fits `maxWidth`; nil if none.
-    func fittingSize(_ text: String, _ face: Face, maxWidth: Double, maxSize: Double) -> Double? {
-        let unit = unitWidth(text, face)
-        var size = min(maxSize, unit > 0 ? maxWidth / unit : maxSize).rounded(.down)
-        // Hinted glyph shapes may overhang the unhinted advance by a pixel: keep one spare.
-        while size >= Canvas.minimumFontSize, unit * size > maxWidth - 1 { size -= 1 }
-        return size >= Canvas.minimumFontSize ? size : nil
-    }
-
     /// Runs `body` with drawing limited to `rect`.
     func clipped(to rect: Rect, _ body: () -> Void) {
         let r = rect.snapped

@@ -44,7 +44,7 @@ struct DaemonAirTests {
     }
 
     static func tree(_ actions: [DaemonAction], _ scope: String) -> TopicTree? {
-        T.scopes(actions).last { $0.scope == scope }?.tree
+        T.scopes(actions).last { $0.prefix == scope }?.tree
     }
 
     @Test func airIsFetchedCountedAndPublished() throws {
@@ -57,7 +57,7 @@ struct DaemonAirTests {
         #expect(air["breeze/home/air/european_aqi/value"] == "20")  // 10:00 UTC → EAQI 20
         #expect(air["breeze/home/air/stale"] == "false")
         // Only the sinks air feeds were rebuilt for this completion (the air tree, the display JSON).
-        #expect(T.scopes(actions).map(\.scope) == ["breeze/home/air", "breeze/home/display"])
+        #expect(T.scopes(actions).map(\.prefix) == ["breeze/home/air", "breeze/home/display"])
         #expect(state.callsToday(0, .openMeteo, now: now) >= 1)
         let diagnostics = state.diagnosticsJSON(at: T.at(now))
         #expect(diagnostics.contains(#""air":{"requests":1,"weighted":1.00}"#))
@@ -106,7 +106,7 @@ struct DaemonAirTests {
     @Test func airOffPublishesNothingAndFetchesNothing() throws {
         let (_, actions) = T.started(try T.config())
         #expect(!T.fetches(actions).contains(Self.airKey))
-        #expect(!T.scopes(actions).contains { $0.scope.hasSuffix("/air") || $0.scope.hasSuffix("/risk") })
+        #expect(!T.scopes(actions).contains { $0.prefix.hasSuffix("/air") || $0.prefix.hasSuffix("/risk") })
     }
 
     /// The air data covers one local day: the next fetch comes right after local midnight at the

@@ -132,7 +132,7 @@ struct DaemonStateTests {
         // Nothing is known yet: every scope keeps what the broker holds.
         let scopes = Self.scopes(actions)
         #expect(
-            scopes.map(\.scope) == [
+            scopes.map(\.prefix) == [
                 "breeze/home/pollen", "breeze/home/climate", "breeze/home/climate/stripes",
                 "homeassistant/device/breeze_home/config",
                 "breeze/home/display",
@@ -169,7 +169,7 @@ struct DaemonStateTests {
         let actions = state.handle(.fetched(Self.pollenKey, Self.pollenOK(now)), at: Self.at(now))
         let scopes = Self.scopes(actions)
         #expect(
-            scopes.map(\.scope) == [
+            scopes.map(\.prefix) == [
                 "breeze/home/pollen", "homeassistant/device/breeze_home/config", "breeze/home/display",
             ])
         let tree = try #require(scopes[0].tree)
@@ -185,12 +185,12 @@ struct DaemonStateTests {
         let due = state.schedule(Self.pollenKey).nextDue
         #expect(due >= now + 21_600 && due <= now + 21_600 + 300)
         let climate = state.handle(.fetched(Self.climateKey, try Self.climateOK(now)), at: Self.at(now))
-        #expect(Self.scopes(climate).map(\.scope) == ["breeze/home/climate", "breeze/home/display"])
+        #expect(Self.scopes(climate).map(\.prefix) == ["breeze/home/climate", "breeze/home/display"])
         #expect(climate.contains { if case .flush(persist: false) = $0 { true } else { false } })
         #expect(climate.contains { if case .store(.climateResponse(_, _, "home")) = $0 { true } else { false } })
         // The last fetch in flight (the stripes) saves the published set.
         let stripes = state.handle(.fetched(Self.stripesKey, try Self.stripesOK(now)), at: Self.at(now))
-        #expect(Self.scopes(stripes).map(\.scope) == ["breeze/home/climate/stripes"])
+        #expect(Self.scopes(stripes).map(\.prefix) == ["breeze/home/climate/stripes"])
         #expect(stripes.contains { if case .flush(persist: true) = $0 { true } else { false } })
     }
 
@@ -379,7 +379,7 @@ struct DaemonStateTests {
         _ = state.handle(.fetched(Self.climateKey, try Self.climateOK(now)), at: Self.at(now))
         var actions = state.handle(Self.message("breeze/home/climate/unit/set", "C"), at: Self.at(now))
         #expect(actions.contains { if case .store(.unit("°C", "home")) = $0 { true } else { false } })
-        let climate = Self.scopes(actions).first { $0.scope == "breeze/home/climate" }
+        let climate = Self.scopes(actions).first { $0.prefix == "breeze/home/climate" }
         #expect(climate?.tree?["breeze/home/climate/unit"] == "°C")
         #expect(actions.contains { if case .flush(persist: true) = $0 { true } else { false } })
         // The same unit again changes nothing; a bad one is refused by name.
@@ -411,7 +411,7 @@ struct DaemonStateTests {
         // Past the edges the data is stale in the topics even without a failed fetch.
         let old = fetchedAt + PollenSelection.todayLifetime
         let scopes = Self.scopes(state.handle(.tick, at: Self.at(old)))
-        #expect(scopes.first { $0.scope == "breeze/home/pollen" }?.tree?["breeze/home/pollen/stale"] == "true")
+        #expect(scopes.first { $0.prefix == "breeze/home/pollen" }?.tree?["breeze/home/pollen/stale"] == "true")
     }
 
     @Test func diagnosticsAreDueEveryIntervalAndOnlyWhileConnected() throws {
@@ -482,7 +482,7 @@ struct DaemonStateTests {
     @Test func demoAnswersNoBirthAndAnnouncesNothing() throws {
         var state = Self.machine(try Self.config(), demo: true)
         let started = state.start(at: Self.at(Self.t0))
-        #expect(!Self.scopes(started).contains { $0.scope.hasPrefix("homeassistant/") })
+        #expect(!Self.scopes(started).contains { $0.prefix.hasPrefix("homeassistant/") })
         let connected = state.handle(.mqtt(.connected), at: Self.at(Self.t0 + 1))
         guard case .subscribe(let topics) = connected.first(where: { if case .subscribe = $0 { true } else { false } })
         else {
@@ -528,14 +528,14 @@ struct DaemonStateTests {
         actions = state.handle(
             .fetched(FetchKey(location: 1, kind: .pollen), Self.pollenOK(now)), at: Self.at(now))
         #expect(
-            Self.scopes(actions).map(\.scope) == [
+            Self.scopes(actions).map(\.prefix) == [
                 "breeze/cabin/pollen", "homeassistant/device/breeze_cabin/config", "breeze/cabin/display",
             ])
         // Handled at or after the wake time (a fetch start, not a content edge): still narrowed.
         let wake = try #require(Self.wake(actions))
         actions = state.handle(
             .fetched(FetchKey(location: 1, kind: .climate), try Self.climateOK(wake)), at: Self.at(wake))
-        #expect(Self.scopes(actions).allSatisfy { $0.scope.contains("cabin") }, "\(Self.scopes(actions))")
+        #expect(Self.scopes(actions).allSatisfy { $0.prefix.contains("cabin") }, "\(Self.scopes(actions))")
         #expect(!Self.scopes(actions).isEmpty)
     }
 
@@ -552,7 +552,7 @@ struct DaemonStateTests {
         #expect(japan.utcOffset(atUnixTime: Self.t0) == 32_400)
         var (state, actions) = Self.started(config, zones: ["east": japan])
         #expect(Self.fetches(actions).count == 6)
-        #expect(Self.scopes(actions).allSatisfy { $0.scope.hasPrefix("breeze/images") }, "\(Self.scopes(actions))")
+        #expect(Self.scopes(actions).allSatisfy { $0.prefix.hasPrefix("breeze/images") }, "\(Self.scopes(actions))")
         // Both locations get their data (every fetch answered: one left in flight would be
         // given up by the watchdog hours later, and rebuilt then).
         var now = Self.t0 + 8
@@ -574,12 +574,12 @@ struct DaemonStateTests {
         // t0 is 10:00 UTC, 19:00 in Tokyo: Tokyo's midnight comes first, then UTC's.
         let tokyoMidnight = Self.t0 + 5 * 3600
         actions = state.handle(.tick, at: Self.at(tokyoMidnight))
-        var scopes = Self.scopes(actions).map(\.scope)
+        var scopes = Self.scopes(actions).map(\.prefix)
         #expect(scopes.contains("breeze/east/pollen") && scopes.contains("breeze/east/climate"), "\(scopes)")
         #expect(scopes.contains("homeassistant/device/breeze_east/config"), "\(scopes)")
         #expect(!scopes.contains { $0.contains("/home/") || $0.contains("breeze_home") }, "\(scopes)")
         actions = state.handle(.tick, at: Self.at(Self.t0 + 14 * 3600))
-        scopes = Self.scopes(actions).map(\.scope)
+        scopes = Self.scopes(actions).map(\.prefix)
         #expect(scopes.contains("breeze/home/pollen") && scopes.contains("breeze/home/climate"), "\(scopes)")
         #expect(!scopes.contains { $0.contains("east") }, "\(scopes)")
     }
@@ -594,7 +594,7 @@ struct DaemonStateTests {
         let midnight = Self.t0 + 14 * 3600
         let actions = state.handle(
             .fetched(Self.climateKey, try Self.climateOK(midnight + 5)), at: Self.at(midnight + 5))
-        let scopes = Self.scopes(actions).map(\.scope)
+        let scopes = Self.scopes(actions).map(\.prefix)
         #expect(scopes.contains("breeze/home/pollen") && scopes.contains("breeze/home/climate"), "\(scopes)")
     }
 
@@ -622,7 +622,7 @@ struct DaemonStateTests {
         }
         actions = state.handle(
             .fetched(FetchKey(location: 1, kind: .pollen), Self.pollenOK(edge)), at: Self.at(edge + 2))
-        #expect(Self.scopes(actions).allSatisfy { $0.scope.contains("cabin") }, "\(Self.scopes(actions))")
+        #expect(Self.scopes(actions).allSatisfy { $0.prefix.contains("cabin") }, "\(Self.scopes(actions))")
         #expect(diagnostics(actions) == 1)
         let wake = try #require(Self.wake(actions))
         #expect(wake > edge + 2)
@@ -631,7 +631,7 @@ struct DaemonStateTests {
             let now = edge + 3 + Int64(offset)
             let outcome: FetchOutcome = key.kind == .pollen ? Self.pollenOK(now) : try Self.climateOK(now)
             actions = state.handle(.fetched(key, outcome), at: Self.at(now))
-            #expect(Self.scopes(actions).allSatisfy { $0.scope.contains("home") }, "\(Self.scopes(actions))")
+            #expect(Self.scopes(actions).allSatisfy { $0.prefix.contains("home") }, "\(Self.scopes(actions))")
             #expect(diagnostics(actions) == 0)
         }
         // The late tick finds the edge handled: no second diagnostics, no location rebuilt.
@@ -650,7 +650,7 @@ struct DaemonStateTests {
         var actions = state.handle(.tick, at: Self.at(now + 60))
         #expect(Self.scopes(actions).isEmpty, "\(Self.scopes(actions))")
         actions = state.handle(.tick, at: Self.at(now - 86_400))
-        let scopes = Self.scopes(actions).map(\.scope)
+        let scopes = Self.scopes(actions).map(\.prefix)
         #expect(scopes.contains("breeze/home/pollen") && scopes.contains("breeze/home/climate"), "\(scopes)")
         // And the wake is worked out from the new time: the next midnight of that day.
         let wake = try #require(Self.wake(actions))

@@ -81,17 +81,17 @@ struct FanOutLimitTests {
         let outcome = FetchOutcome.pollen(
             .init(source: .google, outcome: .report(report), body: [], fetchedAt: now))
         var actions = state.handle(.fetched(DaemonStateTests.pollenKey, outcome), at: DaemonStateTests.at(now))
-        let pollen = DaemonStateTests.scopes(actions).first { $0.scope == "breeze/home/pollen" }
+        let pollen = DaemonStateTests.scopes(actions).first { $0.prefix == "breeze/home/pollen" }
         #expect(pollen != nil && pollen?.tree == nil)
         #expect(
             DaemonStateTests.logs(actions, .error) == [
                 "home: more than 2000 topics; not updating breeze/home/pollen (what is published there stays)"
             ])
         // The discovery config still fits and is updated.
-        #expect(DaemonStateTests.scopes(actions).contains { $0.scope.hasPrefix("homeassistant/") && $0.tree != nil })
+        #expect(DaemonStateTests.scopes(actions).contains { $0.prefix.hasPrefix("homeassistant/") && $0.tree != nil })
         // A full update (a reconnect rebuilds every scope) logs it no second time.
         actions = state.handle(.mqtt(.connected), at: DaemonStateTests.at(now + 1))
-        #expect(DaemonStateTests.scopes(actions).contains { $0.scope == "breeze/home/pollen" && $0.tree == nil })
+        #expect(DaemonStateTests.scopes(actions).contains { $0.prefix == "breeze/home/pollen" && $0.tree == nil })
         #expect(DaemonStateTests.logs(actions, .error).isEmpty)
     }
 }

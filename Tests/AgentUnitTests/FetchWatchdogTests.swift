@@ -25,7 +25,7 @@ struct FetchWatchdogTests {
     }
 
     static func pollenStale(_ actions: [DaemonAction]) -> String? {
-        T.scopes(actions).first { $0.scope == "breeze/home/pollen" }?.tree?["breeze/home/pollen/stale"]
+        T.scopes(actions).first { $0.prefix == "breeze/home/pollen" }?.tree?["breeze/home/pollen/stale"]
     }
 
     @Test func aFetchWithNoAnswerIsAbandonedAtItsDeadlineCountedAndRetriedOnTheBackoff() throws {
@@ -90,7 +90,7 @@ struct FetchWatchdogTests {
         let tick = state.handle(.tick, at: T.at(due + DaemonState.stuckFetchLimit))
         #expect(Self.abandoned(tick) == [T.pollenKey])
         // The last good values stay, marked stale, as after any failed fetch (SPEC §5).
-        let tree = try #require(T.scopes(tick).first { $0.scope == "breeze/home/pollen" }?.tree)
+        let tree = try #require(T.scopes(tick).first { $0.prefix == "breeze/home/pollen" }?.tree)
         #expect(tree["breeze/home/pollen/stale"] == "true")
         #expect(tree["breeze/home/pollen/grass/level"] == "High")
     }

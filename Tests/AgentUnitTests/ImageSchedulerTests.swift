@@ -66,7 +66,7 @@ struct ImageSchedulerTests {
         var (state, first) = D.started(config)
         // Nothing known yet: nothing to draw (the last run's image stays published).
         #expect(Self.renders(first).isEmpty)
-        #expect(D.scopes(first).contains(SinkScope(scope: Self.topic, tree: nil)))
+        #expect(D.scopes(first).contains(SinkScope(prefix: Self.topic, tree: nil)))
 
         first = state.handle(.fetched(D.pollenKey, D.pollenOK(t0 + 7)), at: D.at(t0 + 7))
         let request = try #require(Self.renders(first).first)
@@ -85,14 +85,14 @@ struct ImageSchedulerTests {
         #expect(Self.ready(done) == [Self.jpeg])
         var tree = TopicTree()
         tree.set(Self.topic, BinaryPayload.reference(for: Self.jpeg))
-        #expect(D.scopes(done).contains(SinkScope(scope: Self.topic, tree: tree)))
+        #expect(D.scopes(done).contains(SinkScope(prefix: Self.topic, tree: tree)))
         #expect(done.contains { if case .flush = $0 { true } else { false } })
         // The data is the same as what was rendered: nothing more to do.
         #expect(Self.renders(done).isEmpty)
         // Same data again: no render; full updates keep the published reference.
         let again = state.handle(.fetched(D.pollenKey, D.pollenOK(t0 + 20)), at: D.at(t0 + 20))
         #expect(Self.renders(again).isEmpty)
-        #expect(D.scopes(state.handle(.tick, at: D.at(t0 + 21))).contains(SinkScope(scope: Self.topic, tree: tree)))
+        #expect(D.scopes(state.handle(.tick, at: D.at(t0 + 21))).contains(SinkScope(prefix: Self.topic, tree: tree)))
     }
 
     @Test func aChangeInsideTheMinuteRendersAtTheMinutesEnd() throws {
@@ -227,19 +227,11 @@ struct ImageSchedulerTests {
         #expect(Self.uploads(ok).map(\.jpeg) == [Self.jpeg + [7]])
     }
 
-    @Test func pngImagesAreNotUploadedAndAMissingHelperDisablesImages() throws {
+    @Test func pngImagesAreNotUploaded() throws {
         var (state, _) = Self.rendering(try Self.config(format: "png", tag: false))
         let done = state.handle(.rendered(Self.key, .image(Self.png)), at: D.at(t0 + 8))
         #expect(Self.ready(done) == [Self.png])
         #expect(Self.uploads(done).isEmpty)
-
-        var disabled = D.machine(try Self.config())
-        disabled.images.disable()
-        _ = disabled.start(at: D.at(t0))
-        _ = disabled.handle(.tick, at: D.at(t0 + 6))
-        let fetched = disabled.handle(.fetched(D.pollenKey, D.pollenOK(t0 + 7)), at: D.at(t0 + 7))
-        #expect(Self.renders(fetched).isEmpty)
-        #expect(!D.scopes(fetched).contains { $0.scope == Self.topic })
     }
 
     @Test func withoutTheHelperImagesAndTagsAreTakenOut() throws {

@@ -82,7 +82,7 @@ struct StripesDaemonStateTests {
         #expect(stored.first?.0.tallies.count == 46)
         #expect(stored.first?.1 == now)
         let scopes = T.scopes(actions)
-        #expect(scopes.map(\.scope) == ["breeze/home/climate/stripes"])
+        #expect(scopes.map(\.prefix) == ["breeze/home/climate/stripes"])
         let tree = try #require(scopes.first?.tree)
         #expect(tree.topics == ["breeze/home/climate/stripes", "breeze/home/climate/stripes/colors"])
         #expect(tree["breeze/home/climate/stripes/colors"]?.split(separator: ",").count == 46)
@@ -169,7 +169,7 @@ struct StripesDaemonStateTests {
         let tomorrow = Self.midnight(CivilDate(year: 2026, month: 6, day: 16)!)
         let due = state.schedule(T.stripesKey).nextDue
         #expect(due >= tomorrow && due < tomorrow + 300)
-        #expect(T.scopes(actions).first { $0.scope == "breeze/home/climate/stripes" }?.tree == nil)
+        #expect(T.scopes(actions).first { $0.prefix == "breeze/home/climate/stripes" }?.tree == nil)
     }
 
     @Test func climateOffMeansNoStripesAndAClearedScope() throws {
@@ -177,7 +177,7 @@ struct StripesDaemonStateTests {
         #expect(Self.stripesFetches(actions).isEmpty)
         var copy = state
         let scopes = T.scopes(copy.scopeActions(now: T.t0 + 7))
-        #expect(scopes.first { $0.scope == "breeze/home/climate/stripes" }?.tree == TopicTree())
+        #expect(scopes.first { $0.prefix == "breeze/home/climate/stripes" }?.tree == TopicTree())
     }
 
     @Test func refreshDoesNotFetchTheStripesAgain() throws {

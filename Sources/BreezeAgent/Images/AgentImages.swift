@@ -116,7 +116,7 @@ extension Agent {
             case .imageReady(let location, let id, let format, let bytes):
                 imageStore.put(location: location, id: id, format: format, bytes: bytes)
             case .setScope(let scope):
-                publisher.set(scope: scope.scope, scope.tree)
+                publisher.set(scope: scope.prefix, scope.tree)
             case .upload(let index, let request):
                 if let uploader {
                     let outcome = await Agent.upload(request, with: uploader)

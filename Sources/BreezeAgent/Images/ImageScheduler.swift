@@ -102,12 +102,6 @@ struct ImageScheduler {
         units = locations.map(\.unit)
     }
 
-    /// The helper is missing: no images this run (their published topics are kept).
-    mutating func disable() {
-        images = []
-        tags = []
-    }
-
     var isEmpty: Bool { images.isEmpty }
 
     subscript(key: ImageKey) -> Image {
@@ -233,7 +227,7 @@ extension DaemonState {
             tree.set(images[key].topic, reference)
             var actions: [DaemonAction] = [
                 .imageReady(location: config.location, id: config.id, format: config.format, bytes: bytes),
-                .setScope(SinkScope(scope: images[key].topic, tree: tree)),
+                .setScope(SinkScope(prefix: images[key].topic, tree: tree)),
                 .flush(persist: true),
                 .log(
                     .info,
@@ -281,7 +275,7 @@ extension DaemonState {
                 set.set(image.topic, reference)
                 tree = set
             }
-            return .setScope(SinkScope(scope: image.topic, tree: tree))
+            return .setScope(SinkScope(prefix: image.topic, tree: tree))
         }
     }
 

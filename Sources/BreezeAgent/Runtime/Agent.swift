@@ -232,7 +232,7 @@ final class Agent {
     /// through its actions).
     func setAllScopes(on publisher: RetainedPublisher, now: Int64) {
         for case .setScope(let scope) in performLocal(state.scopeActions(now: now)) {
-            publisher.set(scope: scope.scope, scope.tree)
+            publisher.set(scope: scope.prefix, scope.tree)
         }
     }
 }

@@ -870,13 +870,13 @@ struct DaemonState {
             var over: [String] = []
             for sink in sinks where kind.map({ sink.inputs.contains($0) }) ?? true {
                 for var scope in sink.contents(of: snapshot, context: context) {
-                    counts[scope.scope] = 0
+                    counts[scope.prefix] = 0
                     let budget = Self.maximumTopicsPerLocation - counts.values.reduce(0, +)
                     if let count = scope.tree?.count, count > budget {
-                        over.append(scope.scope)
-                        scope = SinkScope(scope: scope.scope, tree: nil)
+                        over.append(scope.prefix)
+                        scope = SinkScope(prefix: scope.prefix, tree: nil)
                     } else {
-                        counts[scope.scope] = scope.tree?.count ?? 0
+                        counts[scope.prefix] = scope.tree?.count ?? 0
                     }
                     actions.append(.setScope(scope))
                 }

@@ -31,7 +31,7 @@ struct AirTreeSink: RetainedSink {
         } else {
             tree = nil
         }
-        return [SinkScope(scope: snapshot.topics.air, tree: tree)]
+        return [SinkScope(prefix: snapshot.topics.air, tree: tree)]
     }
 }
 
@@ -53,6 +53,6 @@ struct RiskTreeSink: RetainedSink {
                 topics: snapshot.topics, profiles: profiles, selection: selection,
                 palette: context.config.pollen.colors)
         }
-        return [SinkScope(scope: snapshot.topics.risk, tree: tree)]
+        return [SinkScope(prefix: snapshot.topics.risk, tree: tree)]
     }
 }

@@ -25,7 +25,7 @@ struct PollenTreeSink: RetainedSink {
                 topics: snapshot.topics, selection: selection, fetchedAt: fetchedAt,
                 palette: context.config.pollen.colors)
         }
-        return [SinkScope(scope: snapshot.topics.pollen, tree: tree)]
+        return [SinkScope(prefix: snapshot.topics.pollen, tree: tree)]
     }
 }
 
@@ -43,7 +43,7 @@ struct StripesTreeSink: RetainedSink {
         } else {
             tree = nil
         }
-        return [SinkScope(scope: snapshot.topics.climateStripes, tree: tree)]
+        return [SinkScope(prefix: snapshot.topics.climateStripes, tree: tree)]
     }
 }
 
@@ -63,6 +63,6 @@ struct ClimateTreeSink: RetainedSink {
         } else {
             tree = nil
         }
-        return [SinkScope(scope: snapshot.topics.climate, tree: tree)]
+        return [SinkScope(prefix: snapshot.topics.climate, tree: tree)]
     }
 }

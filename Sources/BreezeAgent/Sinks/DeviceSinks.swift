@@ -29,7 +29,7 @@ struct DisplaySink: RetainedSink {
         switch snapshot.pollen {
         case .unknown:
             // Nothing known yet on either side: keep what a previous run published.
-            guard climate != nil || air != nil else { return [SinkScope(scope: snapshot.topics.display, tree: nil)] }
+            guard climate != nil || air != nil else { return [SinkScope(prefix: snapshot.topics.display, tree: nil)] }
             (selection, fetchedAt) = (nil, nil)
         case .unavailable:
             (selection, fetchedAt) = (nil, nil)
@@ -43,7 +43,7 @@ struct DisplaySink: RetainedSink {
                 selection: selection, fetchedAt: fetchedAt, climate: climate,
                 climateStale: context.config.climate.enabled && location.climateStale, unit: location.unit,
                 palette: context.config.pollen.colors, air: air, airStale: location.airStale))
-        return [SinkScope(scope: snapshot.topics.display, tree: tree)]
+        return [SinkScope(prefix: snapshot.topics.display, tree: tree)]
     }
 }
 
@@ -91,23 +91,24 @@ struct AwtrixSink: RetainedSink {
 
         // Text: keep what is published while a part it shows is not known yet.
         if pollenUnknown || climateUnknown {
-            scopes.append(SinkScope(scope: textApp, tree: nil))
+            scopes.append(SinkScope(prefix: textApp, tree: nil))
         } else {
             let text = DevicePayloads.awtrixText(
                 selection: selection, climate: climate, unit: location.unit, palette: palette)
-            scopes.append(SinkScope(scope: textApp, tree: tree(textApp, text)))
+            scopes.append(SinkScope(prefix: textApp, tree: tree(textApp, text)))
         }
         if climateUnknown {
-            scopes.append(SinkScope(scope: chartApp, tree: nil))
+            scopes.append(SinkScope(prefix: chartApp, tree: nil))
         } else {
-            scopes.append(SinkScope(scope: chartApp, tree: tree(chartApp, climate.flatMap(DevicePayloads.awtrixChart))))
+            scopes.append(
+                SinkScope(prefix: chartApp, tree: tree(chartApp, climate.flatMap(DevicePayloads.awtrixChart))))
         }
         if let indicator {
             if pollenUnknown {
-                scopes.append(SinkScope(scope: indicator, tree: nil))
+                scopes.append(SinkScope(prefix: indicator, tree: nil))
             } else {
                 let payload = selection.map { DevicePayloads.awtrixIndicator(selection: $0, palette: palette) }
-                scopes.append(SinkScope(scope: indicator, tree: tree(indicator, payload)))
+                scopes.append(SinkScope(prefix: indicator, tree: tree(indicator, payload)))
             }
         }
         return scopes

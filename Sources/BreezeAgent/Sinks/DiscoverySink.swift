@@ -24,7 +24,7 @@ struct DiscoverySink: RetainedSink {
         let items: [DiscoveryInput.PollenItem]
         var forecast = false
         switch snapshot.pollen {
-        case .unknown: return [SinkScope(scope: scope, tree: nil)]
+        case .unknown: return [SinkScope(prefix: scope, tree: nil)]
         case .unavailable: items = []
         case .selected(let selection, _):
             items = selection.items.map { .init(id: $0.topicID, name: $0.name, isPlant: $0.isPlant) }
@@ -45,6 +45,6 @@ struct DiscoverySink: RetainedSink {
         let message = HomeAssistantDiscovery.deviceConfig(for: input)
         var tree = TopicTree()
         tree.set(message.topic, message.payload)
-        return [SinkScope(scope: scope, tree: tree)]
+        return [SinkScope(prefix: scope, tree: tree)]
     }
 }

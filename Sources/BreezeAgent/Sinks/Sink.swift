@@ -57,7 +57,8 @@ protocol RetainedSink: Sendable {
 
 /// One scope of a sink and what it should hold (`nil`: keep what is published).
 struct SinkScope: Equatable {
-    let scope: String
+    /// The topic prefix the scope owns (a ``RetainedPublisher`` scope).
+    let prefix: String
     let tree: TopicTree?
 }
 

@@ -48,7 +48,7 @@ extension Agent {
         let startTime = time()
         restoreStoredResponses(now: startTime.now)
         for case .setScope(let scope) in performLocal(state.start(at: startTime)) {
-            publisher.set(scope: scope.scope, scope.tree)
+            publisher.set(scope: scope.prefix, scope.tree)
         }
         for case .handover(let step) in performLocal(state.beginHandover(published: publisher.published)) {
             publisher.perform(step)
@@ -108,7 +108,7 @@ extension Agent {
                     case .abandonFetch(let key):
                         fetches.removeValue(forKey: key)?.cancel()
                     case .setScope(let scope):
-                        publisher.set(scope: scope.scope, scope.tree)
+                        publisher.set(scope: scope.prefix, scope.tree)
                     case .handover(.unsubscribe(let topics)):
                         for topic in topics { try? client.unsubscribe(topic) }
                     case .handover(let step):
