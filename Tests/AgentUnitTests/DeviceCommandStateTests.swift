@@ -315,3 +315,40 @@ struct TasmotaPowerCheckTests {
         #expect(S.sent(back) == ["cmnd/bulb/Power ", "cmnd/bulb/Color #ff3b30"])
     }
 }
+
+/// The device outputs' child alone: its own actions, no daemon around it.
+@Suite("DeviceCommandState alone: availability and commands as its own actions")
+struct DeviceCommandChildTests {
+    typealias D = DaemonStateTests
+
+    @Test func availabilityDecidesAndCommandsGoOutAsItsOwnActions() throws {
+        let config = try D.config("outputs:\n  - {type: wled, topic: wled/strip1}")
+        var devices = DeviceCommandState(sinks: Sinks.devices(for: config))
+        #expect(devices.availabilityTopics == ["wled/strip1/status"])
+        // Online before any data: nothing to show yet.
+        let early = devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1)
+        #expect(early == [.log(.info, "output wled wled/strip1: online; nothing to show yet")])
+        // Not one of its topics: not its message.
+        #expect(devices.handle(MQTTMessage(topic: "breeze/home/refresh", string: "1"), qos: 1) == nil)
+        // Offline, then back online once there is something to show: it is sent.
+        #expect(
+            devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "offline"), qos: 1)
+                == [.log(.info, "output wled wled/strip1: offline")])
+        var state = D.machine(config)
+        _ = state.start(at: D.at(D.t0))
+        _ = state.handle(.fetched(D.pollenKey, D.pollenOK(D.t0 + 2)), at: D.at(D.t0 + 2))
+        let snapshot = LocationSnapshot(
+            location: state.locations[0], topics: state.layout.location("home"),
+            pollen: state.locations[0].pollenView(settings: config.pollen, now: D.t0 + 2), now: D.t0 + 2)
+        #expect(devices.update(snapshot, context: state.context, kind: .pollen).isEmpty)
+        let back = devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1)
+        #expect(
+            back.map { $0.compactMap { if case .send(let message) = $0 { message } else { nil } } }
+                == [
+                    OutgoingMessage(
+                        topic: "wled/strip1/api", payload: DeviceCommandStateTests.wledHigh, qos: 1, retain: false)
+                ])
+        // A repeated `online` (WLED says it after every change): nothing.
+        #expect(devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1) == [])
+    }
+}

@@ -105,7 +105,7 @@ extension Agent {
         let tree = state.printableTree(now: now)
         for topic in tree.topics { out += "\(topic)\t\(tree[topic]!)\n" }
         // Then the device commands (not retained) `once` and `run` would send.
-        for case .publish(let message) in performLocal(state.devices.sendAll(qos: config.mqtt.qos)) {
+        for case .publish(let message) in performLocal(state.sendAllDeviceCommands()) {
             out += "\(message.topic)\t\(message.payload)\n"
         }
         writeStdout(out)
@@ -155,7 +155,7 @@ extension Agent {
         }
         // Device commands (WLED, Tasmota) are not retained: `once` sends each device what it
         // should show, without waiting for its status.
-        for case .publish(let message) in performLocal(state.devices.sendAll(qos: config.mqtt.qos)) {
+        for case .publish(let message) in performLocal(state.sendAllDeviceCommands()) {
             try? client.publish(message.topic, message.payload, qos: message.qos, retain: message.retain)
         }
         // Every QoS 1/2 publish must be acknowledged by the broker on this connection; refused

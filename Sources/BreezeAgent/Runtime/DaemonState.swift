@@ -364,6 +364,20 @@ struct DaemonState {
         return actions
     }
 
+    /// Maps the device outputs' actions to the daemon's.
+    private func perform(_ deviceActions: [DeviceCommandState.Action]) -> [DaemonAction] {
+        deviceActions.map { action in
+            switch action {
+            case .send(let message): .publish(message)
+            case .log(let level, let text): .log(level, text)
+            }
+        }
+    }
+
+    /// `once` and `print`: every device's known commands, whatever its availability
+    /// (``DeviceCommandState/sendAll(qos:)``).
+    mutating func sendAllDeviceCommands() -> [DaemonAction] { perform(devices.sendAll(qos: config.mqtt.qos)) }
+
     /// Connected: subscribe, say `online`, and publish the whole tree again.
     private mutating func announce(now: Int64) -> [DaemonAction] {
         var topics = locations.flatMap { layout.location($0.config.id).commandTopics }
@@ -387,7 +401,7 @@ struct DaemonState {
 
     private mutating func handleMessage(_ message: MQTTMessage, at time: DaemonTime) -> [DaemonAction] {
         let now = time.now
-        if let actions = devices.handle(message, qos: config.mqtt.qos) { return actions }
+        if let actions = devices.handle(message, qos: config.mqtt.qos) { return perform(actions) }
         if handover.observe(topic: message.topic, payload: message.payload) { return [] }
         if message.topic == layout.homeAssistantBirth {
             let online = message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
@@ -894,7 +908,7 @@ struct DaemonState {
                         ))
                 }
             }
-            actions += devices.update(snapshot, context: context, kind: kind)
+            actions += perform(devices.update(snapshot, context: context, kind: kind))
         }
         actions += imageScopes()
         return actions

@@ -25,7 +25,17 @@ import BreezeMQTT
 ///   broker arrives right after the subscription, and the transition to `online` sends.
 /// - A broker (re)connect makes every device unknown again: the retained statuses that arrive
 ///   with the new subscription decide afresh, so a change missed while disconnected is sent.
+///
+/// A child of ``DaemonState`` with its own actions, which the parent maps; it has no deadline
+/// (it acts on data and on the devices' messages, never on time).
 struct DeviceCommandState {
+    /// What the device outputs ask for.
+    enum Action: Sendable, Equatable {
+        /// Send a command to a device (never retained).
+        case send(OutgoingMessage)
+        case log(LogLevel, String)
+    }
+
     let sinks: [any DeviceCommandSink]
     private(set) var availability: [DeviceAvailability]
     /// What each device should show now (nil: nothing known yet).
@@ -62,8 +72,8 @@ struct DeviceCommandState {
     /// to the devices that are online and whose commands changed.
     mutating func update(
         _ snapshot: LocationSnapshot, context: SinkContext, kind: SourceKind?
-    ) -> [DaemonAction] {
-        var actions: [DaemonAction] = []
+    ) -> [Action] {
+        var actions: [Action] = []
         for (index, sink) in sinks.enumerated()
         where sink.locationID == snapshot.location.config.id && kind.map({ sink.inputs.contains($0) }) ?? true {
             guard let commands = sink.commands(of: snapshot, context: context) else { continue }
@@ -75,9 +85,9 @@ struct DeviceCommandState {
     }
 
     /// A message on an availability topic; nil when the topic is none of the devices'.
-    mutating func handle(_ message: MQTTMessage, qos: Int) -> [DaemonAction]? {
+    mutating func handle(_ message: MQTTMessage, qos: Int) -> [Action]? {
         var matched = false
-        var actions: [DaemonAction] = []
+        var actions: [Action] = []
         for (index, sink) in sinks.enumerated() where sink.powerTopics.contains(message.topic) {
             matched = true
             guard let payload = String(validating: message.payload, as: UTF8.self),
@@ -122,11 +132,11 @@ struct DeviceCommandState {
 
     /// `once`: every known command, whatever the availability (a one-shot run does not wait
     /// for statuses; a command to a device that is away is simply lost).
-    mutating func sendAll(qos: Int) -> [DaemonAction] {
+    mutating func sendAll(qos: Int) -> [Action] {
         sinks.indices.flatMap { wanted[$0] == nil ? [] : send($0, reason: "once", qos: qos) }
     }
 
-    private mutating func send(_ index: Int, reason: String, qos: Int) -> [DaemonAction] {
+    private mutating func send(_ index: Int, reason: String, qos: Int) -> [Action] {
         guard var commands = wanted[index] else { return [] }
         sent[index] = commands
         if sinks[index].warnsWhenSwitchedOn {
@@ -134,7 +144,7 @@ struct DeviceCommandState {
             // Not known since the device came online: ask first (answered before the command).
             if power[index] == nil, let query = sinks[index].powerQuery { commands.insert(query, at: 0) }
         }
-        var actions: [DaemonAction] = [
+        var actions: [Action] = [
             .log(
                 .info,
                 "output \(sinks[index].name): \(reason); sending "
@@ -142,7 +152,7 @@ struct DeviceCommandState {
         ]
         for command in commands {
             actions.append(
-                .publish(OutgoingMessage(topic: command.topic, payload: command.payload, qos: qos, retain: false)))
+                .send(OutgoingMessage(topic: command.topic, payload: command.payload, qos: qos, retain: false)))
         }
         return actions
     }
