@@ -43,9 +43,11 @@ struct SinkContext {
 /// snapshot, it says what each of its scopes should hold (SPEC §3: a scope is a topic prefix
 /// the sink owns; `nil` keeps what is published there, an empty tree clears it).
 ///
-/// The broker tree, Home Assistant discovery and any later output (device commands, images)
-/// are views of the same per-location state; a new one is a new type conforming to this,
-/// registered in ``Sinks/all(for:)``, with its own tests — the daemon does not change.
+/// The broker tree, Home Assistant discovery, the display JSON and Awtrix apps conform, and
+/// are registered in ``Sinks/all(for:)``. The other outputs are not retained sinks: device
+/// commands (WLED, Tasmota) are ``DeviceCommandSink``s sent by ``DeviceCommandState``, images
+/// are ``ImageScheduler``'s, and the HTTP endpoints read a ``ServeSnapshot``. An output of this
+/// kind is added as docs/architecture.md ("Adding an output") lists.
 protocol RetainedSink: Sendable {
     /// The sources whose finished fetch can change what this sink holds; after such a fetch
     /// only these sinks of that location are rebuilt (tree building is most of a cycle's CPU).
