@@ -130,6 +130,41 @@ struct ShardHandoverTests {
         #expect(store.publishedDigests() == ["b/mine/pollen": "1"].digests)
     }
 
+    @Test func theChildAloneHoldsWatchesAndDecidesAtItsDeadline() throws {
+        let config = try Self.config()
+        var handover = ShardHandover(config: config, layout: config.topicLayout, published: Self.published)
+        #expect(
+            handover.begin() == [
+                .step(
+                    .hold(scopes: [
+                        "breeze/home", Self.homeConfig, "breeze/garden", "homeassistant/device/breeze_garden/config",
+                    ])),
+                .log(.info, "shard: no longer serving home, garden; checking the broker before clearing"),
+            ])
+        #expect(handover.nextDeadline == nil)
+        #expect(handover.brokerConnected(now: 100) == [.subscribe(handover.topics)])
+        #expect(handover.nextDeadline == 100 + ShardHandover.settleSeconds)
+        #expect(handover.tick(now: 102).isEmpty)
+        // The new owner re-published home; garden still holds only this shard's payloads.
+        _ = Self.see(&handover, Self.homeConfig, "{\"availability\":\"breeze/status/2\"}")
+        _ = Self.see(&handover, "breeze/garden/pollen", "{\"g\":1}")
+        let decided = handover.tick(now: 103)
+        #expect(
+            decided.contains(
+                .log(.info, "shard: home moved to another shard, which has re-published it; nothing to clear")))
+        #expect(
+            decided.suffix(2) == [
+                .step(
+                    .release(scopes: [
+                        "breeze/home", Self.homeConfig, "breeze/garden", "homeassistant/device/breeze_garden/config",
+                    ])),
+                .step(
+                    .unsubscribe(
+                        topics: Self.published.keys.filter { !$0.contains("office") && !$0.contains("gone") }.sorted())),
+            ])
+        #expect(handover.nextDeadline == nil)
+    }
+
     @Test func theStateMachineHoldsWatchesAndDecidesOnItsTimer() throws {
         let config = try Self.config()
         var state = DaemonState(

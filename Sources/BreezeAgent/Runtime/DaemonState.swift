@@ -950,7 +950,7 @@ struct DaemonState {
     /// its completion wakes the loop before), local midnight, a freshness edge, the next
     /// diagnostics.
     mutating func wake(now: Int64) -> DaemonAction {
-        var wake = min(presence.nextDeadline, handover.decideAt ?? .max, images.nextWake ?? .max)
+        var wake = min(presence.nextDeadline, handover.nextDeadline ?? .max, images.nextWake ?? .max)
         // Called after every event, for every location: only stored times are read, in place.
         // Calling a method on an element copied the whole location (retains and releases: 5–8 %
         // of a 1,000-location cycle in perf), and working out the edges from the time zone each

@@ -64,6 +64,18 @@ struct ShardHandover {
     /// When to decide: set at each connect, dropped at a disconnect.
     private(set) var decideAt: Int64?
 
+    /// What the handover asks the daemon to do; ``DaemonState`` maps these to its own.
+    enum Action: Sendable, Equatable {
+        /// A step on the publisher (or, to unsubscribe, the broker client).
+        case step(HandoverStep)
+        /// Watch these exact topics (their retained messages arrive at once).
+        case subscribe([String])
+        case log(LogLevel, String)
+    }
+
+    /// The next time this child needs the loop: the decision, once connected.
+    var nextDeadline: Int64? { decideAt }
+
     /// Nothing to hand over (no shard, or nothing published for other shards' locations).
     init() {
         released = []
@@ -172,56 +184,75 @@ extension RetainedPublisher {
     }
 }
 
-extension DaemonState {
-    /// Holds the scopes of the locations this shard published and no longer owns (run and
-    /// once); `published` is the publisher's persisted set.
-    mutating func beginHandover(published: [String: PayloadDigest]) -> [DaemonAction] {
-        handover = ShardHandover(config: config, layout: layout, published: published)
-        guard !handover.isEmpty else { return [] }
-        let ids = handover.released.map(\.id).joined(separator: ", ")
+extension ShardHandover {
+    /// At start: hold the scopes of the released locations (run and once).
+    func begin() -> [Action] {
+        guard !isEmpty else { return [] }
+        let ids = released.map(\.id).joined(separator: ", ")
         return [
-            .handover(.hold(scopes: handover.scopes)),
+            .step(.hold(scopes: scopes)),
             .log(.info, "shard: no longer serving \(ids); checking the broker before clearing"),
         ]
     }
 
-    /// Connected: watch the released topics (retained messages arrive at once).
-    mutating func handoverConnected(now: Int64) -> [DaemonAction] {
-        guard !handover.isEmpty else { return [] }
-        handover.connected(at: now)
-        return [.subscribe(handover.topics)]
+    /// Connected: watch the released topics (retained messages arrive at once); the decision
+    /// comes ``settleSeconds`` later (``nextDeadline``).
+    mutating func brokerConnected(now: Int64) -> [Action] {
+        guard !isEmpty else { return [] }
+        connected(at: now)
+        return [.subscribe(topics)]
     }
 
-    /// The decisions once the settle time has passed.
-    mutating func decideHandover(now: Int64) -> [DaemonAction] {
-        let (scopes, topics) = (handover.scopes, handover.topics)
-        guard let decisions = handover.decide(at: now) else { return [] }
-        return Self.handoverActions(decisions, scopes: scopes, topics: topics)
-    }
-
-    /// Turns the decisions into steps and log lines (the loop then flushes: the released scopes
-    /// are cleared of what is still published under them).
-    static func handoverActions(_ decisions: [ShardHandover.Decision], scopes: [String], topics: [String])
-        -> [DaemonAction]
-    {
-        var actions: [DaemonAction] = []
+    /// A time edge: the decisions once the settle time has passed, as steps and log lines (the
+    /// loop then flushes: the released scopes are cleared of what is still published under them).
+    mutating func tick(now: Int64) -> [Action] {
+        // Read before the decision, which ends the watch.
+        let (held, watched) = (scopes, topics)
+        guard let decisions = decide(at: now) else { return [] }
+        var actions: [Action] = []
         for decision in decisions {
             switch decision {
             case .clear(let id, let clear, let forget):
-                if !forget.isEmpty { actions.append(.handover(.forget(topics: forget))) }
+                if !forget.isEmpty { actions.append(.step(.forget(topics: forget))) }
                 actions.append(
                     .log(
                         .info,
                         "shard: \(id) moved to another shard; clearing the \(clear.count) topic(s) of it this shard published"
                     ))
             case .takenOver(let id, let forget):
-                actions.append(.handover(.forget(topics: forget)))
+                actions.append(.step(.forget(topics: forget)))
                 actions.append(
                     .log(.info, "shard: \(id) moved to another shard, which has re-published it; nothing to clear"))
             }
         }
-        actions.append(.handover(.release(scopes: scopes)))
-        actions.append(.handover(.unsubscribe(topics: topics)))
+        actions.append(.step(.release(scopes: held)))
+        actions.append(.step(.unsubscribe(topics: watched)))
         return actions
+    }
+}
+
+extension DaemonState {
+    /// Holds the scopes of the locations this shard published and no longer owns (run and
+    /// once); `published` is the publisher's persisted set.
+    mutating func beginHandover(published: [String: PayloadDigest]) -> [DaemonAction] {
+        handover = ShardHandover(config: config, layout: layout, published: published)
+        return perform(handover.begin())
+    }
+
+    /// Connected: watch the released topics.
+    mutating func handoverConnected(now: Int64) -> [DaemonAction] { perform(handover.brokerConnected(now: now)) }
+
+    /// The decisions once the settle time has passed.
+    mutating func decideHandover(now: Int64) -> [DaemonAction] { perform(handover.tick(now: now)) }
+
+    /// Maps the handover child's actions to the daemon's.
+    private func perform(_ handoverActions: [ShardHandover.Action]) -> [DaemonAction] {
+        handoverActions.map { action in
+            switch action {
+            case .step(let step): .handover(step)
+            case .subscribe(let topics): .subscribe(topics)
+            case .log(let level, let text): .log(level, text)
+            }
+        }
     }
 }
