@@ -132,6 +132,11 @@ final class InMemoryBroker: BrokerConnection {
         continuation.yield(.connected)
     }
 
+    /// A message from another client arrives on a topic the agent subscribed to.
+    func deliver(topic: String, _ payload: String, retain: Bool = false) {
+        continuation.yield(.message(MQTTMessage(topic: topic, string: payload, qos: 1, retain: retain)))
+    }
+
     // MARK: what a test sees
 
     /// The broker's retained store: topic → payload text.

@@ -36,21 +36,29 @@ struct DaemonLoopTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func startFetchPublishLoseTheBrokerReconnectAndRepublish() async throws {
-        let config = try DaemonStateTests.config("climate: {enabled: false}")
-        let layout = config.topicLayout
-        let home = layout.location("home")
-        let clock = ManualDaemonClock(start: DaemonStateTests.t0)
-        let broker = InMemoryBroker()
-        let answers = PollenAnswers()
-        let run = Task {
+    /// The agent's loop on `broker` and `clock`, fetching from `answers`, in a task the test
+    /// cancels to stop it (no signal watcher in the shared test process).
+    static func run(
+        _ config: AgentConfig, clock: ManualDaemonClock, broker: InMemoryBroker, answers: PollenAnswers
+    ) -> Task<Int32, Never> {
+        Task {
             let log = Log(level: .debug, timestamps: false, sink: { _ in })
             let agent = Agent(
                 config: config, log: log, store: StateStore(directory: nil, log: log), http: answers, demo: false,
                 clock: clock)
             return await agent.run(client: broker, signals: [])
         }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func startFetchPublishLoseTheBrokerReconnectAndRepublish() async throws {
+        let config = try DaemonStateTests.config("climate: {enabled: false}")
+        let layout = config.topicLayout
+        let home = layout.location("home")
+        let (clock, broker, answers) = (
+            ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), PollenAnswers()
+        )
+        let run = Self.run(config, clock: clock, broker: broker, answers: answers)
 
         // Start: connected, `online`, the command topics subscribed.
         let online = await broker.next(after: 0) { $0.topic == layout.status }
@@ -95,5 +103,42 @@ struct DaemonLoopTests {
         #expect(await run.value == Invocation.ExitCode.success)
         #expect(broker.received.last?.topic == layout.status)
         #expect(broker.retained[layout.status] == Availability.offline)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aHomeAssistantBirthResendsDiscoveryWhenTheClockReachesItsDelay() async throws {
+        let config = try DaemonStateTests.config("climate: {enabled: false}")
+        let layout = config.topicLayout
+        let deviceConfig = layout.location("home").deviceConfig
+        let (clock, broker, answers) = (
+            ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), PollenAnswers()
+        )
+        let run = Self.run(config, clock: clock, broker: broker, answers: answers)
+        _ = await broker.next(after: 0) { $0.topic == layout.status }
+        #expect(broker.subscriptions.contains(layout.homeAssistantBirth))
+        clock.advance(by: .seconds(6))
+        let announced = await broker.next(after: 0) { $0.topic == deviceConfig }
+        #expect(announced.retain && announced.text.contains("pollen"))
+
+        // Home Assistant restarts: the re-send waits 1–10 s on the loop's clock, not on real time.
+        // A retained command after the births is the barrier: the loop clears it once it has
+        // handled everything before it (messages are handled in order).
+        let refresh = layout.location("home").commandTopics[0]
+        var mark = broker.mark
+        broker.deliver(topic: layout.homeAssistantBirth, "online")
+        broker.deliver(topic: layout.homeAssistantBirth, "online")
+        broker.deliver(topic: refresh, "1", retain: true)
+        _ = await broker.next(after: mark) { $0.topic == refresh && $0.payload.isEmpty }
+        #expect(!broker.received[mark...].contains { $0.topic == deviceConfig })
+        mark = broker.mark
+        clock.advance(by: .seconds(10))
+        let resent = await broker.next(after: mark) { $0.topic == deviceConfig }
+        #expect(resent == announced)
+        // One re-send for two births, followed by the diagnostics that close it.
+        _ = await broker.next(after: mark) { $0.topic == layout.diagnostics }
+        #expect(broker.received[mark...].filter { $0.topic == deviceConfig }.count == 1)
+
+        run.cancel()
+        #expect(await run.value == Invocation.ExitCode.success)
     }
 }
