@@ -186,6 +186,12 @@ enum DaemonAction: Sendable {
 /// the same fetch and apply steps in sequence. Tests drive it with events and a fake clock.
 /// Randomness (jitter, the re-announce delay) comes from a seeded generator in the value, so a
 /// test sees the same decisions every run.
+///
+/// Parts of it are child machines with their own actions, which it maps to its own, and their
+/// own deadlines, whose minimum its one ``wake(now:)`` takes: ``Presence`` (the connection,
+/// births, diagnostics), ``CallLedger`` (counts, the Google cap, Open-Meteo pacing),
+/// ``DeviceCommandState`` (device outputs), ``ShardHandover``; ``CommandIntent`` routes a
+/// command message. Fetch planning, the sinks' views and the images are still its own.
 struct DaemonState {
     /// Largest payload of any message the agent subscribes to (commands, births, device status,
     /// and a shard's own retained topics it watches at a handover, whose discovery configs run to
