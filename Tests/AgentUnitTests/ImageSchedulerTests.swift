@@ -291,3 +291,43 @@ struct ImageSchedulerTests {
         #expect(RenderRunner.locate(ownExecutable: agent) == helper)
     }
 }
+
+/// The images' child alone: requests handed in, its own actions out, time and randomness as
+/// arguments.
+@Suite("ImageScheduler alone: renders, readiness and uploads as its own actions")
+struct ImageSchedulerChildTests {
+    typealias S = ImageSchedulerTests
+    typealias D = DaemonStateTests
+
+    @Test func aRenderAtMostOncePerMinuteAndANewJPEGGoesToItsTag() throws {
+        let config = try S.config()
+        let state = D.machine(config)
+        var images = ImageScheduler(config: config, locations: state.locations, layout: config.topicLayout)
+        let now = D.t0
+        let request = RenderRequest(
+            kind: .pollen, width: 296, height: 128, palette: .bwr, format: .jpeg, content: .init(locationName: "Home"))
+        let first = images.startRenders(now: now, requests: [request])
+        guard case .render(S.key, request) = try #require(first.first) else {
+            Issue.record("no render: \(first)")
+            return
+        }
+        // In flight: not asked again; the same request after it came back: not rendered again.
+        #expect(images.startRenders(now: now + 1, requests: [request]).isEmpty)
+        let done = images.rendered(S.key, .image(S.jpeg), now: now + 2)
+        #expect(done.contains { if case .flush = $0 { true } else { false } })
+        #expect(done.contains { if case .upload(0, let upload) = $0 { upload.jpeg == S.jpeg } else { false } })
+        var shown = TopicTree()
+        shown.set(S.topic, BinaryPayload.reference(for: S.jpeg))
+        #expect(images.scopes == [SinkScope(prefix: S.topic, tree: shown)])
+        // A changed request inside the minute waits for the minute's end: the deadline says when.
+        var changed = request
+        changed.width = 250
+        #expect(images.startRenders(now: now + 30, requests: [changed]).isEmpty)
+        #expect(images.nextDeadline == now + ImageScheduler.minimumInterval)
+        // The busy access point: a retry after 30 s ± 20 %, jitter from the daemon's generator.
+        var random = SplitMix64(seed: 7)
+        let busy = images.uploaded(0, .status(409), now: now + 3, random: &random)
+        #expect(busy.count == 1)
+        #expect(images.nextDeadline.map { $0 >= now + 3 + 24 && $0 <= now + 3 + 36 } == true)
+    }
+}

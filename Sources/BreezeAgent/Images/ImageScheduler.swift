@@ -35,7 +35,9 @@ enum UploadOutcome: Sendable, Equatable {
 
 /// The images' part of the daemon's state (SPEC §9.2): what each image last asked the helper
 /// for, when, and what it got; and for each OpenEPaperLink tag the JPEG still to send and its
-/// retry state. A value inside ``DaemonState``; the decisions are in the extension below.
+/// retry state. A child of ``DaemonState`` with its own actions and deadline: the daemon
+/// works out what each image should show (``DaemonState/renderRequest(_:now:)``, from its
+/// locations) and routes the events; the decisions are here.
 struct ImageScheduler {
     /// An image is rendered at most once per this many seconds (a change inside the minute
     /// renders at the minute's end).
@@ -46,6 +48,24 @@ struct ImageScheduler {
     /// doubling to at most 30 min, with ±20 % jitter.
     static let firstUploadRetry: Int64 = 30
     static let longestUploadRetry: Int64 = 1800
+
+    /// What the images ask the daemon to do; ``DaemonState`` maps these to its own actions.
+    enum Action: Sendable {
+        /// Run the render helper; it comes back as ``DaemonEvent/rendered(_:_:)``.
+        case render(ImageKey, RenderRequest)
+        /// Keep an image's new bytes (in the ``ImageStore``, before the flush that publishes them).
+        case ready(location: String, id: String, format: ImageFormat, bytes: [UInt8])
+        /// Set the image's topic to its new reference.
+        case show(SinkScope)
+        /// Publish what changed.
+        case flush
+        /// POST a JPEG to an access point; it comes back as ``DaemonEvent/uploaded(_:_:)``.
+        case upload(Int, OpenEPaperLinkUpload)
+        case log(LogLevel, String)
+    }
+
+    /// The next time this child needs the loop (``nextWake``).
+    var nextDeadline: Int64? { nextWake }
 
     struct Image {
         let config: ImageConfig
@@ -117,6 +137,187 @@ struct ImageScheduler {
     }
 }
 
+extension ImageScheduler {
+    /// Starts the render of every image whose request changed, unless it is in flight or its
+    /// minute (or failure backoff) has not passed: then it is due at that time.
+    /// - Parameter requests: what each image should show now (``DaemonState/renderRequest(_:now:)``),
+    ///   by index; nil for one in flight or with nothing known to draw.
+    mutating func startRenders(now: Int64, requests: [RenderRequest?]) -> [Action] {
+        var actions: [Action] = []
+        for index in images.indices {
+            let key = ImageKey(index: index)
+            guard !self[key].inFlight, let request = requests[index] else { continue }
+            guard request != self[key].requested else {
+                self[key].dueAt = nil
+                continue
+            }
+            let earliest = max(
+                self[key].lastStart.map { $0 + Self.minimumInterval } ?? now, self[key].retryAt ?? now)
+            guard now >= earliest else {
+                self[key].dueAt = earliest
+                continue
+            }
+            self[key].requested = request
+            self[key].inFlight = true
+            self[key].lastStart = now
+            self[key].dueAt = nil
+            actions.append(.render(key, request))
+        }
+        return actions
+    }
+
+    /// A render came back: new bytes are kept (``Action/ready(location:id:format:bytes:)``),
+    /// set on the image's topic and handed to its OpenEPaperLink tags; a failure is logged and
+    /// retried with backoff.
+    mutating func rendered(_ key: ImageKey, _ outcome: RenderOutcome, now: Int64) -> [Action] {
+        guard key.index < images.count else { return [] }
+        self[key].inFlight = false
+        let config = self[key].config
+        let name = "image[\(config.location)/\(config.id)]"
+        switch outcome {
+        case .failed(let message):
+            return renderFailed(key, "\(name): render failed: \(message)", now: now)
+        case .image(let bytes):
+            guard bytes.count <= ImageBounds.maximumBytes else {
+                return renderFailed(
+                    key, "\(name): \(bytes.count) bytes is over \(ImageBounds.maximumBytes); not published", now: now)
+            }
+            guard Self.hasSignature(bytes, of: config.format) else {
+                return renderFailed(key, "\(name): the helper's output is not a \(config.format.rawValue)", now: now)
+            }
+            self[key].failures = 0
+            self[key].retryAt = nil
+            let reference = BinaryPayload.reference(for: bytes)
+            guard reference != self[key].reference else {
+                return [.log(.debug, "\(name): rendered the same \(bytes.count) bytes again")]
+            }
+            self[key].reference = reference
+            var tree = TopicTree()
+            tree.set(self[key].topic, reference)
+            var actions: [Action] = [
+                .ready(location: config.location, id: config.id, format: config.format, bytes: bytes),
+                .show(SinkScope(prefix: self[key].topic, tree: tree)),
+                .flush,
+                .log(
+                    .info,
+                    "\(name): rendered \(config.width)×\(config.height) \(config.format.rawValue), \(bytes.count) bytes"
+                ),
+            ]
+            if config.format == .jpeg {
+                for index in tags.indices where tags[index].image == key.index {
+                    tags[index].pending = bytes
+                    tags[index].pendingVersion += 1
+                    // A new image goes out at once, whatever the backoff of the old one.
+                    tags[index].retryAt = 0
+                    tags[index].retryDelay = 0
+                }
+                actions += startUploads(now: now)
+            }
+            return actions
+        }
+    }
+
+    private mutating func renderFailed(_ key: ImageKey, _ message: String, now: Int64) -> [Action] {
+        self[key].failures += 1
+        self[key].requested = nil
+        let delay = min(
+            Self.minimumInterval << Int64(min(self[key].failures - 1, 6)), Self.longestRenderRetry
+        )
+        self[key].retryAt = now + delay
+        return [.log(.warning, "\(message); next try in \(delay) s")]
+    }
+
+    /// PNG's 8-byte signature, JPEG's SOI marker.
+    static func hasSignature(_ bytes: [UInt8], of format: ImageFormat) -> Bool {
+        switch format {
+        case .png: return bytes.starts(with: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+        case .jpeg: return bytes.starts(with: [0xff, 0xd8, 0xff])
+        }
+    }
+
+    /// Every image's topic as a scope: its latest render, or kept (nil) before the first one.
+    var scopes: [SinkScope] {
+        images.map { image in
+            var tree: TopicTree?
+            if let reference = image.reference {
+                var set = TopicTree()
+                set.set(image.topic, reference)
+                tree = set
+            }
+            return SinkScope(prefix: image.topic, tree: tree)
+        }
+    }
+
+    // MARK: OpenEPaperLink
+
+    /// Starts the upload of every tag with a JPEG waiting whose retry time has come (one in
+    /// flight per tag; a tag answered 400 waits for a configuration change).
+    mutating func startUploads(now: Int64) -> [Action] {
+        var actions: [Action] = []
+        for index in tags.indices {
+            let tag = tags[index]
+            guard let jpeg = tag.pending, !tag.inFlight, !tag.rejected, now >= tag.retryAt else { continue }
+            tags[index].inFlight = true
+            tags[index].sentVersion = tag.pendingVersion
+            let image = images[tag.image].config
+            actions.append(
+                .upload(
+                    index,
+                    OpenEPaperLinkUpload(
+                        url: tag.output.accessPoint + "/imgupload", mac: tag.output.mac, filename: image.id + ".jpg",
+                        jpeg: jpeg)))
+        }
+        return actions
+    }
+
+    /// An upload came back: 200 done; 409 or a network error retried with jittered backoff; 400
+    /// logged once and not retried until the configuration changes.
+    /// - Parameter random: the daemon's seeded generator (the retry's jitter).
+    mutating func uploaded(
+        _ index: Int, _ outcome: UploadOutcome, now: Int64, random: inout SplitMix64
+    ) -> [Action] {
+        guard index < tags.count else { return [] }
+        tags[index].inFlight = false
+        let output = tags[index].output
+        let name = "openepaperlink[\(output.mac) at \(output.accessPoint)]"
+        let problem: String
+        switch outcome {
+        case .status(let status) where (200..<300).contains(status):
+            tags[index].uploaded += 1
+            tags[index].retryDelay = 0
+            tags[index].retryAt = 0
+            let log = Action.log(.info, "\(name): image \(output.image) uploaded")
+            // A newer JPEG rendered while this one was on its way goes out now.
+            guard tags[index].sentVersion == tags[index].pendingVersion else {
+                return [log] + startUploads(now: now)
+            }
+            tags[index].pending = nil
+            return [log]
+        case .status(400):
+            tags[index].rejected = true
+            tags[index].failed += 1
+            return [
+                .log(
+                    .error,
+                    "\(name): the access point refused the upload (400: unknown or bad mac?); not retrying until the configuration changes"
+                )
+            ]
+        case .status(let status):
+            problem = "answered \(status)\(status == 409 ? " (busy)" : "")"
+        case .failed(let message):
+            problem = "failed: \(message)"
+        }
+        tags[index].failed += 1
+        let previous = tags[index].retryDelay
+        let base =
+            previous == 0 ? Self.firstUploadRetry : min(previous * 2, Self.longestUploadRetry)
+        tags[index].retryDelay = base
+        let jittered = max(1, Int64(Double(base) * (0.8 + 0.4 * random.fraction())))
+        tags[index].retryAt = now + jittered
+        return [.log(.warning, "\(name): upload \(problem); retry in \(jittered) s")] + startUploads(now: now)
+    }
+}
+
 extension DaemonState {
     // MARK: rendering
 
@@ -171,177 +372,42 @@ extension DaemonState {
         return actions + [wake(now: now)]
     }
 
-    /// Starts the render of every image whose request changed, unless it is in flight or its
-    /// minute (or failure backoff) has not passed: then it is due at that time.
+    /// Starts the render of every image whose request changed (``ImageScheduler/startRenders(now:requests:)``).
     mutating func startRenders(now: Int64) -> [DaemonAction] {
-        var actions: [DaemonAction] = []
-        for index in images.images.indices {
-            let key = ImageKey(index: index)
-            guard !images[key].inFlight, let request = renderRequest(key, now: now) else { continue }
-            guard request != images[key].requested else {
-                images[key].dueAt = nil
-                continue
-            }
-            let earliest = max(
-                images[key].lastStart.map { $0 + ImageScheduler.minimumInterval } ?? now, images[key].retryAt ?? now)
-            guard now >= earliest else {
-                images[key].dueAt = earliest
-                continue
-            }
-            images[key].requested = request
-            images[key].inFlight = true
-            images[key].lastStart = now
-            images[key].dueAt = nil
-            actions.append(.render(key, request))
+        let requests = images.images.indices.map { index in
+            images.images[index].inFlight ? nil : renderRequest(ImageKey(index: index), now: now)
         }
-        return actions
+        return perform(images.startRenders(now: now, requests: requests))
     }
 
-    /// A render came back: new bytes are kept (``DaemonAction/imageReady(location:id:format:bytes:)``),
-    /// set on the image's topic and handed to its OpenEPaperLink tags; a failure is logged and
-    /// retried with backoff.
+    /// A render came back (``ImageScheduler/rendered(_:_:now:)``).
     mutating func applyRendered(_ key: ImageKey, _ outcome: RenderOutcome, now: Int64) -> [DaemonAction] {
-        guard key.index < images.images.count else { return [] }
-        images[key].inFlight = false
-        let config = images[key].config
-        let name = "image[\(config.location)/\(config.id)]"
-        switch outcome {
-        case .failed(let message):
-            return renderFailed(key, "\(name): render failed: \(message)", now: now)
-        case .image(let bytes):
-            guard bytes.count <= ImageBounds.maximumBytes else {
-                return renderFailed(
-                    key, "\(name): \(bytes.count) bytes is over \(ImageBounds.maximumBytes); not published", now: now)
-            }
-            guard Self.hasSignature(bytes, of: config.format) else {
-                return renderFailed(key, "\(name): the helper's output is not a \(config.format.rawValue)", now: now)
-            }
-            images[key].failures = 0
-            images[key].retryAt = nil
-            let reference = BinaryPayload.reference(for: bytes)
-            guard reference != images[key].reference else {
-                return [.log(.debug, "\(name): rendered the same \(bytes.count) bytes again")]
-            }
-            images[key].reference = reference
-            var tree = TopicTree()
-            tree.set(images[key].topic, reference)
-            var actions: [DaemonAction] = [
-                .imageReady(location: config.location, id: config.id, format: config.format, bytes: bytes),
-                .setScope(SinkScope(prefix: images[key].topic, tree: tree)),
-                .flush(persist: true),
-                .log(
-                    .info,
-                    "\(name): rendered \(config.width)×\(config.height) \(config.format.rawValue), \(bytes.count) bytes"
-                ),
-            ]
-            if config.format == .jpeg {
-                for index in images.tags.indices where images.tags[index].image == key.index {
-                    images.tags[index].pending = bytes
-                    images.tags[index].pendingVersion += 1
-                    // A new image goes out at once, whatever the backoff of the old one.
-                    images.tags[index].retryAt = 0
-                    images.tags[index].retryDelay = 0
-                }
-                actions += startUploads(now: now)
-            }
-            return actions
-        }
+        perform(images.rendered(key, outcome, now: now))
     }
 
-    private mutating func renderFailed(_ key: ImageKey, _ message: String, now: Int64) -> [DaemonAction] {
-        images[key].failures += 1
-        images[key].requested = nil
-        let delay = min(
-            ImageScheduler.minimumInterval << Int64(min(images[key].failures - 1, 6)), ImageScheduler.longestRenderRetry
-        )
-        images[key].retryAt = now + delay
-        return [.log(.warning, "\(message); next try in \(delay) s")]
+    /// An upload came back (``ImageScheduler/uploaded(_:_:now:random:)``).
+    mutating func applyUploaded(_ index: Int, _ outcome: UploadOutcome, now: Int64) -> [DaemonAction] {
+        perform(images.uploaded(index, outcome, now: now, random: &random))
     }
 
-    /// PNG's 8-byte signature, JPEG's SOI marker.
-    static func hasSignature(_ bytes: [UInt8], of format: ImageFormat) -> Bool {
-        switch format {
-        case .png: return bytes.starts(with: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-        case .jpeg: return bytes.starts(with: [0xff, 0xd8, 0xff])
-        }
-    }
+    /// Starts the uploads whose time has come (``ImageScheduler/startUploads(now:)``).
+    mutating func startUploads(now: Int64) -> [DaemonAction] { perform(images.startUploads(now: now)) }
 
     /// Every image's topic as a scope: its latest render, or kept (nil) before the first one.
-    func imageScopes() -> [DaemonAction] {
-        images.images.map { image in
-            var tree: TopicTree?
-            if let reference = image.reference {
-                var set = TopicTree()
-                set.set(image.topic, reference)
-                tree = set
+    func imageScopes() -> [DaemonAction] { images.scopes.map { .setScope($0) } }
+
+    /// Maps the images' actions to the daemon's.
+    private func perform(_ imageActions: [ImageScheduler.Action]) -> [DaemonAction] {
+        imageActions.map { action in
+            switch action {
+            case .render(let key, let request): .render(key, request)
+            case .ready(let location, let id, let format, let bytes):
+                .imageReady(location: location, id: id, format: format, bytes: bytes)
+            case .show(let scope): .setScope(scope)
+            case .flush: .flush(persist: true)
+            case .upload(let index, let upload): .upload(index, upload)
+            case .log(let level, let text): .log(level, text)
             }
-            return .setScope(SinkScope(prefix: image.topic, tree: tree))
         }
-    }
-
-    // MARK: OpenEPaperLink
-
-    /// Starts the upload of every tag with a JPEG waiting whose retry time has come (one in
-    /// flight per tag; a tag answered 400 waits for a configuration change).
-    mutating func startUploads(now: Int64) -> [DaemonAction] {
-        var actions: [DaemonAction] = []
-        for index in images.tags.indices {
-            let tag = images.tags[index]
-            guard let jpeg = tag.pending, !tag.inFlight, !tag.rejected, now >= tag.retryAt else { continue }
-            images.tags[index].inFlight = true
-            images.tags[index].sentVersion = tag.pendingVersion
-            let image = images.images[tag.image].config
-            actions.append(
-                .upload(
-                    index,
-                    OpenEPaperLinkUpload(
-                        url: tag.output.accessPoint + "/imgupload", mac: tag.output.mac, filename: image.id + ".jpg",
-                        jpeg: jpeg)))
-        }
-        return actions
-    }
-
-    /// An upload came back: 200 done; 409 or a network error retried with jittered backoff; 400
-    /// logged once and not retried until the configuration changes.
-    mutating func applyUploaded(_ index: Int, _ outcome: UploadOutcome, now: Int64) -> [DaemonAction] {
-        guard index < images.tags.count else { return [] }
-        images.tags[index].inFlight = false
-        let output = images.tags[index].output
-        let name = "openepaperlink[\(output.mac) at \(output.accessPoint)]"
-        let problem: String
-        switch outcome {
-        case .status(let status) where (200..<300).contains(status):
-            images.tags[index].uploaded += 1
-            images.tags[index].retryDelay = 0
-            images.tags[index].retryAt = 0
-            let log = DaemonAction.log(.info, "\(name): image \(output.image) uploaded")
-            // A newer JPEG rendered while this one was on its way goes out now.
-            guard images.tags[index].sentVersion == images.tags[index].pendingVersion else {
-                return [log] + startUploads(now: now)
-            }
-            images.tags[index].pending = nil
-            return [log]
-        case .status(400):
-            images.tags[index].rejected = true
-            images.tags[index].failed += 1
-            return [
-                .log(
-                    .error,
-                    "\(name): the access point refused the upload (400: unknown or bad mac?); not retrying until the configuration changes"
-                )
-            ]
-        case .status(let status):
-            problem = "answered \(status)\(status == 409 ? " (busy)" : "")"
-        case .failed(let message):
-            problem = "failed: \(message)"
-        }
-        images.tags[index].failed += 1
-        let previous = images.tags[index].retryDelay
-        let base =
-            previous == 0 ? ImageScheduler.firstUploadRetry : min(previous * 2, ImageScheduler.longestUploadRetry)
-        images.tags[index].retryDelay = base
-        let jittered = max(1, Int64(Double(base) * (0.8 + 0.4 * random.fraction())))
-        images.tags[index].retryAt = now + jittered
-        return [.log(.warning, "\(name): upload \(problem); retry in \(jittered) s")] + startUploads(now: now)
     }
 }

@@ -190,8 +190,9 @@ enum DaemonAction: Sendable {
 /// Parts of it are child machines with their own actions, which it maps to its own, and their
 /// own deadlines, whose minimum its one ``wake(now:)`` takes: ``Presence`` (the connection,
 /// births, diagnostics), ``CallLedger`` (counts, the Google cap, Open-Meteo pacing),
-/// ``DeviceCommandState`` (device outputs), ``ShardHandover``; ``CommandIntent`` routes a
-/// command message. Fetch planning, the sinks' views and the images are still its own.
+/// ``DeviceCommandState`` (device outputs), ``ShardHandover``, ``ImageScheduler`` (images and
+/// uploads); ``CommandIntent`` routes a command message. Fetch planning and the sinks' views
+/// are still its own.
 struct DaemonState {
     /// Largest payload of any message the agent subscribes to (commands, births, device status,
     /// and a shard's own retained topics it watches at a handover, whose discovery configs run to
@@ -956,7 +957,7 @@ struct DaemonState {
     /// its completion wakes the loop before), local midnight, a freshness edge, the next
     /// diagnostics.
     mutating func wake(now: Int64) -> DaemonAction {
-        var wake = min(presence.nextDeadline, handover.nextDeadline ?? .max, images.nextWake ?? .max)
+        var wake = min(presence.nextDeadline, handover.nextDeadline ?? .max, images.nextDeadline ?? .max)
         // Called after every event, for every location: only stored times are read, in place.
         // Calling a method on an element copied the whole location (retains and releases: 5–8 %
         // of a 1,000-location cycle in perf), and working out the edges from the time zone each
