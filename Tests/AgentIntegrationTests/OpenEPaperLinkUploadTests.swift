@@ -18,7 +18,7 @@ import Testing
 
 /// The OpenEPaperLink upload itself (SPEC §9.2) through real libcurl against the loopback
 /// stand-in AP: the multipart body's order and bytes, and the AP's answers as the state machine
-/// sees them. The retry decisions are ImageSchedulerTests'; the agent end to end is
+/// sees them. The retry decisions are ImagePipelineTests'; the agent end to end is
 /// EndToEndImageTests'.
 @Suite("OpenEPaperLink: multipart upload to a stand-in AP")
 struct OpenEPaperLinkUploadTests {

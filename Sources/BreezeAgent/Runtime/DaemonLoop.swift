@@ -165,7 +165,7 @@ extension Agent {
                     case .stop(let code):
                         exitCode = code
                     case .render, .imageReady, .upload:
-                        // Renders and uploads run as child tasks, like fetches (ImageScheduler.swift).
+                        // Renders and uploads run as child tasks, like fetches (ImagePipeline.swift).
                         _ = performImageAction(action, report: { continuation.yield($0) }) { work in
                             group.addTask { await work() }
                         }

@@ -121,7 +121,7 @@ enum DaemonEvent: Sendable {
     /// Clears held back behind a discovery change are due (``RetainedPublisher/nextClearDue``).
     case clearsDue
     case signal(Int32)
-    /// A render asked for by ``DaemonAction/render(_:_:)`` finished (SPEC §9.2, ImageScheduler.swift).
+    /// A render asked for by ``DaemonAction/render(_:_:)`` finished (SPEC §9.2, ImagePipeline.swift).
     case rendered(ImageKey, RenderOutcome)
     /// An OpenEPaperLink upload asked for by ``DaemonAction/upload(_:_:)`` finished.
     case uploaded(Int, UploadOutcome)
@@ -190,7 +190,7 @@ enum DaemonAction: Sendable {
 /// Parts of it are child machines with their own actions, which it maps to its own, and their
 /// own deadlines, whose minimum its one ``wake(now:)`` takes: ``Presence`` (the connection,
 /// births, diagnostics), ``CallLedger`` (counts, the Google cap, Open-Meteo pacing),
-/// ``DeviceCommandState`` (device outputs), ``ShardHandover``, ``ImageScheduler`` (images and
+/// ``DeviceCommandState`` (device outputs), ``ShardHandover``, ``ImagePipeline`` (images and
 /// uploads); ``CommandIntent`` routes a command message. Fetch planning and the sinks' views
 /// are still its own.
 struct DaemonState {
@@ -230,7 +230,7 @@ struct DaemonState {
     /// Locations this shard published and no longer owns (SPEC §11).
     var handover = ShardHandover()
     /// The rendered images and their OpenEPaperLink tags (SPEC §9.2).
-    var images = ImageScheduler()
+    var images = ImagePipeline()
 
     var layout: TopicLayout { context.layout }
 
@@ -249,7 +249,7 @@ struct DaemonState {
         self.locations = locations
         self.calls = CallLedger(stored: storedCalls, perMinuteOverride: config.endpointsMaxCallsPerMinute)
         self.random = SplitMix64(seed: seed)
-        self.images = ImageScheduler(config: config, locations: locations, layout: config.topicLayout)
+        self.images = ImagePipeline(config: config, locations: locations, layout: config.topicLayout)
     }
 
     func enabled(_ kind: SourceKind) -> Bool {

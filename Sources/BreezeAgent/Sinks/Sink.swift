@@ -46,7 +46,7 @@ struct SinkContext {
 /// The broker tree, Home Assistant discovery, the display JSON and Awtrix apps conform, and
 /// are registered in ``Sinks/all(for:)``. The other outputs are not retained sinks: device
 /// commands (WLED, Tasmota) are ``DeviceCommandSink``s sent by ``DeviceCommandState``, images
-/// are ``ImageScheduler``'s, and the HTTP endpoints read a ``ServeSnapshot``. An output of this
+/// are ``ImagePipeline``'s, and the HTTP endpoints read a ``ServeSnapshot``. An output of this
 /// kind is added as docs/architecture.md ("Adding an output") lists.
 protocol RetainedSink: Sendable {
     /// The sources whose finished fetch can change what this sink holds; after such a fetch

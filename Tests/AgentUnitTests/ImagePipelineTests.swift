@@ -20,7 +20,7 @@ private let t0 = DaemonStateTests.t0
 /// once a minute per image, come back as an event; OpenEPaperLink uploads retried on 409 with
 /// backoff and not looped after 400. Driven with events and a fake clock.
 @Suite("DaemonState: images and OpenEPaperLink")
-struct ImageSchedulerTests {
+struct ImagePipelineTests {
     typealias D = DaemonStateTests
     static let jpeg: [UInt8] = [0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]
     static let png: [UInt8] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 9]
@@ -294,15 +294,15 @@ struct ImageSchedulerTests {
 
 /// The images' child alone: requests handed in, its own actions out, time and randomness as
 /// arguments.
-@Suite("ImageScheduler alone: renders, readiness and uploads as its own actions")
-struct ImageSchedulerChildTests {
-    typealias S = ImageSchedulerTests
+@Suite("ImagePipeline alone: renders, readiness and uploads as its own actions")
+struct ImagePipelineChildTests {
+    typealias S = ImagePipelineTests
     typealias D = DaemonStateTests
 
     @Test func aRenderAtMostOncePerMinuteAndANewJPEGGoesToItsTag() throws {
         let config = try S.config()
         let state = D.machine(config)
-        var images = ImageScheduler(config: config, locations: state.locations, layout: config.topicLayout)
+        var images = ImagePipeline(config: config, locations: state.locations, layout: config.topicLayout)
         let now = D.t0
         let request = RenderRequest(
             kind: .pollen, width: 296, height: 128, palette: .bwr, format: .jpeg, content: .init(locationName: "Home"))
@@ -323,7 +323,7 @@ struct ImageSchedulerChildTests {
         var changed = request
         changed.width = 250
         #expect(images.startRenders(now: now + 30, requests: [changed]).isEmpty)
-        #expect(images.nextDeadline == now + ImageScheduler.minimumInterval)
+        #expect(images.nextDeadline == now + ImagePipeline.minimumInterval)
         // The busy access point: a retry after 30 s ± 20 %, jitter from the daemon's generator.
         var random = SplitMix64(seed: 7)
         let busy = images.uploaded(0, .status(409), now: now + 3, random: &random)

@@ -12,7 +12,7 @@
 import BreezeCore
 import BreezeMQTT
 
-/// One configured image of a location this agent serves: an index into ``ImageScheduler/images``.
+/// One configured image of a location this agent serves: an index into ``ImagePipeline/images``.
 struct ImageKey: Hashable, Sendable {
     let index: Int
 }
@@ -38,7 +38,7 @@ enum UploadOutcome: Sendable, Equatable {
 /// retry state. A child of ``DaemonState`` with its own actions and deadline: the daemon
 /// works out what each image should show (``DaemonState/renderRequest(_:now:)``, from its
 /// locations) and routes the events; the decisions are here.
-struct ImageScheduler {
+struct ImagePipeline {
     /// An image is rendered at most once per this many seconds (a change inside the minute
     /// renders at the minute's end).
     static let minimumInterval: Int64 = 60
@@ -86,7 +86,7 @@ struct ImageScheduler {
 
     struct Tag {
         let output: OpenEPaperLinkOutput
-        /// The image's index in ``ImageScheduler/images``.
+        /// The image's index in ``ImagePipeline/images``.
         let image: Int
         /// The newest JPEG not yet accepted by the access point.
         var pending: [UInt8]?
@@ -137,7 +137,7 @@ struct ImageScheduler {
     }
 }
 
-extension ImageScheduler {
+extension ImagePipeline {
     /// Starts the render of every image whose request changed, unless it is in flight or its
     /// minute (or failure backoff) has not passed: then it is due at that time.
     /// - Parameter requests: what each image should show now (``DaemonState/renderRequest(_:now:)``),
@@ -372,7 +372,7 @@ extension DaemonState {
         return actions + [wake(now: now)]
     }
 
-    /// Starts the render of every image whose request changed (``ImageScheduler/startRenders(now:requests:)``).
+    /// Starts the render of every image whose request changed (``ImagePipeline/startRenders(now:requests:)``).
     mutating func startRenders(now: Int64) -> [DaemonAction] {
         let requests = images.images.indices.map { index in
             images.images[index].inFlight ? nil : renderRequest(ImageKey(index: index), now: now)
@@ -380,24 +380,24 @@ extension DaemonState {
         return perform(images.startRenders(now: now, requests: requests))
     }
 
-    /// A render came back (``ImageScheduler/rendered(_:_:now:)``).
+    /// A render came back (``ImagePipeline/rendered(_:_:now:)``).
     mutating func applyRendered(_ key: ImageKey, _ outcome: RenderOutcome, now: Int64) -> [DaemonAction] {
         perform(images.rendered(key, outcome, now: now))
     }
 
-    /// An upload came back (``ImageScheduler/uploaded(_:_:now:random:)``).
+    /// An upload came back (``ImagePipeline/uploaded(_:_:now:random:)``).
     mutating func applyUploaded(_ index: Int, _ outcome: UploadOutcome, now: Int64) -> [DaemonAction] {
         perform(images.uploaded(index, outcome, now: now, random: &random))
     }
 
-    /// Starts the uploads whose time has come (``ImageScheduler/startUploads(now:)``).
+    /// Starts the uploads whose time has come (``ImagePipeline/startUploads(now:)``).
     mutating func startUploads(now: Int64) -> [DaemonAction] { perform(images.startUploads(now: now)) }
 
     /// Every image's topic as a scope: its latest render, or kept (nil) before the first one.
     func imageScopes() -> [DaemonAction] { images.scopes.map { .setScope($0) } }
 
     /// Maps the images' actions to the daemon's.
-    private func perform(_ imageActions: [ImageScheduler.Action]) -> [DaemonAction] {
+    private func perform(_ imageActions: [ImagePipeline.Action]) -> [DaemonAction] {
         imageActions.map { action in
             switch action {
             case .render(let key, let request): .render(key, request)
