@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 venv=$(scripts/ha-setup.sh)
+# Chromium: test_8_dashboards screenshots the dashboard from Home Assistant's frontend.
+scripts/deps.sh chromium >&2
 echo "test-ha: Home Assistant venv ready ($(($(date +%s) - start)) s)" >&2
 swift build -c release --static-swift-stdlib -Xswiftc -warnings-as-errors >&2
 bin=$(swift build -c release --static-swift-stdlib --show-bin-path)/breeze-agent

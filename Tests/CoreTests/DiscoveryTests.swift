@@ -202,7 +202,10 @@ struct DiscoveryTests {
             #expect(component["state_class"] as? String == "measurement")
             #expect(component["suggested_display_precision"] as? Int == 0)
             #expect(component["state_topic"] as? String == "breeze/home/pollen/\(item)/value")
-            #expect(component["json_attributes_topic"] as? String == "breeze/home/pollen/\(item)")
+            // The items read the location's summary through a template (SPEC §17), the max its own JSON.
+            let attributes = item == "max" ? "breeze/home/pollen/max" : "breeze/home/pollen"
+            #expect(component["json_attributes_topic"] as? String == attributes)
+            #expect((component["json_attributes_template"] != nil) == (item != "max"))
             #expect(component["unit_of_measurement"] == nil)
         }
     }

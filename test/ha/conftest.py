@@ -4,6 +4,7 @@ MQTT integration set up through the REST config flow. Scenario modules start the
 Environment (set by scripts/test-ha.sh): BREEZE_HA_VENV (the venv with `hass`), BREEZE_AGENT_BIN
 (the release binary), BREEZE_HA_KEEP=1 keeps the work folder for reading the logs."""
 
+import json
 import os
 import shutil
 import tempfile
@@ -34,6 +35,23 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_sep("-", "air scenario: air-quality and risk entities and states")
         for entity_id, value in sorted(air.STATES.items()):
             terminalreporter.write_line("%-52s %s" % (entity_id, value))
+    dashboards = sys.modules.get("test_8_dashboards")
+    if dashboards is not None and dashboards.ATTRIBUTES:
+        terminalreporter.write_sep("-", "dashboards scenario: pollen card attributes as Home Assistant reported them")
+        # One type and one plant in full, the card attributes of the others.
+        full = ("sensor.breeze_home_pollen_grass", "sensor.breeze_home_pollen_birch")
+        for entity_id, attributes in dashboards.ATTRIBUTES.items():
+            shown = attributes if entity_id in full else {
+                k: attributes[k] for k in ("attribution", "icon", "code", "forecast") if k in attributes}
+            terminalreporter.write_line("%s %s" % (entity_id, json.dumps(shown, ensure_ascii=False)))
+    if dashboards is not None and dashboards.FIRED:
+        terminalreporter.write_sep("-", "dashboards scenario: notifications the blueprint's automations created")
+        for notification in dashboards.FIRED:
+            terminalreporter.write_line(json.dumps(notification, ensure_ascii=False))
+    if dashboards is not None and dashboards.SCREENSHOTS:
+        terminalreporter.write_sep("-", "dashboards scenario: screenshots")
+        for path in dashboards.SCREENSHOTS:
+            terminalreporter.write_line(path)
     if SCENARIO_PROBLEMS:
         terminalreporter.write_sep("-", "homeassistant.components.mqtt WARNING/ERROR lines per scenario")
         for name, lines in SCENARIO_PROBLEMS.items():

@@ -155,6 +155,7 @@ class HomeAssistant:
                        "version": "1.0.0", "documentation": "https://example.invalid",
                        "codeowners": [], "requirements": [], "dependencies": ["auth"],
                        "iot_class": "local_push"}, f)
+        self._install_dashboards()
         with open(os.path.join(self.dir, "configuration.yaml"), "w") as f:
             f.write(
                 "homeassistant:\n"
@@ -163,14 +164,45 @@ class HomeAssistant:
                 "  time_zone: UTC\n  unit_system: metric\n  currency: EUR\n  country: DE\n"
                 "http:\n  server_host: 127.0.0.1\n  server_port: %d\n"
                 "api:\nconfig:\n"
+                # The frontend (dashboard screenshots), the history graph's recorder, automations
+                # made from the blueprint through the config API (written to automations.yaml)
+                # and the repository's dashboard in YAML mode (test_8_dashboards).
+                "frontend:\nhistory:\n"
+                "automation: !include automations.yaml\n"
+                "lovelace:\n  dashboards:\n    %s:\n      mode: yaml\n      title: Pollen\n"
+                "      icon: mdi:flower-pollen\n      show_in_sidebar: true\n      filename: %s\n"
                 "logger:\n  default: warning\n"
-                "breeze_test_token:\n" % self.port)
+                "breeze_test_token:\n" % (self.port, self.DASHBOARD_URL, self.DASHBOARD_FILE))
         self.log_path = os.path.join(self.dir, "home-assistant.log")
         self.proc = None
         self.token = None
         # Home Assistant rolls its log over at start: earlier runs' text is kept here so that
         # offsets stay valid across a restart.
         self.history = b""
+
+    # The repository's dashboard and blueprint, installed as a user would (docs/home-assistant.md).
+    DASHBOARD_URL = "breeze-pollen"
+    DASHBOARD_FILE = "dashboards/breeze.yaml"
+    BLUEPRINT_PATH = "breeze_agent/pollen_alert.yaml"
+
+    def _install_dashboards(self):
+        for source, target in [
+                (os.path.join(ROOT, "ha", "dashboards", "breeze.yaml"), os.path.join(self.dir, self.DASHBOARD_FILE)),
+                (os.path.join(ROOT, "ha", "blueprints", "automation", self.BLUEPRINT_PATH),
+                 os.path.join(self.dir, "blueprints", "automation", self.BLUEPRINT_PATH))]:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copyfile(source, target)
+        with open(os.path.join(self.dir, "automations.yaml"), "w") as f:
+            f.write("[]\n")
+        # /local/ (the frontend serves <config>/www when it exists at start): the browser's
+        # login page (test_8_dashboards writes it once the token is known).
+        os.makedirs(os.path.join(self.dir, "www"), exist_ok=True)
+        # The frontend sends a browser to onboarding while no (non-system) user exists; the
+        # suite's user is a system user, so onboarding is marked done.
+        os.makedirs(os.path.join(self.dir, ".storage"), exist_ok=True)
+        with open(os.path.join(self.dir, ".storage", "onboarding"), "w") as f:
+            json.dump({"version": 4, "minor_version": 1, "key": "onboarding",
+                       "data": {"done": ["user", "core_config", "analytics", "integration"]}}, f)
 
     def start(self, timeout=240):
         token_file = os.path.join(self.dir, "test-token")

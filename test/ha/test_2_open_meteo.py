@@ -71,6 +71,25 @@ def test_states(hass, scenario):
     assert "grains_per_m3" in hass.state("sensor.breezeom_brno_pollen_grass")["attributes"]
 
 
+def test_pollen_card_attributes(hass, scenario):
+    """SPEC §17 with Open-Meteo: the same shape as with Google, with Open-Meteo's attribution
+    (which the pollen cards' Google detection does not match)."""
+    icons = {"grass": "mdi:grass", "tree": "mdi:tree", "weed": "mdi:flower-tulip"}
+    for item, icon in icons.items():
+        attributes = hass.state("sensor.breezeom_brno_pollen_" + item)["attributes"]
+        assert attributes["attribution"].startswith("Pollen data by Open-Meteo.com (CC BY 4.0"), attributes
+        assert "pollen data from Google" not in attributes["attribution"]
+        assert attributes["icon"] == icon and "code" not in attributes
+        # Today plus three days from this source (never a d4).
+        assert [d["offset"] for d in attributes["forecast"]] == [1, 2, 3], attributes["forecast"]
+        for day in attributes["forecast"]:
+            assert {"offset", "date", "has_index", "value", "category", "color_hex"} <= set(day), day
+            assert day["has_index"] == (day["value"] is not None), day
+    weed = hass.state("sensor.breezeom_brno_pollen_weed")["attributes"]["forecast"]
+    # 2 October: mugwort 3.6 grains/m³ (Low); 4 October is beyond the 72 h series.
+    assert (weed[0]["value"], weed[0]["category"], weed[2]["has_index"]) == (1, "Low", False), weed
+
+
 def test_outside_europe_has_climate_only(hass, scenario):
     assert_entities(hass, "breezeom_new_york", location_entities(PREFIX, "new-york", climate=True))
     assert state(hass, "sensor.breezeom_new_york_climate_current") not in (None, "unknown", "unavailable")

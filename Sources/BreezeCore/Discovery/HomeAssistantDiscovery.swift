@@ -294,7 +294,9 @@ public enum HomeAssistantDiscovery {
             let metric = "pollen_" + DiscoveryNaming.slug(item.id)
             let topic = topics.pollenItem(item.id)
             var group = [
-                pollenValue(metric, name: item.name + " pollen", base: topic, enabled: !item.isPlant),
+                pollenValue(
+                    metric, name: item.name + " pollen", base: topic, enabled: !item.isPlant,
+                    attributes: .card(summary: topics.pollen, item: item)),
                 pollenLevel(metric + "_level", name: item.name + " pollen level", base: topic, enabled: !item.isPlant),
             ]
             // A numeric "tomorrow" sensor per type (the `d1` value), for automations.
@@ -302,25 +304,45 @@ public enum HomeAssistantDiscovery {
                 group.append(
                     pollenValue(
                         metric + "_tomorrow", name: item.name + " pollen tomorrow",
-                        base: topics.pollenItem(item.id, day: 1), enabled: true, attributes: false))
+                        base: topics.pollenItem(item.id, day: 1), enabled: true, attributes: .none))
             }
             components.addGroup(group)
         }
     }
 
+    /// Where a numeric pollen sensor's attributes come from.
+    private enum ValueAttributes {
+        /// None: a forecast day's value topic has no JSON of its own beside it.
+        case none
+        /// The JSON beside the value topic (the max).
+        case base
+        /// An item: the location's summary JSON through the pollen cards' template (SPEC §17).
+        case card(summary: String, item: DiscoveryInput.PollenItem)
+    }
+
     /// A numeric 0–5 sensor. The `None` scalar (no index) needs no template: Home Assistant
     /// reads the text `None` as "unknown" on a sensor with a `state_class`.
     private static func pollenValue(
-        _ metric: String, name: String, base: String, enabled: Bool, attributes: Bool = true
+        _ metric: String, name: String, base: String, enabled: Bool, attributes: ValueAttributes = .base
     ) -> Component {
         var options: [JSONMember] = [
             JSONMember("state_topic", .string(ScalarTopics.value(base))),
             JSONMember("state_class", .string("measurement")),
             JSONMember("suggested_display_precision", .integer(0)),
         ]
-        // A forecast day's value topic has no item JSON of its own beside it.
-        if attributes { options.append(JSONMember("json_attributes_topic", .string(base))) }
-        options.append(JSONMember("icon", .string("mdi:flower-pollen")))
+        var icon = "mdi:flower-pollen"
+        switch attributes {
+        case .none: break
+        case .base: options.append(JSONMember("json_attributes_topic", .string(base)))
+        case .card(let summary, let item):
+            options.append(JSONMember("json_attributes_topic", .string(summary)))
+            options.append(
+                JSONMember(
+                    "json_attributes_template",
+                    .string(PollenCardAttributes.template(itemID: item.id, isPlant: item.isPlant))))
+            if !item.isPlant, let typeIcon = PollenCardAttributes.typeIcon(item.id) { icon = typeIcon }
+        }
+        options.append(JSONMember("icon", .string(icon)))
         if !enabled { options.append(JSONMember("enabled_by_default", .bool(false))) }
         return Component(metric: metric, platform: "sensor", name: name, options: options)
     }
