@@ -48,6 +48,7 @@ struct EndToEndPollenTests {
             let before = Int(Date().timeIntervalSince1970)
 
             #expect(await runAgent("once", sandbox) == 0)
+            let after = Int(Date().timeIntervalSince1970)
 
             // The request: key in X-Goog-Api-Key, nowhere in the URL.
             let request = try #require(upstream.googleRequests.first)
@@ -113,7 +114,8 @@ struct EndToEndPollenTests {
             #expect(summary["updated_at"] as? String == updatedAt)
             let parsed = try #require(ISO8601DateFormatter().date(from: updatedAt), "\(updatedAt)")
             #expect(updatedAt.hasSuffix("Z"))
-            #expect(abs(Int(parsed.timeIntervalSince1970) - before) <= 60)
+            // The fetch's own time: within the run (a fixed bound failed at 71 s on a loaded machine).
+            #expect((before...after).contains(Int(parsed.timeIntervalSince1970)), "\(updatedAt)")
             #expect(tree["\(base)/stale"] == "false")
 
             // max topics.
