@@ -38,7 +38,7 @@ struct FleetPacingTests {
         #expect(DaemonState.firstFetchSpread(locations: 100_000) == 90)
         var state = T.machine(try Self.openMeteoPollen(1000))
         _ = state.start(at: T.at(T.t0))
-        let dues = state.locations.map(\.pollenSchedule.nextDue)
+        let dues = state.locations.map(\.schedules.pollen.nextDue)
         #expect(dues.allSatisfy { (T.t0...T.t0 + 60).contains($0) })
         // Spread, not bunched: every 10 s slice of the minute gets some.
         let slices = Set(dues.map { ($0 - T.t0) / 10 })
@@ -54,7 +54,7 @@ struct FleetPacingTests {
         let waiting = state.locations.indices.filter { !state.inFlight.contains(.init(location: $0, kind: .pollen)) }
         #expect(waiting.count == 400)
         for index in waiting {
-            #expect((T.t0 + 120..<T.t0 + 140).contains(state.locations[index].pollenSchedule.nextDue))
+            #expect((T.t0 + 120..<T.t0 + 140).contains(state.locations[index].schedules.pollen.nextDue))
         }
         // The wake is the next window, not now (no busy loop while requests wait).
         let next = T.fetches(state.handle(.tick, at: T.at(T.t0 + 140)))
@@ -106,8 +106,8 @@ struct FleetPacingTests {
         let actions = state.start(at: T.at(T.t0))
         let warnings = T.logs(actions, .warning).filter { $0.contains("stretching pollen.interval") }
         #expect(warnings.count == 1)
-        #expect(state.locations.allSatisfy { $0.pollenSchedule.interval == pollen })
-        #expect(state.locations.allSatisfy { $0.airSchedule.interval == stretch.airInterval })
+        #expect(state.locations.allSatisfy { $0.schedules.pollen.interval == pollen })
+        #expect(state.locations.allSatisfy { $0.schedules.air.interval == stretch.airInterval })
         // check-config says the same.
         #expect(renderOpenMeteoBudget(config).contains("the agent paces these requests: "))
 

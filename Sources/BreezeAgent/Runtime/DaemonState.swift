@@ -16,12 +16,6 @@ import BreezeMQTT
     import Glibc
 #endif
 
-/// Which data a fetch brings.
-enum SourceKind: String, Sendable, Hashable, CaseIterable {
-    /// `stripes`: the warming stripes' yearly archive request (SPEC §9.1), on with climate.
-    case pollen, climate, stripes, air
-}
-
 /// One source of one location: what a schedule, a fetch in flight and a completion are keyed by.
 struct FetchKey: Hashable, Sendable {
     /// The location's index in the config.
@@ -41,23 +35,9 @@ struct FetchesInFlight: Sendable {
 
     var isEmpty: Bool { count == 0 }
 
-    private static func mask(_ kind: SourceKind) -> UInt8 {
-        switch kind {
-        case .pollen: return 1
-        case .climate: return 2
-        case .stripes: return 4
-        case .air: return 8
-        }
-    }
+    private static func mask(_ kind: SourceKind) -> UInt8 { 1 << kind.slot }
 
-    private static func slot(_ key: FetchKey) -> Int {
-        switch key.kind {
-        case .pollen: return key.location * 4
-        case .climate: return key.location * 4 + 1
-        case .stripes: return key.location * 4 + 2
-        case .air: return key.location * 4 + 3
-        }
-    }
+    private static func slot(_ key: FetchKey) -> Int { key.location * 4 + key.kind.slot }
 
     func contains(_ key: FetchKey) -> Bool {
         key.location >= 0 && key.location < bits.count && bits[key.location] & Self.mask(key.kind) != 0
@@ -268,17 +248,8 @@ struct DaemonState {
         let stretched = stretchOpenMeteoIntervals()
         let spread = firstFetchSpread
         for index in locations.indices {
-            if locations[index].pollenSchedule.nextDue == 0 {
-                locations[index].pollenSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
-            }
-            if locations[index].climateSchedule.nextDue == 0 {
-                locations[index].climateSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
-            }
-            if locations[index].stripesSchedule.nextDue == 0 {
-                locations[index].stripesSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
-            }
-            if locations[index].airSchedule.nextDue == 0 {
-                locations[index].airSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
+            for kind in SourceKind.allCases where locations[index].schedules[kind].nextDue == 0 {
+                locations[index].schedules[kind].due(at: time.now + Int64.random(in: 0...spread, using: &random))
             }
         }
         _ = presence.handle(.started, now: time.now, random: &random)
@@ -441,16 +412,16 @@ struct DaemonState {
 
     /// A `refresh` command: each source of the location fetched now unless within its cooldown.
     private mutating func refresh(_ index: Int, id: String, now: Int64) -> [DaemonAction] {
-        let pollen = config.pollen.enabled && locations[index].pollenSchedule.refresh(at: now)
-        let climate = config.climate.enabled && locations[index].climateSchedule.refresh(at: now)
+        let pollen = config.pollen.enabled && locations[index].schedules.pollen.refresh(at: now)
+        let climate = config.climate.enabled && locations[index].schedules.climate.refresh(at: now)
         // Air follows a refresh too (its own schedule, pollen's cooldown); not part of the log line's
         // pollen/climate verdict, which the fleet tooling greps.
-        let air = config.air.enabled && locations[index].airSchedule.refresh(at: now)
+        let air = config.air.enabled && locations[index].schedules.air.refresh(at: now)
         var actions: [DaemonAction] = []
         // A flood of refused refreshes (a stuck automation) logs one line per cooldown
         // window, not one per message (SPEC §12).
         let window = min(
-            locations[index].pollenSchedule.refreshCooldown, locations[index].climateSchedule.refreshCooldown)
+            locations[index].schedules.pollen.refreshCooldown, locations[index].schedules.climate.refreshCooldown)
         if pollen || climate
             || locations[index].refreshSkipLoggedAt.map({ FetchSchedule.sum($0, window) <= now })
                 ?? true
@@ -535,19 +506,17 @@ struct DaemonState {
                 let waited = now - deadline + Self.stuckFetchLimit
                 let message = "stuck: no answer after \(waited) s, cancelled"
                 let outcome: FetchOutcome
+                if kind != .pollen { diagnostics.stuck(kind.traits.diagnosticsKey) }
                 switch kind {
                 case .pollen:
                     let source = config.pollen.source(googleRejected: locations[index].googleRejected)
                     diagnostics.stuck(source.diagnosticsKey)
                     outcome = .pollen(.init(source: source, outcome: .failed(message: message), fetchedAt: now))
                 case .climate:
-                    diagnostics.stuck(Self.climateDiagnosticsKey)
                     outcome = .climate(.failed(message: message, retryAfter: nil))
                 case .stripes:
-                    diagnostics.stuck(Self.stripesDiagnosticsKey)
                     outcome = .stripes(.failed(message: message, retryAfter: nil))
                 case .air:
-                    diagnostics.stuck(Self.airDiagnosticsKey)
                     outcome = .air(.init(outcome: .failed(message: message), fetchedAt: now))
                 }
                 actions.append(.abandonFetch(key))
@@ -558,14 +527,7 @@ struct DaemonState {
         return actions
     }
 
-    func schedule(_ key: FetchKey) -> FetchSchedule {
-        switch key.kind {
-        case .pollen: return locations[key.location].pollenSchedule
-        case .climate: return locations[key.location].climateSchedule
-        case .stripes: return locations[key.location].stripesSchedule
-        case .air: return locations[key.location].airSchedule
-        }
-    }
+    func schedule(_ key: FetchKey) -> FetchSchedule { locations[key.location].schedules[key.kind] }
 
     /// Prepares a fetch: picks the pollen source, applies the daily Google cap (nil when capped,
     /// with the source due again after local midnight), counts the call and marks it started.
@@ -586,25 +548,25 @@ struct DaemonState {
                             ))
                         locations[index].pollenNotice = .dailyCap
                     }
-                    locations[index].pollenSchedule.due(at: locations[index].nextMidnight(after: now))
+                    locations[index].schedules.pollen.due(at: locations[index].nextMidnight(after: now))
                     return (nil, actions)
                 }
             }
             countCall(index, source == .google ? .google : .openMeteo, now: now)
             if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            locations[index].pollenSchedule.started(at: now)
+            locations[index].schedules.pollen.started(at: now)
             return (.pollen(location, source, now: now), actions)
         case .climate:
             countCall(index, .openMeteo, now: now)
             if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            locations[index].climateSchedule.started(at: now)
+            locations[index].schedules.climate.started(at: now)
             return (.climate(location, today: locations[index].today(at: now), now: now), actions)
         case .stripes:
             // Checked daily; fetched only when due (``stripesYears(_:now:)``).
             guard let (firstYear, lastYear) = stripesYears(index, now: now),
                 let request = openMeteoRequest(key, now: now)
             else {
-                locations[index].stripesSchedule.due(
+                locations[index].schedules.stripes.due(
                     at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
                 return (nil, [])
             }
@@ -615,12 +577,12 @@ struct DaemonState {
                     .info,
                     "stripes[\(location.id)]: fetching \(firstYear)–\(lastYear) from the archive (\(request.weight) weighted Open-Meteo calls, once a year)"
                 ))
-            locations[index].stripesSchedule.started(at: now)
+            locations[index].schedules.stripes.started(at: now)
             return (.stripes(location, firstYear: firstYear, lastYear: lastYear, now: now), actions)
         case .air:
             countCall(index, .openMeteo, now: now)
             if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            locations[index].airSchedule.started(at: now)
+            locations[index].schedules.air.started(at: now)
             return (.air(location, now: now), actions)
         }
     }
@@ -659,7 +621,7 @@ struct DaemonState {
             locations[index].pollen = .report(report, fetchedAt: result.fetchedAt)
             locations[index].pollenStale = false
             locations[index].pollenNotice = nil
-            locations[index].pollenSchedule.succeeded(at: now, jitter: random.fraction())
+            locations[index].schedules.pollen.succeeded(at: now, jitter: random.fraction())
             diagnostics.success(source.diagnosticsKey, at: now)
             // The response is stored first: nothing performed after it can lose it.
             return [
@@ -673,7 +635,7 @@ struct DaemonState {
         case .unsupportedLocation(let message):
             locations[index].pollen = .unsupported(message: message)
             locations[index].pollenStale = false
-            locations[index].pollenSchedule.succeeded(at: now, jitter: random.fraction())
+            locations[index].schedules.pollen.succeeded(at: now, jitter: random.fraction())
             diagnostics.success(source.diagnosticsKey, at: now)
             var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
             if locations[index].pollenNotice != .unsupported {
@@ -697,7 +659,7 @@ struct DaemonState {
             diagnostics.failure(PollenSource.google.diagnosticsKey, at: now, message: message)
             if config.pollen.source == .auto {
                 locations[index].googleRejected = true
-                locations[index].pollenSchedule.due(at: now)
+                locations[index].schedules.pollen.due(at: now)
                 return [
                     .log(
                         .error,
@@ -705,7 +667,7 @@ struct DaemonState {
                     )
                 ]
             }
-            locations[index].pollenSchedule.keyRejected(at: now)
+            locations[index].schedules.pollen.keyRejected(at: now)
             locations[index].pollenStale = locations[index].pollen != nil
             return [
                 .log(
@@ -715,7 +677,7 @@ struct DaemonState {
             ]
         case .failed(let message):
             locations[index].pollenStale = locations[index].pollen != nil
-            let delay = locations[index].pollenSchedule.failed(
+            let delay = locations[index].schedules.pollen.failed(
                 at: now, retryAfter: result.retryAfter, jitter: random.fraction())
             diagnostics.failure(source.diagnosticsKey, at: now, message: message)
             return [
@@ -730,26 +692,21 @@ struct DaemonState {
         case .trend(let trend, let bodies, let fetchedAt):
             locations[index].climate = .init(trend: trend, fetchedAt: fetchedAt)
             locations[index].climateStale = false
-            locations[index].climateSchedule.due(
+            locations[index].schedules.climate.due(
                 at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-            diagnostics.success(Self.climateDiagnosticsKey, at: now)
+            diagnostics.success(SourceKind.climate.traits.diagnosticsKey, at: now)
             return [
                 .store(.climateResponse(bodies, fetchedAt: fetchedAt, location: id)),
                 .log(.info, "climate[\(id)]: fetched \(trend.points.count) years for \(trend.date)"),
             ]
         case .failed(let message, let retryAfter):
             locations[index].climateStale = locations[index].climate != nil
-            let delay = locations[index].climateSchedule.failed(
+            let delay = locations[index].schedules.climate.failed(
                 at: now, retryAfter: retryAfter, jitter: random.fraction())
-            diagnostics.failure(Self.climateDiagnosticsKey, at: now, message: message)
+            diagnostics.failure(SourceKind.climate.traits.diagnosticsKey, at: now, message: message)
             return [.log(.warning, "climate[\(id)]: fetch failed: \(message); retry in \(delay) s")]
         }
     }
-
-    static let climateDiagnosticsKey = "open_meteo_climate"
-    static let airDiagnosticsKey = "open_meteo_air"
-    /// The stored air response's name in `state_dir`.
-    static let airStoreName = "air"
 
     /// Applies an air fetch (SPEC §10.1, faults as §5): a report replaces the data; a failure
     /// keeps the last good data, marks it stale and retries with backoff — nothing is cleared.
@@ -759,22 +716,22 @@ struct DaemonState {
         case .report(let report):
             locations[index].air = (report, result.fetchedAt)
             locations[index].airStale = false
-            locations[index].airSchedule.succeeded(at: now, jitter: random.fraction())
+            locations[index].schedules.air.succeeded(at: now, jitter: random.fraction())
             dueAtMidnightAtLatest(index, now: now)
-            diagnostics.success(Self.airDiagnosticsKey, at: now)
+            diagnostics.success(SourceKind.air.traits.diagnosticsKey, at: now)
             return [
                 .store(
                     .response(
                         .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
-                        location: id, source: Self.airStoreName))
+                        location: id, source: SourceKind.air.traits.storeName))
             ] + report.warnings.map { .log(.warning, "air[\(id)]: \($0)") } + [
                 .log(.info, "air[\(id)]: fetched \(report.hours.count) hours")
             ]
         case .failed(let message):
             locations[index].airStale = locations[index].air != nil
-            let delay = locations[index].airSchedule.failed(
+            let delay = locations[index].schedules.air.failed(
                 at: now, retryAfter: result.retryAfter, jitter: random.fraction())
-            diagnostics.failure(Self.airDiagnosticsKey, at: now, message: message)
+            diagnostics.failure(SourceKind.air.traits.diagnosticsKey, at: now, message: message)
             return [.log(.warning, "air[\(id)]: fetch failed: \(message); retry in \(delay) s")]
         }
     }
@@ -783,7 +740,7 @@ struct DaemonState {
     /// again when it ages out.
     mutating func restoreAir(_ index: Int, _ report: AirReport, fetchedAt: Int64) {
         locations[index].air = (report, fetchedAt)
-        locations[index].airSchedule.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
+        locations[index].schedules.air.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
         dueAtMidnightAtLatest(index, now: fetchedAt)
     }
 
@@ -792,7 +749,7 @@ struct DaemonState {
     /// show Unknown until the interval ran out.
     private mutating func dueAtMidnightAtLatest(_ index: Int, now: Int64) {
         let midnight = locations[index].nextMidnight(after: now) + Int64.random(in: 0..<120, using: &random)
-        if locations[index].airSchedule.nextDue > midnight { locations[index].airSchedule.due(at: midnight) }
+        if locations[index].schedules.air.nextDue > midnight { locations[index].schedules.air.due(at: midnight) }
     }
 
     private mutating func applyStripes(_ index: Int, _ result: StripesFetchResult, now: Int64) -> [DaemonAction] {
@@ -801,10 +758,10 @@ struct DaemonState {
         case .stripes(let data):
             locations[index].stripes = data
             // The next check is tomorrow; it fetches only when a newer year is complete.
-            locations[index].stripesSchedule.succeeded(at: now, jitter: random.fraction())
-            locations[index].stripesSchedule.due(
+            locations[index].schedules.stripes.succeeded(at: now, jitter: random.fraction())
+            locations[index].schedules.stripes.due(
                 at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-            diagnostics.success(Self.stripesDiagnosticsKey, at: now)
+            diagnostics.success(SourceKind.stripes.traits.diagnosticsKey, at: now)
             let series = data.series
             var actions: [DaemonAction] = [
                 .store(
@@ -825,30 +782,28 @@ struct DaemonState {
             }
             return actions
         case .failed(let message, let retryAfter):
-            let delay = locations[index].stripesSchedule.failed(
+            let delay = locations[index].schedules.stripes.failed(
                 at: now, retryAfter: retryAfter, jitter: random.fraction())
-            diagnostics.failure(Self.stripesDiagnosticsKey, at: now, message: message)
+            diagnostics.failure(SourceKind.stripes.traits.diagnosticsKey, at: now, message: message)
             let kept = locations[index].stripes != nil ? "; the stored stripes stay published" : ""
             return [.log(.warning, "stripes[\(id)]: fetch failed: \(message); retry in \(delay) s\(kept)")]
         case .unusable(let message):
             // A 200 whose data makes no stripes: asking again at once would spend another ≈ 120
             // weighted calls on the same answer, so the next try is the next local day.
-            _ = locations[index].stripesSchedule.failed(at: now, retryAfter: nil, jitter: 0)
-            locations[index].stripesSchedule.due(
+            _ = locations[index].schedules.stripes.failed(at: now, retryAfter: nil, jitter: 0)
+            locations[index].schedules.stripes.due(
                 at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-            diagnostics.failure(Self.stripesDiagnosticsKey, at: now, message: message)
+            diagnostics.failure(SourceKind.stripes.traits.diagnosticsKey, at: now, message: message)
             return [.log(.warning, "stripes[\(id)]: unusable archive answer: \(message); next try tomorrow")]
         }
     }
-
-    static let stripesDiagnosticsKey = "open_meteo_stripes"
 
     // MARK: stored responses (restarts spend no quota)
 
     /// A stored pollen report at start: published at once, fetched again when it ages out.
     mutating func restorePollen(_ index: Int, _ report: PollenReport, fetchedAt: Int64) {
         locations[index].pollen = .report(report, fetchedAt: fetchedAt)
-        locations[index].pollenSchedule.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
+        locations[index].schedules.pollen.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
     }
 
     /// Stored stripes at start: published at once; the first check decides whether a newer
@@ -861,7 +816,7 @@ struct DaemonState {
     mutating func restoreClimate(_ index: Int, _ trend: ClimateTrend, date: CivilDate, fetchedAt: Int64, now: Int64) {
         locations[index].climate = .init(trend: trend, fetchedAt: fetchedAt)
         if date == locations[index].today(at: now) {
-            locations[index].climateSchedule.due(at: locations[index].nextMidnight(after: now))
+            locations[index].schedules.climate.due(at: locations[index].nextMidnight(after: now))
         } else {
             locations[index].climateStale = true
         }
@@ -978,10 +933,10 @@ struct DaemonState {
                 // A passed edge is due now (the content only changes with a build).
                 wake = min(
                     wake, max(all[index].rebuildAt, now),
-                    due(index, .pollen, pollen, all[index].pollenSchedule.nextDue),
-                    due(index, .climate, climate, all[index].climateSchedule.nextDue),
-                    due(index, .stripes, climate, all[index].stripesSchedule.nextDue),
-                    due(index, .air, air, all[index].airSchedule.nextDue))
+                    due(index, .pollen, pollen, all[index].schedules.pollen.nextDue),
+                    due(index, .climate, climate, all[index].schedules.climate.nextDue),
+                    due(index, .stripes, climate, all[index].schedules.stripes.nextDue),
+                    due(index, .air, air, all[index].schedules.air.nextDue))
             }
         }
         wakeAt = wake
@@ -1007,13 +962,6 @@ struct DaemonState {
         payload.openMeteoCallsToday = calls.openMeteo.today(now: time.now)
         return payload.json.serialized
     }
-}
-
-extension PollenSource {
-    /// The source's name in `<p>/diagnostics` (`fetches`, `last_success`, `last_error`).
-    var diagnosticsKey: String { self == .google ? "google_pollen" : "open_meteo_pollen" }
-    /// The stored response's name in `state_dir`.
-    var storeName: String { "pollen-" + rawValue }
 }
 
 /// Fetch counters per source for `<p>/diagnostics`.

@@ -102,8 +102,10 @@ extension DaemonState {
             // `auto` with a key falls back to Open-Meteo when Google rejects the key.
             if config.pollen.source == .auto { keys.append(PollenSource.openMeteo.diagnosticsKey) }
         }
-        if config.climate.enabled { keys += [Self.climateDiagnosticsKey, Self.stripesDiagnosticsKey] }
-        if config.air.enabled { keys.append(Self.airDiagnosticsKey) }
+        if config.climate.enabled {
+            keys += [SourceKind.climate.traits.diagnosticsKey, SourceKind.stripes.traits.diagnosticsKey]
+        }
+        if config.air.enabled { keys.append(SourceKind.air.traits.diagnosticsKey) }
         return keys
     }
 
@@ -111,10 +113,9 @@ extension DaemonState {
         let hasData: Bool
         let staleFlag: Bool
         let lastSuccess: Int64?
-        let failures: Int
+        let failures = runtime.schedules[kind].consecutiveFailures
         switch kind {
         case .pollen:
-            failures = runtime.pollenSchedule.consecutiveFailures
             switch runtime.pollen {
             case .report(_, let fetchedAt):
                 (hasData, staleFlag, lastSuccess) = (true, runtime.pollenStale, fetchedAt)
@@ -124,15 +125,12 @@ extension DaemonState {
                 (hasData, staleFlag, lastSuccess) = (false, false, nil)
             }
         case .climate:
-            failures = runtime.climateSchedule.consecutiveFailures
             (hasData, staleFlag, lastSuccess) = (
                 runtime.climate != nil, runtime.climateStale, runtime.climate?.fetchedAt
             )
         case .stripes:
-            failures = runtime.stripesSchedule.consecutiveFailures
             (hasData, staleFlag, lastSuccess) = (runtime.stripes != nil, false, runtime.stripes?.fetchedAt)
         case .air:
-            failures = runtime.airSchedule.consecutiveFailures
             (hasData, staleFlag, lastSuccess) = (runtime.air != nil, runtime.airStale, runtime.air?.fetchedAt)
         }
         let state: ServeSnapshot.SourceState

@@ -141,11 +141,9 @@ extension StatusSnapshot {
             case PollenSource.google.diagnosticsKey:
                 kind = .pollen
                 calls = serve.locations.reduce(0) { $0 + $1.googleCallsToday }
-            case PollenSource.openMeteo.diagnosticsKey: (kind, calls) = (.pollen, requests("pollen"))
-            case DaemonState.climateDiagnosticsKey: (kind, calls) = (.climate, requests("climate"))
-            case DaemonState.stripesDiagnosticsKey: (kind, calls) = (.stripes, requests("stripes"))
-            case DaemonState.airDiagnosticsKey: (kind, calls) = (.air, requests("air"))
-            default: (kind, calls) = (nil, 0)
+            default:
+                kind = SourceKind.allCases.first { $0.traits.diagnosticsKey == status.source }
+                calls = kind.map { requests($0.rawValue) } ?? 0
             }
             let stale = serve.locations.contains { location in
                 location.sources.contains { $0.kind == kind && $0.state == .stale }
