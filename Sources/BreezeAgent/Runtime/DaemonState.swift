@@ -619,7 +619,7 @@ struct DaemonState {
         switch result.outcome {
         case .report(let report):
             locations[index].pollen = .report(report, fetchedAt: result.fetchedAt)
-            locations[index].pollenStale = false
+            locations[index].stale.pollen = false
             locations[index].pollenNotice = nil
             locations[index].schedules.pollen.succeeded(at: now, jitter: random.fraction())
             diagnostics.success(source.diagnosticsKey, at: now)
@@ -634,7 +634,7 @@ struct DaemonState {
             ]
         case .unsupportedLocation(let message):
             locations[index].pollen = .unsupported(message: message)
-            locations[index].pollenStale = false
+            locations[index].stale.pollen = false
             locations[index].schedules.pollen.succeeded(at: now, jitter: random.fraction())
             diagnostics.success(source.diagnosticsKey, at: now)
             var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
@@ -668,7 +668,7 @@ struct DaemonState {
                 ]
             }
             locations[index].schedules.pollen.keyRejected(at: now)
-            locations[index].pollenStale = locations[index].pollen != nil
+            locations[index].stale.pollen = locations[index].pollen != nil
             return [
                 .log(
                     .error,
@@ -676,7 +676,7 @@ struct DaemonState {
                 )
             ]
         case .failed(let message):
-            locations[index].pollenStale = locations[index].pollen != nil
+            locations[index].stale.pollen = locations[index].pollen != nil
             let delay = locations[index].schedules.pollen.failed(
                 at: now, retryAfter: result.retryAfter, jitter: random.fraction())
             diagnostics.failure(source.diagnosticsKey, at: now, message: message)
@@ -691,7 +691,7 @@ struct DaemonState {
         switch result {
         case .trend(let trend, let bodies, let fetchedAt):
             locations[index].climate = .init(trend: trend, fetchedAt: fetchedAt)
-            locations[index].climateStale = false
+            locations[index].stale.climate = false
             locations[index].schedules.climate.due(
                 at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
             diagnostics.success(SourceKind.climate.traits.diagnosticsKey, at: now)
@@ -700,7 +700,7 @@ struct DaemonState {
                 .log(.info, "climate[\(id)]: fetched \(trend.points.count) years for \(trend.date)"),
             ]
         case .failed(let message, let retryAfter):
-            locations[index].climateStale = locations[index].climate != nil
+            locations[index].stale.climate = locations[index].climate != nil
             let delay = locations[index].schedules.climate.failed(
                 at: now, retryAfter: retryAfter, jitter: random.fraction())
             diagnostics.failure(SourceKind.climate.traits.diagnosticsKey, at: now, message: message)
@@ -715,7 +715,7 @@ struct DaemonState {
         switch result.outcome {
         case .report(let report):
             locations[index].air = (report, result.fetchedAt)
-            locations[index].airStale = false
+            locations[index].stale.air = false
             locations[index].schedules.air.succeeded(at: now, jitter: random.fraction())
             dueAtMidnightAtLatest(index, now: now)
             diagnostics.success(SourceKind.air.traits.diagnosticsKey, at: now)
@@ -728,7 +728,7 @@ struct DaemonState {
                 .log(.info, "air[\(id)]: fetched \(report.hours.count) hours")
             ]
         case .failed(let message):
-            locations[index].airStale = locations[index].air != nil
+            locations[index].stale.air = locations[index].air != nil
             let delay = locations[index].schedules.air.failed(
                 at: now, retryAfter: result.retryAfter, jitter: random.fraction())
             diagnostics.failure(SourceKind.air.traits.diagnosticsKey, at: now, message: message)
@@ -818,7 +818,7 @@ struct DaemonState {
         if date == locations[index].today(at: now) {
             locations[index].schedules.climate.due(at: locations[index].nextMidnight(after: now))
         } else {
-            locations[index].climateStale = true
+            locations[index].stale.climate = true
         }
     }
 

@@ -37,7 +37,9 @@ struct LocationRuntime: Sendable {
     let config: LocationConfig
     let zone: ZoneRules
     var pollen: PollenData?
-    var pollenStale = false
+    /// Per source: the data shown is from before the last fetch, which failed (SPEC §5; the
+    /// stripes are never shown stale).
+    var stale = PerSource(pollen: false, climate: false, stripes: false, air: false)
     /// Google refused the key and `pollen.source` is `auto`: Open-Meteo from now on (this run).
     var googleRejected = false
     /// When each source is fetched next. Stripes are checked once a local day
@@ -60,7 +62,6 @@ struct LocationRuntime: Sendable {
     var loggedSelectionWarnings: [String] = []
 
     var climate: ClimateData?
-    var climateStale = false
     var unit: TemperatureUnit
 
     /// The warming stripes (SPEC §9.1): fetched once a year, kept across restarts.
@@ -68,7 +69,6 @@ struct LocationRuntime: Sendable {
 
     /// Today's hourly air quality (SPEC §10.1) and when it was fetched.
     var air: (report: AirReport, fetchedAt: Int64)?
-    var airStale = false
 
     init(config: LocationConfig, zone: ZoneRules, settings: AgentConfig, unit: TemperatureUnit) {
         self.config = config
@@ -121,7 +121,7 @@ struct LocationRuntime: Sendable {
         case .report(let report, let fetchedAt):
             let selection = PollenSelection.select(
                 report: report, today: today(at: now), days: settings.days, fetchedAt: fetchedAt, now: now,
-                stale: pollenStale)
+                stale: stale.pollen)
             return .selected(selection, fetchedAt: fetchedAt)
         }
     }

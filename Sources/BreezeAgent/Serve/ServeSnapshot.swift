@@ -111,30 +111,27 @@ extension DaemonState {
 
     private static func source(_ kind: SourceKind, of runtime: LocationRuntime) -> ServeSnapshot.Source {
         let hasData: Bool
-        let staleFlag: Bool
         let lastSuccess: Int64?
         let failures = runtime.schedules[kind].consecutiveFailures
         switch kind {
         case .pollen:
             switch runtime.pollen {
             case .report(_, let fetchedAt):
-                (hasData, staleFlag, lastSuccess) = (true, runtime.pollenStale, fetchedAt)
+                (hasData, lastSuccess) = (true, fetchedAt)
             case .unsupported:
                 return .init(kind: kind, state: .unavailable, lastSuccess: nil, consecutiveFailures: failures)
             case nil:
-                (hasData, staleFlag, lastSuccess) = (false, false, nil)
+                (hasData, lastSuccess) = (false, nil)
             }
         case .climate:
-            (hasData, staleFlag, lastSuccess) = (
-                runtime.climate != nil, runtime.climateStale, runtime.climate?.fetchedAt
-            )
+            (hasData, lastSuccess) = (runtime.climate != nil, runtime.climate?.fetchedAt)
         case .stripes:
-            (hasData, staleFlag, lastSuccess) = (runtime.stripes != nil, false, runtime.stripes?.fetchedAt)
+            (hasData, lastSuccess) = (runtime.stripes != nil, runtime.stripes?.fetchedAt)
         case .air:
-            (hasData, staleFlag, lastSuccess) = (runtime.air != nil, runtime.airStale, runtime.air?.fetchedAt)
+            (hasData, lastSuccess) = (runtime.air != nil, runtime.air?.fetchedAt)
         }
         let state: ServeSnapshot.SourceState
-        if (hasData && staleFlag) || failures > 0 {
+        if (hasData && runtime.stale[kind]) || failures > 0 {
             state = .stale
         } else {
             state = hasData ? .fresh : .pending

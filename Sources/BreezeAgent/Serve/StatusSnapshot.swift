@@ -90,7 +90,7 @@ extension StatusSnapshot {
                     climate = .data(
                         StatusClimate(
                             trend: data.trend, unit: location.unit, fetchedAt: data.fetchedAt,
-                            stale: location.climateStale))
+                            stale: location.stale.climate))
                     attribute(ClimateTopics.attribution)
                 } else {
                     climate = .waiting
@@ -108,7 +108,7 @@ extension StatusSnapshot {
                 air = .off
             } else if let data = location.air {
                 let reading = AirReading.select(report: data.report, zone: location.zone, now: now)
-                air = .data(StatusAir(reading: reading, fetchedAt: data.fetchedAt, stale: location.airStale))
+                air = .data(StatusAir(reading: reading, fetchedAt: data.fetchedAt, stale: location.stale.air))
                 attribute(AirTopics.attribution(year: today.year))
             } else {
                 air = .waiting
