@@ -51,7 +51,9 @@ struct FleetPacingTests {
         _ = state.start(at: T.at(T.t0))
         let first = T.fetches(state.handle(.tick, at: T.at(T.t0 + 61)))
         #expect(first.count == 600)
-        let waiting = state.locations.indices.filter { !state.inFlight.contains(.init(location: $0, kind: .pollen)) }
+        let waiting = state.locations.indices.filter {
+            !state.fetches.inFlight.contains(.init(location: $0, kind: .pollen))
+        }
         #expect(waiting.count == 400)
         for index in waiting {
             #expect((T.t0 + 120..<T.t0 + 140).contains(state.locations[index].schedules.pollen.nextDue))
@@ -136,7 +138,7 @@ struct FleetPacingTests {
                 .fetched(.init(location: index, kind: .pollen), T.pollenOK(T.t0 + 10)), at: T.at(T.t0 + 10))
             saves += done.filter { if case .store(.callCounts) = $0 { true } else { false } }.count
         }
-        #expect(state.inFlight.isEmpty)
+        #expect(state.fetches.inFlight.isEmpty)
         #expect(saves == 0)  // nothing was counted since the save at the start of the batch
         // A refresh of one location starts from idle: saved at once, with the new count.
         let refresh = state.handle(T.message("breeze/loc7/refresh", "now"), at: T.at(T.t0 + 400))

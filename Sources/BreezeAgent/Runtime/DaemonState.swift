@@ -16,55 +16,6 @@ import BreezeMQTT
     import Glibc
 #endif
 
-/// One source of one location: what a schedule, a fetch in flight and a completion are keyed by.
-struct FetchKey: Hashable, Sendable {
-    /// The location's index in the config.
-    let location: Int
-    let kind: SourceKind
-}
-
-/// The fetches in flight: one bit per source of each location, so the checks made for every
-/// location after every event are an array read, not a hash (a `Set<FetchKey>` was 6–8 % of a
-/// 1,000-location refresh cycle in perf), and each one's deadline, by which it has answered or
-/// is declared stuck (the watchdog, ``DaemonState/abandonStuckFetches(now:)``).
-struct FetchesInFlight: Sendable {
-    private var bits: [UInt8] = []
-    /// Four per location, in ``SourceKind`` order; meaningful only where the bit is set.
-    private var deadlines: [Int64] = []
-    private(set) var count = 0
-
-    var isEmpty: Bool { count == 0 }
-
-    private static func mask(_ kind: SourceKind) -> UInt8 { 1 << kind.slot }
-
-    private static func slot(_ key: FetchKey) -> Int { key.location * 4 + key.kind.slot }
-
-    func contains(_ key: FetchKey) -> Bool {
-        key.location >= 0 && key.location < bits.count && bits[key.location] & Self.mask(key.kind) != 0
-    }
-
-    /// When `key`, in flight, is declared stuck; `.max` when it is not in flight.
-    func deadline(_ key: FetchKey) -> Int64 { contains(key) ? deadlines[Self.slot(key)] : .max }
-
-    mutating func insert(_ key: FetchKey, deadline: Int64) {
-        guard key.location >= 0 else { return }
-        if key.location >= bits.count {
-            bits += repeatElement(0, count: key.location + 1 - bits.count)
-            deadlines += repeatElement(.max, count: bits.count * 4 - deadlines.count)
-        }
-        deadlines[Self.slot(key)] = deadline
-        guard bits[key.location] & Self.mask(key.kind) == 0 else { return }
-        bits[key.location] |= Self.mask(key.kind)
-        count += 1
-    }
-
-    mutating func remove(_ key: FetchKey) {
-        guard contains(key) else { return }
-        bits[key.location] &= ~Self.mask(key.kind)
-        count -= 1
-    }
-}
-
 /// A fetch the loop is asked to run; everything it needs is in the value.
 enum FetchRequest: Sendable {
     case pollen(LocationConfig, PollenSource, now: Int64)
@@ -171,8 +122,10 @@ enum DaemonAction: Sendable {
 /// own deadlines, whose minimum its one ``wake(now:)`` takes: ``Presence`` (the connection,
 /// births, diagnostics), ``CallLedger`` (counts, the Google cap, Open-Meteo pacing),
 /// ``DeviceCommandState`` (device outputs), ``ShardHandover``, ``ImagePipeline`` (images and
-/// uploads); ``CommandIntent`` routes a command message. Fetch planning and the sinks' views
-/// are still its own.
+/// uploads), ``FetchTracker`` (fetches in flight and the stuck-fetch watchdog, whose deadline
+/// the wake finds in its pass over the locations); ``CommandIntent`` routes a command message.
+/// Which fetches are due and what each asks for (the schedules, in ``LocationRuntime``'s
+/// per-source slots) and the sinks' views are still its own.
 struct DaemonState {
     /// Largest payload of any message the agent subscribes to (commands, births, device status,
     /// and a shard's own retained topics it watches at a handover, whose discovery configs run to
@@ -190,10 +143,8 @@ struct DaemonState {
     /// saved (CallLedger.swift).
     var calls: CallLedger
     private(set) var diagnostics = DiagnosticsCounters()
-    /// Fetches asked for and not reported back yet.
-    private(set) var inFlight = FetchesInFlight()
-    /// The earliest deadline of a fetch in flight, as the last wake found it.
-    private var nextStuckCheck: Int64 = .max
+    /// Fetches asked for and not reported back yet, and the watchdog (FetchTracker.swift).
+    private(set) var fetches = FetchTracker()
     /// The connection, Home Assistant's births and the diagnostics cadence (Presence.swift).
     private(set) var presence: Presence
     /// The wake last asked for: a completion handled at or after it also does the tick's work
@@ -284,8 +235,8 @@ struct DaemonState {
                 actions += timeEdges(at: time)
             }
             // The published set (and the call counts) are saved once the last fetch in flight is done.
-            actions.append(.flush(persist: inFlight.isEmpty))
-            if inFlight.isEmpty { actions += callCountStore(now: now, force: true) }
+            actions.append(.flush(persist: fetches.isIdle))
+            if fetches.isIdle { actions += callCountStore(now: now, force: true) }
             actions.append(wake(now: now))
         case .mqtt(.connected):
             actions += perform(presence.handle(.connected, now: now, random: &random), at: time)
@@ -448,12 +399,12 @@ struct DaemonState {
     /// (scanning every location after each of a cycle's N events made it O(N²)).
     private mutating func startDueFetches(now: Int64, changed: Int? = nil) -> [DaemonAction] {
         var actions: [DaemonAction] = []
-        let wasIdle = inFlight.isEmpty
+        let wasIdle = fetches.isIdle
         let scanned = changed.flatMap { now < wakeAt ? $0..<($0 + 1) : nil } ?? locations.indices
         for index in scanned {
             for kind in SourceKind.allCases where enabled(kind) {
                 let key = FetchKey(location: index, kind: kind)
-                guard schedule(key).isDue(at: now), !inFlight.contains(key) else { continue }
+                guard schedule(key).isDue(at: now), !fetches.inFlight.contains(key) else { continue }
                 if let deferred = pace(key, now: now) {
                     actions += deferred
                     continue
@@ -461,7 +412,7 @@ struct DaemonState {
                 let (request, notes) = begin(key, now: now)
                 actions += notes
                 if let request {
-                    inFlight.insert(key, deadline: FetchSchedule.sum(now, Self.stuckFetchLimit))
+                    fetches.started(key, now: now)
                     actions.append(.fetch(key, request))
                 }
             }
@@ -476,54 +427,38 @@ struct DaemonState {
     /// started (`auto` falls back to Open-Meteo at once when Google rejects the key) and the
     /// sinks it feeds rebuilt.
     private mutating func complete(_ key: FetchKey, _ outcome: FetchOutcome, now: Int64) -> [DaemonAction] {
-        inFlight.remove(key)
+        fetches.finished(key)
         var actions = apply(key, outcome, now: now)
         actions += startDueFetches(now: now, changed: key.location)
         actions += scopeActions(now: now, only: key.location, kind: key.kind)
         return actions
     }
 
-    /// How long a fetch may be in flight before the watchdog declares it stuck: the longest
-    /// fetch is two requests of curl's 30 s total timeout each, and a request may first wait
-    /// for one of `http.max_concurrent` slots behind others. A fetch still unanswered then was
-    /// lost on the way (issue 30: an HTTP driver that slept with queued requests left fetches
-    /// in flight for an hour, and nothing retried them).
-    static let stuckFetchLimit = FetchSchedule.inFlightLimit
-
-    /// The watchdog: every fetch in flight past its deadline is logged as stuck, counted
-    /// (`fetches.<source>.stuck` in `<p>/diagnostics`, `breeze_fetches_stuck_total` in
-    /// `/metrics`), cancelled, and applied as a failed fetch, so its data turns stale and it is
-    /// retried on the failure backoff like any other failure. Cheap when nothing is due: the
-    /// wake found the earliest deadline.
+    /// The watchdog's stuck fetches (``FetchTracker/abandonStuck(now:)``): each is logged as
+    /// stuck, counted (`fetches.<source>.stuck` in `<p>/diagnostics`, `breeze_fetches_stuck_total`
+    /// in `/metrics`), cancelled, and applied as a failed fetch, so its data turns stale and it
+    /// is retried on the failure backoff like any other failure.
     mutating func abandonStuckFetches(now: Int64) -> [DaemonAction] {
-        guard !inFlight.isEmpty, now >= nextStuckCheck else { return [] }
         var actions: [DaemonAction] = []
-        for index in locations.indices {
-            for kind in SourceKind.allCases {
-                let key = FetchKey(location: index, kind: kind)
-                let deadline = inFlight.deadline(key)
-                guard now >= deadline else { continue }
-                let waited = now - deadline + Self.stuckFetchLimit
-                let message = "stuck: no answer after \(waited) s, cancelled"
-                let outcome: FetchOutcome
-                if kind != .pollen { diagnostics.stuck(kind.traits.diagnosticsKey) }
-                switch kind {
-                case .pollen:
-                    let source = config.pollen.source(googleRejected: locations[index].googleRejected)
-                    diagnostics.stuck(source.diagnosticsKey)
-                    outcome = .pollen(.init(source: source, outcome: .failed(message: message), fetchedAt: now))
-                case .climate:
-                    outcome = .climate(.failed(message: message, retryAfter: nil))
-                case .stripes:
-                    outcome = .stripes(.failed(message: message, retryAfter: nil))
-                case .air:
-                    outcome = .air(.init(outcome: .failed(message: message), fetchedAt: now))
-                }
-                actions.append(.abandonFetch(key))
-                actions += complete(key, outcome, now: now)
+        for case .abandon(let key, let message) in fetches.abandonStuck(now: now) {
+            let index = key.location
+            let outcome: FetchOutcome
+            if key.kind != .pollen { diagnostics.stuck(key.kind.traits.diagnosticsKey) }
+            switch key.kind {
+            case .pollen:
+                let source = config.pollen.source(googleRejected: locations[index].googleRejected)
+                diagnostics.stuck(source.diagnosticsKey)
+                outcome = .pollen(.init(source: source, outcome: .failed(message: message), fetchedAt: now))
+            case .climate:
+                outcome = .climate(.failed(message: message, retryAfter: nil))
+            case .stripes:
+                outcome = .stripes(.failed(message: message, retryAfter: nil))
+            case .air:
+                outcome = .air(.init(outcome: .failed(message: message), fetchedAt: now))
             }
+            actions.append(.abandonFetch(key))
+            actions += complete(key, outcome, now: now)
         }
-        nextStuckCheck = .max
         return actions
     }
 
@@ -917,7 +852,9 @@ struct DaemonState {
         // Calling a method on an element copied the whole location (retains and releases: 5–8 %
         // of a 1,000-location cycle in perf), and working out the edges from the time zone each
         // time cost as much again; the content edge is the one found at the last build.
-        let (pollen, climate, air, busy) = (config.pollen.enabled, config.climate.enabled, config.air.enabled, inFlight)
+        let (pollen, climate, air, busy) = (
+            config.pollen.enabled, config.climate.enabled, config.air.enabled, fetches.inFlight
+        )
         var stuckCheck = Int64.max
         func due(_ index: Int, _ kind: SourceKind, _ enabled: Bool, _ at: Int64) -> Int64 {
             guard enabled else { return .max }
@@ -940,7 +877,7 @@ struct DaemonState {
             }
         }
         wakeAt = wake
-        nextStuckCheck = stuckCheck
+        fetches.woke(earliestDeadline: stuckCheck)
         return .wake(at: wake)
     }
 
