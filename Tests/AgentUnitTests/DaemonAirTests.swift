@@ -80,7 +80,7 @@ struct DaemonAirTests {
         #expect(air["breeze/home/air/european_aqi/value"] == "21")  // the stored data's 11:00 hour
         #expect(air["breeze/home/air/updated_at"] == UTCTimestamp.rfc3339(unixSeconds: now))
         #expect(T.logs(actions, .warning).contains { $0.hasPrefix("air[home]: fetch failed: HTTP 500; retry in") })
-        #expect(state.locations[0].airSchedule.nextDue > later)
+        #expect(state.locations[0].schedules.air.nextDue > later)
     }
 
     @Test func storedAirIsPublishedAtStartWithoutAFetch() throws {
@@ -116,11 +116,11 @@ struct DaemonAirTests {
         let lateEvening = T.t0 + 13 * 3600 + 40 * 60  // 23:40 UTC
         _ = state.handle(.fetched(Self.airKey, Self.airOK(lateEvening)), at: T.at(lateEvening))
         let midnight = T.t0 + 14 * 3600
-        let due = state.locations[0].airSchedule.nextDue
+        let due = state.locations[0].schedules.air.nextDue
         #expect(due >= midnight && due < midnight + 120)
         // A tick after that time starts the fetch (or it is already running).
         let actions = state.handle(.tick, at: T.at(midnight + 3600 + 200))
-        #expect(T.fetches(actions).contains(Self.airKey) || state.inFlight.contains(Self.airKey))
+        #expect(T.fetches(actions).contains(Self.airKey) || state.fetches.inFlight.contains(Self.airKey))
     }
 
     @Test func refreshFetchesAirToo() throws {

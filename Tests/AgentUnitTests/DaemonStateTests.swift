@@ -213,7 +213,7 @@ struct DaemonStateTests {
         #expect((60...75).contains(steps[0]))
         #expect((120...150).contains(steps[1]))
         #expect((240...300).contains(steps[2]))
-        #expect(state.locations[0].pollenStale)
+        #expect(state.locations[0].stale.pollen)
         // Old data stays, marked stale; the topics say so.
         let scopes = Self.scopes(state.scopeActions(now: now))
         #expect(scopes[0].tree?["breeze/home/pollen/stale"] == "true")

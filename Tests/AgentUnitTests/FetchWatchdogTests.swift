@@ -39,15 +39,15 @@ struct FetchWatchdogTests {
         #expect(T.wake(done) == T.t0 + Presence.diagnosticsInterval)
         let diagnosticsTick = state.handle(.tick, at: T.at(T.t0 + Presence.diagnosticsInterval))
         #expect(Self.abandoned(diagnosticsTick).isEmpty)
-        let deadline = started + DaemonState.stuckFetchLimit
+        let deadline = started + FetchTracker.stuckLimit
         #expect(T.wake(diagnosticsTick) == deadline)
-        #expect(state.inFlight.contains(T.pollenKey))
+        #expect(state.fetches.inFlight.contains(T.pollenKey))
 
         // One second before the deadline nothing is given up.
         #expect(Self.abandoned(state.handle(.tick, at: T.at(deadline - 1))).isEmpty)
         let tick = state.handle(.tick, at: T.at(deadline))
         #expect(Self.abandoned(tick) == [T.pollenKey])
-        #expect(!state.inFlight.contains(T.pollenKey) && state.inFlight.isEmpty)
+        #expect(!state.fetches.inFlight.contains(T.pollenKey) && state.fetches.inFlight.isEmpty)
         let warnings = T.logs(tick, .warning)
         #expect(
             warnings.contains {
@@ -72,10 +72,10 @@ struct FetchWatchdogTests {
         // The retry is a fresh fetch with a deadline of its own, and its answer is applied.
         let retry = state.handle(.tick, at: T.at(retryAt))
         #expect(T.fetches(retry) == [T.pollenKey])
-        #expect(state.inFlight.deadline(T.pollenKey) == retryAt + DaemonState.stuckFetchLimit)
+        #expect(state.fetches.inFlight.deadline(T.pollenKey) == retryAt + FetchTracker.stuckLimit)
         let answered = state.handle(.fetched(T.pollenKey, T.pollenOK(retryAt + 1)), at: T.at(retryAt + 1))
         #expect(Self.pollenStale(answered) == "false")
-        #expect(state.inFlight.isEmpty)
+        #expect(state.fetches.inFlight.isEmpty)
     }
 
     @Test func aStuckFetchTurnsKeptDataStale() throws {
@@ -87,7 +87,7 @@ struct FetchWatchdogTests {
         // The next pollen fetch (6 h later) is started and never answers.
         let due = state.schedule(T.pollenKey).nextDue
         #expect(T.fetches(state.handle(.tick, at: T.at(due))) == [T.pollenKey])
-        let tick = state.handle(.tick, at: T.at(due + DaemonState.stuckFetchLimit))
+        let tick = state.handle(.tick, at: T.at(due + FetchTracker.stuckLimit))
         #expect(Self.abandoned(tick) == [T.pollenKey])
         // The last good values stay, marked stale, as after any failed fetch (SPEC §5).
         let tree = try #require(T.scopes(tick).first { $0.prefix == "breeze/home/pollen" }?.tree)
@@ -97,7 +97,7 @@ struct FetchWatchdogTests {
 
     @Test func aCompletionBeforeTheDeadlineLeavesNothingToAbandon() throws {
         var (state, _) = T.started(try T.config())
-        let deadline = T.t0 + 6 + DaemonState.stuckFetchLimit
+        let deadline = T.t0 + 6 + FetchTracker.stuckLimit
         _ = state.handle(.fetched(T.pollenKey, T.pollenFailed(deadline - 1)), at: T.at(deadline - 1))
         _ = state.handle(.fetched(T.climateKey, try T.climateOK(deadline - 1)), at: T.at(deadline - 1))
         _ = state.handle(.fetched(T.stripesKey, try T.stripesOK(deadline - 1)), at: T.at(deadline - 1))
@@ -122,7 +122,7 @@ struct FetchWatchdogTests {
         let first = state.handle(.tick, at: T.at(started))
         let keys = T.fetches(first)
         #expect(Set(keys).count == ids.count * 3)
-        #expect(state.inFlight.count == keys.count)
+        #expect(state.fetches.inFlight.count == keys.count)
         // All of them are refused in the same second.
         let refused = "Couldn't connect to server: Failed to connect to 127.0.0.1 port 9: Connection refused"
         var now = started + 1
@@ -139,7 +139,7 @@ struct FetchWatchdogTests {
             // None is retried at once.
             #expect(T.fetches(actions).isEmpty)
         }
-        #expect(state.inFlight.isEmpty)
+        #expect(state.fetches.inFlight.isEmpty)
         for key in keys { #expect((now + 60...now + 75).contains(state.schedule(key).nextDue), "\(key)") }
         // The backoff over, every one is fetched again, and nothing was declared stuck.
         now += 75

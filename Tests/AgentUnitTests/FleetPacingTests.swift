@@ -38,7 +38,7 @@ struct FleetPacingTests {
         #expect(DaemonState.firstFetchSpread(locations: 100_000) == 90)
         var state = T.machine(try Self.openMeteoPollen(1000))
         _ = state.start(at: T.at(T.t0))
-        let dues = state.locations.map(\.pollenSchedule.nextDue)
+        let dues = state.locations.map(\.schedules.pollen.nextDue)
         #expect(dues.allSatisfy { (T.t0...T.t0 + 60).contains($0) })
         // Spread, not bunched: every 10 s slice of the minute gets some.
         let slices = Set(dues.map { ($0 - T.t0) / 10 })
@@ -51,10 +51,12 @@ struct FleetPacingTests {
         _ = state.start(at: T.at(T.t0))
         let first = T.fetches(state.handle(.tick, at: T.at(T.t0 + 61)))
         #expect(first.count == 600)
-        let waiting = state.locations.indices.filter { !state.inFlight.contains(.init(location: $0, kind: .pollen)) }
+        let waiting = state.locations.indices.filter {
+            !state.fetches.inFlight.contains(.init(location: $0, kind: .pollen))
+        }
         #expect(waiting.count == 400)
         for index in waiting {
-            #expect((T.t0 + 120..<T.t0 + 140).contains(state.locations[index].pollenSchedule.nextDue))
+            #expect((T.t0 + 120..<T.t0 + 140).contains(state.locations[index].schedules.pollen.nextDue))
         }
         // The wake is the next window, not now (no busy loop while requests wait).
         let next = T.fetches(state.handle(.tick, at: T.at(T.t0 + 140)))
@@ -106,8 +108,8 @@ struct FleetPacingTests {
         let actions = state.start(at: T.at(T.t0))
         let warnings = T.logs(actions, .warning).filter { $0.contains("stretching pollen.interval") }
         #expect(warnings.count == 1)
-        #expect(state.locations.allSatisfy { $0.pollenSchedule.interval == pollen })
-        #expect(state.locations.allSatisfy { $0.airSchedule.interval == stretch.airInterval })
+        #expect(state.locations.allSatisfy { $0.schedules.pollen.interval == pollen })
+        #expect(state.locations.allSatisfy { $0.schedules.air.interval == stretch.airInterval })
         // check-config says the same.
         #expect(renderOpenMeteoBudget(config).contains("the agent paces these requests: "))
 
@@ -136,7 +138,7 @@ struct FleetPacingTests {
                 .fetched(.init(location: index, kind: .pollen), T.pollenOK(T.t0 + 10)), at: T.at(T.t0 + 10))
             saves += done.filter { if case .store(.callCounts) = $0 { true } else { false } }.count
         }
-        #expect(state.inFlight.isEmpty)
+        #expect(state.fetches.inFlight.isEmpty)
         #expect(saves == 0)  // nothing was counted since the save at the start of the batch
         // A refresh of one location starts from idle: saved at once, with the new count.
         let refresh = state.handle(T.message("breeze/loc7/refresh", "now"), at: T.at(T.t0 + 400))

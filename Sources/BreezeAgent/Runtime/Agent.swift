@@ -102,7 +102,8 @@ final class Agent {
                     }
                 }
             }
-            if config.climate.enabled, let stored = store.response(location: id, source: "climate"),
+            if config.climate.enabled,
+                let stored = store.response(location: id, source: SourceKind.climate.traits.storeName),
                 let bodies = try? JSONDecoderShim.decode(ClimateBodies.self, stored.body),
                 let date = CivilDate(iso: bodies.date)
             {
@@ -114,7 +115,7 @@ final class Agent {
                     log.info("climate[\(id)]: restored data for \(date)")
                 }
             }
-            if config.air.enabled, let stored = store.response(location: id, source: DaemonState.airStoreName) {
+            if config.air.enabled, let stored = store.response(location: id, source: SourceKind.air.traits.storeName) {
                 let result = AirFetcher.interpret(
                     FetchedResponse(status: 200, body: Array(stored.body.utf8)), fetchedAt: stored.fetchedAt)
                 if case .report(let report) = result.outcome {
@@ -132,7 +133,8 @@ final class Agent {
     /// them again weighs ≈ 120 of Open-Meteo's calls (the daily check refetches when due).
     func restoreStoredStripes(_ index: Int) {
         let id = state.locations[index].config.id
-        guard config.climate.enabled, let stored = store.response(location: id, source: Self.stripesStoreName)
+        guard config.climate.enabled,
+            let stored = store.response(location: id, source: SourceKind.stripes.traits.storeName)
         else { return }
         if let tallies = try? JSONDecoderShim.decode(StoredStripes.self, stored.body),
             let data = tallies.data(fetchedAt: stored.fetchedAt)
@@ -209,12 +211,15 @@ final class Agent {
             store.saveResponse(response, location: location, source: source)
         case .climateResponse(let bodies, let fetchedAt, let location):
             if let json = try? JSONEncoderShim.encode(bodies) {
-                store.saveResponse(.init(fetchedAt: fetchedAt, body: json), location: location, source: "climate")
+                store.saveResponse(
+                    .init(fetchedAt: fetchedAt, body: json), location: location,
+                    source: SourceKind.climate.traits.storeName)
             }
         case .stripesResponse(let stripes, let fetchedAt, let location):
             if let json = try? JSONEncoderShim.encode(stripes) {
                 store.saveResponse(
-                    .init(fetchedAt: fetchedAt, body: json), location: location, source: Self.stripesStoreName)
+                    .init(fetchedAt: fetchedAt, body: json), location: location,
+                    source: SourceKind.stripes.traits.storeName)
             }
         case .removeResponse(let location, let source):
             store.removeResponse(location: location, source: source)
@@ -224,9 +229,6 @@ final class Agent {
             store.saveUnit(unit, for: location)
         }
     }
-
-    /// `responses/<loc>.stripes.json`.
-    static let stripesStoreName = "stripes"
 
     /// Sets every sink's scopes of every location on the publisher (`once`; the daemon does it
     /// through its actions).

@@ -55,28 +55,29 @@ extension DaemonState {
     /// (stripes not due).
     func openMeteoRequest(_ key: FetchKey, now: Int64) -> CallLedger.OpenMeteoRequest? {
         let index = key.location
+        let weight: OpenMeteoCallWeight
+        var requests = 1
         switch key.kind {
         case .pollen:
             guard config.pollen.source(googleRejected: locations[index].googleRejected) == .openMeteo else {
                 return nil
             }
-            return .init(source: "pollen", endpoint: config.endpoints.airQuality, weight: OpenMeteoBudget.pollenRequest)
+            weight = OpenMeteoBudget.pollenRequest
         case .air:
-            return .init(source: "air", endpoint: config.endpoints.airQuality, weight: AirQualityRequest.weight)
+            weight = AirQualityRequest.weight
         case .climate:
             let years = ClimateRequestPlan.points(today: locations[index].today(at: now), years: config.climate.years)
                 .filter { $0.source == .archive }.count
-            return .init(
-                source: "climate", endpoint: config.endpoints.climateArchive,
-                weight: OpenMeteoCallWeight.request(variables: 1, rangesOfDays: Array(repeating: 1, count: years))
-                    + .calls(1),
-                requests: years > 0 ? 2 : 1)
+            weight =
+                OpenMeteoCallWeight.request(variables: 1, rangesOfDays: Array(repeating: 1, count: years)) + .calls(1)
+            requests = years > 0 ? 2 : 1
         case .stripes:
             guard let (firstYear, lastYear) = stripesYears(index, now: now) else { return nil }
-            return .init(
-                source: "stripes", endpoint: config.endpoints.climateArchive,
-                weight: StripesRequest.weight(firstYear: firstYear, lastYear: lastYear))
+            weight = StripesRequest.weight(firstYear: firstYear, lastYear: lastYear)
         }
+        return .init(
+            source: key.kind.rawValue, endpoint: key.kind.traits.endpoint.url(in: config.endpoints), weight: weight,
+            requests: requests)
     }
 
     /// The years the stripes request of location `index` would ask for now; nil when it is not
@@ -102,17 +103,8 @@ extension DaemonState {
         else { return nil }
         let spread: Int64 = retry - now > 3600 ? 600 : 20
         let at = retry + Int64.random(in: 0..<spread, using: &random)
-        setDue(key, at: at)
+        locations[key.location].schedules[key.kind].due(at: at)
         return perform(notes)
-    }
-
-    private mutating func setDue(_ key: FetchKey, at time: Int64) {
-        switch key.kind {
-        case .pollen: locations[key.location].pollenSchedule.due(at: time)
-        case .climate: locations[key.location].climateSchedule.due(at: time)
-        case .stripes: locations[key.location].stripesSchedule.due(at: time)
-        case .air: locations[key.location].airSchedule.due(at: time)
-        }
     }
 
     // MARK: stretching the intervals
@@ -125,8 +117,8 @@ extension DaemonState {
         calls.regularDailyLoad = stretch?.after ?? config.openMeteoBudget.dailyTotal
         guard let stretch else { return [] }
         for index in locations.indices {
-            if let pollen = stretch.pollenInterval { locations[index].pollenSchedule.interval = pollen }
-            if let air = stretch.airInterval { locations[index].airSchedule.interval = air }
+            if let pollen = stretch.pollenInterval { locations[index].schedules.pollen.interval = pollen }
+            if let air = stretch.airInterval { locations[index].schedules.air.interval = air }
         }
         return [.log(.warning, "open-meteo: " + stretch.summary)]
     }

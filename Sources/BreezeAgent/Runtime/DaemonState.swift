@@ -16,75 +16,6 @@ import BreezeMQTT
     import Glibc
 #endif
 
-/// Which data a fetch brings.
-enum SourceKind: String, Sendable, Hashable, CaseIterable {
-    /// `stripes`: the warming stripes' yearly archive request (SPEC §9.1), on with climate.
-    case pollen, climate, stripes, air
-}
-
-/// One source of one location: what a schedule, a fetch in flight and a completion are keyed by.
-struct FetchKey: Hashable, Sendable {
-    /// The location's index in the config.
-    let location: Int
-    let kind: SourceKind
-}
-
-/// The fetches in flight: one bit per source of each location, so the checks made for every
-/// location after every event are an array read, not a hash (a `Set<FetchKey>` was 6–8 % of a
-/// 1,000-location refresh cycle in perf), and each one's deadline, by which it has answered or
-/// is declared stuck (the watchdog, ``DaemonState/abandonStuckFetches(now:)``).
-struct FetchesInFlight: Sendable {
-    private var bits: [UInt8] = []
-    /// Four per location, in ``SourceKind`` order; meaningful only where the bit is set.
-    private var deadlines: [Int64] = []
-    private(set) var count = 0
-
-    var isEmpty: Bool { count == 0 }
-
-    private static func mask(_ kind: SourceKind) -> UInt8 {
-        switch kind {
-        case .pollen: return 1
-        case .climate: return 2
-        case .stripes: return 4
-        case .air: return 8
-        }
-    }
-
-    private static func slot(_ key: FetchKey) -> Int {
-        switch key.kind {
-        case .pollen: return key.location * 4
-        case .climate: return key.location * 4 + 1
-        case .stripes: return key.location * 4 + 2
-        case .air: return key.location * 4 + 3
-        }
-    }
-
-    func contains(_ key: FetchKey) -> Bool {
-        key.location >= 0 && key.location < bits.count && bits[key.location] & Self.mask(key.kind) != 0
-    }
-
-    /// When `key`, in flight, is declared stuck; `.max` when it is not in flight.
-    func deadline(_ key: FetchKey) -> Int64 { contains(key) ? deadlines[Self.slot(key)] : .max }
-
-    mutating func insert(_ key: FetchKey, deadline: Int64) {
-        guard key.location >= 0 else { return }
-        if key.location >= bits.count {
-            bits += repeatElement(0, count: key.location + 1 - bits.count)
-            deadlines += repeatElement(.max, count: bits.count * 4 - deadlines.count)
-        }
-        deadlines[Self.slot(key)] = deadline
-        guard bits[key.location] & Self.mask(key.kind) == 0 else { return }
-        bits[key.location] |= Self.mask(key.kind)
-        count += 1
-    }
-
-    mutating func remove(_ key: FetchKey) {
-        guard contains(key) else { return }
-        bits[key.location] &= ~Self.mask(key.kind)
-        count -= 1
-    }
-}
-
 /// A fetch the loop is asked to run; everything it needs is in the value.
 enum FetchRequest: Sendable {
     case pollen(LocationConfig, PollenSource, now: Int64)
@@ -191,8 +122,10 @@ enum DaemonAction: Sendable {
 /// own deadlines, whose minimum its one ``wake(now:)`` takes: ``Presence`` (the connection,
 /// births, diagnostics), ``CallLedger`` (counts, the Google cap, Open-Meteo pacing),
 /// ``DeviceCommandState`` (device outputs), ``ShardHandover``, ``ImagePipeline`` (images and
-/// uploads); ``CommandIntent`` routes a command message. Fetch planning and the sinks' views
-/// are still its own.
+/// uploads), ``FetchTracker`` (fetches in flight and the stuck-fetch watchdog, whose deadline
+/// the wake finds in its pass over the locations); ``CommandIntent`` routes a command message.
+/// Which fetches are due and what each asks for (the schedules, in ``LocationRuntime``'s
+/// per-source slots) and the sinks' views are still its own.
 struct DaemonState {
     /// Largest payload of any message the agent subscribes to (commands, births, device status,
     /// and a shard's own retained topics it watches at a handover, whose discovery configs run to
@@ -210,10 +143,8 @@ struct DaemonState {
     /// saved (CallLedger.swift).
     var calls: CallLedger
     private(set) var diagnostics = DiagnosticsCounters()
-    /// Fetches asked for and not reported back yet.
-    private(set) var inFlight = FetchesInFlight()
-    /// The earliest deadline of a fetch in flight, as the last wake found it.
-    private var nextStuckCheck: Int64 = .max
+    /// Fetches asked for and not reported back yet, and the watchdog (FetchTracker.swift).
+    private(set) var fetches = FetchTracker()
     /// The connection, Home Assistant's births and the diagnostics cadence (Presence.swift).
     private(set) var presence: Presence
     /// The wake last asked for: a completion handled at or after it also does the tick's work
@@ -268,17 +199,8 @@ struct DaemonState {
         let stretched = stretchOpenMeteoIntervals()
         let spread = firstFetchSpread
         for index in locations.indices {
-            if locations[index].pollenSchedule.nextDue == 0 {
-                locations[index].pollenSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
-            }
-            if locations[index].climateSchedule.nextDue == 0 {
-                locations[index].climateSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
-            }
-            if locations[index].stripesSchedule.nextDue == 0 {
-                locations[index].stripesSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
-            }
-            if locations[index].airSchedule.nextDue == 0 {
-                locations[index].airSchedule.due(at: time.now + Int64.random(in: 0...spread, using: &random))
+            for kind in SourceKind.allCases where locations[index].schedules[kind].nextDue == 0 {
+                locations[index].schedules[kind].due(at: time.now + Int64.random(in: 0...spread, using: &random))
             }
         }
         _ = presence.handle(.started, now: time.now, random: &random)
@@ -313,8 +235,8 @@ struct DaemonState {
                 actions += timeEdges(at: time)
             }
             // The published set (and the call counts) are saved once the last fetch in flight is done.
-            actions.append(.flush(persist: inFlight.isEmpty))
-            if inFlight.isEmpty { actions += callCountStore(now: now, force: true) }
+            actions.append(.flush(persist: fetches.isIdle))
+            if fetches.isIdle { actions += callCountStore(now: now, force: true) }
             actions.append(wake(now: now))
         case .mqtt(.connected):
             actions += perform(presence.handle(.connected, now: now, random: &random), at: time)
@@ -441,16 +363,16 @@ struct DaemonState {
 
     /// A `refresh` command: each source of the location fetched now unless within its cooldown.
     private mutating func refresh(_ index: Int, id: String, now: Int64) -> [DaemonAction] {
-        let pollen = config.pollen.enabled && locations[index].pollenSchedule.refresh(at: now)
-        let climate = config.climate.enabled && locations[index].climateSchedule.refresh(at: now)
+        let pollen = config.pollen.enabled && locations[index].schedules.pollen.refresh(at: now)
+        let climate = config.climate.enabled && locations[index].schedules.climate.refresh(at: now)
         // Air follows a refresh too (its own schedule, pollen's cooldown); not part of the log line's
         // pollen/climate verdict, which the fleet tooling greps.
-        let air = config.air.enabled && locations[index].airSchedule.refresh(at: now)
+        let air = config.air.enabled && locations[index].schedules.air.refresh(at: now)
         var actions: [DaemonAction] = []
         // A flood of refused refreshes (a stuck automation) logs one line per cooldown
         // window, not one per message (SPEC §12).
         let window = min(
-            locations[index].pollenSchedule.refreshCooldown, locations[index].climateSchedule.refreshCooldown)
+            locations[index].schedules.pollen.refreshCooldown, locations[index].schedules.climate.refreshCooldown)
         if pollen || climate
             || locations[index].refreshSkipLoggedAt.map({ FetchSchedule.sum($0, window) <= now })
                 ?? true
@@ -477,12 +399,12 @@ struct DaemonState {
     /// (scanning every location after each of a cycle's N events made it O(N²)).
     private mutating func startDueFetches(now: Int64, changed: Int? = nil) -> [DaemonAction] {
         var actions: [DaemonAction] = []
-        let wasIdle = inFlight.isEmpty
+        let wasIdle = fetches.isIdle
         let scanned = changed.flatMap { now < wakeAt ? $0..<($0 + 1) : nil } ?? locations.indices
         for index in scanned {
             for kind in SourceKind.allCases where enabled(kind) {
                 let key = FetchKey(location: index, kind: kind)
-                guard schedule(key).isDue(at: now), !inFlight.contains(key) else { continue }
+                guard schedule(key).isDue(at: now), !fetches.inFlight.contains(key) else { continue }
                 if let deferred = pace(key, now: now) {
                     actions += deferred
                     continue
@@ -490,7 +412,7 @@ struct DaemonState {
                 let (request, notes) = begin(key, now: now)
                 actions += notes
                 if let request {
-                    inFlight.insert(key, deadline: FetchSchedule.sum(now, Self.stuckFetchLimit))
+                    fetches.started(key, now: now)
                     actions.append(.fetch(key, request))
                 }
             }
@@ -505,67 +427,42 @@ struct DaemonState {
     /// started (`auto` falls back to Open-Meteo at once when Google rejects the key) and the
     /// sinks it feeds rebuilt.
     private mutating func complete(_ key: FetchKey, _ outcome: FetchOutcome, now: Int64) -> [DaemonAction] {
-        inFlight.remove(key)
+        fetches.finished(key)
         var actions = apply(key, outcome, now: now)
         actions += startDueFetches(now: now, changed: key.location)
         actions += scopeActions(now: now, only: key.location, kind: key.kind)
         return actions
     }
 
-    /// How long a fetch may be in flight before the watchdog declares it stuck: the longest
-    /// fetch is two requests of curl's 30 s total timeout each, and a request may first wait
-    /// for one of `http.max_concurrent` slots behind others. A fetch still unanswered then was
-    /// lost on the way (issue 30: an HTTP driver that slept with queued requests left fetches
-    /// in flight for an hour, and nothing retried them).
-    static let stuckFetchLimit = FetchSchedule.inFlightLimit
-
-    /// The watchdog: every fetch in flight past its deadline is logged as stuck, counted
-    /// (`fetches.<source>.stuck` in `<p>/diagnostics`, `breeze_fetches_stuck_total` in
-    /// `/metrics`), cancelled, and applied as a failed fetch, so its data turns stale and it is
-    /// retried on the failure backoff like any other failure. Cheap when nothing is due: the
-    /// wake found the earliest deadline.
+    /// The watchdog's stuck fetches (``FetchTracker/abandonStuck(now:)``): each is logged as
+    /// stuck, counted (`fetches.<source>.stuck` in `<p>/diagnostics`, `breeze_fetches_stuck_total`
+    /// in `/metrics`), cancelled, and applied as a failed fetch, so its data turns stale and it
+    /// is retried on the failure backoff like any other failure.
     mutating func abandonStuckFetches(now: Int64) -> [DaemonAction] {
-        guard !inFlight.isEmpty, now >= nextStuckCheck else { return [] }
         var actions: [DaemonAction] = []
-        for index in locations.indices {
-            for kind in SourceKind.allCases {
-                let key = FetchKey(location: index, kind: kind)
-                let deadline = inFlight.deadline(key)
-                guard now >= deadline else { continue }
-                let waited = now - deadline + Self.stuckFetchLimit
-                let message = "stuck: no answer after \(waited) s, cancelled"
-                let outcome: FetchOutcome
-                switch kind {
-                case .pollen:
-                    let source = config.pollen.source(googleRejected: locations[index].googleRejected)
-                    diagnostics.stuck(source.diagnosticsKey)
-                    outcome = .pollen(.init(source: source, outcome: .failed(message: message), fetchedAt: now))
-                case .climate:
-                    diagnostics.stuck(Self.climateDiagnosticsKey)
-                    outcome = .climate(.failed(message: message, retryAfter: nil))
-                case .stripes:
-                    diagnostics.stuck(Self.stripesDiagnosticsKey)
-                    outcome = .stripes(.failed(message: message, retryAfter: nil))
-                case .air:
-                    diagnostics.stuck(Self.airDiagnosticsKey)
-                    outcome = .air(.init(outcome: .failed(message: message), fetchedAt: now))
-                }
-                actions.append(.abandonFetch(key))
-                actions += complete(key, outcome, now: now)
+        for case .abandon(let key, let message) in fetches.abandonStuck(now: now) {
+            let index = key.location
+            let outcome: FetchOutcome
+            if key.kind != .pollen { diagnostics.stuck(key.kind.traits.diagnosticsKey) }
+            switch key.kind {
+            case .pollen:
+                let source = config.pollen.source(googleRejected: locations[index].googleRejected)
+                diagnostics.stuck(source.diagnosticsKey)
+                outcome = .pollen(.init(source: source, outcome: .failed(message: message), fetchedAt: now))
+            case .climate:
+                outcome = .climate(.failed(message: message, retryAfter: nil))
+            case .stripes:
+                outcome = .stripes(.failed(message: message, retryAfter: nil))
+            case .air:
+                outcome = .air(.init(outcome: .failed(message: message), fetchedAt: now))
             }
+            actions.append(.abandonFetch(key))
+            actions += complete(key, outcome, now: now)
         }
-        nextStuckCheck = .max
         return actions
     }
 
-    func schedule(_ key: FetchKey) -> FetchSchedule {
-        switch key.kind {
-        case .pollen: return locations[key.location].pollenSchedule
-        case .climate: return locations[key.location].climateSchedule
-        case .stripes: return locations[key.location].stripesSchedule
-        case .air: return locations[key.location].airSchedule
-        }
-    }
+    func schedule(_ key: FetchKey) -> FetchSchedule { locations[key.location].schedules[key.kind] }
 
     /// Prepares a fetch: picks the pollen source, applies the daily Google cap (nil when capped,
     /// with the source due again after local midnight), counts the call and marks it started.
@@ -586,25 +483,25 @@ struct DaemonState {
                             ))
                         locations[index].pollenNotice = .dailyCap
                     }
-                    locations[index].pollenSchedule.due(at: locations[index].nextMidnight(after: now))
+                    locations[index].schedules.pollen.due(at: locations[index].nextMidnight(after: now))
                     return (nil, actions)
                 }
             }
             countCall(index, source == .google ? .google : .openMeteo, now: now)
             if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            locations[index].pollenSchedule.started(at: now)
+            locations[index].schedules.pollen.started(at: now)
             return (.pollen(location, source, now: now), actions)
         case .climate:
             countCall(index, .openMeteo, now: now)
             if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            locations[index].climateSchedule.started(at: now)
+            locations[index].schedules.climate.started(at: now)
             return (.climate(location, today: locations[index].today(at: now), now: now), actions)
         case .stripes:
             // Checked daily; fetched only when due (``stripesYears(_:now:)``).
             guard let (firstYear, lastYear) = stripesYears(index, now: now),
                 let request = openMeteoRequest(key, now: now)
             else {
-                locations[index].stripesSchedule.due(
+                locations[index].schedules.stripes.due(
                     at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
                 return (nil, [])
             }
@@ -615,12 +512,12 @@ struct DaemonState {
                     .info,
                     "stripes[\(location.id)]: fetching \(firstYear)–\(lastYear) from the archive (\(request.weight) weighted Open-Meteo calls, once a year)"
                 ))
-            locations[index].stripesSchedule.started(at: now)
+            locations[index].schedules.stripes.started(at: now)
             return (.stripes(location, firstYear: firstYear, lastYear: lastYear, now: now), actions)
         case .air:
             countCall(index, .openMeteo, now: now)
             if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            locations[index].airSchedule.started(at: now)
+            locations[index].schedules.air.started(at: now)
             return (.air(location, now: now), actions)
         }
     }
@@ -657,9 +554,9 @@ struct DaemonState {
         switch result.outcome {
         case .report(let report):
             locations[index].pollen = .report(report, fetchedAt: result.fetchedAt)
-            locations[index].pollenStale = false
+            locations[index].stale.pollen = false
             locations[index].pollenNotice = nil
-            locations[index].pollenSchedule.succeeded(at: now, jitter: random.fraction())
+            locations[index].schedules.pollen.succeeded(at: now, jitter: random.fraction())
             diagnostics.success(source.diagnosticsKey, at: now)
             // The response is stored first: nothing performed after it can lose it.
             return [
@@ -672,8 +569,8 @@ struct DaemonState {
             ]
         case .unsupportedLocation(let message):
             locations[index].pollen = .unsupported(message: message)
-            locations[index].pollenStale = false
-            locations[index].pollenSchedule.succeeded(at: now, jitter: random.fraction())
+            locations[index].stale.pollen = false
+            locations[index].schedules.pollen.succeeded(at: now, jitter: random.fraction())
             diagnostics.success(source.diagnosticsKey, at: now)
             var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
             if locations[index].pollenNotice != .unsupported {
@@ -697,7 +594,7 @@ struct DaemonState {
             diagnostics.failure(PollenSource.google.diagnosticsKey, at: now, message: message)
             if config.pollen.source == .auto {
                 locations[index].googleRejected = true
-                locations[index].pollenSchedule.due(at: now)
+                locations[index].schedules.pollen.due(at: now)
                 return [
                     .log(
                         .error,
@@ -705,8 +602,8 @@ struct DaemonState {
                     )
                 ]
             }
-            locations[index].pollenSchedule.keyRejected(at: now)
-            locations[index].pollenStale = locations[index].pollen != nil
+            locations[index].schedules.pollen.keyRejected(at: now)
+            locations[index].stale.pollen = locations[index].pollen != nil
             return [
                 .log(
                     .error,
@@ -714,8 +611,8 @@ struct DaemonState {
                 )
             ]
         case .failed(let message):
-            locations[index].pollenStale = locations[index].pollen != nil
-            let delay = locations[index].pollenSchedule.failed(
+            locations[index].stale.pollen = locations[index].pollen != nil
+            let delay = locations[index].schedules.pollen.failed(
                 at: now, retryAfter: result.retryAfter, jitter: random.fraction())
             diagnostics.failure(source.diagnosticsKey, at: now, message: message)
             return [
@@ -729,27 +626,22 @@ struct DaemonState {
         switch result {
         case .trend(let trend, let bodies, let fetchedAt):
             locations[index].climate = .init(trend: trend, fetchedAt: fetchedAt)
-            locations[index].climateStale = false
-            locations[index].climateSchedule.due(
+            locations[index].stale.climate = false
+            locations[index].schedules.climate.due(
                 at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-            diagnostics.success(Self.climateDiagnosticsKey, at: now)
+            diagnostics.success(SourceKind.climate.traits.diagnosticsKey, at: now)
             return [
                 .store(.climateResponse(bodies, fetchedAt: fetchedAt, location: id)),
                 .log(.info, "climate[\(id)]: fetched \(trend.points.count) years for \(trend.date)"),
             ]
         case .failed(let message, let retryAfter):
-            locations[index].climateStale = locations[index].climate != nil
-            let delay = locations[index].climateSchedule.failed(
+            locations[index].stale.climate = locations[index].climate != nil
+            let delay = locations[index].schedules.climate.failed(
                 at: now, retryAfter: retryAfter, jitter: random.fraction())
-            diagnostics.failure(Self.climateDiagnosticsKey, at: now, message: message)
+            diagnostics.failure(SourceKind.climate.traits.diagnosticsKey, at: now, message: message)
             return [.log(.warning, "climate[\(id)]: fetch failed: \(message); retry in \(delay) s")]
         }
     }
-
-    static let climateDiagnosticsKey = "open_meteo_climate"
-    static let airDiagnosticsKey = "open_meteo_air"
-    /// The stored air response's name in `state_dir`.
-    static let airStoreName = "air"
 
     /// Applies an air fetch (SPEC §10.1, faults as §5): a report replaces the data; a failure
     /// keeps the last good data, marks it stale and retries with backoff — nothing is cleared.
@@ -758,23 +650,23 @@ struct DaemonState {
         switch result.outcome {
         case .report(let report):
             locations[index].air = (report, result.fetchedAt)
-            locations[index].airStale = false
-            locations[index].airSchedule.succeeded(at: now, jitter: random.fraction())
+            locations[index].stale.air = false
+            locations[index].schedules.air.succeeded(at: now, jitter: random.fraction())
             dueAtMidnightAtLatest(index, now: now)
-            diagnostics.success(Self.airDiagnosticsKey, at: now)
+            diagnostics.success(SourceKind.air.traits.diagnosticsKey, at: now)
             return [
                 .store(
                     .response(
                         .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
-                        location: id, source: Self.airStoreName))
+                        location: id, source: SourceKind.air.traits.storeName))
             ] + report.warnings.map { .log(.warning, "air[\(id)]: \($0)") } + [
                 .log(.info, "air[\(id)]: fetched \(report.hours.count) hours")
             ]
         case .failed(let message):
-            locations[index].airStale = locations[index].air != nil
-            let delay = locations[index].airSchedule.failed(
+            locations[index].stale.air = locations[index].air != nil
+            let delay = locations[index].schedules.air.failed(
                 at: now, retryAfter: result.retryAfter, jitter: random.fraction())
-            diagnostics.failure(Self.airDiagnosticsKey, at: now, message: message)
+            diagnostics.failure(SourceKind.air.traits.diagnosticsKey, at: now, message: message)
             return [.log(.warning, "air[\(id)]: fetch failed: \(message); retry in \(delay) s")]
         }
     }
@@ -783,7 +675,7 @@ struct DaemonState {
     /// again when it ages out.
     mutating func restoreAir(_ index: Int, _ report: AirReport, fetchedAt: Int64) {
         locations[index].air = (report, fetchedAt)
-        locations[index].airSchedule.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
+        locations[index].schedules.air.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
         dueAtMidnightAtLatest(index, now: fetchedAt)
     }
 
@@ -792,7 +684,7 @@ struct DaemonState {
     /// show Unknown until the interval ran out.
     private mutating func dueAtMidnightAtLatest(_ index: Int, now: Int64) {
         let midnight = locations[index].nextMidnight(after: now) + Int64.random(in: 0..<120, using: &random)
-        if locations[index].airSchedule.nextDue > midnight { locations[index].airSchedule.due(at: midnight) }
+        if locations[index].schedules.air.nextDue > midnight { locations[index].schedules.air.due(at: midnight) }
     }
 
     private mutating func applyStripes(_ index: Int, _ result: StripesFetchResult, now: Int64) -> [DaemonAction] {
@@ -801,10 +693,10 @@ struct DaemonState {
         case .stripes(let data):
             locations[index].stripes = data
             // The next check is tomorrow; it fetches only when a newer year is complete.
-            locations[index].stripesSchedule.succeeded(at: now, jitter: random.fraction())
-            locations[index].stripesSchedule.due(
+            locations[index].schedules.stripes.succeeded(at: now, jitter: random.fraction())
+            locations[index].schedules.stripes.due(
                 at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-            diagnostics.success(Self.stripesDiagnosticsKey, at: now)
+            diagnostics.success(SourceKind.stripes.traits.diagnosticsKey, at: now)
             let series = data.series
             var actions: [DaemonAction] = [
                 .store(
@@ -825,30 +717,28 @@ struct DaemonState {
             }
             return actions
         case .failed(let message, let retryAfter):
-            let delay = locations[index].stripesSchedule.failed(
+            let delay = locations[index].schedules.stripes.failed(
                 at: now, retryAfter: retryAfter, jitter: random.fraction())
-            diagnostics.failure(Self.stripesDiagnosticsKey, at: now, message: message)
+            diagnostics.failure(SourceKind.stripes.traits.diagnosticsKey, at: now, message: message)
             let kept = locations[index].stripes != nil ? "; the stored stripes stay published" : ""
             return [.log(.warning, "stripes[\(id)]: fetch failed: \(message); retry in \(delay) s\(kept)")]
         case .unusable(let message):
             // A 200 whose data makes no stripes: asking again at once would spend another ≈ 120
             // weighted calls on the same answer, so the next try is the next local day.
-            _ = locations[index].stripesSchedule.failed(at: now, retryAfter: nil, jitter: 0)
-            locations[index].stripesSchedule.due(
+            _ = locations[index].schedules.stripes.failed(at: now, retryAfter: nil, jitter: 0)
+            locations[index].schedules.stripes.due(
                 at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-            diagnostics.failure(Self.stripesDiagnosticsKey, at: now, message: message)
+            diagnostics.failure(SourceKind.stripes.traits.diagnosticsKey, at: now, message: message)
             return [.log(.warning, "stripes[\(id)]: unusable archive answer: \(message); next try tomorrow")]
         }
     }
-
-    static let stripesDiagnosticsKey = "open_meteo_stripes"
 
     // MARK: stored responses (restarts spend no quota)
 
     /// A stored pollen report at start: published at once, fetched again when it ages out.
     mutating func restorePollen(_ index: Int, _ report: PollenReport, fetchedAt: Int64) {
         locations[index].pollen = .report(report, fetchedAt: fetchedAt)
-        locations[index].pollenSchedule.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
+        locations[index].schedules.pollen.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
     }
 
     /// Stored stripes at start: published at once; the first check decides whether a newer
@@ -861,9 +751,9 @@ struct DaemonState {
     mutating func restoreClimate(_ index: Int, _ trend: ClimateTrend, date: CivilDate, fetchedAt: Int64, now: Int64) {
         locations[index].climate = .init(trend: trend, fetchedAt: fetchedAt)
         if date == locations[index].today(at: now) {
-            locations[index].climateSchedule.due(at: locations[index].nextMidnight(after: now))
+            locations[index].schedules.climate.due(at: locations[index].nextMidnight(after: now))
         } else {
-            locations[index].climateStale = true
+            locations[index].stale.climate = true
         }
     }
 
@@ -962,7 +852,9 @@ struct DaemonState {
         // Calling a method on an element copied the whole location (retains and releases: 5–8 %
         // of a 1,000-location cycle in perf), and working out the edges from the time zone each
         // time cost as much again; the content edge is the one found at the last build.
-        let (pollen, climate, air, busy) = (config.pollen.enabled, config.climate.enabled, config.air.enabled, inFlight)
+        let (pollen, climate, air, busy) = (
+            config.pollen.enabled, config.climate.enabled, config.air.enabled, fetches.inFlight
+        )
         var stuckCheck = Int64.max
         func due(_ index: Int, _ kind: SourceKind, _ enabled: Bool, _ at: Int64) -> Int64 {
             guard enabled else { return .max }
@@ -978,14 +870,14 @@ struct DaemonState {
                 // A passed edge is due now (the content only changes with a build).
                 wake = min(
                     wake, max(all[index].rebuildAt, now),
-                    due(index, .pollen, pollen, all[index].pollenSchedule.nextDue),
-                    due(index, .climate, climate, all[index].climateSchedule.nextDue),
-                    due(index, .stripes, climate, all[index].stripesSchedule.nextDue),
-                    due(index, .air, air, all[index].airSchedule.nextDue))
+                    due(index, .pollen, pollen, all[index].schedules.pollen.nextDue),
+                    due(index, .climate, climate, all[index].schedules.climate.nextDue),
+                    due(index, .stripes, climate, all[index].schedules.stripes.nextDue),
+                    due(index, .air, air, all[index].schedules.air.nextDue))
             }
         }
         wakeAt = wake
-        nextStuckCheck = stuckCheck
+        fetches.woke(earliestDeadline: stuckCheck)
         return .wake(at: wake)
     }
 
@@ -1007,13 +899,6 @@ struct DaemonState {
         payload.openMeteoCallsToday = calls.openMeteo.today(now: time.now)
         return payload.json.serialized
     }
-}
-
-extension PollenSource {
-    /// The source's name in `<p>/diagnostics` (`fetches`, `last_success`, `last_error`).
-    var diagnosticsKey: String { self == .google ? "google_pollen" : "open_meteo_pollen" }
-    /// The stored response's name in `state_dir`.
-    var storeName: String { "pollen-" + rawValue }
 }
 
 /// Fetch counters per source for `<p>/diagnostics`.

@@ -45,7 +45,7 @@ public struct FetchSchedule: Sendable, Equatable {
     public func isDue(at now: Int64) -> Bool { now >= nextDue }
 
     /// How long a fetch may be in flight: the source is not due meanwhile, and the daemon's
-    /// watchdog (`DaemonState.stuckFetchLimit`) gives the fetch up then and applies it as a
+    /// watchdog (`FetchTracker.stuckLimit`) gives the fetch up then and applies it as a
     /// failure (curl's own total timeout is 30 s a request, so this is only a safety net).
     public static let inFlightLimit: Int64 = 300
 

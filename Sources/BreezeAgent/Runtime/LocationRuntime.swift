@@ -37,10 +37,15 @@ struct LocationRuntime: Sendable {
     let config: LocationConfig
     let zone: ZoneRules
     var pollen: PollenData?
-    var pollenStale = false
+    /// Per source: the data shown is from before the last fetch, which failed (SPEC §5; the
+    /// stripes are never shown stale).
+    var stale = PerSource(pollen: false, climate: false, stripes: false, air: false)
     /// Google refused the key and `pollen.source` is `auto`: Open-Meteo from now on (this run).
     var googleRejected = false
-    var pollenSchedule: FetchSchedule
+    /// When each source is fetched next. Stripes are checked once a local day
+    /// (``StripesRequest/isDue(stored:firstYear:today:spread:)`` decides whether that check
+    /// fetches) and retry with backoff after a failure.
+    var schedules: PerSource<FetchSchedule>
     /// The last pollen condition logged, so a repeating one is logged once.
     var pollenNotice: PollenNotice?
     /// Topics per scope at the scope's last build (the per-location topic limit counts them).
@@ -57,36 +62,30 @@ struct LocationRuntime: Sendable {
     var loggedSelectionWarnings: [String] = []
 
     var climate: ClimateData?
-    var climateStale = false
-    var climateSchedule: FetchSchedule
     var unit: TemperatureUnit
 
     /// The warming stripes (SPEC §9.1): fetched once a year, kept across restarts.
     var stripes: StripesData?
-    /// Checked once a local day (``StripesRequest/isDue(stored:firstYear:today:spread:)``
-    /// decides whether that check fetches); retries with backoff after a failure.
-    var stripesSchedule: FetchSchedule
 
     /// Today's hourly air quality (SPEC §10.1) and when it was fetched.
     var air: (report: AirReport, fetchedAt: Int64)?
-    var airStale = false
-    var airSchedule: FetchSchedule
 
     init(config: LocationConfig, zone: ZoneRules, settings: AgentConfig, unit: TemperatureUnit) {
         self.config = config
         self.zone = zone
         self.unit = unit
-        self.pollenSchedule = FetchSchedule(
-            interval: settings.pollen.interval.components.seconds,
-            refreshCooldown: settings.pollen.refreshCooldown.components.seconds, nextDue: 0)
-        self.climateSchedule = FetchSchedule(
-            interval: 86_400, refreshCooldown: settings.climate.refreshCooldown.components.seconds, nextDue: 0)
-        self.stripesSchedule = FetchSchedule(
-            interval: 86_400, refreshCooldown: settings.climate.refreshCooldown.components.seconds, nextDue: 0)
-        // `refresh` fetches air within pollen's cooldown: both are the "current conditions".
-        self.airSchedule = FetchSchedule(
-            interval: settings.air.interval.components.seconds,
-            refreshCooldown: settings.pollen.refreshCooldown.components.seconds, nextDue: 0)
+        self.schedules = PerSource(
+            pollen: FetchSchedule(
+                interval: settings.pollen.interval.components.seconds,
+                refreshCooldown: settings.pollen.refreshCooldown.components.seconds, nextDue: 0),
+            climate: FetchSchedule(
+                interval: 86_400, refreshCooldown: settings.climate.refreshCooldown.components.seconds, nextDue: 0),
+            stripes: FetchSchedule(
+                interval: 86_400, refreshCooldown: settings.climate.refreshCooldown.components.seconds, nextDue: 0),
+            // `refresh` fetches air within pollen's cooldown: both are the "current conditions".
+            air: FetchSchedule(
+                interval: settings.air.interval.components.seconds,
+                refreshCooldown: settings.pollen.refreshCooldown.components.seconds, nextDue: 0))
     }
 
     func today(at now: Int64) -> CivilDate { zone.localDate(atUnixTime: now) }
@@ -122,7 +121,7 @@ struct LocationRuntime: Sendable {
         case .report(let report, let fetchedAt):
             let selection = PollenSelection.select(
                 report: report, today: today(at: now), days: settings.days, fetchedAt: fetchedAt, now: now,
-                stale: pollenStale)
+                stale: stale.pollen)
             return .selected(selection, fetchedAt: fetchedAt)
         }
     }

@@ -102,41 +102,36 @@ extension DaemonState {
             // `auto` with a key falls back to Open-Meteo when Google rejects the key.
             if config.pollen.source == .auto { keys.append(PollenSource.openMeteo.diagnosticsKey) }
         }
-        if config.climate.enabled { keys += [Self.climateDiagnosticsKey, Self.stripesDiagnosticsKey] }
-        if config.air.enabled { keys.append(Self.airDiagnosticsKey) }
+        if config.climate.enabled {
+            keys += [SourceKind.climate.traits.diagnosticsKey, SourceKind.stripes.traits.diagnosticsKey]
+        }
+        if config.air.enabled { keys.append(SourceKind.air.traits.diagnosticsKey) }
         return keys
     }
 
     private static func source(_ kind: SourceKind, of runtime: LocationRuntime) -> ServeSnapshot.Source {
         let hasData: Bool
-        let staleFlag: Bool
         let lastSuccess: Int64?
-        let failures: Int
+        let failures = runtime.schedules[kind].consecutiveFailures
         switch kind {
         case .pollen:
-            failures = runtime.pollenSchedule.consecutiveFailures
             switch runtime.pollen {
             case .report(_, let fetchedAt):
-                (hasData, staleFlag, lastSuccess) = (true, runtime.pollenStale, fetchedAt)
+                (hasData, lastSuccess) = (true, fetchedAt)
             case .unsupported:
                 return .init(kind: kind, state: .unavailable, lastSuccess: nil, consecutiveFailures: failures)
             case nil:
-                (hasData, staleFlag, lastSuccess) = (false, false, nil)
+                (hasData, lastSuccess) = (false, nil)
             }
         case .climate:
-            failures = runtime.climateSchedule.consecutiveFailures
-            (hasData, staleFlag, lastSuccess) = (
-                runtime.climate != nil, runtime.climateStale, runtime.climate?.fetchedAt
-            )
+            (hasData, lastSuccess) = (runtime.climate != nil, runtime.climate?.fetchedAt)
         case .stripes:
-            failures = runtime.stripesSchedule.consecutiveFailures
-            (hasData, staleFlag, lastSuccess) = (runtime.stripes != nil, false, runtime.stripes?.fetchedAt)
+            (hasData, lastSuccess) = (runtime.stripes != nil, runtime.stripes?.fetchedAt)
         case .air:
-            failures = runtime.airSchedule.consecutiveFailures
-            (hasData, staleFlag, lastSuccess) = (runtime.air != nil, runtime.airStale, runtime.air?.fetchedAt)
+            (hasData, lastSuccess) = (runtime.air != nil, runtime.air?.fetchedAt)
         }
         let state: ServeSnapshot.SourceState
-        if (hasData && staleFlag) || failures > 0 {
+        if (hasData && runtime.stale[kind]) || failures > 0 {
             state = .stale
         } else {
             state = hasData ? .fresh : .pending

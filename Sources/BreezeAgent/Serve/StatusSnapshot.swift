@@ -90,7 +90,7 @@ extension StatusSnapshot {
                     climate = .data(
                         StatusClimate(
                             trend: data.trend, unit: location.unit, fetchedAt: data.fetchedAt,
-                            stale: location.climateStale))
+                            stale: location.stale.climate))
                     attribute(ClimateTopics.attribution)
                 } else {
                     climate = .waiting
@@ -108,7 +108,7 @@ extension StatusSnapshot {
                 air = .off
             } else if let data = location.air {
                 let reading = AirReading.select(report: data.report, zone: location.zone, now: now)
-                air = .data(StatusAir(reading: reading, fetchedAt: data.fetchedAt, stale: location.airStale))
+                air = .data(StatusAir(reading: reading, fetchedAt: data.fetchedAt, stale: location.stale.air))
                 attribute(AirTopics.attribution(year: today.year))
             } else {
                 air = .waiting
@@ -141,11 +141,9 @@ extension StatusSnapshot {
             case PollenSource.google.diagnosticsKey:
                 kind = .pollen
                 calls = serve.locations.reduce(0) { $0 + $1.googleCallsToday }
-            case PollenSource.openMeteo.diagnosticsKey: (kind, calls) = (.pollen, requests("pollen"))
-            case DaemonState.climateDiagnosticsKey: (kind, calls) = (.climate, requests("climate"))
-            case DaemonState.stripesDiagnosticsKey: (kind, calls) = (.stripes, requests("stripes"))
-            case DaemonState.airDiagnosticsKey: (kind, calls) = (.air, requests("air"))
-            default: (kind, calls) = (nil, 0)
+            default:
+                kind = SourceKind.allCases.first { $0.traits.diagnosticsKey == status.source }
+                calls = kind.map { requests($0.rawValue) } ?? 0
             }
             let stale = serve.locations.contains { location in
                 location.sources.contains { $0.kind == kind && $0.state == .stale }

@@ -27,7 +27,7 @@ struct AirTreeSink: RetainedSink {
         } else if let air = location.air {
             tree = AirTopics.tree(
                 topics: snapshot.topics, report: air.report, zone: location.zone, fetchedAt: air.fetchedAt,
-                now: snapshot.now, stale: location.airStale)
+                now: snapshot.now, stale: location.stale.air)
         } else {
             tree = nil
         }

@@ -59,7 +59,7 @@ struct ClimateTreeSink: RetainedSink {
         } else if let climate = location.climate {
             tree = ClimateTopics.tree(
                 topics: snapshot.topics, trend: climate.trend, unit: location.unit,
-                updatedAt: UTCTimestamp.rfc3339(unixSeconds: climate.fetchedAt), stale: location.climateStale)
+                updatedAt: UTCTimestamp.rfc3339(unixSeconds: climate.fetchedAt), stale: location.stale.climate)
         } else {
             tree = nil
         }

@@ -41,8 +41,8 @@ struct DisplaySink: RetainedSink {
             snapshot.topics.display,
             DevicePayloads.display(
                 selection: selection, fetchedAt: fetchedAt, climate: climate,
-                climateStale: context.config.climate.enabled && location.climateStale, unit: location.unit,
-                palette: context.config.pollen.colors, air: air, airStale: location.airStale))
+                climateStale: context.config.climate.enabled && location.stale.climate, unit: location.unit,
+                palette: context.config.pollen.colors, air: air, airStale: location.stale.air))
         return [SinkScope(prefix: snapshot.topics.display, tree: tree)]
     }
 }

@@ -1,0 +1,102 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import BreezeCore
+
+/// Which data a fetch brings. A new source is a case here, its row in ``traits`` and its
+/// ``slot``; what a location keeps of it per source is a ``PerSource`` field.
+enum SourceKind: String, Sendable, Hashable, CaseIterable {
+    /// `stripes`: the warming stripes' yearly archive request (SPEC §9.1), on with climate.
+    /// The raw value is the source's name in Open-Meteo's call counts (`<p>/diagnostics`).
+    case pollen, climate, stripes, air
+
+    /// The Open-Meteo host a source's requests go to.
+    enum OpenMeteoEndpoint: Sendable {
+        case airQuality, climateArchive
+
+        func url(in endpoints: Endpoints) -> String {
+            switch self {
+            case .airQuality: return endpoints.airQuality
+            case .climateArchive: return endpoints.climateArchive
+            }
+        }
+    }
+
+    /// What differs between sources besides their data and their fetch: one row each.
+    struct Traits: Sendable {
+        /// Where its Open-Meteo requests go (pollen's when its source is Open-Meteo).
+        let endpoint: OpenMeteoEndpoint
+        /// Its stored response's name in `state_dir` (pollen's is per source: `pollen-<source>`).
+        let storeName: String
+        /// Its name in `<p>/diagnostics` (pollen from Open-Meteo; Google's is `google_pollen`).
+        let diagnosticsKey: String
+    }
+
+    /// The table.
+    var traits: Traits {
+        switch self {
+        case .pollen: Traits(endpoint: .airQuality, storeName: "pollen", diagnosticsKey: "open_meteo_pollen")
+        case .climate: Traits(endpoint: .climateArchive, storeName: "climate", diagnosticsKey: "open_meteo_climate")
+        case .stripes: Traits(endpoint: .climateArchive, storeName: "stripes", diagnosticsKey: "open_meteo_stripes")
+        case .air: Traits(endpoint: .airQuality, storeName: "air", diagnosticsKey: "open_meteo_air")
+        }
+    }
+
+    /// Its position among a location's sources (``FetchesInFlight``'s bits and deadlines), in
+    /// ``allCases`` order; apart from ``traits`` because the checks made for every location after
+    /// every event read it.
+    var slot: Int {
+        switch self {
+        case .pollen: return 0
+        case .climate: return 1
+        case .stripes: return 2
+        case .air: return 3
+        }
+    }
+}
+
+extension PollenSource {
+    /// The source's name in `<p>/diagnostics` (`fetches`, `last_success`, `last_error`).
+    var diagnosticsKey: String { self == .google ? "google_pollen" : SourceKind.pollen.traits.diagnosticsKey }
+    /// The stored response's name in `state_dir`.
+    var storeName: String { SourceKind.pollen.traits.storeName + "-" + rawValue }
+}
+
+/// One value per source of a location, stored in place: a fixed struct, not a dictionary, so
+/// the wake, which reads every location's schedules after every event, reads fields.
+struct PerSource<Value> {
+    var pollen: Value
+    var climate: Value
+    var stripes: Value
+    var air: Value
+
+    subscript(kind: SourceKind) -> Value {
+        get {
+            switch kind {
+            case .pollen: return pollen
+            case .climate: return climate
+            case .stripes: return stripes
+            case .air: return air
+            }
+        }
+        set {
+            switch kind {
+            case .pollen: pollen = newValue
+            case .climate: climate = newValue
+            case .stripes: stripes = newValue
+            case .air: air = newValue
+            }
+        }
+    }
+}
+
+extension PerSource: Sendable where Value: Sendable {}
+extension PerSource: Equatable where Value: Equatable {}
