@@ -3,7 +3,8 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
-.PHONY: run test build release deps clean deb deb-render test-deb test-ha fuzz sanitize soak bench test-brokers screenshots
+.PHONY: run test build release deps clean deb deb-render test-deb test-ha fuzz sanitize soak bench test-brokers screenshots \
+	arm64-toolchain
 
 deps:
 	scripts/deps.sh
@@ -32,15 +33,23 @@ screenshots:
 	scripts/deps.sh chromium
 	BREEZE_SCREENSHOT_DIR=$(CURDIR)/docs/images $(SWIFT) test --filter 'StatusPageBrowserTests/demoPage'
 
+# ARCH=arm64 cross-builds for the Raspberry Pi (Swift 6.2.3 from Debian sid in a cached chroot,
+# scripts/arm64-toolchain.sh); the default is this machine's architecture.
+ARCH ?=
+
 deb:
-	scripts/deb.sh
+	ARCH=$(ARCH) scripts/deb.sh
 
 # The image helper as its own package (docs/images.md); breeze-agent Recommends it.
 deb-render:
-	scripts/deb-render.sh
+	ARCH=$(ARCH) scripts/deb-render.sh
 
 test-deb:
 	scripts/test-deb.sh
+
+# The arm64 cross toolchain, set up once into /var/cache/breeze-agent-ci/arm64 (root).
+arm64-toolchain:
+	scripts/arm64-toolchain.sh
 
 # Conformance against a real Home Assistant (docs/home-assistant.md); first run builds a cache.
 test-ha:
