@@ -4,7 +4,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
 .PHONY: run test build release deps clean deb deb-render test-deb test-ha fuzz sanitize soak bench test-brokers screenshots \
-	arm64-toolchain
+	arm64-toolchain image test-image
 
 deps:
 	scripts/deps.sh
@@ -50,6 +50,14 @@ test-deb:
 # The arm64 cross toolchain, set up once into /var/cache/breeze-agent-ci/arm64 (root).
 arm64-toolchain:
 	scripts/arm64-toolchain.sh
+
+# build/breeze-agent_<version>_<arch>.oci.tar, no registry involved (docs/installing.md).
+image:
+	ARCH=$(ARCH) scripts/image.sh
+
+# Both images run under podman against a loopback broker; sizes against the 80 MB goal.
+test-image:
+	scripts/test-image.sh
 
 # Conformance against a real Home Assistant (docs/home-assistant.md); first run builds a cache.
 test-ha:
