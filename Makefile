@@ -4,7 +4,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
 .PHONY: run test build release deps clean deb deb-render test-deb test-ha fuzz sanitize soak bench test-brokers screenshots \
-	arm64-toolchain image test-image
+	arm64-toolchain test-arm64 image test-image
 
 deps:
 	scripts/deps.sh
@@ -50,6 +50,10 @@ test-deb:
 # The arm64 cross toolchain, set up once into /var/cache/breeze-agent-ci/arm64 (root).
 arm64-toolchain:
 	scripts/arm64-toolchain.sh
+
+# The end-to-end suites and the release calendar against the arm64 release binary under qemu.
+test-arm64:
+	scripts/test-arm64.sh
 
 # build/breeze-agent_<version>_<arch>.oci.tar, no registry involved (docs/installing.md).
 image:
