@@ -44,8 +44,11 @@ deb:
 deb-render:
 	ARCH=$(ARCH) scripts/deb-render.sh
 
+# The package checks on this machine, then install/run/upgrade/purge of the amd64 and arm64
+# packages in Debian 12 and 13 rootfs trees (arm64 under qemu; docs/installing.md).
 test-deb:
 	scripts/test-deb.sh
+	scripts/test-deb-rootfs.sh
 
 # The arm64 cross toolchain, set up once into /var/cache/breeze-agent-ci/arm64 (root).
 arm64-toolchain:
