@@ -116,7 +116,7 @@ sonames() {
 }
 
 check_mirror() {
-    curl -fsS -m 20 -o /dev/null "$MIRROR/dists/sid/Release" \
+    curl -fs -m 20 -o /dev/null "$MIRROR/dists/sid/Release" \
         || die "Debian mirror $MIRROR unreachable (set BREEZE_DEBIAN_MIRROR to one that is)"
 }
 setup_compiler() {

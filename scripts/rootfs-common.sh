@@ -32,7 +32,7 @@ rootfs_tree() {
     t0=$(date +%s)
     mkdir -p "$ROOTFS_CACHE"
     rm -rf "$dir" "$stamp"
-    curl -fsS -m 20 -o /dev/null "$ROOTFS_MIRROR/dists/$suite/Release" \
+    curl -fs -m 20 -o /dev/null "$ROOTFS_MIRROR/dists/$suite/Release" \
         || { echo "rootfs: Debian mirror $ROOTFS_MIRROR unreachable for $suite" >&2; exit 1; }
     mmdebstrap --mode=root --variant=minbase --arch="$arch" --aptopt='Acquire::Check-Valid-Until "false"' \
         --include="adduser,ca-certificates,tzdata,util-linux,fonts-dejavu-core,$(libs_for "$suite")" \
