@@ -3,7 +3,8 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
-.PHONY: run test build release deps clean deb deb-render test-deb test-ha fuzz sanitize soak bench test-brokers screenshots
+.PHONY: run test build release deps clean deb deb-render test-deb test-ha fuzz sanitize soak bench test-brokers screenshots \
+	arm64-toolchain test-arm64 image test-image
 
 deps:
 	scripts/deps.sh
@@ -32,15 +33,38 @@ screenshots:
 	scripts/deps.sh chromium
 	BREEZE_SCREENSHOT_DIR=$(CURDIR)/docs/images $(SWIFT) test --filter 'StatusPageBrowserTests/demoPage'
 
+# ARCH=arm64 cross-builds for the Raspberry Pi (Swift 6.2.3 from Debian sid in a cached chroot,
+# scripts/arm64-toolchain.sh); the default is this machine's architecture.
+ARCH ?=
+
 deb:
-	scripts/deb.sh
+	ARCH=$(ARCH) scripts/deb.sh
 
 # The image helper as its own package (docs/images.md); breeze-agent Recommends it.
 deb-render:
-	scripts/deb-render.sh
+	ARCH=$(ARCH) scripts/deb-render.sh
 
+# The package checks on this machine, then install/run/upgrade/purge of the amd64 and arm64
+# packages in Debian 12 and 13 rootfs trees (arm64 under qemu; docs/installing.md).
 test-deb:
 	scripts/test-deb.sh
+	scripts/test-deb-rootfs.sh
+
+# The arm64 cross toolchain, set up once into /var/cache/breeze-agent-ci/arm64 (root).
+arm64-toolchain:
+	scripts/arm64-toolchain.sh
+
+# The end-to-end suites and the release calendar against the arm64 release binary under qemu.
+test-arm64:
+	scripts/test-arm64.sh
+
+# build/breeze-agent_<version>_<arch>.oci.tar, no registry involved (docs/installing.md).
+image:
+	ARCH=$(ARCH) scripts/image.sh
+
+# Both images run under podman against a loopback broker; sizes against the 80 MB goal.
+test-image:
+	scripts/test-image.sh
 
 # Conformance against a real Home Assistant (docs/home-assistant.md); first run builds a cache.
 test-ha:

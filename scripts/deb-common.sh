@@ -23,6 +23,53 @@ deb_identity() {
 # differs, so switching between the two relinks in a second instead of rebuilding.
 deb_flags=(-c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now)
 
+# Sets `arch` (ARCH, default this machine's), builds the release for it and sets `bin` to
+# <product>'s binary, `strip_tool` to a strip that knows the target, and for a foreign arch
+# `sysroot` to the target's libraries (dpkg-shlibdeps reads their packages' symbols there).
+# arm64 is cross-compiled by Swift 6.2.3 in the cached chroot of scripts/arm64-toolchain.sh.
+deb_build() {
+    local tag=$1 product=$2
+    arch=${ARCH:-$(dpkg --print-architecture)}
+    sysroot=""
+    case "$arch" in
+    "$(dpkg --print-architecture)")
+        echo "$tag: release build ($arch, $(swift --version 2>&1 | head -1))" >&2
+        swift build "${deb_flags[@]}" --product "$product" >&2
+        bin=$(swift build "${deb_flags[@]}" --show-bin-path)/$product
+        strip_tool=strip
+        ;;
+    arm64)
+        scripts/deps.sh binutils-aarch64-linux-gnu >&2
+        echo "$tag: release build (arm64, cross, Swift 6.2.3 in the toolchain chroot)" >&2
+        scripts/arm64-toolchain.sh build "${deb_flags[@]}" --scratch-path /src/.build/arm64 --product "$product" >&2
+        bin=.build/arm64/aarch64-unknown-linux-gnu/release/$product
+        strip_tool=aarch64-linux-gnu-strip
+        sysroot=$(scripts/arm64-toolchain.sh sysroot)
+        ;;
+    *)
+        echo "$tag: ARCH=$arch is not supported (this machine's $(dpkg --print-architecture), or arm64)" >&2
+        exit 1
+        ;;
+    esac
+    [ -x "$bin" ] || { echo "$tag: the build left no $bin" >&2; exit 1; }
+}
+
+# Fails unless <binary> is an ELF executable for the Debian architecture <arch>: a package must
+# never carry a binary for another machine (an amd64 build inside the arm64 .deb).
+deb_check_machine() {
+    local tag=$1 binary=$2 arch=$3 want got
+    case "$arch" in
+    amd64) want="x86-64" ;;
+    arm64) want="ARM aarch64" ;;
+    *) echo "$tag: no ELF machine known for $arch" >&2; exit 1 ;;
+    esac
+    got=$(file -b "$binary")
+    case "$got" in
+    "ELF 64-bit LSB"*", $want,"*) ;;
+    *) echo "$tag: $binary is not an $arch ($want) executable: $got" >&2; exit 1 ;;
+    esac
+}
+
 # Writes <doc>/changelog.gz: the source's changelog, whose top entry must name the version being
 # built; a version given through BREEZE_VERSION (test builds) gets a generated entry on top.
 deb_changelog() {
@@ -41,12 +88,21 @@ deb_changelog() {
 # Prints the Depends of <binary> in package <package>: the shared libraries it really links,
 # from their packages' shlibs/symbols files. dpkg-shlibdeps wants a debian/control to read, so
 # it runs in a scratch directory with a minimal one.
+# With `sysroot` set (a foreign arch) the libraries, their packages and symbols files come from
+# the sysroot's dpkg database, for DEB_HOST_ARCH=$arch.
 deb_shlibs() {
-    local tag=$1 package=$2 binary=$3 scratch shlibs
+    local tag=$1 package=$2 binary=$3 scratch shlibs lib
+    local -a cross=()
+    if [ -n "${sysroot:-}" ]; then
+        cross=("--admindir=$sysroot/var/lib/dpkg")
+        for lib in "$sysroot"/lib/aarch64-linux-gnu "$sysroot"/usr/lib/aarch64-linux-gnu; do cross+=("-l$lib"); done
+    fi
     scratch=$(mktemp -d)
     mkdir "$scratch/debian"
     printf 'Source: breeze-agent\n\nPackage: %s\nArchitecture: any\n' "$package" > "$scratch/debian/control"
-    shlibs=$(cd "$scratch" && dpkg-shlibdeps -O -e "$binary" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+    shlibs=$(cd "$scratch" && DEB_HOST_ARCH=$arch dpkg-shlibdeps "${cross[@]}" -O -e "$binary" 2>"$scratch/err" \
+        | sed -n 's/^shlibs:Depends=//p') || true
+    [ -n "$shlibs" ] || { echo "$tag: dpkg-shlibdeps found no dependencies: $(tr '\n' ' ' < "$scratch/err")" >&2; rm -rf "$scratch"; exit 1; }
     rm -rf "$scratch"
     [ -n "$shlibs" ] || { echo "$tag: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
     # Packed relative relocations (lld -z pack-relative-relocs, Package.swift) need glibc 2.36:
@@ -56,5 +112,13 @@ deb_shlibs() {
         shlibs=$(echo "$shlibs" | sed -E 's/libc6 \(>= 2\.([0-9]|[12][0-9]|3[0-5])(\.[0-9]+)?\)/libc6 (>= 2.36)/')
         case "$shlibs" in *"libc6 ("*) ;; *) shlibs="libc6 (>= 2.36), $shlibs" ;; esac
     fi
+    # Debian 13 renamed libraries whose ABI changed with 64-bit time_t on 32-bit machines
+    # (libcurl4 -> libcurl4t64, …); one package installs on Debian 12 and 13 with both names.
+    local renamed
+    for renamed in $deb_t64_renamed; do
+        shlibs=$(echo "$shlibs" | sed -E "s/(^|, )$renamed( \(([^)]*)\))?(,|\$)/\1$renamed\2 | ${renamed}t64\2\4/")
+    done
     echo "$shlibs"
 }
+# The libraries the packages depend on that Debian 13 (trixie) knows only under a t64 name.
+deb_t64_renamed="libcurl4 libmicrohttpd12"

@@ -3,6 +3,8 @@
 # (static Swift runtime), with Depends computed by dpkg-shlibdeps plus ca-certificates and tzdata.
 #
 # Environment (the upgrade test in scripts/test-deb.sh uses these; normal builds need none):
+#   ARCH               the Debian architecture: this machine's (default) or arm64 (cross-built
+#                      by scripts/arm64-toolchain.sh; `make deb ARCH=arm64`)
 #   BREEZE_VERSION     package version (default: the VERSION file)
 #   BREEZE_DEB_CONFIG  file shipped as /etc/breeze-agent/config.yaml
 #                      (default: config/breeze-agent.example.yaml)
@@ -19,14 +21,10 @@ scripts/deps.sh dpkg-dev binutils >&2
 . scripts/deb-common.sh
 deb_identity deb
 config_src=${BREEZE_DEB_CONFIG:-config/breeze-agent.example.yaml}
-arch=$(dpkg --print-architecture)
+deb_build deb breeze-agent
 name=breeze-agent_${version}_${arch}
 out=build/$name.deb
 stage=build/deb/$name
-
-echo "deb: release build" >&2
-swift build "${deb_flags[@]}" >&2
-bin=$(swift build "${deb_flags[@]}" --show-bin-path)/breeze-agent
 
 rm -rf "$stage"
 mkdir -p "$stage/DEBIAN"
@@ -37,7 +35,8 @@ doc=$stage/usr/share/doc/breeze-agent
 install -D -m 0755 "$bin" "$stage/usr/bin/breeze-agent"
 # The flags dh_strip uses: symbols and the .comment/.note sections go, Swift's metadata
 # sections (swift5_*) are allocated sections and stay.
-strip --remove-section=.comment --remove-section=.note --strip-unneeded "$stage/usr/bin/breeze-agent"
+"$strip_tool" --remove-section=.comment --remove-section=.note --strip-unneeded "$stage/usr/bin/breeze-agent"
+deb_check_machine deb "$stage/usr/bin/breeze-agent" "$arch"
 install -D -m 0640 "$config_src" "$stage/etc/breeze-agent/config.yaml"
 # Debian 12 keeps units in /lib (usrmerge is not final there; lintian 2.116 expects /lib).
 install -D -m 0644 packaging/breeze-agent.service "$stage/lib/systemd/system/breeze-agent.service"
@@ -56,7 +55,7 @@ shlibs=$(deb_shlibs deb breeze-agent "$PWD/$stage/usr/bin/breeze-agent")
 
 installed_size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@INSTALLED_SIZE@|$installed_size|" \
-    -e "s|@SHLIBS_DEPENDS@|$shlibs|" -e "s|@MAINTAINER@|$maintainer|" packaging/control.in > "$stage/DEBIAN/control"
+    -e "s#@SHLIBS_DEPENDS@#$shlibs#" -e "s|@MAINTAINER@|$maintainer|" packaging/control.in > "$stage/DEBIAN/control"
 install -m 0644 packaging/conffiles "$stage/DEBIAN/conffiles"
 for script in preinst postinst prerm postrm; do
     install -m 0755 "packaging/$script" "$stage/DEBIAN/$script"

@@ -87,13 +87,17 @@ check "installing.md in /usr/share/doc" has_entry '-rw-r--r--' 'usr/share/doc/br
 check "man page" has_entry '-rw-r--r--' 'usr/share/man/man1/breeze-agent.1.gz'
 check "conffiles lists the config" grep -qx "$conffile" <(dpkg-deb -I "$deb1" conffiles)
 depends=$(dpkg-deb -f "$deb1" Depends)
-dep_names=$(sed 's/ *([^)]*)//g; s/, */\n/g' <<<"$depends")
+# One name a line; an alternative (libcurl4 | libcurl4t64, Debian 12 | 13) counts for both names.
+dep_names=$(sed 's/ *([^)]*)//g; s/ *[,|] */\n/g' <<<"$depends")
 for dep in libc6 libcurl4 libmosquitto1 libyaml-0-2 libstdc++6 libgcc-s1 ca-certificates tzdata; do
     check "Depends has $dep" grep -qxF "$dep" <<<"$dep_names"
 done
 check "Depends has nothing from the Swift toolchain" bash -c "! grep -qi swift <<<'$depends'"
 # The HTTP server's library is loaded on demand (dlopen), so it is recommended, not depended on.
-check "Recommends has libmicrohttpd12" grep -qxF libmicrohttpd12 <(dpkg-deb -f "$deb1" Recommends | tr "," "\n" | sed "s/^ *//")
+check "Recommends has libmicrohttpd12" grep -qxF libmicrohttpd12 <(dpkg-deb -f "$deb1" Recommends | tr ",|" "\n\n" | sed "s/^ *//; s/ *$//")
+check "Recommends has its Debian 13 name libmicrohttpd12t64" \
+    grep -qxF libmicrohttpd12t64 <(dpkg-deb -f "$deb1" Recommends | tr ",|" "\n\n" | sed "s/^ *//; s/ *$//")
+check "Depends offers libcurl4t64 (Debian 13) beside libcurl4" grep -qE 'libcurl4 \([^)]*\) \| libcurl4t64 \(' <<<"$depends"
 check "Depends has no libmicrohttpd" bash -c "! grep -qi microhttpd <<<'$depends'"
 dpkg-deb -x "$deb1" "$work/x"
 check "binary is stripped" bash -c "file '$work/x/usr/bin/breeze-agent' | grep -q ', stripped'"
@@ -295,7 +299,7 @@ dpkg-deb -c "$deb_render" | tee "$work/render-contents"
 check "helper $helper 0755 root" \
     grep -qE '^-rwxr-xr-x +root/root +[0-9]+ .* \./usr/libexec/breeze-agent/breeze-agent-render$' "$work/render-contents"
 render_depends=$(dpkg-deb -f "$deb_render" Depends)
-render_dep_names=$(sed 's/ *([^)]*)//g; s/, */\n/g' <<<"$render_depends")
+render_dep_names=$(sed 's/ *([^)]*)//g; s/ *[,|] */\n/g' <<<"$render_depends")
 for dep in libc6 libcairo2 libjpeg62-turbo fonts-dejavu-core; do
     check "render Depends has $dep" grep -qxF "$dep" <<<"$render_dep_names"
 done

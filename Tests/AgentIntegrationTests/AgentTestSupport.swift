@@ -161,8 +161,15 @@ final class BrokerView: Sendable {
 
 // MARK: the binary as a subprocess
 
-/// The debug binary `swift build` puts in `<repo>/.build/debug`.
+/// The debug binary `swift build` puts in `<repo>/.build/debug`, or the one named by
+/// `BREEZE_TEST_AGENT_BINARY` (`make test-arm64` runs these tests against the arm64 release
+/// binary under qemu-user; the agent finds the render helper next to it).
 func agentBinary() throws -> String {
+    if let chosen = ProcessInfo.processInfo.environment["BREEZE_TEST_AGENT_BINARY"], !chosen.isEmpty {
+        return try #require(
+            FileManager.default.isExecutableFile(atPath: chosen) ? chosen : nil,
+            "BREEZE_TEST_AGENT_BINARY=\(chosen) is not an executable file")
+    }
     var root = URL(fileURLWithPath: #filePath)
     for _ in 0..<3 { root.deleteLastPathComponent() }
     let candidates = [

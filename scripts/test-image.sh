@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# `make test-image`: both images (scripts/image.sh) loaded and run under podman as
+# packaging/docker-compose.yml runs the agent, against a mosquitto on the loopback (the agent
+# with --demo: sample data, topics under breeze-demo/): the tree read back with mosquitto_sub,
+# the process's user, the log, SIGTERM -> `offline` retained and exit 0 within 2 s. The arm64
+# image runs under qemu-user (binfmt). Prints each image's uncompressed size against the
+# 80 MB goal. Podman flags from this machine's facts: runc, host network, ulimits.
+# Usage: scripts/test-image.sh [amd64] [arm64]    (default: both). Needs root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" -eq 0 ] || { echo "test-image: run as root (podman, chroot)" >&2; exit 1; }
+scripts/deps.sh podman runc mosquitto mosquitto-clients >&2
+archs=("$@")
+[ ${#archs[@]} -gt 0 ] || archs=(amd64 arm64)
+goal_mb=80
+podman_run=(podman run --runtime runc --network host --ulimit nofile=1000:1000 --ulimit nproc=1000:1000)
+
+work=$(mktemp -d /tmp/breeze-image-test.XXXXXX)
+chmod 0755 "$work"
+pids=()
+containers=()
+cleanup() {
+    for c in "${containers[@]}"; do podman rm -f "$c" >/dev/null 2>&1 || true; done
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+. scripts/checks.sh
+summary=()
+
+for arch in "${archs[@]}"; do
+    printf '\n== %s\n' "$arch"
+    t0=$(date +%s)
+    archive=$(ARCH=$arch scripts/image.sh)
+    version=$(tr -d '[:space:]' <VERSION)
+    tag=localhost/breeze-agent:$version-$arch
+    podman rmi -f "$tag" >/dev/null 2>&1 || true
+    podman load -i "$archive" >"$work/load-$arch" 2>&1 || { cat "$work/load-$arch"; bad "$arch: podman load"; continue; }
+    check "$arch: podman load tagged $tag" podman image exists "$tag"
+    size=$(podman image inspect --format '{{.Size}}' "$tag")
+    size_mb=$(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1000000 }')
+    check "$arch: image architecture is $arch" bash -c "[ \"\$(podman image inspect --format '{{.Architecture}}' '$tag')\" = '$arch' ]"
+
+    # A config as the compose example has it: the broker on the host's loopback, state in /data.
+    port=$(scripts/free-port.sh)
+    sed "s/@PORT@/$port/" test/mosquitto/test.conf >"$work/mosquitto-$arch.conf"
+    mosquitto -c "$work/mosquitto-$arch.conf" >"$work/mosquitto-$arch.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+    mkdir -p "$work/config-$arch"
+    sed -e "s|^  host: localhost |  host: 127.0.0.1 |" -e "s|^  # port: 1883 |  port: $port |" \
+        -e 's|^state_dir: /var/lib/breeze-agent |state_dir: /data |' config/breeze-agent.example.yaml \
+        >"$work/config-$arch/config.yaml"
+    chmod 0644 "$work/config-$arch/config.yaml"
+    mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'breeze-demo/#' >"$work/seen-$arch" 2>/dev/null &
+    pids+=($!)
+    sleep 0.3
+    name=breeze-agent-test-$arch-$$
+    volume=breeze-agent-test-data-$arch-$$
+    containers+=("$name")
+    "${podman_run[@]}" -d --name "$name" -v "$work/config-$arch:/config:ro" -v "$volume:/data" \
+        "$tag" --demo run --config /config/config.yaml >/dev/null
+    for _ in $(seq 1 150); do grep -q '^breeze-demo/status online' "$work/seen-$arch" && break; sleep 0.2; done
+    sleep 3
+    topics=$(grep -c '^breeze-demo/' "$work/seen-$arch" || true)
+    check "$arch: published breeze-demo/status online" grep -q '^breeze-demo/status online' "$work/seen-$arch"
+    check "$arch: published the demo tree ($topics messages)" test "$topics" -gt 50
+    pid=$(podman inspect --format '{{.State.Pid}}' "$name")
+    puid=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo "?")
+    check "$arch: runs as the image's breeze-agent user (uid $puid, not root)" test "$puid" != 0 -a "$puid" != "?"
+    term_at=$(date +%s.%N)
+    podman stop -t 10 "$name" >/dev/null
+    stop_s=$(awk -v a="$term_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+    rc=$(podman inspect --format '{{.State.ExitCode}}' "$name")
+    podman logs "$name" >"$work/log-$arch" 2>&1 || true
+    check "$arch: SIGTERM -> exit 0 (got $rc)" test "$rc" = 0
+    check "$arch: SIGTERM -> stopped in $stop_s s (<= 2 s)" awk -v s="$stop_s" 'BEGIN { exit !(s <= 2) }'
+    retained=$(mosquitto_sub -h 127.0.0.1 -p "$port" -t breeze-demo/status -C 1 -W 2 --retained-only 2>/dev/null || true)
+    check "$arch: offline retained after SIGTERM" test "$retained" = offline
+    check "$arch: the log has the agent's lines ($(wc -l <"$work/log-$arch") lines)" grep -q 'info:' "$work/log-$arch"
+    # --demo keeps no state; the volume must be the service user's to write when it runs for real.
+    check "$arch: the /data volume belongs to the service user (uid $puid)" bash -c \
+        "[ \"\$(stat -c %u \"\$(podman volume inspect --format '{{.Mountpoint}}' '$volume')\")\" = '$puid' ]"
+    podman rm -f "$name" >/dev/null 2>&1 || true
+    podman volume rm -f "$volume" >/dev/null 2>&1 || true
+    head -5 "$work/log-$arch"
+    verdict="met"
+    awk -v s="$size" -v g="$goal_mb" 'BEGIN { exit !(s <= g * 1000000) }' || verdict="MISSED"
+    summary+=("$arch: $tag, $size_mb MB uncompressed (goal <= $goal_mb MB: $verdict), archive $(du -h "$archive" | cut -f1), $topics messages, stop $stop_s s, $(($(date +%s) - t0)) s")
+done
+
+printf '\n== summary\n'
+printf '%s\n' "${summary[@]}"
+echo "checks: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]
