@@ -52,6 +52,41 @@ struct RetainedLedgerTests {
         #expect(ledger.publishedDigests["breeze/home/pollen/a"] == PayloadDigest(payload: "2"))
     }
 
+    /// The sends run outside the publisher's lock: a refusal of this flush's own send can be
+    /// reported before the flush records it, and must win (found by review of the split).
+    @Test func aRefusalReportedWhileTheFlushSendsKeepsTheTopicOutOfThePublishedSet() {
+        var ledger = Self.ledger()
+        ledger.set(
+            scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}"), ("breeze/home/pollen/a", "1")]))
+        let plan = ledger.plan(everything: false, now: Self.t0)
+        #expect(plan.deliveries.map(\.topic) == ["breeze/home/pollen", "breeze/home/pollen/a"])
+        // Between the sends and the record: the broker refused `a`, the connection lost nothing else.
+        ledger.notPublished(refused: ["breeze/home/pollen/a"], lost: [])
+        ledger.record(plan, [.sent, .sent], cleared: [], failed: false)
+        #expect(ledger.publishedDigests.keys.sorted() == ["breeze/home/pollen"])
+        #expect(ledger.refused == ["breeze/home/pollen/a"])
+        // Not sent again at the next flush of that tree (a refusal is not repeated until a
+        // republish) …
+        ledger.set(
+            scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}"), ("breeze/home/pollen/a", "1")]))
+        #expect(Self.flush(&ledger, at: Self.t0).isEmpty)
+        // … and a refusal reported after a flush was recorded concerns only that topic.
+        ledger.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{\"v\":2}")]))
+        #expect(Self.flush(&ledger, at: Self.t0) == [#"breeze/home/pollen={"v":2}"#])
+        #expect(ledger.publishedDigests["breeze/home/pollen"] == PayloadDigest(payload: #"{"v":2}"#))
+    }
+
+    @Test func aTopicLostWhileTheFlushSendsIsSentAgainByTheNextFlush() {
+        var ledger = Self.ledger()
+        ledger.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}")]))
+        let plan = ledger.plan(everything: false, now: Self.t0)
+        ledger.notPublished(refused: [], lost: ["breeze/home/pollen"])
+        ledger.record(plan, [.sent], cleared: [], failed: false)
+        #expect(ledger.publishedCount == 0)
+        ledger.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}")]))
+        #expect(Self.flush(&ledger, at: Self.t0) == ["breeze/home/pollen={}"])
+    }
+
     @Test func aFailedSendIsNotRecordedAndIsPlannedAgain() {
         var ledger = Self.ledger()
         ledger.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}")]))

@@ -11,7 +11,8 @@
 
 /// The daemon loop's time: what the state machine is told at each event, and the timers its
 /// actions arm (the wake, the re-discovery delay, held-back clears), which come back as
-/// events. Nothing below the loop reads a clock: the loop asks this and passes the answer on.
+/// events. Below the `run` loop the state, the publisher and the connect timeout read no clock:
+/// the loop asks this and passes the answer on (`once`/`print` still schedule on the wall clock).
 ///
 /// ``SystemDaemonClock`` in production; the unit tests run the whole loop on a clock they
 /// advance by hand, so an hour of the daemon's life takes milliseconds.

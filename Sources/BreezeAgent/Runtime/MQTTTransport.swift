@@ -27,7 +27,7 @@ struct MQTTTransport: RetainedTransport {
             return true
         } catch  where error.kind == .publishRefused {
             // Refused by the client for its size: recorded in the client's outcomes, which
-            // `reportOutcomes` logs and keeps out of the published set. Not a send to retry.
+            // `report(to:)` logs and keeps out of the published set. Not a send to retry.
             return true
         } catch {
             log.debug("mqtt: publish \(topic) not sent: \(error)")

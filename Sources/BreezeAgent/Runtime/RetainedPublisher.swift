@@ -222,8 +222,9 @@ public final class RetainedPublisher: Sendable {
     ///
     /// Two flushes never overlap: the scopes are set and flushed by one owner at a time (the
     /// daemon's loop, `once`'s steps). What may run beside a flush is ``notPublished(refused:lost:)``
-    /// (the outcomes of earlier publishes) and the readers; a topic it forgets between the
-    /// decision and the record concerns an earlier publish, and this flush's send is recorded.
+    /// (the outcomes of publishes) and the readers. A topic it reports between the decision and
+    /// the record may be this flush's own send (refused at once for its size, or by an MQTT 5
+    /// PUBACK): the record leaves it out of the published set, as the single locked pass did.
     private func publish(everything: Bool, persist: Bool, now: ContinuousClock.Instant) -> Int {
         let plan = state.withLock { $0.plan(everything: everything, now: now) }
         let delivered = plan.deliveries.map { deliver($0.topic, $0.payload) }
