@@ -60,8 +60,16 @@ for arch in "${archs[@]}"; do
     containers+=("$name")
     "${podman_run[@]}" -d --name "$name" -v "$work/config-$arch:/config:ro" -v "$volume:/data" \
         "$tag" --demo run --config /config/config.yaml >/dev/null
-    for _ in $(seq 1 150); do grep -q '^breeze-demo/status online' "$work/seen-$arch" && break; sleep 0.2; done
-    sleep 3
+    # The first fetches are spread over the start's first 5 s (and run slower under qemu): wait
+    # for the last of the demo's subtrees, not a fixed time (a 3 s sleep saw 31 messages once).
+    for _ in $(seq 1 300); do
+        grep -q '^breeze-demo/status online' "$work/seen-$arch" \
+            && grep -q '^breeze-demo/home/pollen ' "$work/seen-$arch" \
+            && grep -q '^breeze-demo/home/climate ' "$work/seen-$arch" \
+            && grep -q '^breeze-demo/home/climate/stripes ' "$work/seen-$arch" && break
+        sleep 0.2
+    done
+    sleep 1
     topics=$(grep -c '^breeze-demo/' "$work/seen-$arch" || true)
     check "$arch: published breeze-demo/status online" grep -q '^breeze-demo/status online' "$work/seen-$arch"
     check "$arch: published the demo tree ($topics messages)" test "$topics" -gt 50
