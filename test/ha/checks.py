@@ -132,6 +132,23 @@ def record_problems(name, hass, since):
     return problems
 
 
+def agent_scenario(name, hass, agent, since, setup, settle_for=0):
+    """A module's scenario fixture body (use with `yield from`): `setup()` waits until Home
+    Assistant has what the tests need (a failure stops the agent: a failed setup must not leave
+    it running), the tests get `{"agent", "since"}`, then the agent stops, after `settle_for`
+    seconds for late messages, and its WARNING/ERROR lines since `since` are kept under `name`."""
+    try:
+        setup()
+    except BaseException:
+        agent.stop()
+        raise
+    yield {"agent": agent, "since": since}
+    if settle_for:
+        settle(settle_for)
+    agent.stop()
+    record_problems(name, hass, since)
+
+
 def settle(seconds):
     """Lets late messages (state clears after a removal) reach Home Assistant before the log is read."""
     time.sleep(seconds)

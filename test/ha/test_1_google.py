@@ -3,7 +3,7 @@ three locations, against a real Home Assistant."""
 
 import pytest
 
-from checks import (assert_device, device_of, assert_entities, press_refresh, record_problems, settle, state,
+from checks import (agent_scenario, assert_device, assert_entities, device_of, press_refresh, settle, state,
                     wait_for_entities, wait_gone, wait_state)
 from expected import LEVEL_OPTIONS, location_entities
 from harness import Agent, wait_for
@@ -41,17 +41,12 @@ def scenario(hass, broker, api, agent_bin, workdir):
     api.null_years[HOME[0]] = {1980}
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "google", config(broker, api))
-    try:
+    def setup():
         for loc in ("home", "office", "sea"):
             wait_for_entities(hass, "breeze_" + loc, location_entities(PREFIX, loc, TYPES, PLANTS), ready=[
                 "binary_sensor.breeze_%s_pollen_stale" % loc, "binary_sensor.breeze_%s_climate_stale" % loc,
                 "sensor.breeze_%s_pollen_tree" % loc, "sensor.breeze_%s_climate_current" % loc])
-    except BaseException:
-        agent.stop()  # a failed setup must not leave the agent running
-        raise
-    yield {"agent": agent, "since": since}
-    agent.stop()
-    record_problems("google", hass, since)
+    yield from agent_scenario("google", hass, agent, since, setup)
 
 
 def test_device_and_origin(hass, scenario):

@@ -4,7 +4,7 @@ climate, against a real Home Assistant."""
 
 import pytest
 
-from checks import assert_device, assert_entities, record_problems, settle, state, wait_for_entities
+from checks import agent_scenario, assert_device, assert_entities, settle, state, wait_for_entities
 from expected import location_entities
 from harness import Agent
 
@@ -29,18 +29,12 @@ def scenario(hass, broker, api, agent_bin, workdir):
     api.outside_europe.add("40.7")
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "open-meteo", config(broker, api))
-    try:
+    def setup():
         wait_for_entities(hass, "breezeom_brno", location_entities(PREFIX, "brno", TYPES, PLANTS), ready=[
             "sensor.breezeom_brno_pollen_tree", "sensor.breezeom_brno_climate_current"])
         wait_for_entities(hass, "breezeom_new_york", location_entities(PREFIX, "new-york", climate=True),
                           ready=["sensor.breezeom_new_york_climate_current"])
-    except BaseException:
-        agent.stop()  # a failed setup must not leave the agent running
-        raise
-    yield {"agent": agent, "since": since}
-    settle(3)
-    agent.stop()
-    record_problems("open-meteo", hass, since)
+    yield from agent_scenario("open-meteo", hass, agent, since, setup, settle_for=3)
 
 
 def test_device_and_entities(hass, scenario):

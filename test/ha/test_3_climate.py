@@ -5,8 +5,8 @@ import datetime
 
 import pytest
 
-from checks import (assert_device, assert_entities, press_refresh, record_problems, settle, state, wait_for_entities,
-                    wait_state)
+from checks import (agent_scenario, assert_device, assert_entities, press_refresh, settle, state,
+                    wait_for_entities, wait_state)
 from expected import location_entities
 from fake_api import climate_celsius
 from harness import Agent, wait_for
@@ -30,16 +30,11 @@ def scenario(hass, broker, api, agent_bin, workdir):
     api.null_years[NOBASE[0]] = {1980, 1990, 2000, 2010, 2020}
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "climate", config(broker, api))
-    try:
+    def setup():
         for loc in ("warm", "nobase"):
             wait_for_entities(hass, "breezecl_" + loc, location_entities(PREFIX, loc, climate=True), ready=[
                 "binary_sensor.breezecl_%s_climate_stale" % loc, "sensor.breezecl_%s_climate_current" % loc])
-    except BaseException:
-        agent.stop()  # a failed setup must not leave the agent running
-        raise
-    yield {"agent": agent, "since": since}
-    agent.stop()
-    record_problems("climate", hass, since)
+    yield from agent_scenario("climate", hass, agent, since, setup)
 
 
 def test_device_and_entities(hass, scenario):

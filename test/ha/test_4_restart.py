@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from checks import record_problems, settle, state, wait_for_entities
+from checks import agent_scenario, settle, state, wait_for_entities
 from expected import location_entities
 from harness import Agent, wait_for
 
@@ -24,15 +24,10 @@ def scenario(hass, broker, api, agent_bin, workdir):
              "pollen:", "  source: google", "  api_key: ha-test-not-a-key", "climate:", "  unit: celsius"]
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "restart", lines + api.endpoints_yaml())
-    try:
+    def setup():
         wait_for_entities(hass, "breezers_home", location_entities(PREFIX, "home", TYPES, PLANTS), ready=[
             "sensor.breezers_home_pollen_grass", "sensor.breezers_home_climate_current"])
-    except BaseException:
-        agent.stop()  # a failed setup must not leave the agent running
-        raise
-    yield {"agent": agent, "since": since}
-    agent.stop()
-    record_problems("restart", hass, since)
+    yield from agent_scenario("restart", hass, agent, since, setup)
 
 
 def test_restart_brings_entities_back_with_states(hass, scenario):

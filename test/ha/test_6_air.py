@@ -7,7 +7,7 @@ import datetime
 
 import pytest
 
-from checks import assert_device, assert_entities, record_problems, settle, state, wait_for_entities
+from checks import agent_scenario, assert_device, assert_entities, settle, state, wait_for_entities
 from expected import (EUROPEAN_AQI_OPTIONS, PARTICULATE_UNIT, RISK_OPTIONS, US_AQI_OPTIONS, UV_OPTIONS,
                       air_entities, location_entities)
 from fake_api import air_hour, tenths_text
@@ -48,18 +48,12 @@ def scenario(hass, broker, api, agent_bin, workdir):
     api.google_today[LAT] = {"GRASS": 5, "TREE": 0}
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "air", config(broker, api))
-    try:
+    def setup():
         wait_for_entities(hass, DEVICE, entities(), ready=[
             "sensor.breezeair_frankfurt_air_european_aqi", "sensor.breezeair_frankfurt_air_pm2_5",
             "sensor.breezeair_frankfurt_risk_anna", "sensor.breezeair_frankfurt_risk_ben",
             "binary_sensor.breezeair_frankfurt_risk_anna_alert", "sensor.breezeair_frankfurt_pollen_tree"])
-    except BaseException:
-        agent.stop()  # a failed setup must not leave the agent running
-        raise
-    yield {"agent": agent, "since": since}
-    settle(3)
-    agent.stop()
-    record_problems("air", hass, since)
+    yield from agent_scenario("air", hass, agent, since, setup, settle_for=3)
 
 
 def band(value, bounds, words):

@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from checks import assert_device, assert_entities, record_problems, settle, state, wait_for_entities
+from checks import agent_scenario, assert_device, assert_entities, settle, state, wait_for_entities
 from expected import Entity, location_entities
 from harness import Agent, wait_for
 
@@ -57,17 +57,11 @@ def image_proxy(hass, entity_id):
 def scenario(hass, broker, api, agent_bin, workdir):
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "images", config(broker, api))
-    try:
+    def setup():
         wait_for_entities(hass, DEVICE, entities(), ready=[
             "sensor.breezeimg_zurich_climate_current"] + ["image.%s_image_%s" % (DEVICE, n) for n in IMAGES],
             timeout=90)
-    except BaseException:
-        agent.stop()  # a failed setup must not leave the agent running
-        raise
-    yield {"agent": agent, "since": since}
-    settle(3)
-    agent.stop()
-    record_problems("images", hass, since)
+    yield from agent_scenario("images", hass, agent, since, setup, settle_for=3)
 
 
 def test_device_and_entities(hass, scenario):

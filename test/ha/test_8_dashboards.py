@@ -18,7 +18,7 @@ import tempfile
 import pytest
 import yaml
 
-from checks import press_refresh, record_problems, settle, state, wait_state
+from checks import agent_scenario, press_refresh, settle, state, wait_state
 from harness import ROOT, Agent, wait_for
 
 PREFIX = "breeze"
@@ -61,7 +61,7 @@ def scenario(hass, broker, api, agent_bin, workdir):
     api.failing.discard(LAT)
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "dashboards", config(broker, api))
-    try:
+    def setup():
         ready = [entity_id("grass"), "sensor.breeze_home_risk_anna", "image.breeze_home_image_wall",
                  "sensor.breeze_home_climate_current"]
         wait_for("the home device's entities", lambda: all(
@@ -82,13 +82,7 @@ def scenario(hass, broker, api, agent_bin, workdir):
             state(hass, entity_id(p)) not in (None, "unavailable") for p in PLANTS), timeout=120, interval=1.0)
         wait_for("the types after the reload", lambda: all(
             state(hass, e) not in (None, "unknown", "unavailable") for e in ready), timeout=60, interval=1.0)
-    except BaseException:
-        agent.stop()  # a failed setup must not leave the agent running
-        raise
-    yield {"agent": agent, "since": since}
-    settle(3)
-    agent.stop()
-    record_problems("dashboards", hass, since)
+    yield from agent_scenario("dashboards", hass, agent, since, setup, settle_for=3)
 
 
 def today():
