@@ -80,12 +80,13 @@ for arch in "${archs[@]}"; do
     podman stop -t 10 "$name" >/dev/null
     stop_s=$(awk -v a="$term_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
     rc=$(podman inspect --format '{{.State.ExitCode}}' "$name")
-    podman logs "$name" >"$work/log-$arch" 2>&1 || true
+    podman logs "$name" >"$work/log-$arch" 2>"$work/log-$arch.stderr" || true
     check "$arch: SIGTERM -> exit 0 (got $rc)" test "$rc" = 0
     check "$arch: SIGTERM -> stopped in $stop_s s (<= 2 s)" awk -v s="$stop_s" 'BEGIN { exit !(s <= 2) }'
     retained=$(mosquitto_sub -h 127.0.0.1 -p "$port" -t breeze-demo/status -C 1 -W 2 --retained-only 2>/dev/null || true)
     check "$arch: offline retained after SIGTERM" test "$retained" = offline
-    check "$arch: the log has the agent's lines ($(wc -l <"$work/log-$arch") lines)" grep -q 'info:' "$work/log-$arch"
+    check "$arch: the log has the agent's lines on stdout ($(wc -l <"$work/log-$arch") lines)" grep -q 'info:' "$work/log-$arch"
+    check "$arch: nothing on the container's stderr ($(wc -l <"$work/log-$arch.stderr") lines)" test ! -s "$work/log-$arch.stderr"
     # --demo keeps no state; the volume must be the service user's to write when it runs for real.
     check "$arch: the /data volume belongs to the service user (uid $puid)" bash -c \
         "[ \"\$(stat -c %u \"\$(podman volume inspect --format '{{.Mountpoint}}' '$volume')\")\" = '$puid' ]"
