@@ -285,7 +285,9 @@ static void *watchdog_main(void *context) {
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
         if (is_before(&now, &p->deadline)) {
-            pthread_cond_timedwait(&s->wake, &s->lock, &p->deadline);
+            // A copy: while this waits, the connection may close and its entry be freed.
+            struct timespec deadline = p->deadline;
+            pthread_cond_timedwait(&s->wake, &s->lock, &deadline);
             continue;
         }
         unlist(s, p);
