@@ -21,7 +21,10 @@ import Testing
 /// suite runs the real `breeze-agent-render`).
 @Suite("Render runner: spawn, pipes, bounds", .serialized)
 struct RenderRunnerTests {
-    static func script(_ body: String) throws -> String {
+    static func script(_ body: String) throws -> String { try executable("#!/bin/sh\n" + body + "\n") }
+
+    /// An executable file holding `text` (a `#!` line first).
+    static func executable(_ text: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
             "render-script-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sh"
         ).path
@@ -29,7 +32,7 @@ struct RenderRunnerTests {
         // must not inherit it, or exec of this script fails with ETXTBSY while that one runs.
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
         try #require(fd >= 0)
-        let bytes = Array(("#!/bin/sh\n" + body + "\n").utf8)
+        let bytes = Array(text.utf8)
         #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
         close(fd)
         return path
@@ -137,7 +140,9 @@ struct RenderRunnerTests {
         // stands for them here. A mask and ignored signals survive exec.
         let previous = signal(SIGHUP, SIG_IGN)
         defer { signal(SIGHUP, previous) }
-        let path = try Self.script("cat >/dev/null; grep -E '^Sig(Blk|Ign):' /proc/self/status")
+        // Not a shell: dash clears the signal mask it starts with. env (without -S options
+        // about signals) hands its own on to grep.
+        let path = try Self.executable("#!/usr/bin/env -S grep -h -E ^Sig(Blk|Ign): /proc/self/status\n")
         defer { unlink(path) }
         let result = Mutex<RenderOutcome?>(nil)
         let done = DispatchSemaphore(value: 0)
