@@ -51,6 +51,10 @@ for arch in "${archs[@]}"; do
     sed -e "s|^  host: localhost |  host: 127.0.0.1 |" -e "s|^  # port: 1883 |  port: $port |" \
         -e 's|^state_dir: /var/lib/breeze-agent |state_dir: /data |' config/breeze-agent.example.yaml \
         >"$work/config-$arch/config.yaml"
+    # The status page (libmicrohttpd, dlopened: the image must carry it and its closure).
+    hport=$(scripts/free-port.sh)
+    sed -i "s|^  max_concurrent: 4 .*|&\n  listen: \"127.0.0.1:$hport\"|" "$work/config-$arch/config.yaml"
+    grep -q "^  listen: \"127.0.0.1:$hport\"" "$work/config-$arch/config.yaml" || bad "$arch: could not add http.listen to the test config"
     chmod 0644 "$work/config-$arch/config.yaml"
     mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'breeze-demo/#' >"$work/seen-$arch" 2>/dev/null &
     pids+=($!)
@@ -73,6 +77,9 @@ for arch in "${archs[@]}"; do
     topics=$(grep -c '^breeze-demo/' "$work/seen-$arch" || true)
     check "$arch: published breeze-demo/status online" grep -q '^breeze-demo/status online' "$work/seen-$arch"
     check "$arch: published the demo tree ($topics messages)" test "$topics" -gt 50
+    code=$(curl -s -o "$work/metrics-$arch" -w '%{http_code}' -m 10 "http://127.0.0.1:$hport/metrics" || true)
+    check "$arch: the status server answers /metrics with 200 (got $code)" test "$code" = 200
+    check "$arch: /metrics is the agent's" grep -q '^breeze_' "$work/metrics-$arch"
     pid=$(podman inspect --format '{{.State.Pid}}' "$name")
     puid=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo "?")
     check "$arch: runs as the image's breeze-agent user (uid $puid, not root)" test "$puid" != 0 -a "$puid" != "?"
