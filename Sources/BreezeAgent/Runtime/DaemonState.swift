@@ -897,6 +897,7 @@ struct DaemonState {
             uptimeSeconds: time.uptimeSeconds, sources: diagnostics.statuses, apiCallsToday: perLocation,
             reconnects: presence.reconnects)
         payload.openMeteoCallsToday = calls.openMeteo.today(now: time.now)
+        payload.imagesFailing = images.failing
         return payload.json.serialized
     }
 }
