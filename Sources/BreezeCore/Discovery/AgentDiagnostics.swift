@@ -25,7 +25,9 @@
 /// ```
 ///
 /// Optional members follow only when they have something to say: `"images_failing":
-/// {"home/hall": {"failures": 3, "error": "render failed: …"}}` (SPEC §16 "Names").
+/// {"home/hall": {"failures": 3, "error": "render failed: …"}}` (SPEC §16 "Names"),
+/// `"identity_conflict": {"other_instance": {"instance": …, "host": …, "pid": …, "started": …,
+/// "seen_at": …}, "quick_drops": 3, "reconnect_delay_s": 8}` (SPEC §16 "Two agents, one identity").
 ///
 /// Times are RFC 3339 UTC text, formatted by the caller (the core has no clock).
 public struct AgentDiagnostics: Sendable, Equatable {
@@ -119,6 +121,9 @@ public struct AgentDiagnostics: Sendable, Equatable {
     public var reconnects: Int
     /// Images whose last render failed; the `images_failing` member is there only when some are.
     public var imagesFailing: [ImageFailure] = []
+    /// Another instance on this agent's identity, or a backoff after repeated quick drops (SPEC
+    /// §16); the `identity_conflict` member is there only when set.
+    public var identityConflict: JSONValue?
 
     public init(uptimeSeconds: Int, sources: [SourceStatus], apiCallsToday: [LocationCalls], reconnects: Int) {
         self.uptimeSeconds = uptimeSeconds
@@ -174,6 +179,7 @@ public struct AgentDiagnostics: Sendable, Equatable {
                                 $0.image, .object(["failures": .integer($0.failures), "error": .string($0.error)]))
                         })))
         }
+        if let identityConflict { members.append(JSONMember("identity_conflict", identityConflict)) }
         return .object(members)
     }
 }
