@@ -88,9 +88,20 @@ struct ImageNameEndToEndTests {
             _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
             var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BREEZE_") }
             env["JOURNAL_STREAM"] = nil
-            let child = try ChildProcess(
-                bin + "/breeze-agent", ["once", "--config", sandbox.configPath], environment: env,
-                standardError: .file(stderrPath))
+            // A test running beside this one may have forked while the copy was open for
+            // writing: its child holds the descriptor until it execs (ETXTBSY meanwhile).
+            var spawned: ChildProcess?
+            for _ in 0..<50 {
+                do {
+                    spawned = try ChildProcess(
+                        bin + "/breeze-agent", ["once", "--config", sandbox.configPath], environment: env,
+                        standardError: .file(stderrPath))
+                    break
+                } catch let error as ChildProcess.SpawnError where error.errno == ETXTBSY {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            let child = try #require(spawned, "the copied agent stayed busy")
             let status = await child.waitForExit(timeout: .seconds(60))
             let log = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
             #expect(log.contains("render failed"), "\(log)")

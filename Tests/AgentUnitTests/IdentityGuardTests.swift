@@ -77,11 +77,12 @@ struct IdentityGuardTests {
         #expect(!state.diagnosticsJSON(at: D.at(now + 61)).contains("identity_conflict"))
     }
 
-    @Test("another live instance: one error naming it, answered once, in diagnostics; a stale one is ignored")
+    @Test("another live instance: one error naming it, answered once, in diagnostics; an earlier one is not")
     func otherInstance() throws {
         var (state, _) = D.started(try D.config())
         let now = Self.t0 + 10
-        _ = state.handle(.mqtt(.connected), at: D.at(now))
+        let connected = state.handle(.mqtt(.connected), at: D.at(now))
+        let own = try #require(D.published(connected).first { $0.topic == "breeze/agent/-" })
         // A retained announcement from a run that ended long ago: stale.
         let stale = state.handle(
             D.message(
@@ -90,7 +91,12 @@ struct IdentityGuardTests {
             at: D.at(now))
         #expect(stale.isEmpty)
         let payload = String(decoding: Self.announcement("b7", at: now), as: UTF8.self)
-        let live = state.handle(D.message("breeze/agent/-", payload), at: D.at(now + 1))
+        // Recent, but there before this connection's announcement: maybe this agent's own last
+        // run, not an error.
+        #expect(state.handle(D.message("breeze/agent/-", payload, retain: true), at: D.at(now)).isEmpty)
+        _ = state.handle(D.message("breeze/agent/-", own.payload, retain: true), at: D.at(now))
+        // After it (MQTT 5 keeps the retain flag as published: it is no sign).
+        let live = state.handle(D.message("breeze/agent/-", payload, retain: true), at: D.at(now + 1))
         #expect(D.logs(live, .error).count == 1)
         #expect(
             D.logs(live, .error).first?.contains(#"instance b7 on "hub-2" (pid 812"#) == true, "\(D.logs(live, .error))"
@@ -152,16 +158,22 @@ struct IdentityGuardTests {
         do {
             var (state, _) = D.started(try D.config())
             _ = state.holdRemovedLocations(published: published)
-            _ = state.handle(.mqtt(.connected), at: D.at(Self.t0 + 10))
+            let connected = state.handle(.mqtt(.connected), at: D.at(Self.t0 + 10))
+            let own = try #require(D.published(connected).first { $0.topic == "breeze/agent/-" })
             let payload = String(decoding: Self.announcement("b7", at: Self.t0 + 5), as: UTF8.self)
+            // One there before this connection's own (this agent's previous run?) is not live.
             _ = state.handle(D.message("breeze/agent/-", payload, retain: true), at: D.at(Self.t0 + 10))
+            #expect(!state.identity.isOtherLive)
+            _ = state.handle(D.message("breeze/agent/-", own.payload, retain: true), at: D.at(Self.t0 + 10))
+            // Its answer, after this one's, is.
+            _ = state.handle(D.message("breeze/agent/-", payload), at: D.at(Self.t0 + 11))
             let kept = state.handle(.tick, at: D.at(Self.t0 + 15))
             #expect(!kept.contains { if case .handover(.release) = $0 { true } else { false } })
             #expect(
                 D.logs(kept, .warning).contains { $0.contains("not clearing the topics of removed location(s) office") }
             )
             // The other instance stops announcing itself: cleared then.
-            let later = state.handle(.tick, at: D.at(Self.t0 + 10 + IdentityGuard.liveSeconds + 1))
+            let later = state.handle(.tick, at: D.at(Self.t0 + 11 + IdentityGuard.liveSeconds + 1))
             #expect(later.contains { if case .handover(.release(["breeze/office"])) = $0 { true } else { false } })
         }
     }

@@ -191,6 +191,11 @@ extension Agent {
         }
 
         if client.isConnected {
+            // The announcement goes with the run (SPEC §16), unless another live instance's may
+            // be the one retained now.
+            if !state.identity.isOtherLive {
+                try? client.publish(state.identity.topic, "", qos: max(1, config.mqtt.qos), retain: true)
+            }
             try? client.publish(
                 state.layout.status, Availability.offline, qos: max(1, config.mqtt.qos), retain: true)
             _ = await client.waitForAcknowledgements(timeout: .milliseconds(1500))

@@ -49,9 +49,12 @@ struct AgentAnnouncement: Sendable, Equatable, Codable {
 /// - At every connect the agent announces itself (``AgentAnnouncement``, retained) and
 ///   subscribes to its announcement topic and its own availability topic; it re-announces every
 ///   ``announceInterval`` seconds, so an announcement older than ``liveSeconds`` is stale.
-/// - Another instance's announcement that is live (delivered live, or retained and recent)
+/// - Another instance's announcement delivered live (its connect, its re-announce, its answer)
 ///   logs one error naming it, shows in `<p>/diagnostics` (`identity_conflict`), and is
 ///   answered once with an announcement of this instance, so the other one learns of it too.
+///   One delivered before this connection's own announcement came back proves nothing (it
+///   may be this agent's own previous run): it is only named when the broker keeps dropping
+///   the connection.
 /// - A connection the broker drops within ``quickDropSeconds`` of connecting, three times in a
 ///   row, is a second client with the same client id: one error line, and the reconnect delay
 ///   doubles from 2 s to ``longestReconnectDelay`` (libmosquitto's own backoff starts afresh
@@ -108,6 +111,11 @@ struct IdentityGuard: Sendable {
     /// The other live instance, and when it was last seen.
     private(set) var other: AgentAnnouncement?
     private(set) var otherSeenAt: Int64 = 0
+    /// A recent announcement of another instance that was there before this one's: not proof
+    /// of a live one.
+    private(set) var suspect: AgentAnnouncement?
+    /// This connection's own announcement has come back from the broker.
+    private var echoSeen = false
     /// Instances already named in an error line (and answered).
     private var named: Set<String> = []
     private(set) var nextAnnounce: Int64?
@@ -154,6 +162,7 @@ struct IdentityGuard: Sendable {
         case .connected:
             connects += 1
             connectedSince = now
+            echoSeen = false
             nextAnnounce = FetchSchedule.sum(now, Self.announceInterval)
             if !heldRemoved.isEmpty, releaseAt == nil { releaseAt = FetchSchedule.sum(now, Self.settleSeconds) }
             return [announce(now: now)]
@@ -173,7 +182,7 @@ struct IdentityGuard: Sendable {
             reconnectDelay = delay
             var actions: [Action] = [.reconnectDelay(seconds: delay)]
             if quickDrops == Self.quickDropsForDuplicate {
-                let who = other.map { "; instance announced: \($0.described)" } ?? ""
+                let who = (other ?? suspect).map { "; instance announced: \($0.described)" } ?? ""
                 actions.append(
                     .log(
                         .error,
@@ -181,10 +190,21 @@ struct IdentityGuard: Sendable {
                     ))
             }
             return actions
-        case .announcement(let bytes, let retained):
-            guard let seen = AgentAnnouncement.parse(bytes), seen.instance != own.instance else { return [] }
-            // A retained announcement is live when recent: a run re-announces every interval.
-            guard !retained || now - seen.at <= Self.liveSeconds else { return [] }
+        case .announcement(let bytes, _):
+            guard let seen = AgentAnnouncement.parse(bytes) else { return [] }
+            guard seen.instance != own.instance else {
+                echoSeen = true
+                return []
+            }
+            // One the broker delivers before this connection's own announcement came back was
+            // published before it: maybe by this agent's own last run (restarted, or killed),
+            // so only a suspect, named when the broker keeps dropping the connection. One after
+            // it proves a live instance: its connect, its re-announce, or its answer to this
+            // one's. (The retain flag cannot tell: MQTT 5 subscriptions keep it as published.)
+            guard echoSeen else {
+                if now - seen.at <= Self.liveSeconds { suspect = seen }
+                return []
+            }
             other = seen
             otherSeenAt = now
             guard !named.contains(seen.instance) else { return [] }
@@ -269,7 +289,7 @@ struct IdentityGuard: Sendable {
     var diagnostics: JSONValue? {
         guard other != nil || reconnectDelay != nil else { return nil }
         let seen: JSONValue =
-            other.map {
+            (other ?? (reconnectDelay != nil ? suspect : nil)).map {
                 .object([
                     "instance": .string($0.instance), "host": .string($0.host), "pid": .integer($0.pid),
                     "started": .string($0.started), "seen_at": .string(UTCTimestamp.rfc3339(unixSeconds: otherSeenAt)),
