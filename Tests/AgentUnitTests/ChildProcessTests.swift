@@ -36,7 +36,7 @@ struct ChildProcessTests {
             close(pipeEnds[1])
             close(socketFD)
         }
-        let child = try ChildProcess("/bin/sleep", ["30"])
+        let child = try ChildProcess("/bin/sleep", ["600"])
         // `sleep` itself opens the locale archive for a moment while it starts (seen once as a
         // descriptor 3 in a parallel run): an inherited descriptor stays, so the listing is read
         // again until it shows the three standard ones, for at most 2 s.
@@ -70,7 +70,7 @@ struct ChildProcessTests {
                         for round in 0..<20 {
                             do {
                                 if (round + worker) % 4 == 0 {
-                                    let sibling = try ChildProcess("/bin/sleep", ["30"])
+                                    let sibling = try ChildProcess("/bin/sleep", ["600"])
                                     tally.longLived.withLock { $0.append(sibling) }
                                     continue
                                 }
@@ -91,13 +91,15 @@ struct ChildProcessTests {
             }
         }
         #expect(tally.failures.withLock { $0 }.isEmpty, "\(tally.failures.withLock { $0 })")
-        // Foundation's Process saw some of these only when a `sleep 30` that inherited their
+        // Foundation's Process saw some of these only when a `sleep` that inherited their
         // socket ended; seconds are plenty even on two loaded cores.
         #expect(tally.slowest.withLock { $0 } < .seconds(5))
         let siblings = tally.longLived.withLock { $0 }
         #expect(siblings.count == 20)
         let ended = siblings.filter { !$0.isRunning }.count
-        #expect(ended == 0, "\(ended) of the `sleep 30` siblings already ended")
+        // 600 s, not 30: a parallel run once held this test's continuation for 45 s (blocking
+        // tests on both cooperative threads), and 30 s siblings had ended by then.
+        #expect(ended == 0, "\(ended) of the `sleep 600` siblings already ended")
         for sibling in siblings { #expect(sibling.kill()) }
     }
 
@@ -106,7 +108,9 @@ struct ChildProcessTests {
         let child = try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<ChildProcess, any Error>) in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try ChildProcess("/bin/sleep", ["30"]) })
+                // 600 s: the SIGTERM below may come late on a loaded run (it came after 45 s
+                // once, when a `sleep 30` had exited 0 by itself); the child is killed anyway.
+                continuation.resume(with: Result { try ChildProcess("/bin/sleep", ["600"]) })
             }
         }
         child.signal(SIGTERM)
