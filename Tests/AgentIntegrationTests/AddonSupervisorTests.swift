@@ -225,6 +225,19 @@ struct AddonSupervisorTests {
         #expect(!FileManager.default.fileExists(atPath: directory + "/data/breeze-agent.yaml"))
     }
 
+    @Test func sigtermWhileWaitingForTheSupervisorExitsZero() async throws {
+        let supervisor = Self.supervisor(brokerPort: 1) { _ in .respond(status: 502, text: "Bad Gateway") }
+        try supervisor.start()
+        defer { supervisor.stop() }
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let agent = try Self.startAddon(Self.defaults, supervisor: supervisor, in: directory)
+        #expect(await agent.waitForLine("the Supervisor answered 502"), "\(agent.log)")
+        agent.signal(SIGTERM)
+        #expect(await agent.waitForExit(timeout: .seconds(5)) == 0, "\(agent.log)")
+        #expect(agent.lines(containing: "add-on: stopping while waiting for the Supervisor").count == 1)
+    }
+
     @Test func addonRefusesAConfigPath() async throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

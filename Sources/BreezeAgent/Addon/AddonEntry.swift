@@ -113,6 +113,17 @@ public enum AddonEntry {
         let headers = [(name: "Authorization", value: "Bearer \(token)")]
         var lastWait: AddonConfig.Wait?
         var delay = retry.first
+        // Stopping the add-on while it waits: nothing is connected or published yet, so exit 0 at
+        // once. A plain handler (write and _exit are async-signal-safe), put back to the default
+        // before the agent installs its own.
+        for number in [SIGTERM, SIGINT] {
+            signal(number) { _ in
+                let message: StaticString = "add-on: stopping while waiting for the Supervisor\n"
+                message.withUTF8Buffer { _ = write(2, $0.baseAddress, $0.count) }
+                _exit(0)
+            }
+        }
+        defer { for number in [SIGTERM, SIGINT] { signal(number, SIG_DFL) } }
         while true {
             let outcome: Result<(AddonConfig.Broker, AddonConfig.Home), AddonConfig.Wait>
             do {
