@@ -37,6 +37,13 @@ public enum AgentMain {
             writeStdout("breeze-agent \(BreezeVersion.string)\n")
             return Invocation.ExitCode.success
         }
+        if invocation.command == .addon {
+            guard invocation.configPath == nil, !invocation.demo else {
+                printError("breeze-agent: addon takes no --config or --demo (it writes its own config; see --help)")
+                return Invocation.ExitCode.usage
+            }
+            return await AddonEntry.main(environment: environment)
+        }
 
         let now = Timestamp.nowUnixSeconds()
         let currentYear = CivilDate(daysSinceEpoch: Int(now / 86_400)).year
@@ -95,7 +102,7 @@ public enum AgentMain {
                 return Invocation.ExitCode.configuration
             }
             return invocation.command == .once ? await agent.once(client: client) : await agent.run(client: client)
-        case .checkConfig:
+        case .checkConfig, .addon:
             return Invocation.ExitCode.success
         }
     }
@@ -161,6 +168,7 @@ public enum AgentMain {
     /// The test-only variables this binary reads (docs/operations.md "Test-only settings").
     static let testVariables: Set<String> = [
         "BREEZE_TEST_HTTP_TIMEOUT", "BREEZE_TEST_REFRESH_COOLDOWN", "BREEZE_TEST_CA_FILE",
+        "BREEZE_TEST_SUPERVISOR_RETRY_MS",
     ]
 
     /// One warning per test-only variable this binary reads that is set (SPEC §12): a

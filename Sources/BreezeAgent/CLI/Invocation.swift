@@ -14,6 +14,8 @@ public struct Invocation: Sendable, Equatable {
     public enum Command: String, Sendable, CaseIterable {
         case run, once, print
         case checkConfig = "check-config"
+        /// The Home Assistant add-on's entrypoint (SPEC §15, docs/home-assistant.md).
+        case addon
     }
 
     public var command: Command = .run
@@ -86,6 +88,8 @@ public struct Invocation: Sendable, Equatable {
           once           fetch everything now, publish, wait for the broker's acks, exit
           print          fetch and print the topic tree (topic<TAB>payload); no broker
           check-config   validate the config and print it with secrets masked
+          addon          the Home Assistant add-on's entrypoint: read /data/options.json and
+                         the Supervisor, write /data/breeze-agent.yaml, run (docs/home-assistant.md)
 
         Options:
           --config PATH  config file (default: $BREEZE_CONFIG, else /etc/breeze-agent/config.yaml)

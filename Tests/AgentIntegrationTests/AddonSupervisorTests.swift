@@ -1,0 +1,314 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+@testable import BreezeAgent
+import BreezeMQTT
+import BreezeTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `breeze-agent addon` (SPEC §15) against a stand-in Supervisor and a mosquitto that requires
+/// the Supervisor's MQTT login, as the Mosquitto add-on does.
+///
+/// The stand-in is written from the Supervisor's documented API, as cited in
+/// docs/home-assistant.md ("Runtime environment"): `Authorization: Bearer $SUPERVISOR_TOKEN`
+/// [DEV docs/apps/communication.md]; `GET /services/mqtt` → `{"result": "ok", "data": {host, port,
+/// ssl, protocol, username, password, addon}}`, 400 `{"result": "error", "message": "Service not
+/// enabled"}` while no broker is announced [SV supervisor/api/utils.py, supervisor/api/services.py,
+/// supervisor/services/modules/mqtt.py]; `GET /core/api/config` → Home Assistant's `/api/config`
+/// without the envelope [DEV docs/api/rest.md], 401 for an unknown token [SV supervisor/api/proxy.py].
+@Suite("Add-on entrypoint against a stand-in Supervisor", .serialized)
+struct AddonSupervisorTests {
+    static let token = "supervisor-token-\(UUID().uuidString.prefix(8))"
+    static let password = "mq-\(UUID().uuidString.prefix(12))"
+    static let googleKey = "AIza-addon-test-\(UUID().uuidString.prefix(6))"
+    static let defaults = """
+        {"home_location": true, "locations": [], "unit": "auto", "pollen_source": "auto", "air": false,
+         "profiles": [], "images": [], "outputs": [], "log_level": "info"}
+        """
+
+    /// The Supervisor's two answers; the port as a string, as DEV's example writes it.
+    static func supervisor(
+        brokerPort: Int, answer: @escaping @Sendable (Int) -> LoopbackHTTPServer.Action? = { _ in nil }
+    )
+        -> LoopbackHTTPServer
+    {
+        let count = Mutex(0)
+        return LoopbackHTTPServer { request in
+            let number = count.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            if let override = answer(number) { return override }
+            guard request.header("Authorization") == "Bearer \(token)" else {
+                return .respond(status: 401, text: "401: Unauthorized")
+            }
+            switch request.path {
+            case "/services/mqtt":
+                return .respond(
+                    status: 200, headers: [("Content-Type", "application/json")],
+                    text: """
+                        {"result": "ok", "data": {"addon": "core_mosquitto", "host": "127.0.0.1", "port": "\(brokerPort)",
+                         "ssl": false, "protocol": "3.1.1", "username": "addons", "password": "\(password)"}}
+                        """)
+            case "/core/api/config":
+                return .respond(
+                    status: 200, headers: [("Content-Type", "application/json")],
+                    text: """
+                        {"latitude": 52.52, "longitude": 13.405, "elevation": 34, "unit_system": {"length": "km",
+                         "mass": "g", "temperature": "°C", "volume": "L"}, "location_name": "Zuhause",
+                         "time_zone": "Europe/Berlin", "components": ["hassio", "mqtt"], "version": "2026.11.3"}
+                        """)
+            default:
+                return .respond(status: 404, text: #"{"result": "error", "message": "not found"}"#)
+            }
+        }
+    }
+
+    /// `text` as a JSON string literal.
+    static func json(_ text: String) -> String {
+        String(
+            String(decoding: try! JSONSerialization.data(withJSONObject: [text]), as: UTF8.self).dropFirst().dropLast())
+    }
+
+    /// A mosquitto that accepts only the Supervisor's login (and the test's own viewer).
+    static func broker() async throws -> MosquittoBroker {
+        let broker = try MosquittoBroker()
+        try await broker.addPasswordFile(users: ["addons": password, "viewer": "viewer-pw"])
+        try await broker.start()
+        return broker
+    }
+
+    /// The broker and the Supervisor announcing it, both started.
+    static func standIns(
+        answer: @escaping @Sendable (Int) -> LoopbackHTTPServer.Action? = { _ in nil }
+    ) async throws -> (MosquittoBroker, LoopbackHTTPServer) {
+        let broker = try await broker()
+        let supervisor = supervisor(brokerPort: broker.port, answer: answer)
+        try supervisor.start()
+        return (broker, supervisor)
+    }
+
+    static func stop(_ broker: MosquittoBroker, _ supervisor: LoopbackHTTPServer) {
+        supervisor.stop()
+        broker.stop()
+    }
+
+    /// Starts `addon` with options.json holding `options` in a fresh data folder.
+    static func startAddon(
+        _ options: String, supervisor: LoopbackHTTPServer, in directory: String, extra: [String: String] = [:]
+    ) throws -> AgentProcess {
+        try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
+        try options.write(toFile: directory + "/data/options.json", atomically: true, encoding: .utf8)
+        var environment = [
+            "BREEZE_ADDON_DATA": directory + "/data", "BREEZE_SUPERVISOR_URL": supervisor.url(""),
+            "SUPERVISOR_TOKEN": token,
+        ]
+        for (key, value) in extra { environment[key] = value }
+        return try AgentProcess(["addon"], directory: directory, environment: environment, name: "addon")
+    }
+
+    @Test func zeroConfigurationPublishesHomeAssistantsHomeWithTheSupervisorsLogin() async throws {
+        let (broker, supervisor) = try await Self.standIns()
+        defer { Self.stop(broker, supervisor) }
+        // Key-free pollen (Open-Meteo) and climate from the stand-in APIs of the other end-to-end tests.
+        let pollen = try EndToEndKeyFreeClimateTests.airQualityBody(zone: "Europe/Berlin")
+        let sandbox = try AgentSandbox(
+            locations: [.init(id: "home", latitude: 52.52)],
+            routes: .init(airQuality: { _ in .respond(status: 200, body: pollen) }, celsius: [2010: 11.0]))
+        let directory = sandbox.directory
+        let view = try await LoginView(port: broker.port, patterns: ["breeze/#", "homeassistant/#"])
+        defer { Task { await view.stop() } }
+
+        // The default options; this machine has no Internet, so `advanced` only points the agent
+        // at the stand-in APIs (and asks for one climate year).
+        let advanced = sandbox.apis.endpointsYAML + "\nclimate: {years: [2010]}\n"
+        let options = String(Self.defaults.dropLast()) + ", \"advanced\": \(Self.json(advanced))}"
+        let agent = try Self.startAddon(options, supervisor: supervisor, in: directory)
+        let online = await poll(timeout: .seconds(30)) { view.payload("breeze/status") == "online" }
+        #expect(online, "\(agent.log)\n\(broker.log)")
+        let named = await poll(timeout: .seconds(20)) {
+            view.topics.contains { $0.hasPrefix("homeassistant/") && (view.payload($0)?.contains("Zuhause") ?? false) }
+        }
+        #expect(named, "\(view.topics.sorted())\n\(agent.log)")
+        // Home Assistant's unit system (°C) reached the location's climate topics.
+        let home = await poll(timeout: .seconds(20)) { view.payload("breeze/home/climate/unit") == "°C" }
+        #expect(home, "\(view.topics.sorted())")
+        // The agent logged in as the Supervisor said (mosquitto's connection line names the user).
+        #expect(broker.log.contains("u'addons'"), "\(broker.log)")
+        #expect(supervisor.requests.allSatisfy { $0.header("Authorization") == "Bearer \(Self.token)" })
+
+        let configPath = directory + "/data/breeze-agent.yaml"
+        let attributes = try FileManager.default.attributesOfItem(atPath: configPath)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let written = try String(contentsOfFile: configPath, encoding: .utf8)
+        #expect(written.contains("name: \"Zuhause\""))
+        #expect(written.contains("state_dir: \"\(directory)/data\""))
+        #expect(written.contains("unit: \"celsius\""))
+        #expect(!agent.log.contains(Self.password), "\(agent.log)")
+        #expect(await agent.terminate() == 0)
+        #expect(view.payload("breeze/status") == "offline")
+    }
+
+    @Test func optionsWithAGoogleKeyAndAnExtraLocation() async throws {
+        let (broker, supervisor) = try await Self.standIns()
+        defer { Self.stop(broker, supervisor) }
+        let sandbox = try AgentSandbox(
+            locations: [.init(id: "home", latitude: 52.52), .init(id: "cabin", latitude: 47.25)],
+            routes: .init(celsius: [2010: 11.0]))
+        let body = try googleBody(zone: "Europe/Berlin")
+        sandbox.apis.setGoogle(.respond(status: 200, body: body))
+        let view = try await LoginView(port: broker.port, patterns: ["breeze/#"])
+        defer { Task { await view.stop() } }
+
+        // `advanced` points the agent at the stand-in APIs: a §4 key the schema does not list.
+        let advanced = sandbox.apis.endpointsYAML + "\nclimate: {years: [2010]}\nhomeassistant: {discovery: false}\n"
+        let options = """
+            {"home_location": true, "locations": [{"id": "cabin", "name": "Hütte", "latitude": 47.25, "longitude": 11.4}],
+             "google_api_key": "\(Self.googleKey)", "unit": "fahrenheit", "pollen_source": "auto", "air": false,
+             "profiles": [], "images": [], "outputs": [], "log_level": "debug",
+             "advanced": \(Self.json(advanced))}
+            """
+        let agent = try Self.startAddon(options, supervisor: supervisor, in: sandbox.directory)
+        let both = await poll(timeout: .seconds(30)) {
+            view.topics.contains { $0.hasPrefix("breeze/home/pollen/") }
+                && view.topics.contains { $0.hasPrefix("breeze/cabin/pollen/") }
+        }
+        #expect(both, "\(view.topics.sorted())\n\(agent.log)")
+        let google = sandbox.apis.googleRequests
+        #expect(Set(google.compactMap { sandbox.apis.location(of: $0) }) == ["home", "cabin"])
+        #expect(google.allSatisfy { $0.header("X-Goog-Api-Key") == Self.googleKey })
+        let units = await poll(timeout: .seconds(20)) {
+            view.payload("breeze/home/climate/unit") == "°F" && view.payload("breeze/cabin/climate/unit") == "°F"
+        }
+        #expect(units, "\(view.topics.sorted())")
+        #expect(!agent.log.contains(Self.googleKey) && !agent.log.contains(Self.password), "\(agent.log)")
+        #expect(await agent.terminate() == 0)
+    }
+
+    @Test(arguments: [
+        (
+            #"{"locations": [{"id": "home", "latitude": 1, "longitude": 2}]}"#,
+            #"breeze-agent: option locations[0].id: "home" is already the home location's id"#
+        ),
+        (
+            #"{"locations": [{"id": "x", "latitude": 1, "longitude": 2, "timezone": "Mars/Olympus"}]}"#,
+            "breeze-agent: option locations[0].timezone: "
+        ),
+        (#"{"advanced": "mqtt:\n  qos: 9\n"}"#, "breeze-agent: option advanced: mqtt.qos: expected an integer 0–2"),
+    ])
+    func aBadOptionIsOneLineAndExit78(options: String, expected: String) async throws {
+        let supervisor = Self.supervisor(brokerPort: 1)
+        try supervisor.start()
+        defer { supervisor.stop() }
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let agent = try Self.startAddon(options, supervisor: supervisor, in: directory)
+        let status = await agent.waitForExit(timeout: .seconds(20))
+        #expect(status == Invocation.ExitCode.configuration, "\(agent.log)")
+        let lines = agent.log.split(separator: "\n")
+        #expect(lines.count == 1, "\(agent.log)")
+        #expect(lines.first?.hasPrefix(expected) == true, "\(agent.log)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/data/breeze-agent.yaml"))
+    }
+
+    @Test func sigtermWhileWaitingForTheSupervisorExitsZero() async throws {
+        let supervisor = Self.supervisor(brokerPort: 1) { _ in .respond(status: 502, text: "Bad Gateway") }
+        try supervisor.start()
+        defer { supervisor.stop() }
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let agent = try Self.startAddon(Self.defaults, supervisor: supervisor, in: directory)
+        #expect(await agent.waitForLine("the Supervisor answered 502"), "\(agent.log)")
+        agent.signal(SIGTERM)
+        #expect(await agent.waitForExit(timeout: .seconds(5)) == 0, "\(agent.log)")
+        #expect(agent.lines(containing: "add-on: stopping while waiting for the Supervisor").count == 1)
+    }
+
+    @Test func addonRefusesAConfigPath() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try await AgentProcess.run(["addon", "--config", "/x.yaml"], logDirectory: directory)
+        #expect(result.status == Invocation.ExitCode.usage)
+        #expect(
+            result.stderr == "breeze-agent: addon takes no --config or --demo (it writes its own config; see --help)\n")
+    }
+
+    @Test func supervisorDownThenUpIsRetriedWithOneLinePerStateChange() async throws {
+        // Requests 1–3 get no answer, 4–6 a 401, 7–9 "Service not enabled", then the real answers.
+        let (broker, supervisor) = try await Self.standIns { number in
+            switch number {
+            case 1...3: .close
+            case 4...6: .respond(status: 401, text: "401: Unauthorized")
+            case 7...9: .respond(status: 400, text: #"{"result": "error", "message": "Service not enabled"}"#)
+            default: nil
+            }
+        }
+        defer { Self.stop(broker, supervisor) }
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let view = try await LoginView(port: broker.port, patterns: ["breeze/status"])
+        defer { Task { await view.stop() } }
+
+        let agent = try Self.startAddon(
+            Self.defaults, supervisor: supervisor, in: directory, extra: ["BREEZE_TEST_SUPERVISOR_RETRY_MS": "50"])
+        let online = await poll(timeout: .seconds(30)) { view.payload("breeze/status") == "online" }
+        #expect(online, "\(agent.log)")
+        #expect(supervisor.requests.count >= 11)
+        #expect(agent.lines(containing: "add-on: the Supervisor at").count == 1, "\(agent.log)")
+        #expect(agent.lines(containing: "does not answer").count == 1, "\(agent.log)")
+        #expect(agent.lines(containing: "refused the add-on's token").count == 1, "\(agent.log)")
+        #expect(agent.lines(containing: "no MQTT broker announced yet").count == 1, "\(agent.log)")
+        #expect(agent.lines(containing: "add-on: the Supervisor answers; starting").count == 1, "\(agent.log)")
+        #expect(agent.lines(containing: "add-on: wrote").count == 1, "\(agent.log)")
+        #expect(await agent.terminate() == 0)
+    }
+}
+
+/// A watching client that logs in (the test broker refuses anonymous clients): the latest
+/// payload per topic.
+final class LoginView: Sendable {
+    private let client: MQTTClient
+    private let latest = Mutex<[String: String]>([:])
+    private let pump = Mutex<Task<Void, Never>?>(nil)
+
+    init(port: Int, patterns: [String]) async throws {
+        client = try MQTTClient(
+            MQTTConfiguration(
+                host: "127.0.0.1", port: port, clientID: "view-\(shortID())", username: "viewer", password: "viewer-pw")
+        )
+        let events = client.events
+        let task = Task { [weak self] in
+            for await event in events {
+                guard case .message(let message) = event else { continue }
+                self?.latest.withLock { $0[message.topic] = message.payloadString }
+            }
+        }
+        pump.withLock { $0 = task }
+        try client.start()
+        let connected = await client.waitUntilConnected(timeout: .seconds(15))
+        try #require(connected, "viewer did not connect: \(String(describing: client.lastError))")
+        for pattern in patterns { try client.subscribe(pattern, qos: 1) }
+    }
+
+    var topics: [String] { latest.withLock { Array($0.keys) } }
+    func payload(_ topic: String) -> String? { latest.withLock { $0[topic] } }
+
+    func stop() async {
+        await client.stop()
+        pump.withLock { $0?.cancel() }
+    }
+}
