@@ -185,7 +185,7 @@ final class Agent {
 
     /// Performs the actions that need no broker: log lines and state-directory writes.
     /// Returns the others, in order, for the caller.
-    func performLocal(_ actions: [DaemonAction]) -> [DaemonAction] {
+    func performLogsAndWrites(_ actions: [DaemonAction]) -> [DaemonAction] {
         var rest: [DaemonAction] = []
         for action in actions {
             switch action {
@@ -233,7 +233,7 @@ final class Agent {
     /// Sets every sink's scopes of every location on the publisher (`once`; the daemon does it
     /// through its actions).
     func setAllScopes(on publisher: RetainedPublisher, now: Int64) {
-        for case .setScope(let scope) in performLocal(state.scopeActions(now: now)) {
+        for case .setScope(let scope) in performLogsAndWrites(state.scopeActions(now: now)) {
             publisher.set(scope: scope.prefix, scope.tree)
         }
     }

@@ -54,7 +54,7 @@ extension Agent {
                     let (key, attempt) = queue[head]
                     head += 1
                     if let deferred = state.pace(key, now: current) {
-                        _ = performLocal(deferred)
+                        _ = performLogsAndWrites(deferred)
                         let at = state.schedule(key).nextDue
                         if at - current > Self.onceMaximumPacingWait {
                             log.warning(
@@ -66,7 +66,7 @@ extension Agent {
                         continue
                     }
                     let (request, notes) = state.begin(key, now: now)
-                    _ = performLocal(notes)
+                    _ = performLogsAndWrites(notes)
                     guard let request else { continue }
                     running += 1
                     group.addTask { (key, attempt, await Agent.fetch(request, with: fetchers, log: log)) }
@@ -74,7 +74,7 @@ extension Agent {
                 if running > 0, let done = await group.next() {
                     running -= 1
                     let (key, attempt, outcome) = done
-                    _ = performLocal(state.apply(key, outcome, now: now))
+                    _ = performLogsAndWrites(state.apply(key, outcome, now: now))
                     if attempt < 2, case .pollen(let result) = outcome, case .keyRejected = result.outcome,
                         state.locations[key.location].googleRejected, config.pollen.source == .auto
                     {
@@ -91,7 +91,7 @@ extension Agent {
         for key in keys where !state.hasData(key) {
             unusable.append("\(key.kind.rawValue)[\(state.locations[key.location].config.id)]")
         }
-        _ = performLocal(state.callCountStore(now: now, force: true))
+        _ = performLogsAndWrites(state.callCountStore(now: now, force: true))
         return unusable
     }
 
@@ -133,7 +133,7 @@ extension Agent {
         let tree = state.printableTree(now: now)
         for topic in tree.topics { out += "\(topic)\t\(tree[topic]!)\n" }
         // Then the device commands (not retained) `once` and `run` would send.
-        for case .publish(let message) in performLocal(state.sendAllDeviceCommands()) {
+        for case .publish(let message) in performLogsAndWrites(state.sendAllDeviceCommands()) {
             out += "\(message.topic)\t\(message.payload)\n"
         }
         writeStdout(out)
@@ -171,7 +171,7 @@ extension Agent {
         }
         let now = time().now
         // Topics of locations moved to another shard are kept: only `run` hands them over.
-        for case .handover(let step) in performLocal(state.beginHandover(published: publisher.published)) {
+        for case .handover(let step) in performLogsAndWrites(state.beginHandover(published: publisher.published)) {
             publisher.perform(step)
         }
         restoreStoredResponses(now: now)
@@ -187,7 +187,7 @@ extension Agent {
         }
         // Device commands (WLED, Tasmota) are not retained: `once` sends each device what it
         // should show, without waiting for its status.
-        for case .publish(let message) in performLocal(state.sendAllDeviceCommands()) {
+        for case .publish(let message) in performLogsAndWrites(state.sendAllDeviceCommands()) {
             try? client.publish(message.topic, message.payload, qos: message.qos, retain: message.retain)
         }
         // Every QoS 1/2 publish must be acknowledged by the broker on this connection; refused
