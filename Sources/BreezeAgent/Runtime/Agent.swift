@@ -52,7 +52,7 @@ final class Agent {
         var locations: [LocationRuntime] = []
         for location in config.ownedLocations {
             let unit = units[location.id].flatMap { TemperatureUnit(command: $0) } ?? config.climate.unit
-            locations.append(LocationRuntime(config: location, zone: location.zone, settings: config, unit: unit))
+            locations.append(LocationRuntime(config: location, zone: location.zone, unit: unit))
         }
         var generator = SystemRandomNumberGenerator()
         self.state = DaemonState(
