@@ -20,6 +20,10 @@ public protocol BrokerConnection: AnyObject, Sendable {
     var events: AsyncStream<MQTTEvent> { get }
     /// Whether the broker has accepted the current connection.
     var isConnected: Bool { get }
+    /// The most recent connection failure, `nil` once connected (`once` reports it).
+    var lastError: MosquittoError? { get }
+    /// The protocol spoken now: the configured one, or 3.1.1 after a fallback.
+    var protocolVersion: MQTTProtocolVersion { get }
     /// Starts connecting and returns at once; the connection comes up (and comes back after a
     /// loss) as ``MQTTEvent/connected``.
     func start() throws(MosquittoError)

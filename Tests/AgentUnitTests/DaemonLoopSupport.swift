@@ -52,14 +52,27 @@ final class InMemoryBroker: BrokerConnection {
     let events: AsyncStream<MQTTEvent>
     private let continuation: AsyncStream<MQTTEvent>.Continuation
 
-    init() {
+    /// - Parameter up: false makes a broker that never accepts the connection.
+    init(up: Bool = true) {
+        isUp = up
         (events, continuation) = AsyncStream<MQTTEvent>.makeStream()
     }
 
     var isConnected: Bool { state.withLock { $0.connected } }
 
+    /// Nil while the broker is up; a broker made `down` says why it does not answer.
+    var lastError: MosquittoError? {
+        isUp ? nil : MosquittoError(kind: .library, code: 7, message: "The connection was lost.")
+    }
+
+    var protocolVersion: MQTTProtocolVersion { .v5 }
+
+    /// False: ``start()`` never connects (a broker that does not answer).
+    private let isUp: Bool
+
     /// Connects at once (the broker is up).
     func start() throws(MosquittoError) {
+        guard isUp else { return }
         state.withLock {
             $0.started = true
             $0.connected = true
@@ -174,12 +187,19 @@ final class ManualDaemonClock: DaemonClock {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
+    private struct SleepWaiter {
+        let matches: @Sendable (Duration) -> Bool
+        let continuation: CheckedContinuation<Duration, Never>
+    }
+
     private struct State {
         var elapsed: Duration = .zero
         var sleepers: [Int: Sleeper] = [:]
         /// Sleeps cancelled before they were registered.
         var cancelled: Set<Int> = []
         var nextID = 0
+        /// Tests waiting for a sleep to begin (``nextSleep(where:)``).
+        var sleepWaiters: [SleepWaiter] = []
     }
 
     let start: Int64
@@ -204,6 +224,25 @@ final class ManualDaemonClock: DaemonClock {
         try await sleep(untilElapsed: origin.duration(to: deadline))
     }
 
+    /// The deadline (time since `start`) of the earliest sleep waiting now whose deadline
+    /// `matches`, or else of the next such one to begin: "the code under test is waiting for the
+    /// clock" as an event.
+    func nextSleep(where matches: @escaping @Sendable (Duration) -> Bool = { _ in true }) async -> Duration {
+        await withCheckedContinuation { continuation in
+            let waiting: Duration? = state.withLock { state in
+                if let earliest = state.sleepers.values.map(\.deadline).filter(matches).min() { return earliest }
+                state.sleepWaiters.append(SleepWaiter(matches: matches, continuation: continuation))
+                return nil
+            }
+            if let waiting { continuation.resume(returning: waiting) }
+        }
+    }
+
+    /// Moves the clock on to `elapsed` since `start` (no move when it is already there).
+    func advance(to elapsed: Duration) {
+        advance(by: max(.zero, elapsed - self.elapsed))
+    }
+
     /// Moves the clock on and wakes every sleeper whose time has come.
     func advance(by duration: Duration) {
         let due: [CheckedContinuation<Void, any Error>] = state.withLock { state in
@@ -222,12 +261,16 @@ final class ManualDaemonClock: DaemonClock {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let immediate: Result<Void, any Error>? = state.withLock { state in
-                    if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
-                    if deadline <= state.elapsed { return .success(()) }
-                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    return nil
-                }
+                let (immediate, waiters): (Result<Void, any Error>?, [SleepWaiter]) =
+                    state.withLock { state in
+                        if state.cancelled.remove(id) != nil { return (.failure(CancellationError()), []) }
+                        if deadline <= state.elapsed { return (.success(()), []) }
+                        state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                        let woken = state.sleepWaiters.filter { $0.matches(deadline) }
+                        state.sleepWaiters.removeAll { $0.matches(deadline) }
+                        return (nil, woken)
+                    }
+                for waiter in waiters { waiter.continuation.resume(returning: deadline) }
                 if let immediate { continuation.resume(with: immediate) }
             }
         } onCancel: {

@@ -45,7 +45,7 @@ struct DaemonStateTests {
         zones: [String: ZoneRules] = [:]
     ) -> DaemonState {
         let locations = config.locations.map {
-            LocationRuntime(config: $0, zone: zones[$0.id] ?? .utc, settings: config, unit: config.climate.unit)
+            LocationRuntime(config: $0, zone: zones[$0.id] ?? .utc, unit: config.climate.unit)
         }
         return DaemonState(config: config, locations: locations, storedCalls: calls, demo: demo, seed: 42)
     }
@@ -673,7 +673,7 @@ struct DaemonStateTests {
         let santiago = try ZoneRules(tzif: [UInt8](bytes))
         let config = try Self.config()
         let location = LocationRuntime(
-            config: config.locations[0], zone: santiago, settings: config, unit: config.climate.unit)
+            config: config.locations[0], zone: santiago, unit: config.climate.unit)
         let dayBegins: Int64 = 1_788_667_200  // Sun 6 Sep 2026 01:00 -03
         #expect(santiago.utcOffset(atUnixTime: dayBegins - 1) == -14_400)
         #expect(santiago.utcOffset(atUnixTime: dayBegins) == -10_800)

@@ -118,7 +118,7 @@ struct FetchWatchdogTests {
         var state = T.machine(config)
         _ = state.start(at: T.at(T.t0))
         // Every first fetch is due within the spread.
-        let started = T.t0 + DaemonState.firstFetchSpread(locations: ids.count)
+        let started = T.t0 + FetchPlanner.firstFetchSpread(locations: ids.count)
         let first = state.handle(.tick, at: T.at(started))
         let keys = T.fetches(first)
         #expect(Set(keys).count == ids.count * 3)

@@ -33,12 +33,12 @@ struct FleetPacingTests {
 
     @Test("the first fetches spread over 5 s for a hub, 60 ms per location, at most 90 s")
     func spread() throws {
-        #expect(DaemonState.firstFetchSpread(locations: 1) == 5)
-        #expect(DaemonState.firstFetchSpread(locations: 1000) == 60)
-        #expect(DaemonState.firstFetchSpread(locations: 100_000) == 90)
+        #expect(FetchPlanner.firstFetchSpread(locations: 1) == 5)
+        #expect(FetchPlanner.firstFetchSpread(locations: 1000) == 60)
+        #expect(FetchPlanner.firstFetchSpread(locations: 100_000) == 90)
         var state = T.machine(try Self.openMeteoPollen(1000))
         _ = state.start(at: T.at(T.t0))
-        let dues = state.locations.map(\.schedules.pollen.nextDue)
+        let dues = state.planner.schedules.map(\.pollen.nextDue)
         #expect(dues.allSatisfy { (T.t0...T.t0 + 60).contains($0) })
         // Spread, not bunched: every 10 s slice of the minute gets some.
         let slices = Set(dues.map { ($0 - T.t0) / 10 })
@@ -56,7 +56,7 @@ struct FleetPacingTests {
         }
         #expect(waiting.count == 400)
         for index in waiting {
-            #expect((T.t0 + 120..<T.t0 + 140).contains(state.locations[index].schedules.pollen.nextDue))
+            #expect((T.t0 + 120..<T.t0 + 140).contains(state.planner.schedules[index].pollen.nextDue))
         }
         // The wake is the next window, not now (no busy loop while requests wait).
         let next = T.fetches(state.handle(.tick, at: T.at(T.t0 + 140)))
@@ -108,8 +108,8 @@ struct FleetPacingTests {
         let actions = state.start(at: T.at(T.t0))
         let warnings = T.logs(actions, .warning).filter { $0.contains("stretching pollen.interval") }
         #expect(warnings.count == 1)
-        #expect(state.locations.allSatisfy { $0.schedules.pollen.interval == pollen })
-        #expect(state.locations.allSatisfy { $0.schedules.air.interval == stretch.airInterval })
+        #expect(state.planner.schedules.allSatisfy { $0.pollen.interval == pollen })
+        #expect(state.planner.schedules.allSatisfy { $0.air.interval == stretch.airInterval })
         // check-config says the same.
         #expect(renderOpenMeteoBudget(config).contains("the agent paces these requests: "))
 

@@ -259,7 +259,7 @@ struct ImagePipelineTests {
                   - {id: desk, location: office, kind: pollen, width: 296, height: 128}
                 """)
         let owned = config.ownedLocations.map {
-            LocationRuntime(config: $0, zone: .utc, settings: config, unit: config.climate.unit)
+            LocationRuntime(config: $0, zone: .utc, unit: config.climate.unit)
         }
         let state = DaemonState(config: config, locations: owned, storedCalls: [:], demo: false, seed: 1)
         #expect(state.images.images.map(\.config.id) == ["desk"])

@@ -108,10 +108,10 @@ struct StripesDaemonStateTests {
         #expect((0...21).contains(spread))
         let dueDay = CivilDate(year: 2027, month: 1, day: 10)!.adding(days: spread)
         let dayBefore = Self.midnight(dueDay.adding(days: -1)) + 3600
-        state.locations[0].schedules.stripes.due(at: dayBefore)
+        state.planner.schedules[0].stripes.due(at: dayBefore)
         #expect(Self.stripesFetches(state.handle(.tick, at: T.at(dayBefore))).isEmpty)
         let onTheDay = Self.midnight(dueDay) + 3600
-        state.locations[0].schedules.stripes.due(at: onTheDay)
+        state.planner.schedules[0].stripes.due(at: onTheDay)
         let fetches = Self.stripesFetches(state.handle(.tick, at: T.at(onTheDay)))
         #expect(fetches.count == 1)
         #expect(fetches.first?.first == 1980)

@@ -106,13 +106,13 @@ extension Agent {
     /// their scopes; uploads to OpenEPaperLink tags are sent once, without retries.
     func renderImagesOnce(on publisher: RetainedPublisher, now: Int64) async {
         guard let renderer else { return }
-        var pending = performLocal(state.startRenders(now: now))
+        var pending = performLogsAndWrites(state.startRenders(now: now))
         while !pending.isEmpty {
             let action = pending.removeFirst()
             switch action {
             case .render(let key, let request):
                 let outcome = await renderer.render(request)
-                pending += performLocal(state.applyRendered(key, outcome, now: now))
+                pending += performLogsAndWrites(state.applyRendered(key, outcome, now: now))
             case .imageReady(let location, let id, let format, let bytes):
                 imageStore.put(location: location, id: id, format: format, bytes: bytes)
             case .setScope(let scope):
@@ -121,7 +121,7 @@ extension Agent {
                 if let uploader {
                     let outcome = await Agent.upload(request, with: uploader)
                     // The outcome is logged; `once` does not wait for a retry.
-                    _ = performLocal(state.applyUploaded(index, outcome, now: now))
+                    _ = performLogsAndWrites(state.applyUploaded(index, outcome, now: now))
                 }
             default:
                 break

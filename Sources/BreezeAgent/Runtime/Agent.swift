@@ -56,7 +56,7 @@ final class Agent {
         var locations: [LocationRuntime] = []
         for location in config.ownedLocations {
             let unit = units[location.id].flatMap { TemperatureUnit(command: $0) } ?? config.climate.unit
-            locations.append(LocationRuntime(config: location, zone: location.zone, settings: config, unit: unit))
+            locations.append(LocationRuntime(config: location, zone: location.zone, unit: unit))
         }
         var generator = SystemRandomNumberGenerator()
         self.state = DaemonState(
@@ -190,7 +190,7 @@ final class Agent {
 
     /// Performs the actions that need no broker: log lines and state-directory writes.
     /// Returns the others, in order, for the caller.
-    func performLocal(_ actions: [DaemonAction]) -> [DaemonAction] {
+    func performLogsAndWrites(_ actions: [DaemonAction]) -> [DaemonAction] {
         var rest: [DaemonAction] = []
         for action in actions {
             switch action {
@@ -238,7 +238,7 @@ final class Agent {
     /// Sets every sink's scopes of every location on the publisher (`once`; the daemon does it
     /// through its actions).
     func setAllScopes(on publisher: RetainedPublisher, now: Int64) {
-        for case .setScope(let scope) in performLocal(state.scopeActions(now: now)) {
+        for case .setScope(let scope) in performLogsAndWrites(state.scopeActions(now: now)) {
             publisher.set(scope: scope.prefix, scope.tree)
         }
     }

@@ -25,6 +25,9 @@ extension Agent {
     /// driver); the state is only touched here, between them. Open-Meteo's pacing applies as in
     /// `run` (``DaemonState/pace(_:now:)``): a request over the per-minute limit waits for the
     /// next window; one held back by the daily limit is not sent (``onceMaximumPacingWait``).
+    ///
+    /// Time is the loop's (``Agent/clock``): the pacing waits sleep on it, so a test on a clock
+    /// it moves by hand sees them without waiting.
     func fetchEverything(now: Int64) async -> [String] {
         var keys: [FetchKey] = []
         for index in state.locations.indices {
@@ -38,22 +41,22 @@ extension Agent {
         var head = 0
         var waiting: [(key: FetchKey, attempt: Int, at: Int64)] = []
         let limit = max(1, config.httpMaxConcurrent)
-        let (fetchers, log) = (fetchers, self.log)
+        let (fetchers, log, clock) = (fetchers, self.log, self.clock)
         await withTaskGroup(of: (FetchKey, Int, FetchOutcome).self) { group in
             var running = 0
             while true {
-                let clock = Timestamp.nowUnixSeconds()
+                let current = clock.now().now
                 if !waiting.isEmpty {
-                    queue += waiting.filter { $0.at <= clock }.map { ($0.key, $0.attempt) }
-                    waiting.removeAll { $0.at <= clock }
+                    queue += waiting.filter { $0.at <= current }.map { ($0.key, $0.attempt) }
+                    waiting.removeAll { $0.at <= current }
                 }
                 while running < limit, head < queue.count {
                     let (key, attempt) = queue[head]
                     head += 1
-                    if let deferred = state.pace(key, now: clock) {
-                        _ = performLocal(deferred)
+                    if let deferred = state.pace(key, now: current) {
+                        _ = performLogsAndWrites(deferred)
                         let at = state.schedule(key).nextDue
-                        if at - clock > Self.onceMaximumPacingWait {
+                        if at - current > Self.onceMaximumPacingWait {
                             log.warning(
                                 "once: \(key.kind.rawValue)[\(state.locations[key.location].config.id)] not fetched: Open-Meteo's daily limit is reached"
                             )
@@ -63,7 +66,7 @@ extension Agent {
                         continue
                     }
                     let (request, notes) = state.begin(key, now: now)
-                    _ = performLocal(notes)
+                    _ = performLogsAndWrites(notes)
                     guard let request else { continue }
                     running += 1
                     group.addTask { (key, attempt, await Agent.fetch(request, with: fetchers, log: log)) }
@@ -71,14 +74,14 @@ extension Agent {
                 if running > 0, let done = await group.next() {
                     running -= 1
                     let (key, attempt, outcome) = done
-                    _ = performLocal(state.apply(key, outcome, now: now))
+                    _ = performLogsAndWrites(state.apply(key, outcome, now: now))
                     if attempt < 2, case .pollen(let result) = outcome, case .keyRejected = result.outcome,
                         state.locations[key.location].googleRejected, config.pollen.source == .auto
                     {
                         queue.append((key, attempt + 1))
                     }
                 } else if let first = waiting.map(\.at).min() {
-                    try? await Task.sleep(for: .seconds(max(0, first - Timestamp.nowUnixSeconds())))
+                    try? await clock.sleep(untilUnixTime: first)
                 } else {
                     break
                 }
@@ -88,7 +91,7 @@ extension Agent {
         for key in keys where !state.hasData(key) {
             unusable.append("\(key.kind.rawValue)[\(state.locations[key.location].config.id)]")
         }
-        _ = performLocal(state.callCountStore(now: now, force: true))
+        _ = performLogsAndWrites(state.callCountStore(now: now, force: true))
         return unusable
     }
 
@@ -96,16 +99,41 @@ extension Agent {
     /// per-minute window); a longer hold (the daily limit) skips the request.
     static let onceMaximumPacingWait: Int64 = 120
 
+    /// How long `once` waits for the broker to accept the connection.
+    static let onceConnectTimeout: Duration = .seconds(10)
+
+    /// Waits for the connection's first ``MQTTEvent/connected``, at most `timeout` on the loop's
+    /// clock; false when it does not come (the caller reports ``BrokerConnection/lastError``).
+    /// Takes the client's event stream: only `once` calls it, which reads no other event.
+    private func connected(_ client: any BrokerConnection, within timeout: Duration) async -> Bool {
+        let (clock, deadline) = (clock, clock.instant() + timeout)
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await event in client.events {
+                    if case .connected = event { return true }
+                }
+                return false
+            }
+            group.addTask {
+                try? await clock.sleep(until: deadline)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
     /// `print`: fetch and write `topic<TAB>payload` lines to stdout; no broker.
     func printTree() async -> Int32 {
-        let now = Timestamp.nowUnixSeconds()
+        let now = time().now
         for index in state.locations.indices { restoreStoredStripes(index) }
         let unusable = await fetchEverything(now: now)
         var out = ""
         let tree = state.printableTree(now: now)
         for topic in tree.topics { out += "\(topic)\t\(tree[topic]!)\n" }
         // Then the device commands (not retained) `once` and `run` would send.
-        for case .publish(let message) in performLocal(state.sendAllDeviceCommands()) {
+        for case .publish(let message) in performLogsAndWrites(state.sendAllDeviceCommands()) {
             out += "\(message.topic)\t\(message.payload)\n"
         }
         writeStdout(out)
@@ -118,7 +146,11 @@ extension Agent {
 
     /// `once`: connect, fetch, publish, wait for the broker's acknowledgements, disconnect.
     /// `<p>/status` is left alone: a one-shot run is not the daemon being online.
-    func once(client: MQTTClient) async -> Int32 {
+    ///
+    /// The broker and the clock are the daemon loop's (``BrokerConnection``, ``Agent/clock``):
+    /// the connect timeout, the pacing waits and the held-back clears are timed on the clock,
+    /// so the unit tests run `once` against an in-memory broker without sleeping.
+    func once(client: any BrokerConnection) async -> Int32 {
         let publisher = makePublisher(broker: client)
         do {
             try client.start()
@@ -126,7 +158,7 @@ extension Agent {
             log.error("mqtt: \(error)")
             return Invocation.ExitCode.unavailable
         }
-        guard await client.waitUntilConnected(timeout: .seconds(10)) else {
+        guard await connected(client, within: Self.onceConnectTimeout) else {
             let reason = client.lastError.map { "\($0)" } ?? "no answer"
             log.error("mqtt: cannot connect to \(config.mqtt.host):\(config.mqtt.port): \(reason)")
             await client.stop()
@@ -137,9 +169,9 @@ extension Agent {
                 "mqtt: the broker refused MQTT 5; fell back to MQTT \(client.protocolVersion) (set mqtt.protocol to choose)"
             )
         }
-        let now = Timestamp.nowUnixSeconds()
+        let now = time().now
         // Topics of locations moved to another shard are kept: only `run` hands them over.
-        for case .handover(let step) in performLocal(state.beginHandover(published: publisher.published)) {
+        for case .handover(let step) in performLogsAndWrites(state.beginHandover(published: publisher.published)) {
             publisher.perform(step)
         }
         restoreStoredResponses(now: now)
@@ -155,7 +187,7 @@ extension Agent {
         }
         // Device commands (WLED, Tasmota) are not retained: `once` sends each device what it
         // should show, without waiting for its status.
-        for case .publish(let message) in performLocal(state.sendAllDeviceCommands()) {
+        for case .publish(let message) in performLogsAndWrites(state.sendAllDeviceCommands()) {
             try? client.publish(message.topic, message.payload, qos: message.qos, retain: message.retain)
         }
         // Every QoS 1/2 publish must be acknowledged by the broker on this connection; refused

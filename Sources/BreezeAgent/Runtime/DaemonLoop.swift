@@ -47,14 +47,15 @@ extension Agent {
 
         let startTime = time()
         restoreStoredResponses(now: startTime.now)
-        for case .setScope(let scope) in performLocal(state.start(at: startTime)) {
+        for case .setScope(let scope) in performLogsAndWrites(state.start(at: startTime)) {
             publisher.set(scope: scope.prefix, scope.tree)
         }
-        for case .handover(let step) in performLocal(state.beginHandover(published: publisher.published)) {
+        for case .handover(let step) in performLogsAndWrites(state.beginHandover(published: publisher.published)) {
             publisher.perform(step)
         }
         // Removed locations are cleared once no other instance is seen (SPEC §16, IdentityGuard).
-        for case .handover(let step) in performLocal(state.holdRemovedLocations(published: publisher.published)) {
+        for case .handover(let step) in performLogsAndWrites(state.holdRemovedLocations(published: publisher.published))
+        {
             publisher.perform(step)
         }
 
@@ -93,7 +94,7 @@ extension Agent {
                 if case .tick = event { timerAt = nil }
                 if case .clearsDue = event { clearsAt = nil }
                 if case .fetched(let key, _) = event { fetches[key] = nil }
-                for action in performLocal(state.handle(event, at: time())) {
+                for action in performLogsAndWrites(state.handle(event, at: time())) {
                     switch action {
                     case .fetch(let key, let request):
                         let (fetchers, log) = (fetchers, log)
@@ -176,7 +177,7 @@ extension Agent {
                             group.addTask { await work() }
                         }
                     case .log, .store:
-                        break  // performed by performLocal
+                        break  // performed by performLogsAndWrites
                     }
                 }
                 refreshHTTP(http, publisher: publisher)

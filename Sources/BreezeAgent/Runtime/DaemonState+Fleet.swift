@@ -12,14 +12,6 @@
 import BreezeCore
 
 extension DaemonState {
-    /// First fetches after a start are spread over this many seconds: 5 s for a hub, growing
-    /// with the locations (60 ms each) up to 90 s, so 1,000 locations do not all ask at once.
-    static func firstFetchSpread(locations: Int) -> Int64 {
-        min(max(5, Int64(locations) * 6 / 100), 90)
-    }
-
-    var firstFetchSpread: Int64 { Self.firstFetchSpread(locations: locations.count) }
-
     // MARK: call counts (CallLedger.swift)
 
     /// The call counts to save now (``CallLedger/save(now:force:)``).
@@ -103,7 +95,7 @@ extension DaemonState {
         else { return nil }
         let spread: Int64 = retry - now > 3600 ? 600 : 20
         let at = retry + Int64.random(in: 0..<spread, using: &random)
-        locations[key.location].schedules[key.kind].due(at: at)
+        planner[key].due(at: at)
         return perform(notes)
     }
 
@@ -117,8 +109,8 @@ extension DaemonState {
         calls.regularDailyLoad = stretch?.after ?? config.openMeteoBudget.dailyTotal
         guard let stretch else { return [] }
         for index in locations.indices {
-            if let pollen = stretch.pollenInterval { locations[index].schedules.pollen.interval = pollen }
-            if let air = stretch.airInterval { locations[index].schedules.air.interval = air }
+            if let pollen = stretch.pollenInterval { planner.schedules[index].pollen.interval = pollen }
+            if let air = stretch.airInterval { planner.schedules[index].air.interval = air }
         }
         return [.log(.warning, "open-meteo: " + stretch.summary)]
     }

@@ -124,10 +124,12 @@ enum DaemonAction: Sendable {
 /// own deadlines, whose minimum its one ``wake(now:)`` takes: ``Presence`` (the connection,
 /// births, diagnostics), ``CallLedger`` (counts, the Google cap, Open-Meteo pacing),
 /// ``DeviceCommandState`` (device outputs), ``ShardHandover``, ``ImagePipeline`` (images and
-/// uploads), ``FetchTracker`` (fetches in flight and the stuck-fetch watchdog, whose deadline
-/// the wake finds in its pass over the locations); ``CommandIntent`` routes a command message.
-/// Which fetches are due and what each asks for (the schedules, in ``LocationRuntime``'s
-/// per-source slots) and the sinks' views are still its own.
+/// uploads), ``FetchTracker`` (fetches in flight and the stuck-fetch watchdog),
+/// ``FetchPlanner`` (every location's schedules: the start spread, which fetches are due,
+/// `refresh`, the due times; its pass over the schedules also finds the watchdog's deadline);
+/// ``CommandIntent`` routes a command message. What a due fetch asks for (``begin(_:now:)``:
+/// the pollen source, the Google cap, the counts; ``pace(_:now:)``), applying its outcome, and
+/// the sinks' views are still its own.
 struct DaemonState {
     /// Largest payload of any message the agent subscribes to (commands, births, device status,
     /// and a shard's own retained topics it watches at a handover, whose discovery configs run to
@@ -147,6 +149,9 @@ struct DaemonState {
     private(set) var diagnostics = DiagnosticsCounters()
     /// Fetches asked for and not reported back yet, and the watchdog (FetchTracker.swift).
     private(set) var fetches = FetchTracker()
+    /// When each source of each location is fetched: the schedules, the start spread, due
+    /// fetches, `refresh` (FetchPlanner.swift).
+    var planner: FetchPlanner
     /// The connection, Home Assistant's births and the diagnostics cadence (Presence.swift).
     private(set) var presence: Presence
     /// The wake last asked for: a completion handled at or after it also does the tick's work
@@ -184,6 +189,7 @@ struct DaemonState {
             broker: "\(config.mqtt.host):\(config.mqtt.port)", discoveryEnabled: context.discoveryEnabled)
         self.devices = DeviceCommandState(sinks: Sinks.devices(for: config))
         self.locations = locations
+        self.planner = FetchPlanner(locations: locations.count, settings: config)
         self.calls = CallLedger(stored: storedCalls, perMinuteOverride: config.endpointsMaxCallsPerMinute)
         self.random = SplitMix64(seed: seed)
         self.images = ImagePipeline(config: config, locations: locations, layout: config.topicLayout)
@@ -199,26 +205,15 @@ struct DaemonState {
         identity.identify(host: host, pid: pid, started: started)
     }
 
-    func enabled(_ kind: SourceKind) -> Bool {
-        switch kind {
-        case .pollen: return config.pollen.enabled
-        case .climate, .stripes: return config.climate.enabled
-        case .air: return config.air.enabled
-        }
-    }
+    func enabled(_ kind: SourceKind) -> Bool { planner.enabled[kind] }
 
     // MARK: events
 
-    /// Starting the daemon: spreads the first fetches over a few seconds (many hubs restarted
-    /// together by a power cut should not hit the APIs in the same second) and sets every scope.
+    /// Starting the daemon: spreads the first fetches over a few seconds
+    /// (``FetchPlanner/start(now:random:)``) and sets every scope.
     mutating func start(at time: DaemonTime) -> [DaemonAction] {
         let stretched = stretchOpenMeteoIntervals()
-        let spread = firstFetchSpread
-        for index in locations.indices {
-            for kind in SourceKind.allCases where locations[index].schedules[kind].nextDue == 0 {
-                locations[index].schedules[kind].due(at: time.now + Int64.random(in: 0...spread, using: &random))
-            }
-        }
+        planner.start(now: time.now, random: &random)
         _ = presence.handle(.started, now: time.now, random: &random)
         return stretched + scopeActions(now: time.now)
     }
@@ -455,29 +450,11 @@ struct DaemonState {
         }
     }
 
-    /// A `refresh` command: each source of the location fetched now unless within its cooldown.
+    /// A `refresh` command (``FetchPlanner/refresh(_:id:now:)``): what it made due starts now.
     private mutating func refresh(_ index: Int, id: String, now: Int64) -> [DaemonAction] {
-        let pollen = config.pollen.enabled && locations[index].schedules.pollen.refresh(at: now)
-        let climate = config.climate.enabled && locations[index].schedules.climate.refresh(at: now)
-        // Air follows a refresh too (its own schedule, pollen's cooldown); not part of the log line's
-        // pollen/climate verdict, which the fleet tooling greps.
-        let air = config.air.enabled && locations[index].schedules.air.refresh(at: now)
         var actions: [DaemonAction] = []
-        // A flood of refused refreshes (a stuck automation) logs one line per cooldown
-        // window, not one per message (SPEC §12).
-        let window = min(
-            locations[index].schedules.pollen.refreshCooldown, locations[index].schedules.climate.refreshCooldown)
-        if pollen || climate
-            || locations[index].refreshSkipLoggedAt.map({ FetchSchedule.sum($0, window) <= now })
-                ?? true
-        {
-            actions.append(
-                .log(
-                    .info,
-                    "command: refresh \(id): pollen \(pollen ? "now" : "skipped (cooldown)"), climate \(climate ? "now" : "skipped (cooldown)")"
-                ))
-            if !pollen && !climate { locations[index].refreshSkipLoggedAt = now }
-        }
+        let planned = planner.refresh(index, id: id, now: now)
+        for case .log(let level, let text) in planned { actions.append(.log(level, text)) }
         // The whole tree again, not only what changes (SPEC §16): another client may have
         // cleared it. At most once a minute per location.
         if commandLimits.mayRepublish(index, now: now) {
@@ -486,8 +463,8 @@ struct DaemonState {
                 if case .setScope(let scope) = action { actions.append(.republish(scope: scope.prefix)) }
             }
         }
-        if pollen || climate || air {
-            actions += startDueFetches(now: now, changed: index)
+        for case .startDue(let location) in planned {
+            actions += startDueFetches(now: now, changed: location)
             actions.append(wake(now: now))
         }
         return actions
@@ -503,20 +480,17 @@ struct DaemonState {
         var actions: [DaemonAction] = []
         let wasIdle = fetches.isIdle
         let scanned = changed.flatMap { now < wakeAt ? $0..<($0 + 1) : nil } ?? locations.indices
-        for index in scanned {
-            for kind in SourceKind.allCases where enabled(kind) {
-                let key = FetchKey(location: index, kind: kind)
-                guard schedule(key).isDue(at: now), !fetches.inFlight.contains(key) else { continue }
-                if let deferred = pace(key, now: now) {
-                    actions += deferred
-                    continue
-                }
-                let (request, notes) = begin(key, now: now)
-                actions += notes
-                if let request {
-                    fetches.started(key, now: now)
-                    actions.append(.fetch(key, request))
-                }
+        // Each key is paced and begun in order: a key's pacing counts against the next one's.
+        for key in planner.due(now: now, in: scanned, busy: fetches.inFlight) {
+            if let deferred = pace(key, now: now) {
+                actions += deferred
+                continue
+            }
+            let (request, notes) = begin(key, now: now)
+            actions += notes
+            if let request {
+                fetches.started(key, now: now)
+                actions.append(.fetch(key, request))
             }
         }
         // A batch starting from idle saves the counts at once; a batch joining fetches in flight
@@ -564,7 +538,7 @@ struct DaemonState {
         return actions
     }
 
-    func schedule(_ key: FetchKey) -> FetchSchedule { locations[key.location].schedules[key.kind] }
+    func schedule(_ key: FetchKey) -> FetchSchedule { planner[key] }
 
     /// Prepares a fetch: picks the pollen source, applies the daily Google cap (nil when capped,
     /// with the source due again after local midnight), counts the call and marks it started.
@@ -585,25 +559,25 @@ struct DaemonState {
                             ))
                         locations[index].pollenNotice = .dailyCap
                     }
-                    locations[index].schedules.pollen.due(at: locations[index].nextMidnight(after: now))
+                    planner.schedules[index].pollen.due(at: locations[index].nextMidnight(after: now))
                     return (nil, actions)
                 }
             }
             countCall(index, source == .google ? .google : .openMeteo, now: now)
             if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            locations[index].schedules.pollen.started(at: now)
+            planner.schedules[index].pollen.started(at: now)
             return (.pollen(location, source, now: now), actions)
         case .climate:
             countCall(index, .openMeteo, now: now)
             if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            locations[index].schedules.climate.started(at: now)
+            planner.schedules[index].climate.started(at: now)
             return (.climate(location, today: locations[index].today(at: now), now: now), actions)
         case .stripes:
             // Checked daily; fetched only when due (``stripesYears(_:now:)``).
             guard let (firstYear, lastYear) = stripesYears(index, now: now),
                 let request = openMeteoRequest(key, now: now)
             else {
-                locations[index].schedules.stripes.due(
+                planner.schedules[index].stripes.due(
                     at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
                 return (nil, [])
             }
@@ -614,12 +588,12 @@ struct DaemonState {
                     .info,
                     "stripes[\(location.id)]: fetching \(firstYear)–\(lastYear) from the archive (\(request.weight) weighted Open-Meteo calls, once a year)"
                 ))
-            locations[index].schedules.stripes.started(at: now)
+            planner.schedules[index].stripes.started(at: now)
             return (.stripes(location, firstYear: firstYear, lastYear: lastYear, now: now), actions)
         case .air:
             countCall(index, .openMeteo, now: now)
             if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            locations[index].schedules.air.started(at: now)
+            planner.schedules[index].air.started(at: now)
             return (.air(location, now: now), actions)
         }
     }
@@ -658,7 +632,7 @@ struct DaemonState {
             locations[index].pollen = .report(report, fetchedAt: result.fetchedAt)
             locations[index].stale.pollen = false
             locations[index].pollenNotice = nil
-            locations[index].schedules.pollen.succeeded(at: now, jitter: random.fraction())
+            planner.schedules[index].pollen.succeeded(at: now, jitter: random.fraction())
             diagnostics.success(source.diagnosticsKey, at: now)
             // The response is stored first: nothing performed after it can lose it.
             return [
@@ -672,7 +646,7 @@ struct DaemonState {
         case .unsupportedLocation(let message):
             locations[index].pollen = .unsupported(message: message)
             locations[index].stale.pollen = false
-            locations[index].schedules.pollen.succeeded(at: now, jitter: random.fraction())
+            planner.schedules[index].pollen.succeeded(at: now, jitter: random.fraction())
             diagnostics.success(source.diagnosticsKey, at: now)
             var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
             if locations[index].pollenNotice != .unsupported {
@@ -696,7 +670,7 @@ struct DaemonState {
             diagnostics.failure(PollenSource.google.diagnosticsKey, at: now, message: message)
             if config.pollen.source == .auto {
                 locations[index].googleRejected = true
-                locations[index].schedules.pollen.due(at: now)
+                planner.schedules[index].pollen.due(at: now)
                 return [
                     .log(
                         .error,
@@ -704,7 +678,7 @@ struct DaemonState {
                     )
                 ]
             }
-            locations[index].schedules.pollen.keyRejected(at: now)
+            planner.schedules[index].pollen.keyRejected(at: now)
             locations[index].stale.pollen = locations[index].pollen != nil
             return [
                 .log(
@@ -714,7 +688,7 @@ struct DaemonState {
             ]
         case .failed(let message):
             locations[index].stale.pollen = locations[index].pollen != nil
-            let delay = locations[index].schedules.pollen.failed(
+            let delay = planner.schedules[index].pollen.failed(
                 at: now, retryAfter: result.retryAfter, jitter: random.fraction())
             diagnostics.failure(source.diagnosticsKey, at: now, message: message)
             return [
@@ -729,7 +703,7 @@ struct DaemonState {
         case .trend(let trend, let bodies, let fetchedAt):
             locations[index].climate = .init(trend: trend, fetchedAt: fetchedAt)
             locations[index].stale.climate = false
-            locations[index].schedules.climate.due(
+            planner.schedules[index].climate.due(
                 at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
             diagnostics.success(SourceKind.climate.traits.diagnosticsKey, at: now)
             return [
@@ -738,7 +712,7 @@ struct DaemonState {
             ]
         case .failed(let message, let retryAfter):
             locations[index].stale.climate = locations[index].climate != nil
-            let delay = locations[index].schedules.climate.failed(
+            let delay = planner.schedules[index].climate.failed(
                 at: now, retryAfter: retryAfter, jitter: random.fraction())
             diagnostics.failure(SourceKind.climate.traits.diagnosticsKey, at: now, message: message)
             return [.log(.warning, "climate[\(id)]: fetch failed: \(message); retry in \(delay) s")]
@@ -753,7 +727,7 @@ struct DaemonState {
         case .report(let report):
             locations[index].air = (report, result.fetchedAt)
             locations[index].stale.air = false
-            locations[index].schedules.air.succeeded(at: now, jitter: random.fraction())
+            planner.schedules[index].air.succeeded(at: now, jitter: random.fraction())
             dueAtMidnightAtLatest(index, now: now)
             diagnostics.success(SourceKind.air.traits.diagnosticsKey, at: now)
             return [
@@ -766,7 +740,7 @@ struct DaemonState {
             ]
         case .failed(let message):
             locations[index].stale.air = locations[index].air != nil
-            let delay = locations[index].schedules.air.failed(
+            let delay = planner.schedules[index].air.failed(
                 at: now, retryAfter: result.retryAfter, jitter: random.fraction())
             diagnostics.failure(SourceKind.air.traits.diagnosticsKey, at: now, message: message)
             return [.log(.warning, "air[\(id)]: fetch failed: \(message); retry in \(delay) s")]
@@ -777,7 +751,7 @@ struct DaemonState {
     /// again when it ages out.
     mutating func restoreAir(_ index: Int, _ report: AirReport, fetchedAt: Int64) {
         locations[index].air = (report, fetchedAt)
-        locations[index].schedules.air.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
+        planner.schedules[index].air.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
         dueAtMidnightAtLatest(index, now: fetchedAt)
     }
 
@@ -786,7 +760,7 @@ struct DaemonState {
     /// show Unknown until the interval ran out.
     private mutating func dueAtMidnightAtLatest(_ index: Int, now: Int64) {
         let midnight = locations[index].nextMidnight(after: now) + Int64.random(in: 0..<120, using: &random)
-        if locations[index].schedules.air.nextDue > midnight { locations[index].schedules.air.due(at: midnight) }
+        if planner.schedules[index].air.nextDue > midnight { planner.schedules[index].air.due(at: midnight) }
     }
 
     private mutating func applyStripes(_ index: Int, _ result: StripesFetchResult, now: Int64) -> [DaemonAction] {
@@ -795,8 +769,8 @@ struct DaemonState {
         case .stripes(let data):
             locations[index].stripes = data
             // The next check is tomorrow; it fetches only when a newer year is complete.
-            locations[index].schedules.stripes.succeeded(at: now, jitter: random.fraction())
-            locations[index].schedules.stripes.due(
+            planner.schedules[index].stripes.succeeded(at: now, jitter: random.fraction())
+            planner.schedules[index].stripes.due(
                 at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
             diagnostics.success(SourceKind.stripes.traits.diagnosticsKey, at: now)
             let series = data.series
@@ -819,7 +793,7 @@ struct DaemonState {
             }
             return actions
         case .failed(let message, let retryAfter):
-            let delay = locations[index].schedules.stripes.failed(
+            let delay = planner.schedules[index].stripes.failed(
                 at: now, retryAfter: retryAfter, jitter: random.fraction())
             diagnostics.failure(SourceKind.stripes.traits.diagnosticsKey, at: now, message: message)
             let kept = locations[index].stripes != nil ? "; the stored stripes stay published" : ""
@@ -827,8 +801,8 @@ struct DaemonState {
         case .unusable(let message):
             // A 200 whose data makes no stripes: asking again at once would spend another ≈ 120
             // weighted calls on the same answer, so the next try is the next local day.
-            _ = locations[index].schedules.stripes.failed(at: now, retryAfter: nil, jitter: 0)
-            locations[index].schedules.stripes.due(
+            _ = planner.schedules[index].stripes.failed(at: now, retryAfter: nil, jitter: 0)
+            planner.schedules[index].stripes.due(
                 at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
             diagnostics.failure(SourceKind.stripes.traits.diagnosticsKey, at: now, message: message)
             return [.log(.warning, "stripes[\(id)]: unusable archive answer: \(message); next try tomorrow")]
@@ -840,7 +814,7 @@ struct DaemonState {
     /// A stored pollen report at start: published at once, fetched again when it ages out.
     mutating func restorePollen(_ index: Int, _ report: PollenReport, fetchedAt: Int64) {
         locations[index].pollen = .report(report, fetchedAt: fetchedAt)
-        locations[index].schedules.pollen.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
+        planner.schedules[index].pollen.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
     }
 
     /// Stored stripes at start: published at once; the first check decides whether a newer
@@ -853,7 +827,7 @@ struct DaemonState {
     mutating func restoreClimate(_ index: Int, _ trend: ClimateTrend, date: CivilDate, fetchedAt: Int64, now: Int64) {
         locations[index].climate = .init(trend: trend, fetchedAt: fetchedAt)
         if date == locations[index].today(at: now) {
-            locations[index].schedules.climate.due(at: locations[index].nextMidnight(after: now))
+            planner.schedules[index].climate.due(at: locations[index].nextMidnight(after: now))
         } else {
             locations[index].stale.climate = true
         }
@@ -956,30 +930,12 @@ struct DaemonState {
         // Calling a method on an element copied the whole location (retains and releases: 5–8 %
         // of a 1,000-location cycle in perf), and working out the edges from the time zone each
         // time cost as much again; the content edge is the one found at the last build.
-        let (pollen, climate, air, busy) = (
-            config.pollen.enabled, config.climate.enabled, config.air.enabled, fetches.inFlight
-        )
-        var stuckCheck = Int64.max
-        func due(_ index: Int, _ kind: SourceKind, _ enabled: Bool, _ at: Int64) -> Int64 {
-            guard enabled else { return .max }
-            let key = FetchKey(location: index, kind: kind)
-            guard busy.contains(key) else { return max(at, now) }
-            // In flight: its completion wakes the loop, or the watchdog at its deadline.
-            let deadline = busy.deadline(key)
-            stuckCheck = min(stuckCheck, deadline)
-            return max(deadline, now)
-        }
         locations.withUnsafeBufferPointer { all in
-            for index in all.indices {
-                // A passed edge is due now (the content only changes with a build).
-                wake = min(
-                    wake, max(all[index].rebuildAt, now),
-                    due(index, .pollen, pollen, all[index].schedules.pollen.nextDue),
-                    due(index, .climate, climate, all[index].schedules.climate.nextDue),
-                    due(index, .stripes, climate, all[index].schedules.stripes.nextDue),
-                    due(index, .air, air, all[index].schedules.air.nextDue))
-            }
+            // A passed edge is due now (the content only changes with a build).
+            for index in all.indices { wake = min(wake, max(all[index].rebuildAt, now)) }
         }
+        let (due, stuckCheck) = planner.nextDeadline(now: now, busy: fetches.inFlight)
+        wake = min(wake, due)
         wakeAt = wake
         fetches.woke(earliestDeadline: stuckCheck)
         return .wake(at: wake)

@@ -10,12 +10,13 @@
 //===----------------------------------------------------------------------===//
 
 /// The fetches asked for and not reported back yet, and the stuck-fetch watchdog (issue 30): a
-/// child of ``DaemonState`` with its own actions and deadline. Which fetches are due and what a
-/// fetch asks for (schedules, the Google cap, Open-Meteo pacing) are still the parent's.
+/// child of ``DaemonState`` with its own actions and deadline. Which fetches are due is
+/// ``FetchPlanner``'s; what a fetch asks for (the Google cap, Open-Meteo pacing) the parent's.
 ///
 /// Its deadline is the earliest of the fetches in flight as the parent's wake last found it:
-/// the wake reads every location's schedules and these deadlines in place in one pass after
-/// every event (a 1,000-location cycle), so the tracker does not keep a sorted structure.
+/// ``FetchPlanner/nextDeadline(now:busy:)`` reads every location's schedules and these
+/// deadlines in place in one pass after every event (a 1,000-location cycle), so the tracker
+/// does not keep a sorted structure.
 struct FetchTracker: Sendable {
     enum Action: Sendable, Equatable {
         /// Cancel the fetch of `key` and apply it as a failure with `message`; it must not

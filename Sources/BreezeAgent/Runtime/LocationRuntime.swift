@@ -42,10 +42,6 @@ struct LocationRuntime: Sendable {
     var stale = PerSource(pollen: false, climate: false, stripes: false, air: false)
     /// Google refused the key and `pollen.source` is `auto`: Open-Meteo from now on (this run).
     var googleRejected = false
-    /// When each source is fetched next. Stripes are checked once a local day
-    /// (``StripesRequest/isDue(stored:firstYear:today:spread:)`` decides whether that check
-    /// fetches) and retry with backoff after a failure.
-    var schedules: PerSource<FetchSchedule>
     /// The last pollen condition logged, so a repeating one is logged once.
     var pollenNotice: PollenNotice?
     /// Topics per scope at the scope's last build (the per-location topic limit counts them).
@@ -56,8 +52,6 @@ struct LocationRuntime: Sendable {
     var rebuildAt: Int64 = .min
     /// The scopes last refused for passing the topic limit (logged once per change).
     var topicLimitLogged: [String] = []
-    /// When a refused `refresh` was last logged (one line per cooldown window in a flood).
-    var refreshSkipLoggedAt: Int64?
     /// The selection warnings (topic-id collisions) last logged, so each is logged once per change.
     var loggedSelectionWarnings: [String] = []
 
@@ -70,22 +64,10 @@ struct LocationRuntime: Sendable {
     /// Today's hourly air quality (SPEC §10.1) and when it was fetched.
     var air: (report: AirReport, fetchedAt: Int64)?
 
-    init(config: LocationConfig, zone: ZoneRules, settings: AgentConfig, unit: TemperatureUnit) {
+    init(config: LocationConfig, zone: ZoneRules, unit: TemperatureUnit) {
         self.config = config
         self.zone = zone
         self.unit = unit
-        self.schedules = PerSource(
-            pollen: FetchSchedule(
-                interval: settings.pollen.interval.components.seconds,
-                refreshCooldown: settings.pollen.refreshCooldown.components.seconds, nextDue: 0),
-            climate: FetchSchedule(
-                interval: 86_400, refreshCooldown: settings.climate.refreshCooldown.components.seconds, nextDue: 0),
-            stripes: FetchSchedule(
-                interval: 86_400, refreshCooldown: settings.climate.refreshCooldown.components.seconds, nextDue: 0),
-            // `refresh` fetches air within pollen's cooldown: both are the "current conditions".
-            air: FetchSchedule(
-                interval: settings.air.interval.components.seconds,
-                refreshCooldown: settings.pollen.refreshCooldown.components.seconds, nextDue: 0))
     }
 
     func today(at now: Int64) -> CivilDate { zone.localDate(atUnixTime: now) }

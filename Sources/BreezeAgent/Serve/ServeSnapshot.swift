@@ -84,7 +84,9 @@ extension DaemonState {
             let runtime = self.locations[index]
             return ServeSnapshot.Location(
                 id: runtime.config.id, name: runtime.config.name,
-                sources: SourceKind.allCases.filter(enabled).map { Self.source($0, of: runtime) },
+                sources: SourceKind.allCases.filter(enabled).map {
+                    Self.source($0, of: runtime, failures: planner.schedules[index][$0].consecutiveFailures)
+                },
                 googleCallsToday: callsToday(index, .google, now: time.now),
                 openMeteoCallsToday: callsToday(index, .openMeteo, now: time.now), runtime: runtime)
         }
@@ -113,10 +115,9 @@ extension DaemonState {
         return keys
     }
 
-    private static func source(_ kind: SourceKind, of runtime: LocationRuntime) -> ServeSnapshot.Source {
+    private static func source(_ kind: SourceKind, of runtime: LocationRuntime, failures: Int) -> ServeSnapshot.Source {
         let hasData: Bool
         let lastSuccess: Int64?
-        let failures = runtime.schedules[kind].consecutiveFailures
         switch kind {
         case .pollen:
             switch runtime.pollen {

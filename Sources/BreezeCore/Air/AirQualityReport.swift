@@ -75,9 +75,9 @@ public enum AirQualityDecoder {
             return .failed(message: reason.isEmpty ? "HTTP \(httpStatus)" : "HTTP \(httpStatus): \(reason)")
         }
         guard httpStatus == 200 else { return .failed(message: "HTTP \(httpStatus)") }
-        let response: AirQualityResponse
+        let response: OpenMeteoAirQualityResponse
         do {
-            response = try JSONDecoder().decode(AirQualityResponse.self, from: data)
+            response = try JSONDecoder().decode(OpenMeteoAirQualityResponse.self, from: data)
         } catch {
             return .failed(message: "invalid Open-Meteo air-quality response: \(error)")
         }
@@ -86,7 +86,8 @@ public enum AirQualityDecoder {
 
     /// Places the hours on the time line and converts the values; fails when the body has no
     /// hourly block or an offset no zone has.
-    public static func report(from response: AirQualityResponse) -> AirOutcome {
+    public static func report(from response: OpenMeteoAirQualityResponse) -> AirOutcome {
+        // Air's reading of the shared decoder: no `hourly` block and a malformed one are alike.
         guard let times = response.times else {
             return .failed(message: "Open-Meteo air-quality response without hourly times")
         }
@@ -109,7 +110,7 @@ public enum AirQualityDecoder {
             }
             var tenths: [AirMetric: Int] = [:]
             for metric in AirMetric.hourlyVariables {
-                let series = response.series[metric] ?? []
+                let series = response.series[metric.rawValue] ?? []
                 guard index < series.count, let value = series[index], value.isFinite else { continue }
                 guard abs(value) <= maximumMagnitude else {
                     rejected[metric, default: (0, 0)].implausible += 1
@@ -156,40 +157,6 @@ public enum AirQualityDecoder {
             else { return nil }
             let local = Int64(date.daysSinceEpoch) * 86_400 + Int64(h * 3600 + m * 60)
             return local - Int64(utcOffsetSeconds)
-        }
-    }
-}
-
-/// The parts of an air-quality response the air source needs (the pollen source has its own
-/// view, ``OpenMeteoAirQualityResponse``, of the same endpoint).
-public struct AirQualityResponse: Sendable, Hashable, Decodable {
-    public var utcOffsetSeconds: Int
-    /// Nil when the body has no `hourly.time`.
-    public var times: [OpenMeteoTime]?
-    /// Hourly series per metric; null hours are nil. A metric the body lacks is absent.
-    public var series: [AirMetric: [Double?]]
-
-    public init(utcOffsetSeconds: Int, times: [OpenMeteoTime]?, series: [AirMetric: [Double?]]) {
-        self.utcOffsetSeconds = utcOffsetSeconds
-        self.times = times
-        self.series = series
-    }
-
-    private typealias Key = OpenMeteoKey
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Key.self)
-        utcOffsetSeconds = c.lenient(Int.self, Key(stringValue: "utc_offset_seconds")) ?? 0
-        series = [:]
-        guard let hourly = try? c.nestedContainer(keyedBy: Key.self, forKey: Key(stringValue: "hourly")) else {
-            times = nil
-            return
-        }
-        times = try? OpenMeteoTime.series(in: hourly, forKey: Key("time"))
-        for metric in AirMetric.hourlyVariables {
-            if let values = hourly.lenient([Double?].self, Key(stringValue: metric.rawValue)) {
-                series[metric] = values
-            }
         }
     }
 }

@@ -93,6 +93,11 @@ public enum OpenMeteoPollen {
         } catch {
             return .failed(message: "invalid Open-Meteo air-quality response: \(error)")
         }
+        // Pollen's reading of the shared decoder: a malformed `hourly` block is an invalid
+        // response (retried); none at all is no pollen here, like all-null values.
+        if case .malformed(let error) = response.hourly {
+            return .failed(message: "invalid Open-Meteo air-quality response: \(error)")
+        }
         guard let report = report(from: response) else {
             return .unsupportedLocation(message: "Open-Meteo has no pollen for this location (all values null)")
         }
@@ -106,7 +111,7 @@ public enum OpenMeteoPollen {
         // Unix times are shifted by the response's UTC offset.
         var dates: [CivilDate] = []
         var hourDates: [CivilDate?] = []
-        for time in response.times {
+        for time in response.times ?? [] {
             let local: CivilDate?
             switch time {
             case .iso(let text): local = CivilDate(iso: text.prefix(10))
@@ -177,39 +182,5 @@ public enum OpenMeteoPollen {
         let grains = GrainsPerCubicMetre(
             meanTenths: FixedPoint.roundedDivision(sum, tenths.count), maxTenths: tenths.max() ?? 0)
         return (grains, FixedPoint.roundedDivision(sum, 10 * tenths.count))
-    }
-}
-
-/// The parts of an air-quality response the pollen source needs.
-public struct OpenMeteoAirQualityResponse: Sendable, Hashable, Decodable {
-    public var utcOffsetSeconds: Int
-    /// The hourly time stamps as sent.
-    public var times: [OpenMeteoTime]
-    /// Hourly series by variable name; null hours are nil.
-    public var series: [String: [Double?]]
-
-    public init(utcOffsetSeconds: Int, times: [OpenMeteoTime], series: [String: [Double?]]) {
-        self.utcOffsetSeconds = utcOffsetSeconds
-        self.times = times
-        self.series = series
-    }
-
-    private typealias AnyKey = OpenMeteoKey
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: AnyKey.self)
-        utcOffsetSeconds = c.lenient(Int.self, AnyKey(stringValue: "utc_offset_seconds")) ?? 0
-        guard c.contains(AnyKey(stringValue: "hourly")) else {
-            times = []
-            series = [:]
-            return
-        }
-        let hourly = try c.nestedContainer(keyedBy: AnyKey.self, forKey: AnyKey(stringValue: "hourly"))
-        times = try OpenMeteoTime.series(in: hourly, forKey: AnyKey("time"))
-        var series: [String: [Double?]] = [:]
-        for key in hourly.allKeys where key.stringValue.hasSuffix("_pollen") {
-            series[key.stringValue] = hourly.lenient([Double?].self, key) ?? []
-        }
-        self.series = series
     }
 }

@@ -1,0 +1,132 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+@testable import BreezeAgent
+import BreezeCore
+import BreezeHTTP
+import BreezeMQTT
+import Synchronization
+import Testing
+
+/// `once` on the daemon loop's broker protocol and clock (``Agent/once(client:)``): an
+/// in-memory broker and a clock the test moves. Its waits (the connect timeout, Open-Meteo's
+/// per-minute window) are sleeps on that clock, so the test sees each as an event
+/// (``ManualDaemonClock/nextSleep()``) and moves the clock past it; nothing sleeps for real.
+@Suite("once against an in-memory broker and a hand-moved clock")
+struct OnceLoopTests {
+    /// Answers every GET with `answer(url)` and counts the requests.
+    final class Answers: HTTPFetching {
+        private let count = Mutex(0)
+        private let answer: @Sendable (String, [QueryParameter]) async -> FetchedResponse
+        var requests: Int { count.withLock { $0 } }
+
+        init(_ answer: @escaping @Sendable (String, [QueryParameter]) async -> FetchedResponse) {
+            self.answer = answer
+        }
+
+        func get(
+            _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
+        ) async throws(CurlError) -> FetchedResponse {
+            count.withLock { $0 += 1 }
+            return await answer(url, query)
+        }
+    }
+
+    /// The log lines an agent wrote.
+    final class Lines: Sendable {
+        private let lines = Mutex<[String]>([])
+        var all: [String] { lines.withLock { $0 } }
+        func append(_ line: String) { lines.withLock { $0.append(line) } }
+    }
+
+    static func agent(
+        _ config: AgentConfig, clock: ManualDaemonClock, answers: Answers, lines: Lines = Lines()
+    ) -> Agent {
+        let log = Log(level: .debug, timestamps: false, sink: { lines.append($0) })
+        return Agent(
+            config: config, log: log, store: StateStore(directory: nil, log: log), http: answers, demo: false,
+            clock: clock)
+    }
+
+    /// A one-day Google pollen body for every request (a new counter per test).
+    static func googlePollen() -> Answers {
+        Answers { _, _ in FetchedResponse(status: 200, body: FanOutLimitTests.googleBody(plants: 0)) }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func publishesTheTreeLeavesTheStatusAloneAndExitsZeroWithoutTheClockMoving() async throws {
+        let config = try DaemonStateTests.config("climate: {enabled: false}")
+        let home = config.topicLayout.location("home")
+        let (clock, broker, answers) = (
+            ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), Self.googlePollen()
+        )
+        let code = await Self.agent(config, clock: clock, answers: answers).once(client: broker)
+        #expect(code == Invocation.ExitCode.success)
+        #expect(answers.requests == 1)
+        #expect(broker.retained[home.pollenItem("grass") + "/value"] == "2")
+        #expect(broker.retained[config.topicLayout.status] == nil)
+        #expect(clock.elapsed == .zero)
+        #expect(!broker.isConnected)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func waitsForOpenMeteosNextMinuteOnTheClock() async throws {
+        let config = try FleetPacingTests.openMeteoPollen(2, extra: "endpoints: {max_calls_per_minute: 1}")
+        let layout = config.topicLayout
+        let demo = DemoResponder(today: { CivilDate(iso: "2026-06-15")! })
+        let answers = Answers { url, query in
+            (try? await demo.get(url, query: query, headers: [])) ?? .init(status: 500, body: [])
+        }
+        let (clock, broker) = (ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker())
+        let once = Task { await Self.agent(config, clock: clock, answers: answers).once(client: broker) }
+
+        // One request fits the minute; the second waits for the next window, on the clock (the
+        // connect timeout's sleep, cancelled once connected, is not that wait).
+        let wait = await clock.nextSleep { $0 > Agent.onceConnectTimeout }
+        #expect(wait > .zero && wait <= .seconds(Agent.onceMaximumPacingWait), "\(wait)")
+        #expect(answers.requests == 1)
+        clock.advance(to: wait)
+        #expect(await once.value == Invocation.ExitCode.success)
+        #expect(answers.requests == 2)
+        for id in ["loc0", "loc1"] {
+            #expect(broker.retained[layout.location(id).pollenMax] != nil, "\(id)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aBrokerThatDoesNotAnswerIsExit69AfterTenSecondsOnTheClock() async throws {
+        let config = try DaemonStateTests.config("climate: {enabled: false}")
+        let (clock, broker, answers) = (
+            ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(up: false), Self.googlePollen()
+        )
+        let once = Task { await Self.agent(config, clock: clock, answers: answers).once(client: broker) }
+        let timeout = await clock.nextSleep()
+        #expect(timeout == Agent.onceConnectTimeout)
+        clock.advance(to: timeout)
+        #expect(await once.value == Invocation.ExitCode.unavailable)
+        #expect(answers.requests == 0)
+        #expect(broker.received.isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aSourceWithNoUsableDataIsExit69AfterPublishing() async throws {
+        let config = try DaemonStateTests.config("climate: {enabled: false}")
+        let (clock, broker) = (ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker())
+        let answers = Answers { _, _ in FetchedResponse(status: 503, body: Array("unavailable".utf8)) }
+        let lines = Lines()
+        let code = await Self.agent(config, clock: clock, answers: answers, lines: lines).once(client: broker)
+        #expect(code == Invocation.ExitCode.unavailable)
+        #expect(answers.requests == 1)
+        // The publish itself went through; what fails the run is the source without data.
+        #expect(lines.all.contains { $0.contains("once: ") && $0.contains("published") })
+        #expect(lines.all.contains { $0.contains("no usable data for pollen[home]") })
+    }
+}
