@@ -137,6 +137,28 @@ struct ChildProcessTests {
         #expect(took < .seconds(10))
     }
 
+    @Test("a piped stderr arrives in chunks and ends; the exit wakes the waiter and is reaped once")
+    func pipedOutputAndExitEvent() async throws {
+        let read = Mutex<(text: String, ended: Bool)>(("", false))
+        let child = try ChildProcess(
+            "/bin/sh", ["-c", "echo one >&2; sleep 0.2; echo two >&2; exit 3"],
+            standardError: .pipe({ chunk in
+                read.withLock {
+                    chunk.isEmpty ? ($0.ended = true) : $0.text.append(String(decoding: chunk, as: UTF8.self))
+                }
+                TestEvents.shared.report()
+            }))
+        #expect(await eventually(bound: .seconds(30)) { read.withLock { $0.text.contains("one") } })
+        #expect(await child.waitForExit(timeout: .seconds(30)) == 3)
+        #expect(await eventually(bound: .seconds(30)) { read.withLock { $0.ended } })
+        #expect(read.withLock { $0.text } == "one\ntwo\n")
+        // Reaped by the waiter, not lost to the exit watcher (WNOWAIT): the status stays.
+        #expect(child.terminationStatus == 3)
+        #expect(child.waitForExitBlocking(timeout: .seconds(1)) == 3)
+        // Nothing reports: the bound ends the wait, false.
+        #expect(await eventually(bound: .milliseconds(100)) { false } == false)
+    }
+
     @Test("a missing executable is refused when spawning, naming it")
     func missingExecutable() {
         let error = #expect(throws: ChildProcess.SpawnError.self) { try ChildProcess("/nonexistent/breeze-tool") }

@@ -245,7 +245,10 @@ public final class LoopbackHTTPServer: Sendable {
                 state.requests.append(request)
                 return state.handler
             }
-            let outcome = perform(handler(request), on: fd, wakeFD: wakeFD)
+            let action = handler(request)
+            // After the handler: what it recorded (a stand-in's state) is there when waiters look.
+            TestEvents.shared.report()
+            let outcome = perform(action, on: fd, wakeFD: wakeFD)
             if outcome == .closed { open = false }
             if outcome != .keepAlive || request.header("Connection")?.lowercased() == "close" { return }
         }
