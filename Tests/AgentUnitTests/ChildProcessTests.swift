@@ -36,7 +36,7 @@ struct ChildProcessTests {
             close(pipeEnds[1])
             close(socketFD)
         }
-        let child = try ChildProcess("/bin/sleep", ["30"])
+        let child = try ChildProcess("/bin/sleep", ["3600"])
         // `sleep` itself opens the locale archive for a moment while it starts (seen once as a
         // descriptor 3 in a parallel run): an inherited descriptor stays, so the listing is read
         // again until it shows the three standard ones, for at most 2 s.
@@ -70,7 +70,7 @@ struct ChildProcessTests {
                         for round in 0..<20 {
                             do {
                                 if (round + worker) % 4 == 0 {
-                                    let sibling = try ChildProcess("/bin/sleep", ["30"])
+                                    let sibling = try ChildProcess("/bin/sleep", ["3600"])
                                     tally.longLived.withLock { $0.append(sibling) }
                                     continue
                                 }
@@ -91,22 +91,27 @@ struct ChildProcessTests {
             }
         }
         #expect(tally.failures.withLock { $0 }.isEmpty, "\(tally.failures.withLock { $0 })")
-        // Foundation's Process saw some of these only when a `sleep 30` that inherited their
-        // socket ended; seconds are plenty even on two loaded cores.
+        // Foundation's Process saw some of these only when a `sleep` sibling that inherited their
+        // socket ended; seconds are plenty even on two loaded cores. The siblings sleep an hour
+        // (killed below): the checks after the group run on the cooperative pool, which CPU-bound
+        // render tests on a loaded machine held for 60 s in one `make test`, longer than the
+        // `sleep 30` they used to be (20 of 20 "already ended").
         #expect(tally.slowest.withLock { $0 } < .seconds(5))
         let siblings = tally.longLived.withLock { $0 }
         #expect(siblings.count == 20)
         let ended = siblings.filter { !$0.isRunning }.count
-        #expect(ended == 0, "\(ended) of the `sleep 30` siblings already ended")
+        #expect(ended == 0, "\(ended) of the `sleep 3600` siblings already ended")
         for sibling in siblings { #expect(sibling.kill()) }
     }
 
     @Test("SIGTERM reaches a child started from a Dispatch thread (the child's signal mask is reset)")
     func terminateFromDispatchThread() async throws {
+        // An hour, not 30 s: the test resumes on the cooperative pool before it signals, and a
+        // held pool once let a `sleep 30` end by itself first (status 0, not SIGTERM).
         let child = try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<ChildProcess, any Error>) in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try ChildProcess("/bin/sleep", ["30"]) })
+                continuation.resume(with: Result { try ChildProcess("/bin/sleep", ["3600"]) })
             }
         }
         child.signal(SIGTERM)
