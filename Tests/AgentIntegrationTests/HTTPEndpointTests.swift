@@ -138,13 +138,16 @@ struct HTTPEndpointTests {
             let running = try await Self.start(brokerPort: port, climateFails: true)
             try #require(await running.agent.waitForLine("climate[home]: fetch failed"), "\(running.agent.log)")
             // The endpoint shows the snapshot the daemon hands over after it has handled an event
-            // (the fetch, then the publish of its tree): wait for that, then read one response.
+            // (the fetch, then the publish of its tree): wait for one with both outcomes, the
+            // pollen fetch and the failed climate fetch (whose log line comes before its
+            // snapshot), then read one response.
             #expect(
                 await pollHTTP(timeout: .seconds(15)) {
                     let lines = RawHTTP.get(running.httpPort, "/metrics").text.split(separator: "\n")
                     let published = lines.first { $0.hasPrefix("breeze_published_topics ") }
                         .flatMap { Double($0.split(separator: " ").last ?? "") }
                     return lines.contains("breeze_fetches_total{source=\"google_pollen\"} 1") && (published ?? 0) > 10
+                        && lines.contains("breeze_source_stale{location=\"home\",source=\"climate\"} 1")
                 }, "\(RawHTTP.get(running.httpPort, "/metrics").text)")
             let response = RawHTTP.get(running.httpPort, "/metrics")
             #expect(response.status == 200)
@@ -263,6 +266,8 @@ struct HTTPEndpointTests {
             try await view.start(["\(running.sandbox.prefix)/#"])
             defer { Task { await view.stop() } }
             let updatedAt = "\(running.base)/pollen/updated_at"
+            // `start` returns at the fetch's log line, which comes before its publish.
+            try #require(await view.waitForTopics([updatedAt]), "\(running.agent.log)")
             let first = try #require(view.payload(updatedAt))
             // Make sure the refresh lands in a later second than the first fetch.
             try await Task.sleep(for: .seconds(1.1))
