@@ -244,9 +244,7 @@ public final class ChildProcess: Sendable {
     /// Waits for the child's exit, blocking this thread; for synchronous callers only
     /// (``TestProcess/runBlocking(_:_:in:timeout:)``, `deinit`s), whose children end promptly.
     public func waitForExitBlocking(timeout: Duration) -> Int32? {
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        _ = exited.wait(timeout: .now() + .nanoseconds(nanoseconds))
+        _ = exited.wait(timeout: .now() + timeout.dispatchInterval)
         return terminationStatus
     }
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import Dispatch
 import Synchronization
 
 /// What the tests wait on instead of polling a clock: every test-support source that records
@@ -49,10 +50,11 @@ public final class TestEvents: Sendable {
         defer { _ = listeners.withLock { $0.all.removeValue(forKey: id) } }
         // Registered before the first check: a report in between leaves a wake in the buffer.
         if condition() { return true }
-        let safetyNet = Task {
-            try? await Task.sleep(for: bound)
-            continuation.finish()
-        }
+        // The bound is a Dispatch timer, not a `Task.sleep`: an unstructured task would run on
+        // the cooperative pool (it does not inherit a ``TimingExecutor`` preference), which
+        // CPU-bound tests hold for many seconds; a 300 ms bound once fired 30 s late there.
+        let safetyNet = DispatchWorkItem { continuation.finish() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + bound.dispatchInterval, execute: safetyNet)
         defer { safetyNet.cancel() }
         for await _ in wakes where condition() { return true }
         return condition()
@@ -63,4 +65,13 @@ public final class TestEvents: Sendable {
 /// `bound` passes first (the safety net; the caller's failure message says what was awaited).
 public func eventually(bound: Duration, _ condition: () -> Bool) async -> Bool {
     await TestEvents.shared.until(bound: bound, condition)
+}
+
+extension Duration {
+    /// The same span for Dispatch's deadlines (nanoseconds; spans past ~292 years clamp).
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = Int(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        return .nanoseconds(overflow ? .max : whole + Int(attoseconds / 1_000_000_000))
+    }
 }
