@@ -3,7 +3,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
-.PHONY: run test build release deps clean deb deb-render test-deb test-ha fuzz sanitize soak bench test-brokers screenshots \
+.PHONY: run test build release deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \
 	arm64-toolchain test-arm64 image test-image
 
 deps:
@@ -69,6 +69,10 @@ test-image:
 # Conformance against a real Home Assistant (docs/home-assistant.md); first run builds a cache.
 test-ha:
 	scripts/test-ha.sh
+
+# The Home Assistant add-on's files (ha-addon/) against the Supervisor's rules (docs/home-assistant.md).
+test-addon-config:
+	scripts/test-addon-config.sh
 
 fuzz:
 	fuzz/run.sh

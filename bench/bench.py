@@ -19,6 +19,8 @@ Decode throughput, binary and .deb size are measured by scripts/bench.sh and pas
 Usage: bench.py --agent BIN [--quick] [--idle SECONDS] [--extra KEY=VALUE ...]
        bench.py --agent BIN --only fleet-starts [--starts 5]   (issue 30: consecutive cold
        1,000-location starts, each to a tree where every location is complete)
+       bench.py --agent BIN --only status   (issue 27: /api/state.json at 120 locations, CPU per
+       request and /healthz latency under a request loop)
 """
 
 import argparse
@@ -299,6 +301,16 @@ def write_config(directory, name, broker_port, api_base, locations, state_dir, p
     return path
 
 
+def stop_process(proc, timeout):
+    """SIGTERM, then SIGKILL if `proc` has not exited within `timeout` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def proc_cpu_seconds(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rpartition(")")[2].split()
@@ -427,12 +439,7 @@ class Scenario:
                 idle = (proc_cpu_seconds(proc.pid) - c0) / (time.monotonic() - t0)
             return {"startup": startup, "per_cycle": per_cycle, "cycle_cpu": cycle_cpu, "idle": idle, **status}
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc, 10)
 
 
 class Bench:
@@ -471,15 +478,7 @@ class APIProcess:
         self.base = "http://127.0.0.1:%d" % self.port
 
     def _get(self, path):
-        with socket.create_connection(("127.0.0.1", self.port)) as s:
-            s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" % path).encode())
-            data = b""
-            while True:
-                chunk = s.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
-        return data.partition(b"\r\n\r\n")[2].decode()
+        return http_get(self.port, path)[1].decode()
 
     def count(self):
         return int(self._get("/count"))
@@ -617,12 +616,7 @@ def fleet_process(bench, api, locations, cycles, delays, start_timeout=300):
         out["steady"] = proc_status(proc.pid)
         return out
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc, 30)
 
 
 def fleet_starts(bench, runs, locations=1000):
@@ -713,20 +707,11 @@ def steady_run(bench, api, name, extra, idle, probe=None):
                        if lib in maps})
         return proc_status(proc.pid)["rss_kb"], libs, stderr_lines
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc, 30)
 
 
 def http_status(port, path):
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" % path).encode())
-        head = sock.recv(64).decode("latin-1")
-    parts = head.split(" ")
-    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+    return http_get(port, path)[0]
 
 
 def lean_report(bench, quick, idle):
@@ -769,6 +754,122 @@ def lean_report(bench, quick, idle):
     print("  difference (with - without):        %+.2f MB" % ((full - lean) / 1024))
     print("  lean config maps none of libmicrohttpd/Cairo/libjpeg/X11: %s" % (
         "met" if not mapped["without images and HTTP"] else "MISSED"))
+
+
+# ---------------------------------------------------------------- status endpoints (issue 27)
+
+def http_get(port, path, timeout=10.0):
+    """One GET over a fresh connection (the server closes after each answer): (status, body bytes)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" % path).encode())
+        data = b""
+        while True:
+            chunk = sock.recv(262144)
+            if not chunk:
+                break
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    parts = head.split(b" ")
+    return (int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None), body
+
+
+def status_report(bench, quick, locations=120):
+    """SPEC §16 / issue 27: `run` with `locations` locations (Google pollen, climate with
+    stripes, air, one risk profile) and HTTP; once every location is complete, the agent's CPU
+    per `/api/state.json` request in a sequential loop, and `/healthz` latency (bound 1 s)
+    polled every 250 ms while two clients loop on `/api/state.json`."""
+    api = APIProcess()
+    port = free_port()
+    state_dir = tempfile.mkdtemp(prefix="state-", dir=bench.work)
+    config = write_config(bench.work, "status-%d" % locations, bench.broker_port, api.base, locations, state_dir,
+                          prefix="status", extra=[
+                              "air: {enabled: true}",
+                              "profiles:", "  - {id: anna, name: Anna, allergens: [birch, grass], alert_level: High}",
+                              "http:", "  listen: \"127.0.0.1:%d\"" % port])
+    proc = subprocess.Popen([bench.agent, "run", "--config", config], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    stderr_lines = []
+    threading.Thread(target=lambda: stderr_lines.extend(proc.stderr), daemon=True).start()
+    try:
+        deadline, size, complete = time.monotonic() + 300, 0, False
+        while time.monotonic() < deadline and proc.poll() is None and not complete:
+            time.sleep(1.0)
+            try:
+                status, body = http_get(port, "/api/state.json")
+            except OSError:
+                continue
+            if status != 200:
+                continue
+            size = len(body)
+            doc = json.loads(body)
+            listed = doc["locations"]
+            complete = len(listed) + len(doc["left_out"]) == locations and all(
+                loc["pollen"] and loc["climate"] and loc["stripes"] and loc["air"] for loc in listed)
+        if not complete:
+            raise SystemExit("bench: status: state.json never complete:\n%s" % "".join(stderr_lines[-20:]))
+        wait_idle(proc.pid, quiet=1.0, timeout=300)
+        status, body = http_get(port, "/api/state.json")
+        doc = json.loads(body)
+        out = {"bytes": len(body), "shown": len(doc["locations"]), "left_out": len(doc["left_out"])}
+
+        # CPU per request: a sequential loop, the agent's utime+stime over it.
+        requests = 100 if quick else 300
+        c0, t0 = proc_cpu_seconds(proc.pid), time.monotonic()
+        for _ in range(requests):
+            http_get(port, "/api/state.json")
+        out["cpu_per_request"] = (proc_cpu_seconds(proc.pid) - c0) / requests
+        out["wall_per_request"] = (time.monotonic() - t0) / requests
+        out["requests"] = requests
+
+        # /healthz under a loop: two clients request /api/state.json back to back.
+        stop = threading.Event()
+        looped = [0]
+
+        def loop():
+            while not stop.is_set():
+                try:
+                    http_get(port, "/api/state.json", timeout=30)
+                    looped[0] += 1
+                except OSError:
+                    pass
+
+        loopers = [threading.Thread(target=loop, daemon=True) for _ in range(2)]
+        for thread in loopers:
+            thread.start()
+        time.sleep(1.0)
+        latencies = []
+        c1, t1, l1 = proc_cpu_seconds(proc.pid), time.monotonic(), looped[0]
+        for _ in range(40 if quick else 120):
+            start = time.monotonic()
+            try:
+                status, _ = http_get(port, "/healthz", timeout=1.0)
+                latencies.append(time.monotonic() - start if status in (200, 503) else None)
+            except OSError:
+                latencies.append(None)
+            time.sleep(0.25)
+        out["loop_cpu_share"] = (proc_cpu_seconds(proc.pid) - c1) / (time.monotonic() - t1)
+        out["loop_requests"] = looped[0] - l1
+        out["loop_seconds"] = time.monotonic() - t1
+        stop.set()
+        for thread in loopers:
+            thread.join(timeout=30)
+        out["healthz"] = latencies
+    finally:
+        stop_process(proc, 30)
+        api.stop()
+    answered = [x for x in out["healthz"] if x is not None]
+    print("\n[status endpoints, %d locations, HTTP (SPEC §16)]" % locations)
+    print("  /api/state.json                   %d bytes, %d locations, %d left out" % (
+        out["bytes"], out["shown"], out["left_out"]))
+    print("  agent CPU per request (loop)      %.2f ms (%d requests, %.1f ms wall each)" % (
+        out["cpu_per_request"] * 1000, out["requests"], out["wall_per_request"] * 1000))
+    print("  under 2 looping clients           %d requests in %.0f s, agent CPU %.0f %% of a core" % (
+        out["loop_requests"], out["loop_seconds"], out["loop_cpu_share"] * 100))
+    print("  /healthz answered within 1 s      %d of %d polls" % (len(answered), len(out["healthz"])))
+    if answered:
+        print("  /healthz latency                  %s" % fmt(answered, "ms", 1000))
+    print("  goal: CPU per request <= 1 ms:    %.2f ms  %s" % (
+        out["cpu_per_request"] * 1000, "met" if out["cpu_per_request"] <= 0.001 else "MISSED"))
 
 
 # ---------------------------------------------------------------- report
@@ -819,7 +920,7 @@ def main():
     parser.add_argument("--idle", type=float, default=60.0)
     parser.add_argument("--extra", action="append", default=[], help="KEY=VALUE lines printed first")
     parser.add_argument("--serve-api", action="store_true", help="internal: the API stand-in process")
-    parser.add_argument("--only", choices=["classic", "fleet", "lean", "fleet-starts"], help="run one part only")
+    parser.add_argument("--only", choices=["classic", "fleet", "lean", "fleet-starts", "status"], help="run one part only")
     parser.add_argument("--starts", type=int, default=5,
                         help="fleet-starts: consecutive cold 1,000-location starts to a complete tree")
     args = parser.parse_args()
@@ -851,6 +952,8 @@ def main():
             classic(bench, args, results, once_runs, processes, cycles)
         if args.only in (None, "lean"):
             lean_report(bench, args.quick, min(args.idle, 20))
+        if args.only in (None, "status"):
+            status_report(bench, args.quick)
         if args.only in (None, "fleet"):
             fleet_report(bench, args.quick)
         if args.only == "fleet-starts":

@@ -4,13 +4,14 @@
 # image: the .deb (scripts/deb.sh) is installed with apt into the cached Debian 12 rootfs of
 # scripts/rootfs-common.sh (on an overlay), and the image takes from it only what the agent
 # needs, the distroless way:
-#   /usr/bin/breeze-agent and its shared-library closure (readelf NEEDED, followed), the loader
+#   /usr/bin/breeze-agent and its shared-library closure (readelf NEEDED, followed), the loader,
+#   and libmicrohttpd.so.12 with its closure (the agent dlopens it for `http:`, the status page)
 #   /etc/ssl/certs/ca-certificates.crt, /usr/share/zoneinfo (without the right/ leap-second copy)
 #   /etc/passwd, /etc/group with root and the package's breeze-agent system user
 #   /config/config.yaml (the package's example with state_dir: /data), /data (a volume), /tmp
 # The image runs /usr/bin/breeze-agent run --config /config/config.yaml as breeze-agent; the
-# agent logs to stderr (the container log). The render helper is not in the image (images:
-# need Cairo's closure; docs/installing.md). Prints the archive's path on stdout.
+# agent logs to stdout (BREEZE_LOG_STREAM=stdout, the container log). The render helper is not
+# in the image (images: need Cairo's closure; docs/installing.md). Prints the archive's path.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "image: run as root (chroot, mounts)" >&2; exit 1; }
@@ -41,7 +42,7 @@ mount -t proc proc "$r/proc" && mounts+=("$r/proc")
 mount --rbind /dev "$r/dev" && mount --make-rslave "$r/dev" && mounts+=("$r/dev")
 cp "$deb" "$r/tmp/"
 chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-    apt-get -o Acquire::Check-Valid-Until=false -y --no-install-recommends install "/tmp/$(basename "$deb")" \
+    apt-get -o Acquire::Check-Valid-Until=false -y --no-install-recommends install "/tmp/$(basename "$deb")" libmicrohttpd12 \
     >"$work/apt.log" 2>&1 || { echo "image: installing $deb in the bookworm-$arch tree failed:" >&2; tail -5 "$work/apt.log" >&2; exit 1; }
 
 img=$work/image
@@ -56,7 +57,7 @@ take() {
 case "$arch" in amd64) triplet=x86_64-linux-gnu ;; arm64) triplet=aarch64-linux-gnu ;; esac
 # The closure: each NEEDED name resolved in the tree's library directories, then its NEEDED.
 declare -A seen
-queue=(/usr/bin/breeze-agent)
+queue=(/usr/bin/breeze-agent "/usr/lib/$triplet/libmicrohttpd.so.12")
 while [ ${#queue[@]} -gt 0 ]; do
     file=${queue[0]}
     queue=("${queue[@]:1}")

@@ -70,7 +70,7 @@ config = {
         "User": args.user,
         "Entrypoint": ["/usr/bin/breeze-agent"],
         "Cmd": ["run", "--config", "/config/config.yaml"],
-        "Env": ["PATH=/usr/bin:/bin"],
+        "Env": ["PATH=/usr/bin:/bin", "BREEZE_LOG_STREAM=stdout"],
         "WorkingDir": "/data",
         "Volumes": {"/data": {}},
         "StopSignal": "SIGTERM",

@@ -51,6 +51,10 @@ for arch in "${archs[@]}"; do
     sed -e "s|^  host: localhost |  host: 127.0.0.1 |" -e "s|^  # port: 1883 |  port: $port |" \
         -e 's|^state_dir: /var/lib/breeze-agent |state_dir: /data |' config/breeze-agent.example.yaml \
         >"$work/config-$arch/config.yaml"
+    # The status page (libmicrohttpd, dlopened: the image must carry it and its closure).
+    hport=$(scripts/free-port.sh)
+    sed -i "s|^  max_concurrent: 4 .*|&\n  listen: \"127.0.0.1:$hport\"|" "$work/config-$arch/config.yaml"
+    grep -q "^  listen: \"127.0.0.1:$hport\"" "$work/config-$arch/config.yaml" || bad "$arch: could not add http.listen to the test config"
     chmod 0644 "$work/config-$arch/config.yaml"
     mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'breeze-demo/#' >"$work/seen-$arch" 2>/dev/null &
     pids+=($!)
@@ -73,6 +77,9 @@ for arch in "${archs[@]}"; do
     topics=$(grep -c '^breeze-demo/' "$work/seen-$arch" || true)
     check "$arch: published breeze-demo/status online" grep -q '^breeze-demo/status online' "$work/seen-$arch"
     check "$arch: published the demo tree ($topics messages)" test "$topics" -gt 50
+    code=$(curl -s -o "$work/metrics-$arch" -w '%{http_code}' -m 10 "http://127.0.0.1:$hport/metrics" || true)
+    check "$arch: the status server answers /metrics with 200 (got $code)" test "$code" = 200
+    check "$arch: /metrics is the agent's" grep -q '^breeze_' "$work/metrics-$arch"
     pid=$(podman inspect --format '{{.State.Pid}}' "$name")
     puid=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo "?")
     check "$arch: runs as the image's breeze-agent user (uid $puid, not root)" test "$puid" != 0 -a "$puid" != "?"
@@ -80,12 +87,13 @@ for arch in "${archs[@]}"; do
     podman stop -t 10 "$name" >/dev/null
     stop_s=$(awk -v a="$term_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
     rc=$(podman inspect --format '{{.State.ExitCode}}' "$name")
-    podman logs "$name" >"$work/log-$arch" 2>&1 || true
+    podman logs "$name" >"$work/log-$arch" 2>"$work/log-$arch.stderr" || true
     check "$arch: SIGTERM -> exit 0 (got $rc)" test "$rc" = 0
     check "$arch: SIGTERM -> stopped in $stop_s s (<= 2 s)" awk -v s="$stop_s" 'BEGIN { exit !(s <= 2) }'
     retained=$(mosquitto_sub -h 127.0.0.1 -p "$port" -t breeze-demo/status -C 1 -W 2 --retained-only 2>/dev/null || true)
     check "$arch: offline retained after SIGTERM" test "$retained" = offline
-    check "$arch: the log has the agent's lines ($(wc -l <"$work/log-$arch") lines)" grep -q 'info:' "$work/log-$arch"
+    check "$arch: the log has the agent's lines on stdout ($(wc -l <"$work/log-$arch") lines)" grep -q 'info:' "$work/log-$arch"
+    check "$arch: nothing on the container's stderr ($(wc -l <"$work/log-$arch.stderr") lines)" test ! -s "$work/log-$arch.stderr"
     # --demo keeps no state; the volume must be the service user's to write when it runs for real.
     check "$arch: the /data volume belongs to the service user (uid $puid)" bash -c \
         "[ \"\$(stat -c %u \"\$(podman volume inspect --format '{{.Mountpoint}}' '$volume')\")\" = '$puid' ]"

@@ -48,6 +48,9 @@ public struct TopicLayout: Sendable, Equatable {
 
     /// `<p>/status`, or `<p>/status/<index>` for a shard: `online` / `offline`.
     public var status: String { prefix + "/status" + shardSuffix }
+    /// `<p>/agent/-`, or `<p>/agent/<index>` for a shard: the running instance announces itself
+    /// there (retained, SPEC §16), so a second agent with the same identity is seen.
+    public var agent: String { prefix + "/agent/" + (shardIndex.map { String($0) } ?? "-") }
     /// `<p>/diagnostics`, or `<p>/diagnostics/<index>` for a shard.
     public var diagnostics: String { prefix + "/diagnostics" + shardSuffix }
     private var shardSuffix: String { shardIndex.map { "/" + String($0) } ?? "" }

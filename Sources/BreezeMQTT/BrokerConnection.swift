@@ -37,11 +37,17 @@ public protocol BrokerConnection: AnyObject, Sendable {
     func waitForAcknowledgements(timeout: Duration) async -> Bool
     /// Disconnects cleanly and ends ``events``. Idempotent.
     func stop() async
+    /// Reconnects after a fixed `seconds` from the next loss on; nil: the configured backoff.
+    func setReconnectDelay(seconds: Int?)
 }
 
 extension MQTTClient: BrokerConnection {}
 
 extension BrokerConnection {
+    /// A connection that does not reconnect by itself (a test's in-memory broker) has no delay
+    /// to set.
+    public func setReconnectDelay(seconds: Int?) {}
+
     /// Publishes a UTF-8 string payload.
     public func publish(_ topic: String, _ payload: String, qos: Int = 0, retain: Bool = false) throws(MosquittoError) {
         try publish(topic, Array(payload.utf8), qos: qos, retain: retain)

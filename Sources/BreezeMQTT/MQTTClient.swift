@@ -224,6 +224,22 @@ public final class MQTTClient: Sendable {
         }
     }
 
+    /// Overrides libmosquitto's reconnect backoff from the next reconnect on: a fixed delay of
+    /// `seconds`, or (nil) the configured exponential one. libmosquitto's backoff starts afresh
+    /// after every successful connect, so a connection the broker keeps dropping at once (a
+    /// second client with the same id) would otherwise be retried every second (SPEC §16).
+    public func setReconnectDelay(seconds: Int?) {
+        lifecycle.withLock { state in
+            guard let handle = state.usableHandle else { return }
+            if let seconds, seconds >= 1 {
+                _ = mosquitto_reconnect_delay_set(handle.raw, UInt32(seconds), UInt32(seconds), false)
+            } else {
+                _ = mosquitto_reconnect_delay_set(
+                    handle.raw, UInt32(configuration.reconnectDelayMin), UInt32(configuration.reconnectDelayMax), true)
+            }
+        }
+    }
+
     /// Removes a subscription (now and for later reconnects).
     public func unsubscribe(_ pattern: String) throws(MosquittoError) {
         try lifecycle.withLock { state throws(MosquittoError) in

@@ -18,7 +18,8 @@ public enum RenderRequestReader {
     /// The largest request read from stdin (a real one is a few KiB: 100 stripes, 16 bars).
     public static let maximumRequestBytes = 1024 * 1024
     /// The longest text field (a location name, a label, a level word, a change text), in UTF-8 bytes.
-    public static let maximumTextBytes = 256
+    /// The agent checks names and clips labels against the same constant.
+    public static let maximumTextBytes = ImageBounds.maximumTextBytes
     /// At most this many pollen types, and forecast days, in a pollen panel.
     public static let maximumCells = 16
     /// At most this many climate bars.

@@ -21,8 +21,10 @@ import Synchronization
 public struct HTTPServerRequest: Sendable, Equatable {
     /// `GET`, `HEAD`, … as the client sent it.
     public var method: String
-    /// The path without the query, percent-decoded by libmicrohttpd (`/images/%2e%2e/x` arrives
-    /// as `/images/../x`).
+    /// The path without the query, percent-decoded (`/images/%2e%2e/x` arrives as
+    /// `/images/../x`) except for an encoded `/` or NUL, which stay as written in upper case
+    /// (`/images/home%2fx.png` arrives as `/images/home%2Fx.png`, `/healthz%00x` as
+    /// `/healthz%00x`): they never split a path into other segments or end it early.
     public var path: String
     /// The query arguments in order, decoded; a key without `=` has a nil value (`?strict`).
     public var query: [(key: String, value: String?)]
@@ -86,12 +88,23 @@ public struct HTTPServerLimits: Sendable, Equatable {
     public var idleTimeoutSeconds: Int
     /// Connections waiting in the kernel to be accepted.
     public var listenBacklog: Int
+    /// Open connections at once from one peer address (0: only ``connections`` applies); one
+    /// more is closed at accept.
+    public var connectionsPerAddress: Int
+    /// The request line and headers must have arrived this long after the connection was
+    /// accepted, however steadily they trickle in (0: only the idle timeout applies).
+    public var requestHeadSeconds: Int
 
-    public init(connections: Int, requestBytes: Int, idleTimeoutSeconds: Int, listenBacklog: Int) {
+    public init(
+        connections: Int, requestBytes: Int, idleTimeoutSeconds: Int, listenBacklog: Int,
+        connectionsPerAddress: Int = 0, requestHeadSeconds: Int = 0
+    ) {
         self.connections = connections
         self.requestBytes = requestBytes
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.listenBacklog = listenBacklog
+        self.connectionsPerAddress = connectionsPerAddress
+        self.requestHeadSeconds = requestHeadSeconds
     }
 }
 
@@ -136,14 +149,17 @@ public final class HTTPServer: Sendable {
 
     /// The box libmicrohttpd's callbacks reach through their context pointer.
     private final class Callbacks: Sendable {
+        let accept: (@Sendable (IPAddress?) -> Bool)?
         let handler: @Sendable (HTTPServerRequest) -> HTTPServerResponse
         let logger: @Sendable (String) -> Void
         /// The last line libmicrohttpd logged: why a start failed (bind: Address already in use).
         let lastLine = Mutex<String?>(nil)
         init(
+            accept: (@Sendable (IPAddress?) -> Bool)?,
             handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse,
             logger: @escaping @Sendable (String) -> Void
         ) {
+            self.accept = accept
             self.handler = handler
             self.logger = logger
         }
@@ -159,25 +175,30 @@ public final class HTTPServer: Sendable {
     public let port: Int
 
     /// Loads libmicrohttpd if needed and starts listening on `address` (an IPv4 or IPv6
-    /// literal) and `port` (0: any free port, see ``port``).
+    /// literal) and `port` (0: any free port, see ``port``). `accept` (nil: every peer) is asked
+    /// on the server's thread for each new connection before a byte of it is read, with the
+    /// peer's address (nil when unknown); false closes the connection at once.
     public init(
         address: String, port: Int, limits: HTTPServerLimits,
+        accept: (@Sendable (IPAddress?) -> Bool)? = nil,
         logger: @escaping @Sendable (String) -> Void = { _ in },
         handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse
     ) throws(HTTPServerError) {
         try Self.loadLibrary()
-        let callbacks = Unmanaged.passRetained(Callbacks(handler: handler, logger: logger))
+        let callbacks = Unmanaged.passRetained(Callbacks(accept: accept, handler: handler, logger: logger))
         let context = callbacks.toOpaque()
         var buffer = [CChar](repeating: 0, count: 512)
         let cLimits = cmhd_limits(
             connection_limit: UInt32(clamping: limits.connections),
             connection_memory_limit: limits.requestBytes,
             connection_timeout_seconds: UInt32(clamping: limits.idleTimeoutSeconds),
-            listen_backlog: UInt32(clamping: limits.listenBacklog))
+            listen_backlog: UInt32(clamping: limits.listenBacklog),
+            per_address_limit: UInt32(clamping: limits.connectionsPerAddress),
+            request_head_seconds: UInt32(clamping: limits.requestHeadSeconds))
         let started = address.withCString { address in
             cmhd_start(
-                address, UInt16(clamping: port), cLimits, HTTPServer.onRequest, context, HTTPServer.onLog, context,
-                &buffer, buffer.count)
+                address, UInt16(clamping: port), cLimits, accept == nil ? nil : HTTPServer.onAccept,
+                HTTPServer.onRequest, context, HTTPServer.onLog, context, &buffer, buffer.count)
         }
         guard let started else {
             var reason = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -199,6 +220,13 @@ public final class HTTPServer: Sendable {
         else { return }
         cmhd_stop(server)
         callbacks.release()
+    }
+
+    private static let onAccept: cmhd_accept = { context, family, bytes in
+        guard let context else { return 0 }
+        let callbacks = Unmanaged<Callbacks>.fromOpaque(context).takeUnretainedValue()
+        guard let accept = callbacks.accept else { return 1 }
+        return accept(address(family: family, bytes: bytes.map { UnsafeRawPointer($0) })) ? 1 : 0
     }
 
     private static let onRequest: cmhd_handler = { context, request in
@@ -223,17 +251,20 @@ public final class HTTPServer: Sendable {
             guard let key = raw.query_keys?[index] else { continue }
             query.append((String(cString: key), raw.query_values?[index].map { String(cString: $0) }))
         }
-        var peer: IPAddress?
-        withUnsafeBytes(of: raw.peer_bytes) { bytes in
-            switch raw.peer_family {
-            case 4: peer = .v4(Array(bytes.prefix(4)))
-            case 6: peer = .v6(Array(bytes.prefix(16)))
-            default: peer = nil
-            }
-        }
+        let peer = withUnsafeBytes(of: raw.peer_bytes) { address(family: raw.peer_family, bytes: $0.baseAddress) }
         return HTTPServerRequest(
             method: raw.method.map { String(cString: $0) } ?? "",
             path: raw.path.map { String(cString: $0) } ?? "", query: query, peer: peer)
+    }
+
+    /// An address from the C side's family (4, 6; anything else: unknown) and bytes.
+    private static func address(family: Int32, bytes: UnsafeRawPointer?) -> IPAddress? {
+        guard let bytes else { return nil }
+        switch family {
+        case 4: return .v4(Array(UnsafeRawBufferPointer(start: bytes, count: 4)))
+        case 6: return .v6(Array(UnsafeRawBufferPointer(start: bytes, count: 16)))
+        default: return nil
+        }
     }
 
     private static func respond(_ connection: UnsafeMutableRawPointer?, _ response: HTTPServerResponse) -> Int32 {

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include <microhttpd.h>
 
@@ -97,14 +98,217 @@ int cmhd_load(const char *library, char *error, size_t error_size) {
     return 0;
 }
 
+/// A connection whose request head has not arrived yet, with the time it must have by.
+typedef struct pending {
+    struct pending *previous;
+    struct pending *next;
+    int fd;
+    int listed;
+    struct timespec deadline;
+} pending;
+
 /// What the daemon's callbacks get as their context.
 typedef struct server {
     struct MHD_Daemon *daemon;
+    cmhd_accept accept;
     cmhd_handler handler;
     void *handler_context;
     cmhd_logger logger;
     void *logger_context;
+    /// The request-head deadline (SPEC §16): connections still reading their head, in the
+    /// order they were accepted (so by deadline), and the thread that cuts off the overdue.
+    unsigned int head_seconds;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pending *first;
+    pending *last;
+    int stopping;
+    int watchdog_running;
+    pthread_t watchdog;
 } server;
+
+/// The peer's address family (4 or 6, 0 when neither) and its bytes; its text when `text` is
+/// not NULL.
+static int peer_of(const struct sockaddr *address, uint8_t bytes[16], char *text, size_t text_size) {
+    if (address == NULL) return 0;
+    if (address->sa_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
+        memcpy(bytes, &v4->sin_addr, 4);
+        if (text != NULL) inet_ntop(AF_INET, &v4->sin_addr, text, (socklen_t)text_size);
+        return 4;
+    }
+    if (address->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)address;
+        memcpy(bytes, &v6->sin6_addr, 16);
+        if (text != NULL) inet_ntop(AF_INET6, &v6->sin6_addr, text, (socklen_t)text_size);
+        return 6;
+    }
+    return 0;
+}
+
+/// libmicrohttpd's accept policy: asked before a byte of the connection is read.
+static enum MHD_Result on_accept(void *context, const struct sockaddr *address, socklen_t length) {
+    server *s = context;
+    if (s->accept == NULL) return MHD_YES;
+    uint8_t bytes[16] = {0};
+    int family = length > 0 ? peer_of(address, bytes, NULL, 0) : 0;
+    return s->accept(s->handler_context, family, bytes) ? MHD_YES : MHD_NO;
+}
+
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/// Called with the request target as sent, before libmicrohttpd decodes it: the path (up to
+/// `?`) decoded here, `%2F` and `%00` kept as written (see cmhd_request.path). What it returns
+/// is the request's context in on_request, freed in on_completed.
+static void *on_uri(void *context, const char *uri, struct MHD_Connection *connection) {
+    (void)context;
+    (void)connection;
+    size_t length = strcspn(uri, "?");
+    char *path = malloc(length + 1);
+    if (path == NULL) return NULL;
+    static const char digits[] = "0123456789ABCDEF";
+    size_t out = 0;
+    for (size_t index = 0; index < length; index++) {
+        int high = -1;
+        int low = -1;
+        if (uri[index] == '%' && index + 2 < length) {
+            high = hex_value(uri[index + 1]);
+            low = hex_value(uri[index + 2]);
+        }
+        if (high < 0 || low < 0) {
+            path[out++] = uri[index];
+            continue;
+        }
+        int value = high * 16 + low;
+        if (value == 0 || value == '/') {
+            path[out++] = '%';
+            path[out++] = digits[high];
+            path[out++] = digits[low];
+        } else {
+            path[out++] = (char)value;
+        }
+        index += 2;
+    }
+    path[out] = 0;
+    return path;
+}
+
+static void on_completed(void *context, struct MHD_Connection *connection, void **request_context,
+                         enum MHD_RequestTerminationCode code) {
+    (void)context;
+    (void)connection;
+    (void)code;
+    if (request_context == NULL) return;
+    free(*request_context);
+    *request_context = NULL;
+}
+
+static void unlist(server *s, pending *p) {
+    if (!p->listed) return;
+    if (p->previous != NULL) p->previous->next = p->next; else s->first = p->next;
+    if (p->next != NULL) p->next->previous = p->previous; else s->last = p->previous;
+    p->previous = p->next = NULL;
+    p->listed = 0;
+}
+
+/// Connections start with the head deadline and leave the list when their head arrived
+/// (on_request) or they closed. libmicrohttpd calls CLOSED before it closes the socket, and
+/// the watchdog shuts a socket down only while it is listed, under the same lock: it never
+/// touches a descriptor number already reused.
+static void on_connection(void *context, struct MHD_Connection *connection, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code) {
+    server *s = context;
+    if (s->head_seconds == 0 || socket_context == NULL) return;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *info =
+            mhd.get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (info == NULL) return;
+        pending *p = calloc(1, sizeof *p);
+        if (p == NULL) {
+            shutdown(info->connect_fd, SHUT_RDWR);  // out of memory: no deadline, no connection
+            return;
+        }
+        p->fd = info->connect_fd;
+        clock_gettime(CLOCK_MONOTONIC, &p->deadline);
+        p->deadline.tv_sec += s->head_seconds;
+        pthread_mutex_lock(&s->lock);
+        p->previous = s->last;
+        if (s->last != NULL) s->last->next = p; else s->first = p;
+        s->last = p;
+        p->listed = 1;
+        if (s->first == p) pthread_cond_signal(&s->wake);
+        pthread_mutex_unlock(&s->lock);
+        *socket_context = p;
+    } else if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+        pending *p = *socket_context;
+        if (p == NULL) return;
+        pthread_mutex_lock(&s->lock);
+        unlist(s, p);
+        pthread_mutex_unlock(&s->lock);
+        free(p);
+        *socket_context = NULL;
+    }
+}
+
+/// The head of `connection` arrived: its deadline no longer applies.
+static void head_arrived(server *s, struct MHD_Connection *connection) {
+    if (s->head_seconds == 0) return;
+    const union MHD_ConnectionInfo *info =
+        mhd.get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    if (info == NULL || info->socket_context == NULL) return;
+    pthread_mutex_lock(&s->lock);
+    unlist(s, info->socket_context);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static int is_before(const struct timespec *a, const struct timespec *b) {
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/// Sleeps until the first deadline (or until a connection is listed in an empty list) and
+/// shuts down each connection past its deadline: libmicrohttpd's thread then reads the end
+/// of the stream and closes it. Idle while no connection is reading its head.
+static void *watchdog_main(void *context) {
+    server *s = context;
+    pthread_mutex_lock(&s->lock);
+    while (!s->stopping) {
+        pending *p = s->first;
+        if (p == NULL) {
+            pthread_cond_wait(&s->wake, &s->lock);
+            continue;
+        }
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (is_before(&now, &p->deadline)) {
+            // A copy: while this waits, the connection may close and its entry be freed.
+            struct timespec deadline = p->deadline;
+            pthread_cond_timedwait(&s->wake, &s->lock, &deadline);
+            continue;
+        }
+        unlist(s, p);
+        shutdown(p->fd, SHUT_RDWR);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+static void stop_watchdog(server *s) {
+    if (s->watchdog_running) {
+        pthread_mutex_lock(&s->lock);
+        s->stopping = 1;
+        pthread_cond_signal(&s->wake);
+        pthread_mutex_unlock(&s->lock);
+        pthread_join(s->watchdog, NULL);
+        s->watchdog_running = 0;
+    }
+    pthread_cond_destroy(&s->wake);
+    pthread_mutex_destroy(&s->lock);
+}
 
 static void log_line(void *context, const char *format, va_list arguments) {
     server *s = context;
@@ -139,35 +343,26 @@ static enum MHD_Result collect_argument(void *context, enum MHD_ValueKind kind, 
 static enum MHD_Result on_request(void *context, struct MHD_Connection *connection, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **connection_context) {
+    (void)url;  // decoded by libmicrohttpd, `%2F` and `%00` included: on_uri's path is used
     (void)version;
     (void)upload_data;
     (void)upload_data_size;
-    (void)connection_context;
     server *s = context;
+    head_arrived(s, connection);
+    // on_uri's copy of the path; NULL only when it could not allocate one.
+    const char *path = connection_context != NULL ? *connection_context : NULL;
+    if (path == NULL) return MHD_NO;
 
     cmhd_request request;
     memset(&request, 0, sizeof request);
     request.method = method;
-    request.path = url;
+    request.path = path;
     request.connection = connection;
 
     char peer[INET6_ADDRSTRLEN] = "";
     const union MHD_ConnectionInfo *info =
         mhd.get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    if (info != NULL && info->client_addr != NULL) {
-        const struct sockaddr *address = info->client_addr;
-        if (address->sa_family == AF_INET) {
-            const struct sockaddr_in *v4 = (const struct sockaddr_in *)address;
-            request.peer_family = 4;
-            memcpy(request.peer_bytes, &v4->sin_addr, 4);
-            inet_ntop(AF_INET, &v4->sin_addr, peer, sizeof peer);
-        } else if (address->sa_family == AF_INET6) {
-            const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)address;
-            request.peer_family = 6;
-            memcpy(request.peer_bytes, &v6->sin6_addr, 16);
-            inet_ntop(AF_INET6, &v6->sin6_addr, peer, sizeof peer);
-        }
-    }
+    if (info != NULL) request.peer_family = peer_of(info->client_addr, request.peer_bytes, peer, sizeof peer);
     request.peer = peer;
 
     arguments collected = {0, 0, NULL, NULL};
@@ -195,9 +390,9 @@ static enum MHD_Result on_request(void *context, struct MHD_Connection *connecti
     return queued ? MHD_YES : MHD_NO;
 }
 
-void *cmhd_start(const char *address, uint16_t port, cmhd_limits limits, cmhd_handler handler,
-                 void *handler_context, cmhd_logger logger, void *logger_context, char *error,
-                 size_t error_size) {
+void *cmhd_start(const char *address, uint16_t port, cmhd_limits limits, cmhd_accept accept,
+                 cmhd_handler handler, void *handler_context, cmhd_logger logger,
+                 void *logger_context, char *error, size_t error_size) {
     if (!loaded) {
         set_error(error, error_size, "libmicrohttpd is not loaded");
         return NULL;
@@ -227,18 +422,39 @@ void *cmhd_start(const char *address, uint16_t port, cmhd_limits limits, cmhd_ha
         set_error(error, error_size, "out of memory");
         return NULL;
     }
+    s->accept = accept;
     s->handler = handler;
     s->handler_context = handler_context;
     s->logger = logger;
     s->logger_context = logger_context;
+    s->head_seconds = limits.request_head_seconds;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_condattr_t clock_monotonic;
+    pthread_condattr_init(&clock_monotonic);
+    pthread_condattr_setclock(&clock_monotonic, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->wake, &clock_monotonic);
+    pthread_condattr_destroy(&clock_monotonic);
+    if (s->head_seconds > 0) {
+        if (pthread_create(&s->watchdog, NULL, watchdog_main, s) != 0) {
+            set_error(error, error_size, "cannot start the request-head watchdog thread");
+            stop_watchdog(s);
+            free(s);
+            return NULL;
+        }
+        s->watchdog_running = 1;
+    }
 
     s->daemon = mhd.start_daemon(
-        flags, port, NULL, NULL, on_request, s,
+        flags, port, on_accept, s, on_request, s,
         MHD_OPTION_SOCK_ADDR, socket_address,
         MHD_OPTION_CONNECTION_LIMIT, limits.connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.per_address_limit,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.connection_memory_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, limits.connection_timeout_seconds,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, limits.listen_backlog,
+        MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
         MHD_OPTION_EXTERNAL_LOGGER, log_line, s,
         MHD_OPTION_END);
     if (s->daemon == NULL) {
@@ -246,6 +462,7 @@ void *cmhd_start(const char *address, uint16_t port, cmhd_limits limits, cmhd_ha
         // log_line; errno is not reliable after it.
         set_error(error, error_size, "libmicrohttpd could not start a server on %s port %u", address,
                   (unsigned int)port);
+        stop_watchdog(s);
         free(s);
         return NULL;
     }
@@ -262,7 +479,9 @@ uint16_t cmhd_port(void *handle) {
 void cmhd_stop(void *handle) {
     server *s = handle;
     if (s == NULL) return;
+    // libmicrohttpd first: closing its connections takes them off the watchdog's list.
     mhd.stop_daemon(s->daemon);
+    stop_watchdog(s);
     free(s);
 }
 

@@ -126,6 +126,8 @@ final class BrokerView: Sendable {
     func payload(_ topic: String) -> String? { tree[topic] }
     func value(_ topic: String) -> String? { payload(topic) }
     func history(_ topic: String) -> [String] { seen.withLock { $0.history[topic] ?? [] } }
+    /// Every message seen so far, all topics.
+    var messageCount: Int { seen.withLock { $0.history.values.reduce(0) { $0 + $1.count } } }
 
     /// A JSON object payload, parsed.
     func json(_ topic: String) -> [String: Any]? {
@@ -141,8 +143,12 @@ final class BrokerView: Sendable {
     /// The non-empty retained topics under `prefix` (a snapshot). `<p>/diagnostics` is left out:
     /// it is the one topic the agent publishes without retain (at every connect, with a new
     /// uptime), so it is not part of the retained tree two snapshots are compared on.
+    /// The retained tree under `prefix` without what changes with time alone: diagnostics, and
+    /// the agent's announcement (`<p>/agent/…`, whose `at` is renewed at every connect).
     func tree(under prefix: String) -> [String: String] {
-        tree.filter { $0.key.hasPrefix(prefix) && !$0.key.hasSuffix("/diagnostics") }
+        tree.filter {
+            $0.key.hasPrefix(prefix) && !$0.key.hasSuffix("/diagnostics") && !$0.key.hasPrefix(prefix + "/agent/")
+        }
     }
 
     /// Waits until every topic in `topics` has a value (woken by each message).

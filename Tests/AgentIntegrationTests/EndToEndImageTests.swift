@@ -238,6 +238,10 @@ struct EndToEndImageTests {
             #expect(jpeg.status == 200 && jpeg.body == images["\(prefix)/home/image/tag"])
             #expect(RawHTTP.get(httpPort, "/images/home/web.jpg").status == 404)
             #expect(RawHTTP.get(httpPort, "/images/home/nothing.png").status == 404)
+            // An encoded slash or NUL never reaches a route decoded (SPEC §16): 404, not the image.
+            for path in ["/images/home%2fweb.png", "/images/home%2Fweb.png", "/images/home/web.png%00.txt"] {
+                #expect(RawHTTP.get(httpPort, path).status == 404, "\(path)")
+            }
 
             // Home Assistant: one MQTT image entity per image.
             let topic =

@@ -91,6 +91,42 @@ struct HTTPServerEdgeTests {
         #expect(!FreePort.isAccepting(port: port))
     }
 
+    @Test func anEncodedSlashOrNULStaysEncodedInThePath() throws {
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, limits: Self.limits) { request in
+            HTTPServerResponse(status: 200, contentType: "text/plain", text: request.path)
+        }
+        defer { server.stop() }
+        let cases = [
+            "/images/home%2fhallway.png": "/images/home%2Fhallway.png",
+            "/healthz%00junk": "/healthz%00junk",
+            "/a%2Fb%41%2e%2e%20c%zz%4": "/a%2FbA.. c%zz%4",
+            "/x%00?a=%2F": "/x%00",
+        ]
+        for (sent, seen) in cases {
+            #expect(RawHTTP.request(server.port, "GET \(sent) HTTP/1.1\r\nHost: h\r\n\r\n").text == seen, "\(sent)")
+        }
+    }
+
+    @Test func acceptDecidesBeforeTheRequestIsRead() throws {
+        let asked = Mutex<[IPAddress?]>([])
+        let calls = Mutex(0)
+        let server = try HTTPServer(
+            address: "127.0.0.1", port: 0, limits: Self.limits,
+            accept: { peer in
+                asked.withLock { $0.append(peer) }
+                return false
+            },
+            handler: { _ in
+                calls.withLock { $0 += 1 }
+                return HTTPServerResponse(status: 200)
+            })
+        defer { server.stop() }
+        let response = RawHTTP.request(server.port, "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(response.status == nil, "\(response.head)")
+        #expect(calls.withLock { $0 } == 0)
+        #expect(asked.withLock { $0 } == [IPAddress("127.0.0.1")])
+    }
+
     @Test func aTakenPortIsAStartError() throws {
         let first = try HTTPServer(address: "127.0.0.1", port: 0, limits: Self.limits) { _ in
             HTTPServerResponse(status: 200)

@@ -27,6 +27,27 @@ import Testing
 struct StatusPageBrowserTests {
     static let hostile = "<script>document.documentElement.dataset.pwned='1'</script>"
 
+    /// `run --demo` with `locations` (YAML list items), air, one risk profile and HTTP on a free
+    /// loopback port. The sandbox's unique client id: other demo runs may share the test broker.
+    static func startDemo(_ sandbox: AgentSandbox, brokerPort: Int, locations: [String]) throws -> (
+        agent: AgentProcess, httpPort: Int
+    ) {
+        let httpPort = try FreePort.loopback()
+        try sandbox.writeConfig(
+            port: brokerPort,
+            """
+            locations:
+            \(locations.joined(separator: "\n"))
+            air: {enabled: true}
+            profiles:
+              - {id: anna, name: Anna, allergens: [birch, grass], alert_level: High}
+            http:
+              listen: "127.0.0.1:\(httpPort)"
+            """)
+        let agent = try AgentProcess(["run", "--demo", "--config", sandbox.configPath], directory: sandbox.directory)
+        return (agent, httpPort)
+    }
+
     /// Waits until `/api/state.json` has every payload the page should draw, returns it.
     static func waitForState(_ port: Int, agent: AgentProcess, air: Bool) async throws -> [String: Any] {
         var state: [String: Any]?
@@ -125,21 +146,11 @@ struct StatusPageBrowserTests {
     func demoPage() async throws {
         let sandbox = try AgentSandbox()
         try await MosquittoBroker.withPlainBroker { brokerPort in
-            let httpPort = try FreePort.loopback()
-            // The sandbox's unique client id: other demo runs may share the test broker.
-            try sandbox.writeConfig(
-                port: brokerPort,
-                """
-                locations:
-                  - {id: demo, name: Demo Garden, latitude: 52.52, longitude: 13.405, timezone: Europe/Berlin}
-                air: {enabled: true}
-                profiles:
-                  - {id: anna, name: Anna, allergens: [birch, grass], alert_level: High}
-                http:
-                  listen: "127.0.0.1:\(httpPort)"
-                """)
-            let agent = try AgentProcess(
-                ["run", "--demo", "--config", sandbox.configPath], directory: sandbox.directory)
+            let (agent, httpPort) = try Self.startDemo(
+                sandbox, brokerPort: brokerPort,
+                locations: [
+                    "  - {id: demo, name: Demo Garden, latitude: 52.52, longitude: 13.405, timezone: Europe/Berlin}"
+                ])
             let state = try await Self.waitForState(httpPort, agent: agent, air: true)
 
             let response = RawHTTP.get(httpPort, "/")

@@ -440,11 +440,17 @@ struct DaemonStateTests {
             Issue.record("no subscriptions")
             return
         }
-        #expect(topics == ["breeze/home/refresh", "breeze/home/climate/unit/set", "homeassistant/status"])
+        // The agent's announcement topic and its own availability (SPEC §16) come with them.
+        #expect(
+            topics == [
+                "breeze/home/refresh", "breeze/home/climate/unit/set", "breeze/agent/-", "breeze/status",
+                "homeassistant/status",
+            ])
         let sent = Self.published(actions)
         #expect(sent.first == .init(topic: "breeze/status", payload: "online", qos: 1, retain: true))
-        // Diagnostics at once, so Home Assistant's sensors are not unknown for minutes.
-        #expect(sent.last?.topic == "breeze/diagnostics")
+        // Diagnostics at once, so Home Assistant's sensors are not unknown for minutes; then the
+        // announcement, after the subscription that shows another instance's.
+        #expect(sent.map(\.topic).suffix(2) == ["breeze/diagnostics", "breeze/agent/-"])
         #expect(actions.contains { if case .republishAll = $0 { true } else { false } })
         #expect(state.presence.reconnects == 0)
         actions = state.handle(.mqtt(.disconnected(reason: "lost")), at: Self.at(Self.t0 + 20))
@@ -452,7 +458,9 @@ struct DaemonStateTests {
         #expect(!state.presence.isConnected)
         actions = state.handle(.mqtt(.connected), at: Self.at(Self.t0 + 30))
         #expect(state.presence.reconnects == 1)
-        #expect(Self.published(actions).last?.payload.contains(#""reconnects":1"#) == true)
+        #expect(
+            Self.published(actions).first { $0.topic == "breeze/diagnostics" }?.payload.contains(#""reconnects":1"#)
+                == true)
         #expect(actions.contains { if case .republishAll = $0 { true } else { false } })
     }
 

@@ -111,9 +111,9 @@ struct DeviceCommandStateTests {
         // Grass 4 → 1 changes the max pollen but not the profile's tree: nothing to either strip.
         let changed = state.handle(.fetched(D.pollenKey, Self.lowReport(D.t0 + 5)), at: D.at(D.t0 + 5))
         #expect(Self.sent(changed).isEmpty)
-        // A reboot re-sends the stripes.
-        _ = state.handle(D.message("w/stripes/status", "offline"), at: D.at(D.t0 + 6))
-        let back = state.handle(D.message("w/stripes/status", "online"), at: D.at(D.t0 + 7))
+        // A reboot re-sends the stripes (10 s after the last batch: SPEC §16's limit).
+        _ = state.handle(D.message("w/stripes/status", "offline"), at: D.at(D.t0 + 13))
+        let back = state.handle(D.message("w/stripes/status", "online"), at: D.at(D.t0 + 14))
         #expect(Self.sent(back).count == 1 && Self.sent(back).first?.hasPrefix("w/stripes/api ") == true)
     }
 
@@ -123,8 +123,11 @@ struct DeviceCommandStateTests {
         // The device reboots: its will says offline, then it comes back.
         #expect(Self.sent(state.handle(D.message("wled/strip1/status", "offline"), at: D.at(D.t0 + 4))).isEmpty)
         #expect(state.devices.availability[0] == .offline)
+        // Back within 10 s of the last batch: held (SPEC §16), sent when the 10 s are up.
         let back = state.handle(D.message("wled/strip1/status", "online"), at: D.at(D.t0 + 5))
-        #expect(Self.sent(back) == ["wled/strip1/api \(Self.wledHigh)"])
+        #expect(Self.sent(back).isEmpty)
+        #expect(D.wake(back).map { $0 <= D.t0 + 13 } == true)
+        #expect(Self.sent(state.handle(.tick, at: D.at(D.t0 + 13))) == ["wled/strip1/api \(Self.wledHigh)"])
     }
 
     @Test func dataChangeSendsNoChangeSendsNothing() throws {
@@ -151,21 +154,22 @@ struct DeviceCommandStateTests {
         _ = state.handle(D.message("wled/strip1/status", "offline"), at: D.at(D.t0 + 4))
         let changed = state.handle(.fetched(D.pollenKey, Self.lowReport(D.t0 + 5)), at: D.at(D.t0 + 5))
         #expect(Self.sent(changed).isEmpty)
-        let back = state.handle(D.message("wled/strip1/status", "online"), at: D.at(D.t0 + 6))
+        let back = state.handle(D.message("wled/strip1/status", "online"), at: D.at(D.t0 + 13))
         #expect(Self.sent(back) == ["wled/strip1/api \(Self.wledLow)"])
     }
 
     @Test func brokerReconnectResetsAvailabilityToUnknown() throws {
         var state = try Self.connectedWithData()
         _ = state.handle(D.message("wled/strip1/status", "online"), at: D.at(D.t0 + 3))
-        _ = state.handle(.mqtt(.disconnected(reason: "test")), at: D.at(D.t0 + 4))
-        let reconnect = state.handle(.mqtt(.connected), at: D.at(D.t0 + 5))
-        // Only the agent's own status and diagnostics: no device command before a status arrives.
-        #expect(D.published(reconnect).map(\.topic) == ["breeze/status", "breeze/diagnostics"])
+        _ = state.handle(.mqtt(.disconnected(reason: "test")), at: D.at(D.t0 + 11))
+        let reconnect = state.handle(.mqtt(.connected), at: D.at(D.t0 + 12))
+        // Only the agent's own status, diagnostics and announcement: no device command before a
+        // status arrives.
+        #expect(D.published(reconnect).map(\.topic) == ["breeze/status", "breeze/diagnostics", "breeze/agent/-"])
         #expect(state.devices.availability == [.unknown, .unknown])
         // The retained `online` that comes with the new subscription sends again (the device
         // may have missed a change while the agent was away).
-        let online = state.handle(D.message("wled/strip1/status", "online", retain: true), at: D.at(D.t0 + 6))
+        let online = state.handle(D.message("wled/strip1/status", "online", retain: true), at: D.at(D.t0 + 13))
         #expect(Self.sent(online) == ["wled/strip1/api \(Self.wledHigh)"])
     }
 
@@ -274,7 +278,7 @@ struct TasmotaPowerCheckTests {
         #expect(D.published(answer).isEmpty)
         // The user switches it off again; the next change does the same: no second warning.
         _ = state.handle(D.message("stat/bulb/POWER", "OFF"), at: at)
-        let change = state.handle(.fetched(D.pollenKey, S.lowReport(D.t0 + 10)), at: D.at(D.t0 + 10))
+        let change = state.handle(.fetched(D.pollenKey, S.lowReport(D.t0 + 13)), at: D.at(D.t0 + 13))
         #expect(S.sent(change) == ["cmnd/bulb/Color #34c759"], "the state is known: no query")
         let again = state.handle(D.message("stat/bulb/RESULT", #"{"POWER":"ON","Color":"34C759"}"#), at: at)
         #expect(Self.warnings(again).isEmpty)
@@ -290,7 +294,7 @@ struct TasmotaPowerCheckTests {
                 .isEmpty)
         // The user turns it on; a later color command finds it on: not the agent's doing.
         _ = state.handle(D.message("stat/bulb/POWER", "ON"), at: at)
-        _ = state.handle(.fetched(D.pollenKey, S.lowReport(D.t0 + 10)), at: D.at(D.t0 + 10))
+        _ = state.handle(.fetched(D.pollenKey, S.lowReport(D.t0 + 13)), at: D.at(D.t0 + 13))
         #expect(
             Self.warnings(state.handle(D.message("stat/bulb/RESULT", #"{"POWER":"ON","Color":"34C759"}"#), at: at))
                 .isEmpty)
@@ -311,7 +315,7 @@ struct TasmotaPowerCheckTests {
         var state = try Self.online()
         _ = state.handle(D.message("stat/bulb/RESULT", #"{"POWER":"OFF"}"#), at: D.at(D.t0 + 4))
         _ = state.handle(D.message("tele/bulb/LWT", "Offline"), at: D.at(D.t0 + 5))
-        let back = state.handle(D.message("tele/bulb/LWT", "Online"), at: D.at(D.t0 + 6))
+        let back = state.handle(D.message("tele/bulb/LWT", "Online"), at: D.at(D.t0 + 13))
         #expect(S.sent(back) == ["cmnd/bulb/Power ", "cmnd/bulb/Color #ff3b30"])
     }
 }
@@ -326,13 +330,13 @@ struct DeviceCommandChildTests {
         var devices = DeviceCommandState(sinks: Sinks.devices(for: config))
         #expect(devices.availabilityTopics == ["wled/strip1/status"])
         // Online before any data: nothing to show yet.
-        let early = devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1)
+        let early = devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1, now: D.t0 + 3)
         #expect(early == [.log(.info, "output wled wled/strip1: online; nothing to show yet")])
         // Not one of its topics: not its message.
-        #expect(devices.handle(MQTTMessage(topic: "breeze/home/refresh", string: "1"), qos: 1) == nil)
+        #expect(devices.handle(MQTTMessage(topic: "breeze/home/refresh", string: "1"), qos: 1, now: D.t0 + 3) == nil)
         // Offline, then back online once there is something to show: it is sent.
         #expect(
-            devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "offline"), qos: 1)
+            devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "offline"), qos: 1, now: D.t0 + 3)
                 == [.log(.info, "output wled wled/strip1: offline")])
         var state = D.machine(config)
         _ = state.start(at: D.at(D.t0))
@@ -340,8 +344,8 @@ struct DeviceCommandChildTests {
         let snapshot = LocationSnapshot(
             location: state.locations[0], topics: state.layout.location("home"),
             pollen: state.locations[0].pollenView(settings: config.pollen, now: D.t0 + 2), now: D.t0 + 2)
-        #expect(devices.update(snapshot, context: state.context, kind: .pollen).isEmpty)
-        let back = devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1)
+        #expect(devices.update(snapshot, context: state.context, kind: .pollen, now: D.t0 + 2).isEmpty)
+        let back = devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1, now: D.t0 + 3)
         #expect(
             back.map { $0.compactMap { if case .send(let message) = $0 { message } else { nil } } }
                 == [
@@ -349,6 +353,6 @@ struct DeviceCommandChildTests {
                         topic: "wled/strip1/api", payload: DeviceCommandStateTests.wledHigh, qos: 1, retain: false)
                 ])
         // A repeated `online` (WLED says it after every change): nothing.
-        #expect(devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1) == [])
+        #expect(devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1, now: D.t0 + 3) == [])
     }
 }

@@ -96,6 +96,14 @@ struct HTTPSiteTests {
                 "config.yaml:6: http.allow[1]: \"192.168.1.5/24\" has host bits set; the network is 192.168.1.0/24"
             ),
             (
+                "http: {allow: [\"::ffff:127.0.0.1\"]}",
+                "config.yaml:3: http.allow[0]: \"::ffff:127.0.0.1\" is an IPv4 address in IPv4-mapped IPv6 form, which no peer matches (IPv4 peers are matched as IPv4); write 127.0.0.1"
+            ),
+            (
+                "http:\n  allow:\n    - 10.0.0.0/8\n    - \"::ffff:192.168.1.0/120\"",
+                "config.yaml:6: http.allow[1]: \"::ffff:192.168.1.0/120\" is an IPv4 network in IPv4-mapped IPv6 form, which no peer matches (IPv4 peers are matched as IPv4); write 192.168.1.0/24"
+            ),
+            (
                 "http: {allow: [lan]}",
                 "config.yaml:3: http.allow[0]: expected a network like 192.168.1.0/24, 10.0.0.0/8, fd00::/8 or a single address, got \"lan\""
             ),
@@ -105,9 +113,12 @@ struct HTTPSiteTests {
             ),
             (
                 "http: {listn: \"127.0.0.1:1\"}",
-                "config.yaml:3: http.listn: unknown key \"listn\"; did you mean \"listen\"? (known keys: listen, allow, max_concurrent)"
+                "config.yaml:3: http.listn: unknown key \"listn\"; did you mean \"listen\"? (known keys: listen, allow, max_per_ip, max_concurrent)"
             ),
             ("http: [1]", "config.yaml:3: http: expected a mapping of keys, got a list"),
+            ("http: {max_per_ip: 0}", "config.yaml:3: http.max_per_ip: expected an integer 1–256, got \"0\""),
+            ("http: {max_per_ip: 257}", "config.yaml:3: http.max_per_ip: expected an integer 1–256, got \"257\""),
+            ("http: {max_per_ip: many}", "config.yaml:3: http.max_per_ip: expected an integer 1–256, got \"many\""),
         ])
     func configErrors(_ yaml: String, _ expected: String) throws {
         let error = try #require(try ConfigSandbox().failure(oneLocation + "\n" + yaml + "\n"))
@@ -123,10 +134,40 @@ struct HTTPSiteTests {
         let config = try sandbox.load(oneLocation + "\nhttp: {listen: \"[::1]:9000\", allow: [\"fd00::/8\"]}\n")
         let text = renderEffective(config)
         #expect(
-            text.contains("http:\n  listen: \"[::1]:9000\"\n  allow: [\"fd00::/8\"]\n  max_concurrent: 4\n"), "\(text)")
+            text.contains(
+                "http:\n  listen: \"[::1]:9000\"\n  allow: [\"fd00::/8\"]\n  max_per_ip: 8\n  max_concurrent: 4\n"),
+            "\(text)")
         #expect(try sandbox.load(text).http == config.http)
         let defaults = renderEffective(try sandbox.load(oneLocation + "\nhttp:\n"))
         #expect(defaults.contains("http:  # allow: the default, loopback only\n  listen: \"127.0.0.1:8765\"\n"))
+    }
+
+    @Test func maxPerIPDefaultsToEightAndTurnsTheServerOn() throws {
+        let sandbox = try ConfigSandbox()
+        #expect(try #require(try sandbox.load(oneLocation + "\nhttp: {}\n").http).maxPerIP == 8)
+        let set = try #require(try sandbox.load(oneLocation + "\nhttp: {max_per_ip: 2}\n").http)
+        #expect(set.maxPerIP == 2)
+        #expect(set.listenText == "127.0.0.1:8765")
+        let text = renderEffective(try sandbox.load(oneLocation + "\nhttp: {max_per_ip: 3}\n"))
+        #expect(text.contains("  max_per_ip: 3\n"), "\(text)")
+        #expect(try sandbox.load(text).http?.maxPerIP == 3)
+        // The server's bounds carry it, with the 5 s request-head deadline.
+        let limits = AgentHTTPServer.limits(maxPerIP: set.maxPerIP)
+        #expect(limits.connectionsPerAddress == 2)
+        #expect(limits.requestHeadSeconds == 5)
+    }
+
+    @Test func aMappedEntryNamesTheIPv4FormAndOtherIPv6EntriesStay() throws {
+        func message(_ text: String) throws -> String? {
+            HTTPConfigParser.mappedEntryMessage(try CIDR(parsing: text), text: text)
+        }
+        #expect(try message("::ffff:10.0.0.0/104")?.hasSuffix("write 10.0.0.0/8") == true)
+        #expect(try message("::ffff:0.0.0.0/96")?.hasSuffix("write 0.0.0.0/0") == true)
+        #expect(try message("::ffff:10.1.2.3/128")?.hasSuffix("write 10.1.2.3") == true)
+        // Not mapped, or wider than the mapped range: accepted as written.
+        for text in ["::1", "fd00::/8", "::/0", "::/95", "64:ff9b::192.0.2.33", "10.0.0.0/8"] {
+            #expect(try message(text) == nil, "\(text)")
+        }
     }
 
     @Test func atMostSixtyFourAllowEntries() throws {

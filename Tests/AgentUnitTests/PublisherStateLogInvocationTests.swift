@@ -159,6 +159,19 @@ final class RecordingTransport: RetainedTransport {
         log.warning("request with key AIzaSecretKey123 failed")
         #expect(lines.withLock { $0 } == ["warning: request with key ******** failed"])
     }
+
+    /// SPEC §14: the container image logs to stdout (its config sets BREEZE_LOG_STREAM=stdout);
+    /// everywhere else the lines stay on stderr, whatever else the variable says.
+    @Test(arguments: [
+        ("stdout", Int32(1)), ("stderr", 2), ("STDOUT", 2), ("", 2), ("1", 2),
+    ])
+    func logStreamVariable(value: String, descriptor: Int32) {
+        #expect(Log.streamDescriptor(value) == descriptor)
+    }
+
+    @Test func logStreamDefaultsToStderr() {
+        #expect(Log.streamDescriptor(nil) == 2)
+    }
 }
 
 @Suite struct InvocationTests {

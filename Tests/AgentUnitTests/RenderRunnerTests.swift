@@ -13,6 +13,7 @@
 import BreezeCore
 import BreezeTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// The spawning of the render helper (pipes, bounds, timeout, exit codes), with small shell
@@ -20,7 +21,10 @@ import Testing
 /// suite runs the real `breeze-agent-render`).
 @Suite("Render runner: spawn, pipes, bounds", .serialized)
 struct RenderRunnerTests {
-    static func script(_ body: String) throws -> String {
+    static func script(_ body: String) throws -> String { try executable("#!/bin/sh\n" + body + "\n") }
+
+    /// An executable file holding `text` (a `#!` line first).
+    static func executable(_ text: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
             "render-script-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sh"
         ).path
@@ -28,7 +32,7 @@ struct RenderRunnerTests {
         // must not inherit it, or exec of this script fails with ETXTBSY while that one runs.
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
         try #require(fd >= 0)
-        let bytes = Array(("#!/bin/sh\n" + body + "\n").utf8)
+        let bytes = Array(text.utf8)
         #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
         close(fd)
         return path
@@ -85,13 +89,19 @@ struct RenderRunnerTests {
         #expect(bytes.count == 262_144)
     }
 
-    @Test func aHelperThatHangsIsKilledAtTheTimeout() async throws {
-        let path = try Self.script("exec sleep 30")
-        defer { unlink(path) }
+    /// One render of `path` with a 1 s timeout, timed off the cooperative pool.
+    static func renderWithOneSecondTimeout(_ path: String) async -> (RenderOutcome?, Duration) {
         var outcome: RenderOutcome?
         let took = await durationOffThePool {
             outcome = await RenderRunner(helper: path, timeout: .seconds(1)).render(Self.request)
         }
+        return (outcome, took)
+    }
+
+    @Test func aHelperThatHangsIsKilledAtTheTimeout() async throws {
+        let path = try Self.script("exec sleep 30")
+        defer { unlink(path) }
+        let (outcome, took) = await Self.renderWithOneSecondTimeout(path)
         #expect(outcome == .failed("breeze-agent-render timed out after 1.0 seconds and was killed"))
         #expect(took < .seconds(10))
     }
@@ -107,6 +117,101 @@ struct RenderRunnerTests {
             #expect(await task.value == .failed("cancelled"))
         }
         #expect(took < .seconds(10))
+    }
+
+    // MARK: signals (SPEC §16: a timeout's SIGTERM ends the helper)
+
+    /// A file name for a helper script to write to.
+    static func scratchPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent(
+            "render-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        ).path
+    }
+
+    /// The signal numbers set in a `/proc/<pid>/status` mask line's hex value.
+    static func signals(inMask hex: Substring) -> [Int32] {
+        guard let mask = UInt64(hex.trimmingCharacters(in: .whitespaces), radix: 16) else { return [-1] }
+        return (1...64).filter { mask & (1 << UInt64($0 - 1)) != 0 }.map(Int32.init)
+    }
+
+    @Test func theHelperStartsWithNoSignalBlockedAndNoneIgnored() async throws {
+        // In the agent the spawning thread (a Dispatch worker) has the signals its Dispatch
+        // signal sources watch blocked, and those are ignored (SIG_IGN, SignalWatcher): SIGHUP
+        // stands for them here. A mask and ignored signals survive exec.
+        let previous = signal(SIGHUP, SIG_IGN)
+        defer { signal(SIGHUP, previous) }
+        // Not a shell: dash clears the signal mask it starts with. env (without -S options
+        // about signals) hands its own on to grep.
+        let path = try Self.executable("#!/usr/bin/env -S grep -h -E ^Sig(Blk|Ign): /proc/self/status\n")
+        defer { unlink(path) }
+        let result = Mutex<RenderOutcome?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let input = Array(try JSONEncoderShim.encode(Self.request).utf8)
+        let spawner = Thread {
+            var blocked = sigset_t()
+            sigemptyset(&blocked)
+            sigaddset(&blocked, SIGHUP)
+            sigaddset(&blocked, SIGTERM)
+            pthread_sigmask(SIG_BLOCK, &blocked, nil)
+            let outcome = RenderRunner.run(helper: path, input: input, timeout: .seconds(10))
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        spawner.start()
+        done.wait()
+        guard case .image(let bytes) = result.withLock({ $0 }) else {
+            Issue.record("the status script failed: \(String(describing: result.withLock { $0 }))")
+            return
+        }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        let blocked = try #require(lines.first { $0.hasPrefix("SigBlk:") }).dropFirst("SigBlk:".count)
+        let ignored = try #require(lines.first { $0.hasPrefix("SigIgn:") }).dropFirst("SigIgn:".count)
+        // The standard signals 1–31 (glibc keeps its own real-time 32 and 33 to itself).
+        let blockedSignals = Self.signals(inMask: blocked).filter { $0 < 32 }
+        let ignoredSignals = Self.signals(inMask: ignored).filter { $0 < 32 }
+        #expect(blockedSignals == [], "blocked in the helper: \(blockedSignals)")
+        #expect(ignoredSignals == [], "ignored in the helper: \(ignoredSignals)")
+    }
+
+    @Test func aTimeoutSendsSIGTERMFirst() async throws {
+        let marker = Self.scratchPath("term")
+        defer { unlink(marker) }
+        let path = try Self.script(
+            "trap 'echo term > \(marker); exit 3' TERM; cat >/dev/null; while :; do sleep 0.1; done")
+        defer { unlink(path) }
+        let (outcome, took) = await Self.renderWithOneSecondTimeout(path)
+        #expect(outcome == .failed("breeze-agent-render timed out after 1.0 seconds and was killed"))
+        #expect(
+            (try? String(contentsOfFile: marker, encoding: .utf8)) == "term\n",
+            "the helper never saw a SIGTERM (\(took))")
+        #expect(took < .seconds(1) + RenderRunner.terminationGrace)
+    }
+
+    @Test func aHelperIgnoringSIGTERMIsKilledAfterTheGraceWithItsChildren() async throws {
+        let childFile = Self.scratchPath("child")
+        defer { unlink(childFile) }
+        // The helper ignores SIGTERM and leaves a child of its own (which inherits that).
+        let path = try Self.script(
+            "trap '' TERM; cat >/dev/null; sleep 60 & echo $! > \(childFile); while :; do sleep 0.1; done")
+        defer { unlink(path) }
+        let (outcome, took) = await Self.renderWithOneSecondTimeout(path)
+        #expect(outcome == .failed("breeze-agent-render timed out after 1.0 seconds and was killed"))
+        #expect(took < .seconds(1) + RenderRunner.terminationGrace + .seconds(3), "\(took)")
+        let child = try #require(
+            (try? String(contentsOfFile: childFile, encoding: .utf8)).flatMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            })
+        // The helper's process group went with it: its child is gone (or a zombie to be reaped).
+        var alive = false
+        for _ in 0..<50 {
+            let state = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?
+                .split(separator: ")").last?.split(separator: " ").first
+            alive = state != nil && state != "Z"
+            if !alive { break }
+            usleep(20_000)
+        }
+        if alive { kill(child, SIGKILL) }
+        #expect(!alive, "the helper's child \(child) outlived the helper")
     }
 
     @Test func aMissingExecutableIsAFailure() async {

@@ -204,8 +204,8 @@ struct ShardHandoverTests {
             DaemonStateTests.logs(due, .info).contains {
                 $0.contains("garden moved to another shard; clearing the 1 topic")
             })
-        // The diagnostics of a shard go to its own topic.
+        // The diagnostics of a shard go to its own topic, and so does its announcement.
         let diagnostics = DaemonStateTests.published(state.handle(.tick, at: DaemonStateTests.at(t0 + 400)))
-        #expect(diagnostics.map(\.topic) == ["breeze/diagnostics/1"])
+        #expect(diagnostics.map(\.topic) == ["breeze/diagnostics/1", "breeze/agent/1"])
     }
 }

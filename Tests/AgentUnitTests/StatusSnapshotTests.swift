@@ -139,6 +139,48 @@ struct StatusSnapshotTests {
         #expect(site.respond(to: try request("/", from: "10.0.0.9"), snapshot: serve).status == 403)
     }
 
+    /// SPEC §16: `/` and `/api/state.json` are built once per snapshot generation and served
+    /// from that copy; a new generation builds them again; `?location=` is built per request.
+    @Test func pagesAreBuiltOncePerSnapshotGeneration() throws {
+        let lines = (0..<2).map { "  - {id: l\($0), latitude: 50.0, longitude: 10.0, timezone: UTC}" }
+        let state = T.machine(try T.config(locations: "locations:\n" + lines.joined(separator: "\n")))
+        let site = HTTPSite(
+            allow: [try CIDR(parsing: "127.0.0.1/32")], pages: StatusEndpoints.pages(config: state.config, demo: false))
+        func get(_ path: String, _ serve: ServeSnapshot, query: [(key: String, value: String?)] = []) -> String {
+            String(
+                decoding: site.respond(
+                    to: HTTPServerRequest(method: "GET", path: path, query: query, peer: IPAddress("127.0.0.1")),
+                    snapshot: serve
+                ).body, as: UTF8.self)
+        }
+        var first = state.serveSnapshot(at: T.at(T.t0), publishedTopics: 0)
+        first.generation = 1
+        var later = state.serveSnapshot(at: T.at(T.t0 + 3600), publishedTopics: 0)
+        later.generation = 1
+        let stamp = { (serve: ServeSnapshot) in
+            "\"generated_at\":\"\(UTCTimestamp.rfc3339(unixSeconds: serve.takenAt))\""
+        }
+        for path in ["/", "/api/state.json"] {
+            let built = get(path, first)
+            // The same generation: the kept answer, although this snapshot would read otherwise.
+            #expect(get(path, later) == built, "\(path)")
+            later.generation = 2
+            #expect(get(path, later) != built, "\(path)")
+            later.generation = 1
+        }
+        later.generation = 2
+        #expect(get("/api/state.json", later).contains(stamp(later)))
+        // One location: per request, from the snapshot given.
+        later.generation = 2
+        var other = state.serveSnapshot(at: T.at(T.t0 + 7200), publishedTopics: 0)
+        other.generation = 2
+        #expect(get("/api/state.json", other, query: [("location", "l1")]).contains(stamp(other)))
+        // Snapshots not handed over (no generation) are never kept.
+        var loose = state.serveSnapshot(at: T.at(T.t0 + 60), publishedTopics: 0)
+        loose.generation = nil
+        #expect(get("/api/state.json", loose).contains(stamp(loose)))
+    }
+
     @Test func aFleetCostsARequestAtMost250Locations() throws {
         let lines = (0..<260).map { "  - {id: l\($0), latitude: 50.0, longitude: 10.0, timezone: UTC}" }
         let state = T.machine(try T.config(locations: "locations:\n" + lines.joined(separator: "\n")))

@@ -146,12 +146,13 @@ struct AirDecodeTests {
         #expect(reading.value(.usAQI) == 660)
         #expect(reading.value(.pm2_5) == 129)
         #expect(reading.value(.pm10) == 212)
-        #expect(reading.value(.uvIndex) == 74)
-        #expect(reading.value(.uvIndexMax) == 74)
-        // At 18:59 local UV is 2.0 (Low) while today's max stays 7.4 (High).
+        // UV 7.4 is the whole index 7 (SPEC §10.1: rounded half up once, then banded).
+        #expect(reading.value(.uvIndex) == 70)
+        #expect(reading.value(.uvIndexMax) == 70)
+        // At 18:59 local UV is 2.0 (Low) while today's max stays 7.4 → 7 (High).
         let evening = AirReading.select(report: report, zone: berlin, now: utc(2026, 6, 21, 16, 59))
         #expect(evening.value(.uvIndex) == 20)
-        #expect(evening.value(.uvIndexMax) == 74)
+        #expect(evening.value(.uvIndexMax) == 70)
         #expect(AirMetric.uvIndex.band(tenths: evening.value(.uvIndex))?.level == "Low")
         #expect(AirMetric.uvIndexMax.band(tenths: evening.value(.uvIndexMax))?.level == "High")
         // The hour boundary: 23:59:59 local is still the 23:00 entry, local midnight is not in the data.
@@ -174,14 +175,14 @@ struct AirDecodeTests {
         #expect(noon.value(.europeanAQI) == 440)
         #expect(noon.value(.usAQI) == 670)
         #expect(noon.value(.pm2_5) == 133)
-        #expect(noon.value(.uvIndex) == 18)
+        #expect(noon.value(.uvIndex) == 20)  // 1.8 → 2
         // The repeated hour: 02:30 CEST (00:30Z) and 02:30 CET (01:30Z) are different entries.
         let first = AirReading.select(report: report, zone: berlin, now: utc(2026, 10, 25, 0, 30))
         let second = AirReading.select(report: report, zone: berlin, now: utc(2026, 10, 25, 1, 30))
         #expect(first.value(.europeanAQI) == 280)  // written "02:00"
         #expect(second.value(.europeanAQI) == 270)  // written "03:00"
         // Every entry is on the 25th in real local time (22:00Z on the 24th is 00:00 CEST).
-        #expect(noon.value(.uvIndexMax) == 19)
+        #expect(noon.value(.uvIndexMax) == 20)  // 1.9 → 2
         #expect(noon.today == date(2026, 10, 25))
     }
 
@@ -270,7 +271,7 @@ struct AirDecodeTests {
         let at12 = AirReading.select(report: report, zone: zone, now: utc(2026, 6, 21, 10, 1))
         #expect(at12.value(.europeanAQI) == nil && at12.value(.usAQI) == nil)
         #expect(at12.value(.uvIndex) == nil && at12.value(.pm2_5) == nil && at12.value(.pm10) == nil)
-        #expect(at12.value(.uvIndexMax) == 99)
+        #expect(at12.value(.uvIndexMax) == 100)  // 9.9 → 10
         let at13 = AirReading.select(report: report, zone: zone, now: utc(2026, 6, 21, 11, 1))
         #expect(at13.value(.uvIndex) == nil)
         let tree = AirTopics.tree(
@@ -310,10 +311,33 @@ struct AirDecodeTests {
         #expect(report.hours[0].tenths[.europeanAQI] == 200)  // 20.4 → 20: Good
         #expect(report.hours[1].tenths[.europeanAQI] == 210)  // 20.5 → 21: Fair
         #expect(report.hours[0].tenths[.usAQI] == 500 && report.hours[1].tenths[.usAQI] == 510)
-        #expect(report.hours[0].tenths[.uvIndex] == 25 && report.hours[1].tenths[.uvIndex] == 24)
+        // UV is a whole index, rounded once from the API's value: 2.46 and 2.44 are both 2 (Low).
+        #expect(report.hours[0].tenths[.uvIndex] == 20 && report.hours[1].tenths[.uvIndex] == 20)
         #expect(report.hours[0].tenths[.pm10] == 120 && report.hours[1].tenths[.pm10] == 121)
         #expect(AirMetric.europeanAQI.band(tenths: report.hours[1].tenths[.europeanAQI])?.level == "Fair")
-        #expect(AirMetric.uvIndex.band(tenths: report.hours[0].tenths[.uvIndex])?.level == "Moderate")
+        #expect(AirMetric.uvIndex.band(tenths: report.hours[0].tenths[.uvIndex])?.level == "Low")
+    }
+
+    /// Issue 27 finding 10: UV is banded once, from the API's value rounded half up (SPEC §10.1),
+    /// and the published value is that whole number, never a one-decimal text banded again
+    /// (2.49 is Low, not Moderate). Every x.45 … x.50 edge of the four band limits.
+    @Test(arguments: [2, 5, 7, 10])
+    func uvIsBandedOnceAtEveryEdge(whole: Int) throws {
+        let hundredths = Array(45...50)
+        let values = hundredths.map { Double(whole) + Double($0) / 100 }
+        let body = airBody(day: date(2026, 6, 21), offset: 0, series: ["uv_index": values], hours: values.count)
+        let report = try airReport(body)
+        let zone = try zoneInfo("Etc/UTC")
+        for (hour, fraction) in hundredths.enumerated() {
+            let expected = fraction < 50 ? whole : whole + 1
+            let reading = AirReading.select(report: report, zone: zone, now: utc(2026, 6, 21, hour, 5))
+            let tree = AirTopics.tree(
+                topics: TopicLayout(prefix: "breeze").location("home"), reading: reading, fetchedAt: 0, stale: false)
+            let label = "\(whole).\(fraction)"
+            #expect(tree["breeze/home/air/uv_index/value"] == String(expected), "\(label)")
+            #expect(tree["breeze/home/air/uv_index/level"] == AirBand.uvIndex(expected).level, "\(label)")
+            #expect(tree["breeze/home/air/uv_index/color"] == AirBand.uvIndex(expected).color.description, "\(label)")
+        }
     }
 
     @Test func implausibleValuesDoNotTrap() throws {
@@ -403,8 +427,8 @@ struct AirTopicTests {
             ("european_aqi/value", "43"), ("european_aqi/level", "Moderate"), ("european_aqi/color", "#f0e641"),
             ("us_aqi/value", "66"), ("us_aqi/level", "Moderate"), ("us_aqi/color", "#ffff00"),
             ("pm2_5/value", "12.9"), ("pm10/value", "21.2"),
-            ("uv_index/value", "7.4"), ("uv_index/level", "High"), ("uv_index/color", "#f85900"),
-            ("uv_index_max/value", "7.4"), ("uv_index_max/level", "High"), ("uv_index_max/color", "#f85900"),
+            ("uv_index/value", "7"), ("uv_index/level", "High"), ("uv_index/color", "#f85900"),
+            ("uv_index_max/value", "7"), ("uv_index_max/level", "High"), ("uv_index_max/color", "#f85900"),
             ("updated_at", "2026-06-21T11:05:00Z"), ("stale", "false"),
         ]
         for (topic, payload) in expected { #expect(tree["\(base)/\(topic)"] == payload, "\(topic)") }
@@ -427,8 +451,8 @@ struct AirTopicTests {
             + ##""european_aqi":{"value":43,"level":"Moderate","color":"#f0e641"},"##
             + ##""us_aqi":{"value":66,"level":"Moderate","color":"#ffff00"},"##
             + #""pm2_5":{"value":12.9,"unit":"μg/m³"},"pm10":{"value":21.2,"unit":"μg/m³"},"#
-            + ##""uv_index":{"value":7.4,"level":"High","color":"#f85900"},"##
-            + ##""uv_index_max":{"value":7.4,"level":"High","color":"#f85900"}}"##
+            + ##""uv_index":{"value":7,"level":"High","color":"#f85900"},"##
+            + ##""uv_index_max":{"value":7,"level":"High","color":"#f85900"}}"##
         #expect(tree["breeze/home/air"] == expected)
         #expect(tree["breeze/home/air/stale"] == "true")
         // GREEK SMALL LETTER MU, as Open-Meteo writes it.
@@ -453,7 +477,7 @@ struct AirTopicTests {
     @Test func displayMember() throws {
         #expect(
             AirTopics.displayJSON(reading: try summerReading()).serialized
-                == ##"{"eu":[43,"#f0e641"],"us":[66,"#ffff00"],"uv":[7.4,"#f85900"],"uvmax":[7.4,"#f85900"],"##
+                == ##"{"eu":[43,"#f0e641"],"us":[66,"#ffff00"],"uv":[7,"#f85900"],"uvmax":[7,"#f85900"],"##
                 + #""pm25":12.9,"pm10":21.2}"#)
         let empty = AirReading(today: date(2026, 1, 1), hour: nil, tenths: [:])
         #expect(
@@ -465,7 +489,7 @@ struct AirTopicTests {
     @Test func valueText() {
         #expect(AirTopics.text(.europeanAQI, 430) == "43")
         #expect(AirTopics.text(.pm2_5, 5) == "0.5")
-        #expect(AirTopics.text(.uvIndex, 0) == "0.0")
+        #expect(AirTopics.text(.uvIndex, 0) == "0")  // a whole index (SPEC §16 "UV is banded once")
         #expect(AirTopics.text(.pm10, 12345) == "1234.5")
     }
 }

@@ -120,7 +120,7 @@ enum AirConfigParser {
                 throw r.fail("id", "duplicate profile id \"\(id)\" (first used at line \(earlier))")
             }
             idLines[id] = r.line(of: "id")
-            let name = try r.text("name") ?? id
+            let name = try r.name("name") ?? id
 
             let allergensExpected = "a list of one or more pollen item ids like [birch, grass]"
             guard let list = r.node("allergens") else { throw r.missing("allergens", expected: allergensExpected) }

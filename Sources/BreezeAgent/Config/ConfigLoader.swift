@@ -281,7 +281,7 @@ private struct ConfigParser {
             guard let longitude = try r.double("longitude", in: -180...180, expected: lonExpected) else {
                 throw r.missing("longitude", expected: lonExpected)
             }
-            let name = try r.text("name") ?? id
+            let name = try r.name("name") ?? id
             let timezone: String
             let zone: ZoneRules
             if let given = try r.text("timezone", expected: "an IANA time zone name like Europe/Berlin") {

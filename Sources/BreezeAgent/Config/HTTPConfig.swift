@@ -18,21 +18,28 @@ import BreezeYAML
 /// http:
 ///   listen: "127.0.0.1:8765"        # an IPv4 or [IPv6] address and a port; the default
 ///   allow: [127.0.0.1/32, 192.168.1.0/24, "fd00::/8"]   # default: loopback only
+///   max_per_ip: 8                   # connections at once from one address, 1–256
 /// ```
 public struct HTTPSettings: Sendable, Equatable {
     /// The address to listen on (a literal, `0.0.0.0` or `::` for every interface).
     public var address: IPAddress
     public var port: Int
-    /// Peers allowed to ask (checked per request, 403 otherwise).
+    /// Peers allowed to connect (checked at accept, and per request: 403 otherwise).
     public var allow: [CIDR]
     /// `allow` was written in the file (a non-loopback `listen` without it gets a warning).
     public var allowExplicit: Bool
+    /// Connections at once from one peer address (SPEC §16).
+    public var maxPerIP: Int
 
-    public init(address: IPAddress, port: Int, allow: [CIDR] = CIDR.loopback, allowExplicit: Bool = false) {
+    public init(
+        address: IPAddress, port: Int, allow: [CIDR] = CIDR.loopback, allowExplicit: Bool = false,
+        maxPerIP: Int = HTTPSettings.defaultMaxPerIP
+    ) {
         self.address = address
         self.port = port
         self.allow = allow
         self.allowExplicit = allowExplicit
+        self.maxPerIP = maxPerIP
     }
 
     /// `127.0.0.1:8765`, `[::1]:8765`.
@@ -52,10 +59,15 @@ public struct HTTPSettings: Sendable, Equatable {
     }
 
     static let defaultListen = "127.0.0.1:8765"
-    /// At most this many `allow` entries (each is checked per request).
+    /// At most this many `allow` entries (each is checked per connection and per request).
     static let maximumAllowEntries = 64
+    /// `max_per_ip`: the default, and its range (up to every connection the server holds).
+    public static let defaultMaxPerIP = 8
+    static let maxPerIPRange = 1...256
+    /// The keys that turn the server on.
+    static let serverKeys = ["listen", "allow", "max_per_ip"]
     /// The keys of `http:`; `max_concurrent` tunes the HTTP *client* (SPEC §11, FleetConfig).
-    static let keys = ["listen", "allow", "max_concurrent"]
+    static let keys = ["listen", "allow", "max_per_ip", "max_concurrent"]
 
     /// Parses `a.b.c.d:port` or `[v6]:port`; nil when it is not one (host names are refused:
     /// what a name resolves to can change under a running server).
@@ -88,13 +100,14 @@ enum HTTPConfigParser {
         let r = try MappingReader(top.rawNode("http"), path: "http", keys: HTTPSettings.keys, file: top.file)
         // `http: {max_concurrent: 8}` alone tunes the client and serves nothing; any server key
         // (or an empty `http: {}`) turns the server on.
-        guard r.isPresent("listen") || r.isPresent("allow") || !r.isPresent("max_concurrent") else { return }
+        guard HTTPSettings.serverKeys.contains(where: r.isPresent) || !r.isPresent("max_concurrent") else { return }
         let listenExpected = "an address and port like 127.0.0.1:8765, 0.0.0.0:8765 or [::1]:8765"
         let listen = try r.text("listen", expected: listenExpected) ?? HTTPSettings.defaultListen
         guard let (address, port) = HTTPSettings.parseListen(listen) else {
             throw r.fail("listen", "expected \(listenExpected), got \(doubleQuoted(listen))")
         }
         var settings = HTTPSettings(address: address, port: port)
+        settings.maxPerIP = try r.int("max_per_ip", in: HTTPSettings.maxPerIPRange) ?? HTTPSettings.defaultMaxPerIP
         if let node = r.node("allow") {
             let expected = "a list of networks like [192.168.1.0/24, \"fd00::/8\"]"
             guard case .sequence(let items) = node.kind, !items.isEmpty else {
@@ -112,15 +125,33 @@ enum HTTPConfigParser {
                         file: top.file, line: item.line, keyPath: path,
                         message: "expected a network like 192.168.1.0/24, got \(MappingReader.describe(item))")
                 }
+                let network: CIDR
                 do {
-                    allow.append(try CIDR(parsing: text))
+                    network = try CIDR(parsing: text)
                 } catch {
                     throw ConfigError(file: top.file, line: item.line, keyPath: path, message: error.description)
                 }
+                if let message = mappedEntryMessage(network, text: text) {
+                    throw ConfigError(file: top.file, line: item.line, keyPath: path, message: message)
+                }
+                allow.append(network)
             }
             settings.allow = allow
             settings.allowExplicit = true
         }
         config.http = settings
+    }
+
+    /// Peers are matched as IPv4 when they are IPv4 (a dual-stack listener's `::ffff:a.b.c.d`
+    /// included), so an entry in IPv4-mapped IPv6 form would never match anyone: the error
+    /// names the IPv4 form to write. Nil for every other entry.
+    static func mappedEntryMessage(_ network: CIDR, text: String) -> String? {
+        guard case .v6 = network.network, case .v4 = network.network.unmapped, network.prefixLength >= 96 else {
+            return nil
+        }
+        let single = network.prefixLength == 128
+        let ipv4 = single ? "\(network.network.unmapped)" : "\(network.network.unmapped)/\(network.prefixLength - 96)"
+        return
+            "\(doubleQuoted(text)) is an IPv4 \(single ? "address" : "network") in IPv4-mapped IPv6 form, which no peer matches (IPv4 peers are matched as IPv4); write \(ipv4)"
     }
 }

@@ -14,7 +14,10 @@ import BreezeYAML
 
 /// One entry of `images:` (SPEC §9.2): a picture of a location, rendered by the helper.
 public struct ImageConfig: Sendable, Equatable {
-    /// `[a-z0-9_-]+`, unique: the last level of `<p>/<loc>/image/<id>`.
+    /// The longest image id (SPEC §16: `[a-z0-9_-]{1,32}`).
+    public static let maximumIDLength = 32
+
+    /// `[a-z0-9_-]{1,32}`, unique: the last level of `<p>/<loc>/image/<id>`.
     public var id: String
     /// The id of the location it shows.
     public var location: String
@@ -56,6 +59,11 @@ public struct OpenEPaperLinkOutput: Sendable, Equatable {
         self.image = image
         self.location = location
     }
+
+    /// ``accessPoint`` with any `user:password@` shown as `********@`: what `check-config` and
+    /// every log line print (SPEC §16 "Secrets everywhere"); only the upload itself uses the
+    /// credentials.
+    public var displayAccessPoint: String { EndpointURL.maskingUserinfo(accessPoint) }
 }
 
 /// Reads `images:` (SPEC §9.2); every error names the file, the line and the key.
@@ -95,6 +103,12 @@ struct ImagesParser {
             let idExpected = "an id of lower-case letters, digits, _ and - (it becomes an MQTT topic level)"
             guard let id = try r.string("id", expected: idExpected) else { throw r.missing("id", expected: idExpected) }
             guard isValidLocationID(id) else { throw r.fail("id", "expected \(idExpected), got \(doubleQuoted(id))") }
+            // The location id rule with its length (SPEC §16): the id names a topic level and the
+            // file an access point stores (`<id>.jpg`).
+            guard id.utf8.count <= ImageConfig.maximumIDLength else {
+                throw r.fail(
+                    "id", "an image id of \(id.utf8.count) characters, at most \(ImageConfig.maximumIDLength)")
+            }
             if let earlier = idLines[id] {
                 throw r.fail("id", "duplicate image id \(doubleQuoted(id)) (first used at line \(earlier))")
             }
@@ -139,20 +153,34 @@ struct ImagesParser {
 
 extension OutputsParser {
     /// `type: openepaperlink` (SPEC §9.2): `ap`, `mac`, `image` (a JPEG image), `location`.
-    func parseOpenEPaperLink(_ item: YAMLNode, path: String) throws(ConfigError) -> OpenEPaperLinkOutput {
+    /// - Parameter macs: the MACs of the tags read before, upper case, with their key paths: a
+    ///   second tag on one MAC is refused (two images would fight over one display).
+    func parseOpenEPaperLink(
+        _ item: YAMLNode, path: String, macs: inout [String: String]
+    ) throws(ConfigError) -> OpenEPaperLinkOutput {
         let r = try MappingReader(item, path: path, keys: ["type", "ap", "mac", "image", "location"], file: file)
         let apExpected = "the access point's address, like http://192.168.1.50"
-        guard var ap = try r.text("ap", expected: apExpected) else { throw r.missing("ap", expected: apExpected) }
+        // Not `r.text`: its error would quote the URL, userinfo and all.
+        guard var ap = try r.string("ap", expected: apExpected) else { throw r.missing("ap", expected: apExpected) }
+        let shown = doubleQuoted(EndpointURL.maskingUserinfo(ap))
         let lower = ap.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), ap.utf8.count <= 256,
-            !ap.contains(" "), ap.split(separator: "/", omittingEmptySubsequences: true).count >= 2
-        else { throw r.fail("ap", "expected \(apExpected), got \(doubleQuoted(ap))") }
+            !ap.contains(" "), !ap.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }),
+            ap.split(separator: "/", omittingEmptySubsequences: true).count >= 2
+        else { throw r.fail("ap", "expected \(apExpected), got \(shown)") }
+        if let problem = Self.accessPointProblem(ap) {
+            throw r.fail("ap", "expected \(apExpected), got \(shown): \(problem)")
+        }
         while ap.hasSuffix("/") { ap.removeLast() }
         let macExpected = "the tag's MAC address, 16 hex digits like 0000021CBA123456"
         guard let mac = try r.text("mac", expected: macExpected) else { throw r.missing("mac", expected: macExpected) }
         guard mac.utf8.count == 16, mac.utf8.allSatisfy(Self.isHexDigit) else {
             throw r.fail("mac", "expected \(macExpected), got \(doubleQuoted(mac))")
         }
+        if let earlier = macs[mac.uppercased()] {
+            throw r.fail("mac", "the tag \(mac.uppercased()) is already used by \(earlier); one tag shows one image")
+        }
+        macs[mac.uppercased()] = path
         let imageExpected = "the id of a format: jpeg image under images"
         guard let imageID = try r.text("image", expected: imageExpected) else {
             throw r.missing("image", expected: imageExpected)
@@ -183,6 +211,29 @@ extension OutputsParser {
             }
         }
         return OpenEPaperLinkOutput(accessPoint: ap, mac: mac.uppercased(), image: imageID, location: image.location)
+    }
+
+    /// What is wrong with an `ap` URL beyond its scheme and host (SPEC §16): a query or a
+    /// fragment (the agent appends `/imgupload`), an empty, non-numeric or out-of-range port.
+    static func accessPointProblem(_ ap: String) -> String? {
+        if ap.contains("?") { return "a query has no place in the access point's address" }
+        if ap.contains("#") { return "a fragment has no place in the access point's address" }
+        let rest = ap.drop { $0 != "/" }.dropFirst(2)
+        var authority = rest.prefix { $0 != "/" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return "an IPv6 address without its closing ]" }
+            authority = authority[authority.index(after: close)...]
+            guard authority.isEmpty || authority.hasPrefix(":") else { return "text after the IPv6 address" }
+        }
+        guard let colon = authority.lastIndex(of: ":") else { return nil }
+        let port = authority[authority.index(after: colon)...]
+        guard !port.isEmpty else { return "an empty port" }
+        guard port.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), port.utf8.count <= 6, let number = Int(port) else {
+            return "port \(doubleQuoted(String(port))) is not a number"
+        }
+        guard (1...65535).contains(number) else { return "port \(number) is outside 1–65535" }
+        return nil
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
@@ -218,7 +269,7 @@ func renderOpenEPaperLink(_ outputs: [OpenEPaperLinkOutput], header: Bool) -> [S
     var lines = header ? ["outputs:"] : []
     for output in outputs {
         lines.append("  - type: openepaperlink")
-        lines.append("    ap: " + doubleQuoted(output.accessPoint, controls: .yaml))
+        lines.append("    ap: " + doubleQuoted(output.displayAccessPoint, controls: .yaml))
         lines.append("    mac: " + doubleQuoted(output.mac, controls: .yaml))
         lines.append("    image: " + doubleQuoted(output.image, controls: .yaml))
         lines.append("    location: " + doubleQuoted(output.location, controls: .yaml))

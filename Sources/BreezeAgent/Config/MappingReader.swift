@@ -99,6 +99,20 @@ struct MappingReader {
         return text
     }
 
+    /// A display name the render helper draws (a location's, a profile's): ``text(_:expected:)``
+    /// and at most ``ImageBounds/maximumTextBytes`` UTF-8 bytes, the helper's own limit (SPEC §16
+    /// "Names": a longer one stopped every image of the location, silently).
+    func name(_ key: String) throws(ConfigError) -> String? {
+        guard let name = try text(key) else { return nil }
+        guard name.utf8.count <= ImageBounds.maximumTextBytes else {
+            throw fail(
+                key,
+                "a name of \(name.utf8.count) bytes, at most \(ImageBounds.maximumTextBytes) (the render helper's limit for what it draws)"
+            )
+        }
+        return name
+    }
+
     func int(_ key: String, in range: ClosedRange<Int>) throws(ConfigError) -> Int? {
         guard let value = node(key) else { return nil }
         let expected = "an integer \(range.lowerBound)–\(range.upperBound)"

@@ -173,9 +173,10 @@ struct OutputsParser {
         var outputs: [OutputConfig] = []
         var tags: [OpenEPaperLinkOutput] = []
         var topicLines: [String: Int] = [:]
+        var macs: [String: String] = [:]
         for (index, item) in items.enumerated() {
             if Self.isOpenEPaperLink(item) {
-                tags.append(try parseOpenEPaperLink(item, path: "outputs[\(index)]"))
+                tags.append(try parseOpenEPaperLink(item, path: "outputs[\(index)]", macs: &macs))
                 continue
             }
             let output = try parseOutput(item, path: "outputs[\(index)]", topicLines: &topicLines)

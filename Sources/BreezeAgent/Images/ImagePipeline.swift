@@ -80,6 +80,8 @@ struct ImagePipeline {
         var dueAt: Int64?
         var retryAt: Int64?
         var failures = 0
+        /// Why the last render failed (nil after a good one): `<p>/diagnostics` and `once`'s exit.
+        var lastError: String?
         /// ``BinaryPayload/reference(for:)`` of the latest good render.
         var reference: String?
     }
@@ -176,16 +178,17 @@ extension ImagePipeline {
         let name = "image[\(config.location)/\(config.id)]"
         switch outcome {
         case .failed(let message):
-            return renderFailed(key, "\(name): render failed: \(message)", now: now)
+            return renderFailed(key, name, "render failed: \(message)", now: now)
         case .image(let bytes):
             guard bytes.count <= ImageBounds.maximumBytes else {
                 return renderFailed(
-                    key, "\(name): \(bytes.count) bytes is over \(ImageBounds.maximumBytes); not published", now: now)
+                    key, name, "\(bytes.count) bytes is over \(ImageBounds.maximumBytes); not published", now: now)
             }
             guard Self.hasSignature(bytes, of: config.format) else {
-                return renderFailed(key, "\(name): the helper's output is not a \(config.format.rawValue)", now: now)
+                return renderFailed(key, name, "the helper's output is not a \(config.format.rawValue)", now: now)
             }
             self[key].failures = 0
+            self[key].lastError = nil
             self[key].retryAt = nil
             let reference = BinaryPayload.reference(for: bytes)
             guard reference != self[key].reference else {
@@ -217,14 +220,26 @@ extension ImagePipeline {
         }
     }
 
-    private mutating func renderFailed(_ key: ImageKey, _ message: String, now: Int64) -> [Action] {
+    private mutating func renderFailed(_ key: ImageKey, _ name: String, _ problem: String, now: Int64) -> [Action] {
+        let message = "\(name): \(problem)"
         self[key].failures += 1
+        self[key].lastError = problem
         self[key].requested = nil
         let delay = min(
             Self.minimumInterval << Int64(min(self[key].failures - 1, 6)), Self.longestRenderRetry
         )
         self[key].retryAt = now + delay
         return [.log(.warning, "\(message); next try in \(delay) s")]
+    }
+
+    /// The images whose last render failed (SPEC §16: shown in `<p>/diagnostics`, and `once`
+    /// exits 69), in configuration order.
+    var failing: [AgentDiagnostics.ImageFailure] {
+        images.compactMap { image in
+            image.lastError.map {
+                .init(image: "\(image.config.location)/\(image.config.id)", failures: image.failures, error: $0)
+            }
+        }
     }
 
     /// PNG's 8-byte signature, JPEG's SOI marker.
@@ -279,7 +294,7 @@ extension ImagePipeline {
         guard index < tags.count else { return [] }
         tags[index].inFlight = false
         let output = tags[index].output
-        let name = "openepaperlink[\(output.mac) at \(output.accessPoint)]"
+        let name = "openepaperlink[\(output.mac) at \(output.displayAccessPoint)]"
         let problem: String
         switch outcome {
         case .status(let status) where (200..<300).contains(status):

@@ -42,6 +42,9 @@ final class RenderRunner: Sendable {
     static let maximumErrorOutput = 4096
     /// How long one render may take before the helper is killed.
     static let defaultTimeout: Duration = .seconds(30)
+    /// Between the SIGTERM that ends a run (timeout, too much output, cancellation) and the
+    /// SIGKILL for a helper still alive; both go to the helper's own process group.
+    static let terminationGrace: Duration = .seconds(2)
 
     let helper: String
     let timeout: Duration
@@ -125,15 +128,25 @@ final class RenderRunner: Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
-        // The agent may ignore SIGPIPE; the helper gets the default back (ignored signals survive exec).
+        // The helper starts clean (SPEC §16): the spawning thread (a Dispatch worker) blocks
+        // every signal and the agent ignores SIGPIPE and the signals it watches (SIGTERM,
+        // SIGINT, SIGHUP); a mask and ignored dispositions survive exec, and a helper with
+        // SIGTERM blocked stops only for SIGKILL. So: no signal blocked, every disposition the
+        // default, and a process group of its own, so that a SIGTERM reaches what it started too.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
+        sigfillset(&defaults)
+        sigdelset(&defaults, SIGKILL)
+        sigdelset(&defaults, SIGSTOP)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
 
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup(helper), nil]
@@ -230,10 +243,11 @@ final class RenderRunner: Sendable {
             }
             if tooLarge { break }
         }
+        // Ended while its pipes are still open: a shell killed mid-write or reporting its
+        // child's signal on stderr would otherwise die of SIGPIPE before its SIGTERM handler ran.
+        let status = timedOut || tooLarge || wasCancelled ? terminate(pid) : nil
         closeAll([writeFD, outFD, errFD].filter { $0 >= 0 })
-        if timedOut || tooLarge || wasCancelled { kill(pid, SIGKILL) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let waitStatus = status ?? reap(pid)
 
         let stderrText = firstLine(errors)
         if wasCancelled { return .failed("cancelled") }
@@ -241,15 +255,42 @@ final class RenderRunner: Sendable {
         if tooLarge {
             return .failed("\(helperName) wrote more than \(ImageBounds.maximumBytes) bytes; image not published")
         }
-        let signal = status & 0x7f
+        let signal = waitStatus & 0x7f
         if signal != 0 { return .failed("\(helperName) was killed by signal \(signal)\(stderrText)") }
-        let code = (status >> 8) & 0xff
+        let code = (waitStatus >> 8) & 0xff
         guard code == 0 else {
             let meaning = code == 65 ? "refused the request" : "failed"
             return .failed("\(helperName) \(meaning) (exit \(code))\(stderrText)")
         }
         guard !output.isEmpty else { return .failed("\(helperName) wrote no image\(stderrText)") }
         return .image(output)
+    }
+
+    /// Ends the helper's process group: SIGTERM, then SIGKILL if the helper is still there after
+    /// ``terminationGrace``. Returns the helper's wait status.
+    private static func terminate(_ pid: pid_t) -> Int32 {
+        kill(-pid, SIGTERM)
+        let deadline = ContinuousClock.now + terminationGrace
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid {
+                // The group may hold children that kept running; they go too.
+                kill(-pid, SIGKILL)
+                return status
+            }
+            if reaped < 0 && errno != EINTR { return status }
+            usleep(10_000)
+        }
+        kill(-pid, SIGKILL)
+        return reap(pid)
+    }
+
+    /// Waits for the helper's exit; its wait status.
+    private static func reap(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status
     }
 
     /// `: <the helper's first stderr line>`, or nothing.

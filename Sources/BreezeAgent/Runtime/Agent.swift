@@ -13,6 +13,10 @@ import BreezeCore
 import BreezeHTTP
 import BreezeMQTT
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The agent: the daemon's decisions (``DaemonState``) and the edges that carry them out —
 /// fetchers, the state directory, the log (SPEC §3, §5).
 ///
@@ -57,6 +61,7 @@ final class Agent {
         var generator = SystemRandomNumberGenerator()
         self.state = DaemonState(
             config: config, locations: locations, storedCalls: store.callCounts(), demo: demo, seed: generator.next())
+        state.identify(host: currentHostname(), pid: Int(getpid()), started: Timestamp.nowUnixSeconds())
         setUpImages(helper: helper)
     }
 

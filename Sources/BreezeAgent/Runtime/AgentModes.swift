@@ -182,6 +182,12 @@ extension Agent {
             log.error("no usable data for \(unusable.joined(separator: ", "))")
             return Invocation.ExitCode.unavailable
         }
+        // An image that did not render is not a success (SPEC §16 "Names").
+        let failing = state.images.failing
+        if !failing.isEmpty {
+            log.error("once: \(failing.count) image(s) not rendered: \(failing.map(\.image).joined(separator: ", "))")
+            return Invocation.ExitCode.unavailable
+        }
         return Invocation.ExitCode.success
     }
 }

@@ -53,6 +53,10 @@ extension Agent {
         for case .handover(let step) in performLocal(state.beginHandover(published: publisher.published)) {
             publisher.perform(step)
         }
+        // Removed locations are cleared once no other instance is seen (SPEC §16, IdentityGuard).
+        for case .handover(let step) in performLocal(state.holdRemovedLocations(published: publisher.published)) {
+            publisher.perform(step)
+        }
 
         // The HTTP endpoints (SPEC §9.2), before MQTT: a port in use stops the start here.
         guard case .success(let http) = startHTTPServer() else { return Invocation.ExitCode.unavailable }
@@ -162,6 +166,8 @@ extension Agent {
                             try? await clock.sleep(until: due)
                             if !Task.isCancelled { continuation.yield(.rediscoverDue) }
                         }
+                    case .reconnectDelay(let seconds):
+                        client.setReconnectDelay(seconds: seconds.map { Int($0) })
                     case .stop(let code):
                         exitCode = code
                     case .render, .imageReady, .upload:
@@ -185,6 +191,11 @@ extension Agent {
         }
 
         if client.isConnected {
+            // The announcement goes with the run (SPEC §16), unless another live instance's may
+            // be the one retained now.
+            if !state.identity.isOtherLive {
+                try? client.publish(state.identity.topic, "", qos: max(1, config.mqtt.qos), retain: true)
+            }
             try? client.publish(
                 state.layout.status, Availability.offline, qos: max(1, config.mqtt.qos), retain: true)
             _ = await client.waitForAcknowledgements(timeout: .milliseconds(1500))

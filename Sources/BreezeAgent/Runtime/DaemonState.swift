@@ -101,6 +101,8 @@ enum DaemonAction: Sendable {
     case wake(at: Int64)
     /// Send ``DaemonEvent/rediscoverDue`` after this delay.
     case rediscover(after: Duration)
+    /// Reconnect after this many seconds from now on (nil: the configured backoff; SPEC §16).
+    case reconnectDelay(seconds: Int64?)
     /// Leave the loop: publish `offline`, disconnect, exit with this code.
     case stop(exitCode: Int32)
     /// Run the render helper and report back as ``DaemonEvent/rendered(_:_:)``.
@@ -162,6 +164,10 @@ struct DaemonState {
     var handover = ShardHandover()
     /// The rendered images and their OpenEPaperLink tags (SPEC §9.2).
     var images = ImagePipeline()
+    /// `unit/set` and retained-command rate limits (SPEC §16, CommandLimits.swift).
+    var commandLimits = CommandLimits(locations: 0)
+    /// The announcement, a second instance on one identity, the tree kept (IdentityGuard.swift).
+    var identity: IdentityGuard
 
     var layout: TopicLayout { context.layout }
 
@@ -181,6 +187,16 @@ struct DaemonState {
         self.calls = CallLedger(stored: storedCalls, perMinuteOverride: config.endpointsMaxCallsPerMinute)
         self.random = SplitMix64(seed: seed)
         self.images = ImagePipeline(config: config, locations: locations, layout: config.topicLayout)
+        self.commandLimits = CommandLimits(locations: locations.count)
+        var instance = SplitMix64(seed: seed ^ 0x9e37_79b9_7f4a_7c15)
+        self.identity = IdentityGuard(
+            topic: config.topicLayout.agent, clientID: config.mqtt.clientID,
+            instance: String(instance.next(), radix: 16), started: 0)
+    }
+
+    /// Host name and process id for the `<p>/agent/…` announcement (the loop knows them).
+    mutating func identify(host: String, pid: Int, started: Int64) {
+        identity.identify(host: host, pid: pid, started: started)
     }
 
     func enabled(_ kind: SourceKind) -> Bool {
@@ -239,10 +255,15 @@ struct DaemonState {
             if fetches.isIdle { actions += callCountStore(now: now, force: true) }
             actions.append(wake(now: now))
         case .mqtt(.connected):
+            // Subscribed first (in the announce), then announced: the broker delivers another
+            // instance's retained announcement before this one replaces it.
             actions += perform(presence.handle(.connected, now: now, random: &random), at: time)
+            actions += perform(identity.handle(.connected, now: now), at: time)
+            actions.append(wake(now: now))
         case .mqtt(.disconnected(let reason)):
             handover.disconnected()
             actions += perform(presence.handle(.disconnected(reason: reason), now: now, random: &random), at: time)
+            actions += perform(identity.handle(.disconnected, now: now), at: time)
         case .mqtt(.message(let message)):
             actions += handleMessage(message, at: time)
         case .clearsDue:
@@ -293,6 +314,31 @@ struct DaemonState {
         return actions
     }
 
+    /// Maps the identity child's actions to the daemon's.
+    private mutating func perform(_ identityActions: [IdentityGuard.Action], at time: DaemonTime) -> [DaemonAction] {
+        var actions: [DaemonAction] = []
+        for action in identityActions {
+            switch action {
+            case .announce(let payload):
+                actions.append(
+                    .publish(.init(topic: identity.topic, payload: payload, qos: config.mqtt.qos, retain: true)))
+            case .reassertOnline:
+                actions.append(
+                    .publish(
+                        .init(topic: layout.status, payload: Availability.online, qos: config.mqtt.qos, retain: true)))
+            case .reconnectDelay(let seconds):
+                actions.append(.reconnectDelay(seconds: seconds))
+            case .releaseRemoved(let scopes):
+                actions += [.handover(.release(scopes: scopes)), .flush(persist: true)]
+            case .publishDiagnostics:
+                actions += perform([Presence.Action.publishDiagnostics], at: time)
+            case .log(let level, let text):
+                actions.append(.log(level, text))
+            }
+        }
+        return actions
+    }
+
     /// Maps the device outputs' actions to the daemon's.
     private func perform(_ deviceActions: [DeviceCommandState.Action]) -> [DaemonAction] {
         deviceActions.map { action in
@@ -310,6 +356,8 @@ struct DaemonState {
     /// Connected: subscribe, say `online`, and publish the whole tree again.
     private mutating func announce(now: Int64) -> [DaemonAction] {
         var topics = locations.flatMap { layout.location($0.config.id).commandTopics }
+        // Another instance on this identity, and someone else's `offline` on ours (SPEC §16).
+        topics += [layout.agent, layout.status]
         if context.discoveryEnabled { topics.append(layout.homeAssistantBirth) }
         // Devices are unknown until their retained status arrives with the subscription.
         devices.brokerConnected()
@@ -330,8 +378,18 @@ struct DaemonState {
 
     private mutating func handleMessage(_ message: MQTTMessage, at time: DaemonTime) -> [DaemonAction] {
         let now = time.now
-        if let actions = devices.handle(message, qos: config.mqtt.qos) { return perform(actions) }
+        if let actions = devices.handle(message, qos: config.mqtt.qos, now: now) {
+            // A send held by the per-device limit is due later: the wake covers it.
+            return perform(actions) + (devices.nextDeadline == nil ? [] : [wake(now: now)])
+        }
         if handover.observe(topic: message.topic, payload: message.payload) { return [] }
+        if message.topic == identity.topic {
+            return perform(
+                identity.handle(.announcement(message.payload, retained: message.retain), now: now), at: time)
+        }
+        if message.topic == layout.status {
+            return perform(identity.handle(.availability(message.payload), now: now), at: time)
+        }
         if message.topic == layout.homeAssistantBirth {
             let online = message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
             return perform(presence.handle(.birth(online: online), now: now, random: &random), at: time)
@@ -344,20 +402,56 @@ struct DaemonState {
         case .refuse(let warning):
             return [.log(.warning, warning)]
         case .clearRetained(let warning):
+            // Cleared every time; logged once per refresh-cooldown window (SPEC §16).
+            let clear = DaemonAction.publish(
+                .init(topic: message.topic, payload: "", qos: config.mqtt.qos, retain: true))
+            let window = min(
+                config.pollen.refreshCooldown.components.seconds, config.climate.refreshCooldown.components.seconds)
+            guard let unlogged = commandLimits.retainedCommand(now: now, window: window) else { return [clear] }
             return [
-                .log(.warning, warning),
-                .publish(.init(topic: message.topic, payload: "", qos: config.mqtt.qos, retain: true)),
+                .log(
+                    .warning,
+                    warning + (unlogged > 0 ? " (\(unlogged) more retained commands since the last such line)" : "")),
+                clear,
             ]
         case .refresh(let id):
             return refresh(locations.firstIndex { $0.config.id == id }!, id: id, now: now)
         case .setUnit(let id, let unit):
             let index = locations.firstIndex { $0.config.id == id }!
-            guard unit != locations[index].unit else { return [] }
-            locations[index].unit = unit
-            return [
-                .store(.unit(unit.symbol, location: id)),
-                .log(.info, "command: climate unit of \(id) is now \(unit.symbol)"),
-            ] + scopeActions(now: now, only: index) + [.flush(persist: true)]
+            // The unit already shown, with nothing held: nothing to do, no interval started.
+            guard unit != locations[index].unit || commandLimits.units[index].pending != nil else { return [] }
+            switch commandLimits.unitSet(index, unit, now: now) {
+            case .held(let until, let firstHeld):
+                guard firstHeld else { return [] }
+                return [
+                    .log(
+                        .info,
+                        "command: unit/set on \(id) again within \(CommandLimits.unitInterval) s; the last one is applied in \(until - now) s"
+                    ), wake(now: now),
+                ]
+            case .apply:
+                return applyUnit(index, unit, now: now, note: "")
+            }
+        }
+    }
+
+    /// Shows location `index`'s climate in `unit` when it differs from the one shown.
+    private mutating func applyUnit(_ index: Int, _ unit: TemperatureUnit, now: Int64, note: String) -> [DaemonAction] {
+        guard unit != locations[index].unit else { return note.isEmpty ? [] : [.log(.info, note)] }
+        let id = locations[index].config.id
+        locations[index].unit = unit
+        return [
+            .store(.unit(unit.symbol, location: id)),
+            .log(.info, "command: climate unit of \(id) is now \(unit.symbol)" + (note.isEmpty ? "" : " (\(note))")),
+        ] + scopeActions(now: now, only: index) + [.flush(persist: true)]
+    }
+
+    /// The held `unit/set`s whose interval is up (``CommandLimits/dueUnits(now:)``).
+    private mutating func applyHeldUnits(now: Int64) -> [DaemonAction] {
+        commandLimits.dueUnits(now: now).flatMap { due in
+            applyUnit(
+                due.index, due.unit, now: now,
+                note: "the last of \(due.held) unit/set commands held for \(CommandLimits.unitInterval) s")
         }
     }
 
@@ -383,6 +477,14 @@ struct DaemonState {
                     "command: refresh \(id): pollen \(pollen ? "now" : "skipped (cooldown)"), climate \(climate ? "now" : "skipped (cooldown)")"
                 ))
             if !pollen && !climate { locations[index].refreshSkipLoggedAt = now }
+        }
+        // The whole tree again, not only what changes (SPEC §16): another client may have
+        // cleared it. At most once a minute per location.
+        if commandLimits.mayRepublish(index, now: now) {
+            for action in scopeActions(now: now, only: index) {
+                actions.append(action)
+                if case .setScope(let scope) = action { actions.append(.republish(scope: scope.prefix)) }
+            }
         }
         if pollen || climate || air {
             actions += startDueFetches(now: now, changed: index)
@@ -805,7 +907,7 @@ struct DaemonState {
                         ))
                 }
             }
-            actions += perform(devices.update(snapshot, context: context, kind: kind))
+            actions += perform(devices.update(snapshot, context: context, kind: kind, now: now))
         }
         actions += imageScopes()
         return actions
@@ -847,7 +949,9 @@ struct DaemonState {
     /// its completion wakes the loop before), local midnight, a freshness edge, the next
     /// diagnostics.
     mutating func wake(now: Int64) -> DaemonAction {
-        var wake = min(presence.nextDeadline, handover.nextDeadline ?? .max, images.nextDeadline ?? .max)
+        var wake = min(
+            presence.nextDeadline, handover.nextDeadline ?? .max, images.nextDeadline ?? .max,
+            commandLimits.nextDeadline ?? .max, devices.nextDeadline ?? .max, identity.nextDeadline ?? .max)
         // Called after every event, for every location: only stored times are read, in place.
         // Calling a method on an element copied the whole location (retains and releases: 5–8 %
         // of a 1,000-location cycle in perf), and working out the edges from the time zone each
@@ -881,10 +985,13 @@ struct DaemonState {
         return .wake(at: wake)
     }
 
-    /// What is due at a time edge besides the scopes: shard handover decisions, and
-    /// `<p>/diagnostics` every ``Presence/diagnosticsInterval``.
+    /// What is due at a time edge besides the scopes: shard handover decisions,
+    /// `<p>/diagnostics` every ``Presence/diagnosticsInterval``, held `unit/set` commands and
+    /// device sends (SPEC §16 rate limits), and the identity child's re-announce and checks.
     private mutating func timeEdges(at time: DaemonTime) -> [DaemonAction] {
         decideHandover(now: time.now) + perform(presence.handle(.tick, now: time.now, random: &random), at: time)
+            + applyHeldUnits(now: time.now) + perform(devices.due(now: time.now, qos: config.mqtt.qos))
+            + perform(identity.handle(.tick, now: time.now), at: time)
     }
 
     func diagnosticsJSON(at time: DaemonTime) -> String {
@@ -897,6 +1004,8 @@ struct DaemonState {
             uptimeSeconds: time.uptimeSeconds, sources: diagnostics.statuses, apiCallsToday: perLocation,
             reconnects: presence.reconnects)
         payload.openMeteoCallsToday = calls.openMeteo.today(now: time.now)
+        payload.imagesFailing = images.failing
+        payload.identityConflict = identity.diagnostics
         return payload.json.serialized
     }
 }

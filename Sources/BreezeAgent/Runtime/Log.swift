@@ -21,6 +21,8 @@ import Synchronization
 /// Errors are scrubbed where they are made; this is the last line of defence for the log.
 ///
 /// Under systemd (`JOURNAL_STREAM` set) the timestamp is left out: journald adds its own.
+/// `BREEZE_LOG_STREAM=stdout` sends the lines to stdout instead (the container image sets it:
+/// SPEC §14 has container logs on stdout); any other value is stderr.
 public final class Log: Sendable {
     private struct State {
         var level: LogLevel
@@ -37,13 +39,18 @@ public final class Log: Sendable {
     ) {
         self.state = Mutex(State(level: level, scrubber: .none))
         self.withTimestamps = timestamps ?? (getenv("JOURNAL_STREAM") == nil)
+        let descriptor = Self.streamDescriptor(getenv("BREEZE_LOG_STREAM").map { String(cString: $0) })
         self.sink =
             sink ?? { line in
                 var bytes = Array(line.utf8)
                 bytes.append(UInt8(ascii: "\n"))
-                _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+                _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             }
     }
+
+    /// The file descriptor log lines go to for a `BREEZE_LOG_STREAM` value: 1 for `stdout`,
+    /// 2 (stderr) for anything else or nothing.
+    static func streamDescriptor(_ value: String?) -> Int32 { value == "stdout" ? 1 : 2 }
 
     public var level: LogLevel {
         get { state.withLock { $0.level } }

@@ -17,9 +17,12 @@ import Synchronization
 /// ``ServeSnapshot`` the daemon handed over; the daemon never waits for a request, a request
 /// never waits for the daemon (only for the lock around one value copy).
 final class AgentHTTPServer: Sendable {
-    /// The bounds (docs/operations.md, Limits).
-    static let limits = HTTPServerLimits(
-        connections: 256, requestBytes: 16 * 1024, idleTimeoutSeconds: 10, listenBacklog: 128)
+    /// The bounds (docs/operations.md, Limits), with `http.max_per_ip` connections per address.
+    static func limits(maxPerIP: Int) -> HTTPServerLimits {
+        HTTPServerLimits(
+            connections: 256, requestBytes: 16 * 1024, idleTimeoutSeconds: 10, listenBacklog: 128,
+            connectionsPerAddress: maxPerIP, requestHeadSeconds: 5)
+    }
 
     /// The snapshot the handler reads, shared by the daemon's task and the server's thread.
     private final class Cell: Sendable {
@@ -34,15 +37,25 @@ final class AgentHTTPServer: Sendable {
     init(settings: HTTPSettings, site: HTTPSite, log: Log) throws(HTTPServerError) {
         let snapshot = self.snapshot
         self.server = try HTTPServer(
-            address: settings.address.description, port: settings.port, limits: Self.limits,
+            address: settings.address.description, port: settings.port,
+            limits: Self.limits(maxPerIP: settings.maxPerIP),
+            // A peer outside `allow` is closed before a byte is read (SPEC §16).
+            accept: { site.admits($0) },
             logger: { log.debug("http: libmicrohttpd: \($0)") },
             handler: { request in
                 site.respond(to: request, snapshot: snapshot.value.withLock { $0 })
             })
     }
 
-    /// What the endpoints show from now on.
-    func update(_ value: ServeSnapshot) { snapshot.value.withLock { $0 = value } }
+    /// What the endpoints show from now on: a new generation, so answers built from the last
+    /// one are built again (once) when next asked for.
+    func update(_ value: ServeSnapshot) {
+        snapshot.value.withLock { current in
+            var next = value
+            next.generation = (current.generation ?? 0) &+ 1
+            current = next
+        }
+    }
 
     func stop() { server.stop() }
 }

@@ -29,7 +29,8 @@ typealias PageProvider = @Sendable (ServeSnapshot, HTTPServerRequest) -> HTTPSer
 /// The agent's read-only web endpoints (SPEC §9.2, §13) as a pure function of a request and a
 /// ``ServeSnapshot``: the server edge (``HTTPServer``) calls it, tests call it directly.
 struct HTTPSite: Sendable {
-    /// Peers allowed to ask; everyone else gets 403 (checked per request).
+    /// Peers allowed to ask: the server closes anyone else's connection when it accepts it
+    /// (``admits(_:)``), and a request from outside still gets 403.
     let allow: [CIDR]
     /// `/images/<loc>/<id>.png|.jpg`; nil: no images (404).
     let images: ImageLookup?
@@ -47,6 +48,12 @@ struct HTTPSite: Sendable {
         ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-store"),
     ]
 
+    /// True when `peer` is in `allow` (nil, an unknown peer: false).
+    func admits(_ peer: IPAddress?) -> Bool {
+        guard let peer else { return false }
+        return allow.contains { $0.contains(peer) }
+    }
+
     func respond(to request: HTTPServerRequest, snapshot: ServeSnapshot) -> HTTPServerResponse {
         var response = route(request, snapshot: snapshot)
         for header in Self.commonHeaders where response.header(header.name) == nil {
@@ -57,9 +64,7 @@ struct HTTPSite: Sendable {
 
     private func route(_ request: HTTPServerRequest, snapshot: ServeSnapshot) -> HTTPServerResponse {
         // The peer first: a peer outside `allow` learns nothing, not even which paths exist.
-        guard let peer = request.peer, allow.contains(where: { $0.contains(peer) }) else {
-            return Self.text(403, "forbidden\n")
-        }
+        guard admits(request.peer) else { return Self.text(403, "forbidden\n") }
         guard request.method == "GET" || request.method == "HEAD" else {
             return Self.text(
                 405, "method not allowed: this server is read-only (GET, HEAD)\n", [("Allow", "GET, HEAD")])
@@ -84,7 +89,8 @@ struct HTTPSite: Sendable {
     }
 
     /// `/images/<loc>/<id>.png|.jpg` with both names of `[a-z0-9_-]` (what config ids allow);
-    /// anything else — `..`, encoded slashes, upper case, other extensions — is nil (404).
+    /// anything else — `..`, encoded slashes (they arrive as `%2F`), upper case, other
+    /// extensions — is nil (404).
     static func imagePath(_ path: String) -> (location: String, id: String, fileExtension: String)? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0].isEmpty, parts[1] == "images", let dot = parts[3].lastIndex(of: ".") else {

@@ -61,6 +61,10 @@ struct ServeSnapshot: Sendable {
     var fetches: [AgentDiagnostics.SourceStatus]
     /// Open-Meteo requests and weighted calls per source since the last UTC midnight.
     var openMeteoCallsToday: [AgentDiagnostics.SourceCalls]
+    /// Which hand-over to the HTTP server this is (``AgentHTTPServer/update(_:)`` counts them);
+    /// answers built from a snapshot are kept until the next one. Nil: not handed over (a test's
+    /// snapshot), nothing is kept.
+    var generation: UInt64? = nil
 
     /// True when any source of any location is stale.
     var anyStale: Bool { locations.contains { $0.sources.contains { $0.state == .stale } } }

@@ -11,6 +11,7 @@
 
 import BreezeCore
 import BreezeServe
+import Synchronization
 
 /// What `GET /` and `GET /api/state.json` show (SPEC §13): the HTTP server's snapshot of the
 /// daemon's state (``ServeSnapshot``, the one `/healthz` and `/metrics` read) with the run's
@@ -159,8 +160,8 @@ extension StatusSnapshot {
 
 extension StatusSnapshot {
     /// The most bytes the locations of one `/api/state.json` answer take (docs/operations.md):
-    /// the answer is built per request and held until sent, and up to 256 connections may be
-    /// waiting, so it is bounded. About 70 demo-sized locations (14 KB each) fit; the rest are
+    /// each answer is held until sent (libmicrohttpd copies it per connection), and up to 256
+    /// connections may be waiting, so it is bounded. About 70 demo-sized locations (14 KB each) fit; the rest are
     /// named in `left_out` and read one by one with `?location=<id>`.
     static let maximumStateBytes = 1 << 20
 
@@ -284,18 +285,41 @@ enum StatusEndpoints {
         }
     }
 
-    /// The site's page providers for this run's settings.
+    /// The site's page providers for this run's settings. `/` and the whole `/api/state.json`
+    /// are built once per snapshot generation (SPEC §16) and served from that copy; a
+    /// `?location=` answer (one location) is built per request.
     static func pages(config: AgentConfig, demo: Bool) -> [String: PageProvider] {
+        let built = BuiltAnswers()
         var pages: [String: PageProvider] = [:]
         for path in [pagePath, statePath] {
             pages[path] = { serve, request in
                 // The last `location=` wins, as in most query parsers; without a value it names no location.
-                let location = request.query.last(where: { $0.key == "location" }).map { $0.value ?? "" }
-                return response(
-                    path: path, snapshot: StatusSnapshot(serve: serve, config: config, demo: demo),
-                    location: path == statePath ? location : nil) ?? HTTPServerResponse(status: 404)
+                let location =
+                    path == statePath ? request.query.last(where: { $0.key == "location" }).map { $0.value ?? "" } : nil
+                let build = {
+                    response(
+                        path: path, snapshot: StatusSnapshot(serve: serve, config: config, demo: demo),
+                        location: location) ?? HTTPServerResponse(status: 404)
+                }
+                guard location == nil, let generation = serve.generation else { return build() }
+                return built.answer(path, generation: generation, build: build)
             }
         }
         return pages
+    }
+}
+
+/// The last answer built per path with the snapshot generation it was built from: while the
+/// generation is the same, that answer is served again instead of being built per request.
+final class BuiltAnswers: Sendable {
+    private let answers = Mutex<[String: (generation: UInt64, response: HTTPServerResponse)]>([:])
+
+    /// The answer kept for `path` if it was built from `generation`; otherwise `build()`'s,
+    /// kept from now on. Building happens outside the lock.
+    func answer(_ path: String, generation: UInt64, build: () -> HTTPServerResponse) -> HTTPServerResponse {
+        if let kept = answers.withLock({ $0[path] }), kept.generation == generation { return kept.response }
+        let response = build()
+        answers.withLock { $0[path] = (generation, response) }
+        return response
     }
 }

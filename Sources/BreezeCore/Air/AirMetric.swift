@@ -37,9 +37,15 @@ public enum AirMetric: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// Whether the published value is a whole number (the two AQIs) or has one decimal
-    /// (particulates and UV, as the API sends them).
-    public var isWholeNumber: Bool { self == .europeanAQI || self == .usAQI }
+    /// Whether the published value is a whole number (the two AQIs, and UV: the WHO index is a
+    /// whole number, the API's value rounded half up, the very number that is banded — SPEC §10.1,
+    /// §16 "UV is banded once") or has one decimal (particulates, as the API sends them).
+    public var isWholeNumber: Bool {
+        switch self {
+        case .europeanAQI, .usAQI, .uvIndex, .uvIndexMax: return true
+        case .pm2_5, .pm10: return false
+        }
+    }
 
     /// English display name (Home Assistant entity names, logs).
     public var displayName: String {
@@ -54,7 +60,9 @@ public enum AirMetric: String, Sendable, Hashable, CaseIterable {
     }
 
     /// The level and color of a value in tenths (SPEC §10.1 table); nil for the value-only
-    /// particulates. A nil or negative value is Unknown.
+    /// particulates. A nil or negative value is Unknown. The banded metrics are whole numbers
+    /// (``isWholeNumber``): the decoder rounded the API's value once, so `tenths` is a multiple
+    /// of ten and the division below is exact, never a second rounding.
     public func band(tenths: Int?) -> AirBand? {
         guard isBanded else { return nil }
         guard let tenths, tenths >= 0 else { return .unknown }

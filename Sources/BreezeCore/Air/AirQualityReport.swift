@@ -23,7 +23,7 @@ public struct AirReport: Sendable, Hashable {
     public struct Hour: Sendable, Hashable {
         /// Unix seconds of the hour's start.
         public var instant: Int64
-        /// Value per hourly metric in tenths (the two AQIs as whole numbers × 10); a metric that
+        /// Value per hourly metric in tenths (the AQIs and UV as whole numbers × 10); a metric that
         /// is null, negative, absent or implausible for this hour is missing (published Unknown).
         public var tenths: [AirMetric: Int]
 
@@ -119,6 +119,9 @@ public enum AirQualityDecoder {
                     rejected[metric, default: (0, 0)].negative += 1
                     continue
                 }
+                // One rounding of the API's own value: half up to a whole number (the indexes,
+                // UV included: 2.49 is 2, Low) or to tenths (particulates). Never a rounded text
+                // rounded again (issue 27: 2.49 → "2.5" → 3 read Moderate).
                 tenths[metric] = metric.isWholeNumber ? Int(value.rounded()) * 10 : Int((value * 10).rounded())
             }
             hours.append(AirReport.Hour(instant: instant, tenths: tenths))

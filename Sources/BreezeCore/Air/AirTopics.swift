@@ -107,7 +107,7 @@ public enum AirTopics {
         ])
     }
 
-    /// The scalar text of a value: a whole AQI (`28`) or one decimal (`8.8`, `2.1`).
+    /// The scalar text of a value: a whole AQI or UV index (`28`, `2`) or one decimal (`8.8`).
     public static func text(_ metric: AirMetric, _ tenths: Int) -> String {
         metric.isWholeNumber ? String(FixedPoint.roundedDivision(tenths, 10)) : FixedPoint.format(tenths, scale: 1)
     }

@@ -24,6 +24,11 @@
 ///  "reconnects": 0}
 /// ```
 ///
+/// Optional members follow only when they have something to say: `"images_failing":
+/// {"home/hall": {"failures": 3, "error": "render failed: …"}}` (SPEC §16 "Names"),
+/// `"identity_conflict": {"other_instance": {"instance": …, "host": …, "pid": …, "started": …,
+/// "seen_at": …}, "quick_drops": 3, "reconnect_delay_s": 8}` (SPEC §16 "Two agents, one identity").
+///
 /// Times are RFC 3339 UTC text, formatted by the caller (the core has no clock).
 public struct AgentDiagnostics: Sendable, Equatable {
     /// Counters and last outcomes of one source (`google`, `open_meteo`, …).
@@ -93,12 +98,32 @@ public struct AgentDiagnostics: Sendable, Equatable {
         }
     }
 
+    /// An image whose last render failed (SPEC §16 "Names").
+    public struct ImageFailure: Sendable, Equatable {
+        /// `<location>/<image id>`.
+        public var image: String
+        /// Failed renders in a row.
+        public var failures: Int
+        public var error: String
+
+        public init(image: String, failures: Int, error: String) {
+            self.image = image
+            self.failures = failures
+            self.error = error
+        }
+    }
+
     public var uptimeSeconds: Int
     public var sources: [SourceStatus]
     public var apiCallsToday: [LocationCalls]
     /// Per Open-Meteo source: requests and weighted calls today (UTC).
     public var openMeteoCallsToday: [SourceCalls] = []
     public var reconnects: Int
+    /// Images whose last render failed; the `images_failing` member is there only when some are.
+    public var imagesFailing: [ImageFailure] = []
+    /// Another instance on this agent's identity, or a backoff after repeated quick drops (SPEC
+    /// §16); the `identity_conflict` member is there only when set.
+    public var identityConflict: JSONValue?
 
     public init(uptimeSeconds: Int, sources: [SourceStatus], apiCallsToday: [LocationCalls], reconnects: Int) {
         self.uptimeSeconds = uptimeSeconds
@@ -107,9 +132,9 @@ public struct AgentDiagnostics: Sendable, Equatable {
         self.reconnects = reconnects
     }
 
-    /// The payload, keys in the documented order.
+    /// The payload, keys in the documented order; the optional members last.
     public var json: JSONValue {
-        .object([
+        let base: JSONValue = .object([
             "uptime_s": .integer(uptimeSeconds),
             "fetches": .object(
                 sources.map {
@@ -143,5 +168,18 @@ public struct AgentDiagnostics: Sendable, Equatable {
                 }),
             "reconnects": .integer(reconnects),
         ])
+        guard case .object(var members) = base else { return base }
+        if !imagesFailing.isEmpty {
+            members.append(
+                JSONMember(
+                    "images_failing",
+                    .object(
+                        imagesFailing.map {
+                            JSONMember(
+                                $0.image, .object(["failures": .integer($0.failures), "error": .string($0.error)]))
+                        })))
+        }
+        if let identityConflict { members.append(JSONMember("identity_conflict", identityConflict)) }
+        return .object(members)
     }
 }

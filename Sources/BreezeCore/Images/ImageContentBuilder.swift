@@ -45,7 +45,7 @@ public enum ImageContentBuilder {
     static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 
     public static func content(kind: ImageKind, _ input: Input) -> ImageContent {
-        var content = ImageContent(locationName: input.locationName)
+        var content = ImageContent(locationName: ImageBounds.clippedText(input.locationName))
         if kind == .pollen || kind == .summary {
             content.pollen = input.pollen.map { pollenPanel($0, palette: input.palette) }
         }
@@ -105,6 +105,8 @@ public enum ImageContentBuilder {
     }
 
     private static func cell(_ label: String, level: PollenLevel, palette: PollenPalette) -> LevelCell {
-        LevelCell(label: label, level: level.label, color: palette.color(for: level).description)
+        // Labels may come from the API (Google's displayName): clipped to what the helper takes.
+        LevelCell(
+            label: ImageBounds.clippedText(label), level: level.label, color: palette.color(for: level).description)
     }
 }

@@ -64,6 +64,34 @@ public enum ImageBounds {
     public static let maximumBytes = 256 * 1024
     /// JPEG quality the helper writes (SPEC §9.2: ≥ 90 for OpenEPaperLink).
     public static let jpegQuality = 92
+    /// The longest text the helper draws (a location name, a label, a level word), in UTF-8
+    /// bytes. The helper refuses a request with a longer one; the configuration refuses longer
+    /// names (SPEC §16 "Names") and ``clippedText(_:)`` shortens labels an API supplies.
+    public static let maximumTextBytes = 256
+
+    /// A label the agent did not choose (a Google `displayName`) made fit for the helper:
+    /// control characters become spaces, and past ``maximumTextBytes`` it is cut on a character
+    /// boundary and ends with `…`, the whole at most ``maximumTextBytes`` bytes.
+    public static func clippedText(_ text: String) -> String {
+        var clean = text
+        if clean.unicodeScalars.contains(where: isControl) {
+            clean = String(String.UnicodeScalarView(clean.unicodeScalars.map { isControl($0) ? " " : $0 }))
+        }
+        guard clean.utf8.count > maximumTextBytes else { return clean }
+        let ellipsis = "\u{2026}"
+        let budget = maximumTextBytes - ellipsis.utf8.count
+        var kept = ""
+        var bytes = 0
+        for character in clean {
+            let size = character.utf8.count
+            guard bytes + size <= budget else { break }
+            kept.append(character)
+            bytes += size
+        }
+        return kept + ellipsis
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || scalar.value == 0x7f }
 }
 
 /// One request to the render helper: the picture's frame and its content.

@@ -25,7 +25,9 @@ extern "C" {
 /// One request as the handler sees it. Every pointer is valid during the handler call only.
 typedef struct cmhd_request {
     const char *method;
-    /// The path, percent-decoded by libmicrohttpd, without the query.
+    /// The path without the query, percent-decoded from the request line as sent, except that
+    /// `%2F` (`/`) and `%00` (NUL) stay as written (upper case): a slash or NUL that arrived
+    /// encoded never splits or ends the path (libmicrohttpd's own decoding does both).
     const char *path;
     /// The query arguments, decoded, in order: `?strict&a=1` is keys {"strict", "a"}, values
     /// {NULL, "1"} (NULL: the key came without `=`).
@@ -48,6 +50,11 @@ typedef int (*cmhd_handler)(void *context, const cmhd_request *request);
 /// Called with each line libmicrohttpd logs (already formatted).
 typedef void (*cmhd_logger)(void *context, const char *line);
 
+/// Called on libmicrohttpd's thread for every connection it accepts, before any byte is read:
+/// the peer's address family (4 or 6) and its 4 or 16 bytes. Nonzero keeps the connection,
+/// zero closes it at once.
+typedef int (*cmhd_accept)(void *context, int family, const uint8_t *bytes);
+
 /// Loads `library` (NULL: "libmicrohttpd.so.12") and resolves the functions used. Returns 0,
 /// or -1 with a message in `error` (dlerror()'s text). Safe to call more than once; the first
 /// success sticks (the library is never unloaded).
@@ -60,19 +67,28 @@ typedef struct cmhd_limits {
     size_t connection_memory_limit;
     unsigned int connection_timeout_seconds;
     unsigned int listen_backlog;
+    /// Connections at once from one peer address; 0: no limit of its own.
+    unsigned int per_address_limit;
+    /// The request line and headers must have arrived this long after the connection was
+    /// accepted, however steadily they trickle in (an idle timeout restarts with each byte);
+    /// the connection is closed otherwise. 0: no such deadline.
+    unsigned int request_head_seconds;
 } cmhd_limits;
 
 /// Starts a server on `address` (an IPv4 or IPv6 literal) and `port` with an internal polling
-/// thread (epoll). Returns NULL with a message in `error` on failure. cmhd_load() must have
-/// succeeded first.
-void *cmhd_start(const char *address, uint16_t port, cmhd_limits limits, cmhd_handler handler,
-                 void *handler_context, cmhd_logger logger, void *logger_context, char *error,
-                 size_t error_size);
+/// thread (epoll), and with a `request_head_seconds` deadline a watchdog thread that cuts off
+/// connections past it. `accept` (NULL: every peer) decides on each new connection; it and
+/// `handler` get `handler_context`. Returns NULL with a message in `error` on failure.
+/// cmhd_load() must have succeeded first.
+void *cmhd_start(const char *address, uint16_t port, cmhd_limits limits, cmhd_accept accept,
+                 cmhd_handler handler, void *handler_context, cmhd_logger logger,
+                 void *logger_context, char *error, size_t error_size);
 
 /// The port the server listens on (useful with port 0), 0 when unknown.
 uint16_t cmhd_port(void *server);
 
-/// Stops the server: closes the listening socket and every connection, joins its threads.
+/// Stops the server: closes the listening socket and every connection, joins its threads
+/// (libmicrohttpd's and the watchdog).
 /// No handler runs after it returns.
 void cmhd_stop(void *server);
 
