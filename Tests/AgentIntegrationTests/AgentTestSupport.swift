@@ -58,7 +58,6 @@ final class BrokerView: Sendable {
         var latest: [String: Entry] = [:]
         var history: [String: [String]] = [:]
         var probes: Set<String> = []
-        var count = 0
     }
 
     let client: MQTTClient
@@ -93,7 +92,6 @@ final class BrokerView: Sendable {
                 seen.withLock {
                     $0.latest[message.topic] = Entry(payload: payload, retained: message.retain)
                     $0.history[message.topic, default: []].append(payload)
-                    $0.count += 1
                 }
                 TestEvents.shared.report()
             }
@@ -118,9 +116,6 @@ final class BrokerView: Sendable {
         seen.withLock { $0.latest.compactMapValues { $0.payload.isEmpty ? nil : $0.payload } }
     }
     var latest: [String: String] { tree }
-
-    /// How many messages (probes aside) have arrived so far.
-    var messageCount: Int { seen.withLock { $0.count } }
 
     func entry(_ topic: String) -> Entry? { seen.withLock { $0.latest[topic] } }
     func payload(_ topic: String) -> String? { tree[topic] }
