@@ -19,8 +19,11 @@ import Testing
     import Glibc
 #endif
 
-/// Polls `condition` every 50 ms until it holds (true) or `timeout` passes (false).
-func poll(timeout: Duration, _ condition: () -> Bool) async -> Bool {
+/// Re-asks `condition` every 50 ms until it holds (true) or `timeout` passes (false). Only for
+/// what no event announces: the agent's HTTP endpoints, whose answers follow a snapshot the
+/// daemon hands over after its log line and its publishes. Everything else waits on events
+/// (``eventually(bound:_:)``, ``BrokerView``, ``AgentProcess/waitForLine(_:count:timeout:)``).
+func pollHTTP(timeout: Duration, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while true {
         if condition() { return true }
@@ -83,12 +86,14 @@ final class BrokerView: Sendable {
                 let payload = message.payloadString
                 if message.topic.contains("/view-probe-") {
                     seen.withLock { _ = $0.probes.insert(payload) }
+                    TestEvents.shared.report()
                     continue
                 }
                 seen.withLock {
                     $0.latest[message.topic] = Entry(payload: payload, retained: message.retain)
                     $0.history[message.topic, default: []].append(payload)
                 }
+                TestEvents.shared.report()
             }
         }
         pump.withLock { $0 = task }
@@ -97,11 +102,7 @@ final class BrokerView: Sendable {
         try #require(connected, "view client did not connect: \(String(describing: client.lastError))")
         for filter in filters {
             try client.subscribe(filter, qos: 1)
-            guard probe, filter.hasSuffix("#") else { continue }
-            let token = shortID()
-            try client.publish(String(filter.dropLast()) + "view-probe-\(token)", token, qos: 1)
-            let arrived = await poll(timeout: .seconds(15)) { seen.withLock { $0.probes.contains(token) } }
-            try #require(arrived, "subscription to \(filter) never became active")
+            if probe && filter.hasSuffix("#") { try await barrier(under: filter) }
         }
     }
 
@@ -145,14 +146,25 @@ final class BrokerView: Sendable {
         }
     }
 
-    /// Waits until every topic in `topics` has a value.
+    /// Waits until every topic in `topics` has a value (woken by each message).
     func waitForTopics(_ topics: [String], timeout: Duration = .seconds(20)) async -> Bool {
-        await poll(timeout: timeout) { topics.allSatisfy { self.value($0) != nil } }
+        await eventually(bound: timeout) { topics.allSatisfy { self.value($0) != nil } }
     }
 
-    /// Waits until `topic` carries `payload` ("" = cleared).
+    /// Waits until `topic` carries `payload` ("" = cleared), woken by each message.
     func waitFor(_ topic: String, _ payload: String, timeout: Duration = .seconds(15)) async -> Bool {
-        await poll(timeout: timeout) { self.entry(topic)?.payload == payload }
+        await eventually(bound: timeout) { self.entry(topic)?.payload == payload }
+    }
+
+    /// A barrier: publishes a marker on a topic of this view's own (under `filter`'s prefix,
+    /// which must end in `#` and be subscribed) and waits for it to come back. Everything the
+    /// broker had routed to this view before the marker has then arrived: a negative check
+    /// ("nothing was published") made after it needs no sleep.
+    func barrier(under filter: String) async throws {
+        let token = shortID()
+        try client.publish(String(filter.dropLast()) + "view-probe-\(token)", token, qos: 1)
+        let arrived = await eventually(bound: .seconds(15)) { seen.withLock { $0.probes.contains(token) } }
+        try #require(arrived, "the marker published under \(filter) did not come back (subscription inactive?)")
     }
 
     /// The broker's retained tree under `filters` right now, read by a fresh client.
@@ -187,28 +199,39 @@ func agentBinary() throws -> String {
     return try #require(found, "breeze-agent binary not built (run `swift build` first); looked in \(candidates)")
 }
 
-/// A running `breeze-agent` child with its stdout and stderr in files. Its environment is the
-/// test's without `BREEZE_*` and `JOURNAL_STREAM`, plus `environment`.
+/// A running `breeze-agent` child: its stdout in a file, its stderr read from a pipe as it is
+/// written (``waitForLine(_:count:timeout:)`` wakes at the line, ``TestEvents``). Its
+/// environment is the test's without `BREEZE_*` and `JOURNAL_STREAM`, plus `environment`.
 final class AgentProcess: Sendable {
+    /// What the stderr pipe has delivered; `ended` at its end of file.
+    private final class Output: Sendable {
+        struct Read {
+            var bytes: [UInt8] = []
+            var ended = false
+        }
+        let read = Mutex(Read())
+        func withLock<R>(_ body: (inout Read) -> R) -> R { read.withLock { body(&$0) } }
+    }
     private let process: ChildProcess
+    private let output = Output()
     let stdoutPath: String
-    let stderrPath: String
     let started = ContinuousClock.now
 
     init(
         _ arguments: [String], directory: String, environment: [String: String] = [:], name: String = "agent"
     ) throws {
-        let tag = "\(name)-\(shortID())"
-        stdoutPath = directory + "/\(tag).stdout"
-        stderrPath = directory + "/\(tag).log"
+        stdoutPath = directory + "/\(name)-\(shortID()).stdout"
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BREEZE_") }
         env["JOURNAL_STREAM"] = nil
         for (key, value) in environment { env[key] = value }
+        let output = self.output
         process = try ChildProcess(
             try agentBinary(), arguments, environment: env, standardOutput: .file(stdoutPath),
-            standardError: .file(stderrPath))
+            standardError: .pipe({ chunk in
+                output.withLock { chunk.isEmpty ? ($0.ended = true) : $0.bytes.append(contentsOf: chunk) }
+                TestEvents.shared.report()
+            }))
     }
 
     /// The same, logs in `logDirectory` (the end-to-end tests' spelling).
@@ -217,7 +240,7 @@ final class AgentProcess: Sendable {
     }
 
     var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    var stderr: String { String(decoding: output.withLock { $0.bytes }, as: UTF8.self) }
     /// Everything logged so far (stderr).
     var log: String { stderr }
     var isRunning: Bool { process.isRunning }
@@ -229,15 +252,19 @@ final class AgentProcess: Sendable {
 
     func signal(_ number: Int32) { process.signal(number) }
 
-    /// Waits for the process to end; its exit status, or nil after `timeout`.
+    /// Waits for the process to end (the event); its exit status, or nil after `timeout`. Once
+    /// it has ended, also for the rest of its stderr (the pipe's end of file; a render helper
+    /// it started could hold the pipe open a little longer, hence the bound).
     func waitForExit(timeout: Duration) async -> Int32? {
-        await process.waitForExit(timeout: timeout)
+        guard let status = await process.waitForExit(timeout: timeout) else { return nil }
+        _ = await eventually(bound: .seconds(10)) { output.withLock { $0.ended } }
+        return status
     }
 
     /// SIGTERM and wait (up to 5 s); the exit status, or nil when it had to be killed.
     @discardableResult
     func terminate() async -> Int32? {
-        if let status = process.terminationStatus { return status }
+        if process.terminationStatus != nil { return await waitForExit(timeout: .seconds(1)) }
         signal(SIGTERM)
         if let status = await waitForExit(timeout: .seconds(5)) { return status }
         process.signal(SIGKILL)
@@ -245,10 +272,11 @@ final class AgentProcess: Sendable {
         return nil
     }
 
-    /// Polls the log until `count` lines contain `text`.
+    /// Waits until `count` lines of the log contain `text`: woken by each chunk the agent
+    /// writes; false after `timeout` (the safety net).
     @discardableResult
     func waitForLine(_ text: String, count: Int = 1, timeout: Duration = .seconds(20)) async -> Bool {
-        await poll(timeout: timeout) { self.lines(containing: text).count >= count }
+        await eventually(bound: timeout) { self.lines(containing: text).count >= count }
     }
 
     /// Runs to completion (killed after `timeout`) and returns the exit status and output.

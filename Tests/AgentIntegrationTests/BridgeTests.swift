@@ -38,19 +38,22 @@ struct BridgeTests {
         try await BrokerView.snapshot(port: broker.port, ["\(prefix)/#", "homeassistant/#"])
     }
 
-    /// Polls until the central tree equals the hub's (a bridge forwards asynchronously).
+    /// Waits until the central tree equals the hub's (a bridge forwards asynchronously): the
+    /// central tree is read again after each message the bridge delivers there.
     static func converge(hub: MosquittoBroker, central: MosquittoBroker, prefix: String) async throws -> (
         hub: [String: String], central: [String: String]
     ) {
         let hubTree = try await tree(hub, prefix)
+        let arrivals = try await BrokerView(port: central.port, patterns: ["\(prefix)/#", "homeassistant/#"])
+        defer { Task { await arrivals.stop() } }
         var centralTree: [String: String] = [:]
         let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if let read = try? await tree(central, prefix) {
-                centralTree = read
-                if read == hubTree { break }
-            }
-            try await Task.sleep(for: .milliseconds(200))
+        while true {
+            // Counted before the read: a message arriving during it wakes the next wait.
+            let seen = arrivals.messageCount
+            centralTree = try await tree(central, prefix)
+            if centralTree == hubTree || ContinuousClock.now >= deadline { break }
+            _ = await eventually(bound: deadline - ContinuousClock.now) { arrivals.messageCount > seen }
         }
         return (hubTree, centralTree)
     }
@@ -112,7 +115,8 @@ struct BridgeTests {
         #expect(!hubTree.keys.contains { $0.hasPrefix("\(base)/pollen/pine") })
         #expect(centralTree == hubTree, "hub \(hubTree.count) topics, central \(centralTree.count)")
         // The live subscriber on the central broker saw the empty retained payloads arrive.
-        #expect(await poll(timeout: .seconds(10)) { central1.clearedTopics(under: "\(base)/pollen/pine").count >= 4 })
+        #expect(
+            await eventually(bound: .seconds(10)) { central1.clearedTopics(under: "\(base)/pollen/pine").count >= 4 })
         #expect(central1.tree(under: "\(base)/pollen/pine").isEmpty)
 
         // 3. The bridge is cut (the central broker goes away, losing its store), the hub's tree

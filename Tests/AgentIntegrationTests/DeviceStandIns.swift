@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeMQTT
+import BreezeTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -79,6 +80,7 @@ class DeviceStandIn: @unchecked Sendable {
                 let received = Received(topic: message.topic, payload: message.payloadString, retained: message.retain)
                 state.withLock { $0.received.append(received) }
                 handle(received, client: client)
+                TestEvents.shared.report()
             }
         }
         state.withLock {

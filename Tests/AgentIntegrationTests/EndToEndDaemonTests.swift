@@ -60,7 +60,7 @@ struct EndToEndDaemonTests {
             #expect(await view.waitFor("\(base)/climate/unit", "°F"), "\(agent.stderr)")
             #expect(await view.waitFor("\(base)/pollen/grass/value", "3"), "\(agent.stderr)")
             #expect(view.payload("\(base)/climate/current") == "54.3")
-            #expect(await poll(timeout: .seconds(15)) { view.payload(discoveryTopic) != nil })
+            #expect(await eventually(bound: .seconds(15)) { view.payload(discoveryTopic) != nil })
             let discovery = try #require(view.json(discoveryTopic))
             #expect(discovery["components"] is [String: Any])
             #expect(upstream.googleRequests.count == 1)
@@ -78,8 +78,8 @@ struct EndToEndDaemonTests {
 
             // refresh: honoured once (pollen and climate fetched again).
             try commander.client.publish("\(base)/refresh", "1", qos: 1)
-            #expect(await poll(timeout: .seconds(10)) { upstream.googleRequests.count == 2 }, "\(agent.stderr)")
-            #expect(await poll(timeout: .seconds(10)) { upstream.climateRequestCount == 4 }, "\(agent.stderr)")
+            #expect(await eventually(bound: .seconds(10)) { upstream.googleRequests.count == 2 }, "\(agent.stderr)")
+            #expect(await eventually(bound: .seconds(10)) { upstream.climateRequestCount == 4 }, "\(agent.stderr)")
             // The retained command before did not fetch: exactly one more Google call so far.
             #expect(upstream.googleRequests.count == 2)
             let requestsBefore = upstream.totalRequests
@@ -106,7 +106,7 @@ struct EndToEndDaemonTests {
             try commander.client.publish(discoveryTopic, "", qos: 1, retain: true)
             #expect(await view.waitFor(discoveryTopic, ""))
             try commander.client.publish("\(haPrefix)/status", "online", qos: 1)
-            #expect(await poll(timeout: .seconds(15)) { view.payload(discoveryTopic) != nil }, "\(agent.stderr)")
+            #expect(await eventually(bound: .seconds(15)) { view.payload(discoveryTopic) != nil }, "\(agent.stderr)")
 
             // SIGTERM: offline, exit 0 within 2 s.
             var started = ContinuousClock.now

@@ -99,7 +99,7 @@ struct EndToEndDeviceTests {
             #expect(status == 0, "\(log)")
 
             let wled = devices.wled
-            #expect(await poll(timeout: .seconds(10)) { wled.apiCommands.count == 1 }, "\(log)")
+            #expect(await eventually(bound: .seconds(10)) { wled.apiCommands.count == 1 }, "\(log)")
             #expect(wled.apiCommands == [Self.wledTypes])
             #expect(wled.errors == [])
             #expect(!wled.current.on, "power: leave must not switch WLED on")
@@ -108,7 +108,7 @@ struct EndToEndDeviceTests {
             #expect(wled.received.allSatisfy { !$0.retained }, "device commands are not retained")
 
             let tasmota = devices.tasmota
-            #expect(await poll(timeout: .seconds(10)) { tasmota.colorCommands.count == 1 })
+            #expect(await eventually(bound: .seconds(10)) { tasmota.colorCommands.count == 1 })
             // The state is asked first (`Power` without a parameter), then the color; no `Power ON`.
             #expect(
                 tasmota.received.map(\.topic) == ["cmnd/bulb_\(devices.id)/Power", "cmnd/bulb_\(devices.id)/Color"])
@@ -119,7 +119,8 @@ struct EndToEndDeviceTests {
 
             let awtrix = devices.awtrix
             let expected = try await Self.expectedAwtrix(port: port, location: devices.location)
-            #expect(await poll(timeout: .seconds(10)) { awtrix.loop.count == 2 && awtrix.indicatorColors.count == 1 })
+            #expect(
+                await eventually(bound: .seconds(10)) { awtrix.loop.count == 2 && awtrix.indicatorColors.count == 1 })
             #expect(awtrix.loop == ["breeze": expected.text, "breezec": expected.chart])
             #expect(awtrix.indicatorColors == [1: "#ff3b30"])
             #expect(awtrix.errors == [])
@@ -170,7 +171,7 @@ struct EndToEndDeviceTests {
             let published = try #require(try await BrokerView.snapshot(port: port, [colorsTopic + "/#"])[colorsTopic])
             let years = published.split(separator: ",").map { String($0.dropFirst()).uppercased() }
             #expect(years.count == 46, "the demo's stripes are 1980–2025")
-            #expect(await poll(timeout: .seconds(10)) { wled.apiCommands.count == 1 }, "\(log)")
+            #expect(await eventually(bound: .seconds(10)) { wled.apiCommands.count == 1 }, "\(log)")
             let list = years.map { "\"\($0)\"" }.joined(separator: ",")
             #expect(
                 wled.apiCommands == [
@@ -206,9 +207,9 @@ struct EndToEndDeviceTests {
 
             var agent = try AgentProcess(
                 ["run", "--demo", "--config", sandbox.configPath], logDirectory: sandbox.directory)
-            #expect(await poll(timeout: .seconds(20)) { wled.apiCommands.count == 1 }, "\(agent.log)")
-            #expect(await poll(timeout: .seconds(10)) { tasmota.colorCommands.count == 1 }, "\(agent.log)")
-            #expect(await poll(timeout: .seconds(10)) { awtrix.loop.count == 2 }, "\(agent.log)")
+            #expect(await eventually(bound: .seconds(20)) { wled.apiCommands.count == 1 }, "\(agent.log)")
+            #expect(await eventually(bound: .seconds(10)) { tasmota.colorCommands.count == 1 }, "\(agent.log)")
+            #expect(await eventually(bound: .seconds(10)) { awtrix.loop.count == 2 }, "\(agent.log)")
             #expect(wled.apiCommands == [Self.wledTypes])
             #expect(tasmota.colorCommands == [Self.tasmotaColor])
             #expect(!wled.current.on && !tasmota.current.power)
@@ -223,7 +224,7 @@ struct EndToEndDeviceTests {
             try await user.start([])
             defer { Task { await user.stop() } }
             try user.client.publish("wled/\(devices.id)/col", "#0000FF", qos: 1)
-            #expect(await poll(timeout: .seconds(5)) { wled.current.segments[0]?.color == [0, 0, 255] })
+            #expect(await eventually(bound: .seconds(5)) { wled.current.segments[0]?.color == [0, 0, 255] })
             try await Task.sleep(for: .seconds(3))
             #expect(wled.apiCommands.count == 1, "\(agent.log)")
             #expect(wled.current.segments[0]?.color == [0, 0, 255], "the user's own change was undone")
@@ -231,24 +232,24 @@ struct EndToEndDeviceTests {
 
             // A reboot (offline → online) re-sends, once.
             try await wled.reboot()
-            #expect(await poll(timeout: .seconds(10)) { wled.apiCommands.count == 2 }, "\(agent.log)")
+            #expect(await eventually(bound: .seconds(10)) { wled.apiCommands.count == 2 }, "\(agent.log)")
             #expect(wled.apiCommands.last == Self.wledTypes)
             #expect(!wled.current.on)
             try await tasmota.reboot()
-            #expect(await poll(timeout: .seconds(10)) { tasmota.colorCommands.count == 2 }, "\(agent.log)")
+            #expect(await eventually(bound: .seconds(10)) { tasmota.colorCommands.count == 2 }, "\(agent.log)")
             #expect(!tasmota.current.power)
             try await lamp.reboot()
-            #expect(await poll(timeout: .seconds(10)) { lamp.colorCommands.count == 2 }, "\(agent.log)")
+            #expect(await eventually(bound: .seconds(10)) { lamp.colorCommands.count == 2 }, "\(agent.log)")
             try await Task.sleep(for: .seconds(1))
             #expect(agent.lines(containing: warning).count == 1, "warned once per run")
             // The Awtrix apps are retained: the rebooted clock gets them from the broker.
             try await awtrix.reboot()
             let expected = try await Self.expectedAwtrix(port: port, location: devices.location)
             #expect(
-                await poll(timeout: .seconds(10)) {
+                await eventually(bound: .seconds(10)) {
                     awtrix.loop == ["breeze": expected.text, "breezec": expected.chart]
                 })
-            #expect(await poll(timeout: .seconds(10)) { awtrix.indicatorColors == [1: "#ff3b30"] })
+            #expect(await eventually(bound: .seconds(10)) { awtrix.indicatorColors == [1: "#ff3b30"] })
             try await Task.sleep(for: .seconds(2))
             #expect(wled.apiCommands.count == 2 && tasmota.colorCommands.count == 2, "\(agent.log)")
             #expect(wled.errors == [] && awtrix.errors == [])
@@ -258,7 +259,7 @@ struct EndToEndDeviceTests {
             try sandbox.writeConfig(port: port, prefix: "ignored-by-demo", devices.config(wled: false, awtrix: false))
             agent = try AgentProcess(
                 ["run", "--demo", "--config", sandbox.configPath], logDirectory: sandbox.directory)
-            #expect(await poll(timeout: .seconds(20)) { tasmota.colorCommands.count == 3 }, "\(agent.log)")
+            #expect(await eventually(bound: .seconds(20)) { tasmota.colorCommands.count == 3 }, "\(agent.log)")
             try await wled.reboot()
             try await Task.sleep(for: .seconds(3))
             #expect(wled.apiCommands.count == 2, "a removed WLED output must not be driven: \(agent.log)")
@@ -295,7 +296,8 @@ struct EndToEndDeviceTests {
             var result = try await AgentProcess.run(
                 ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(await poll(timeout: .seconds(10)) { awtrix.loop.count == 2 && awtrix.indicatorColors.count == 1 })
+            #expect(
+                await eventually(bound: .seconds(10)) { awtrix.loop.count == 2 && awtrix.indicatorColors.count == 1 })
             #expect(awtrix.errors == [])
             let maxColor = try #require(
                 try await BrokerView.snapshot(port: port, ["\(prefix)/#"])[
@@ -307,7 +309,7 @@ struct EndToEndDeviceTests {
             result = try await AgentProcess.run(
                 ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(await poll(timeout: .seconds(10)) { awtrix.loop.isEmpty && awtrix.indicatorColors.isEmpty })
+            #expect(await eventually(bound: .seconds(10)) { awtrix.loop.isEmpty && awtrix.indicatorColors.isEmpty })
             let cleared =
                 ["breeze", "breezec"].map { "awtrix_\(devices.id)/custom/\($0)" } + ["awtrix_\(devices.id)/indicator1"]
             for topic in cleared { #expect(awtrix.payloads(on: topic).last == "", "\(topic) not deleted") }

@@ -83,6 +83,7 @@ struct EndToEndImageTests {
                 guard case .message(let message) = event else { continue }
                 if message.topic.hasSuffix(token) {
                     probed.store(true, ordering: .relaxed)
+                    TestEvents.shared.report()
                 } else if message.retain {
                     seen.withLock { $0[message.topic] = message.payload }
                 }
@@ -93,7 +94,7 @@ struct EndToEndImageTests {
         try #require(await client.waitUntilConnected(timeout: .seconds(15)))
         try client.subscribe(prefix + "/#", qos: 1)
         try client.publish(prefix + "/" + token, "x", qos: 1)
-        try #require(await poll(timeout: .seconds(15)) { probed.load(ordering: .relaxed) })
+        try #require(await eventually(bound: .seconds(15)) { probed.load(ordering: .relaxed) })
         await client.stop()
         return seen.withLock { $0 }
     }
@@ -215,7 +216,7 @@ struct EndToEndImageTests {
             defer { Task { await agent.terminate() } }
 
             // The first upload is answered 409 (busy), the retry 30 s ±20 % later 200.
-            #expect(await poll(timeout: .seconds(60)) { ap.uploads.count == 1 }, "\(agent.log)")
+            #expect(await eventually(bound: .seconds(60)) { ap.uploads.count == 1 }, "\(agent.log)")
             #expect(ap.answers(mac: Self.mac) == [409, 200])
             #expect(agent.lines(containing: "answered 409 (busy); retry in").count == 1)
             // The unknown tag was refused once and never asked again.

@@ -280,9 +280,10 @@ struct EndToEndPollenTests {
             let one = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
             let updatedAt = try #require(one["\(prefix)/home/pollen/updated_at"])
 
-            // Let the clock pass a second so a new fetch would show in updated_at.
-            let firstSecond = Int(Date().timeIntervalSince1970)
-            _ = await poll(timeout: .seconds(2)) { Int(Date().timeIntervalSince1970) > firstSecond }
+            // Let the clock pass a second so a new fetch would show in updated_at (a wait for
+            // time itself, to the next whole second, not for an event).
+            let now = Date().timeIntervalSince1970
+            try await Task.sleep(for: .seconds(now.rounded(.down) + 1.01 - now))
             upstream.update { $0.google = { _ in .respond(status: 500, text: "internal error") } }
             #expect(await runAgent("once", sandbox) == 0)
             #expect(upstream.googleRequests.count == 2)

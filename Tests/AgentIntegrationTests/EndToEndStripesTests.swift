@@ -153,7 +153,7 @@ struct EndToEndStripesTests {
             agent = try AgentProcess(["run", "--config", sandbox.configPath], logDirectory: sandbox.directory)
             #expect(await view.waitFor("\(prefix)/status", "online"), "\(agent.stderr)")
             // Past the 0–5 s start jitter: the stripes check has run and found nothing due.
-            #expect(await poll(timeout: .seconds(10)) { agent.stderr.contains("stripes[home]: restored 2015–") })
+            #expect(await eventually(bound: .seconds(10)) { agent.stderr.contains("stripes[home]: restored 2015–") })
             try await Task.sleep(for: .seconds(6))
             #expect(sandbox.apis.stripesRequests.count == 1, "\(agent.stderr)")
             #expect(view.payload(colors) == expected)

@@ -88,7 +88,7 @@ struct FaultFetchTests {
             for fault in Self.faults {
                 let stale = await view.waitFor("\(scenario.prefix)/\(fault.id)/pollen/stale", "true")
                 #expect(stale, "pollen of \(fault.id) not stale:\n\(agent.log)")
-                let climateStale = await poll(timeout: .seconds(20)) {
+                let climateStale = await eventually(bound: .seconds(20)) {
                     jsonObject(view.value("\(scenario.prefix)/\(fault.id)/climate"))?["stale"] as? Bool == true
                 }
                 #expect(climateStale, "climate of \(fault.id) not stale")
@@ -174,7 +174,7 @@ struct FaultFetchTests {
             defer { Task { await view.stop() } }
             let agent = try AgentProcess(["run", "--config", scenario.configPath], directory: scenario.directory)
             let pollenTopic = "\(scenario.prefix)/home/pollen"
-            let fellBack = await poll(timeout: .seconds(20)) {
+            let fellBack = await eventually(bound: .seconds(20)) {
                 jsonObject(view.value(pollenTopic))?["source"] as? String == "open-meteo"
             }
             #expect(fellBack, "\(agent.log)")

@@ -102,7 +102,7 @@ struct FaultRuntimeTests {
         let took = await durationOffThePool { back = await fresh.waitForTopics(topics, timeout: .seconds(20)) }
         #expect(back, "missing after restart: \(topics.filter { fresh.value($0) == nil })\n\(agent.log)")
         #expect(took < .seconds(15))
-        let republished = await poll(timeout: .seconds(10)) { fresh.tree(under: scenario.prefix) == complete }
+        let republished = await eventually(bound: .seconds(10)) { fresh.tree(under: scenario.prefix) == complete }
         #expect(republished, "tree differs after the broker restart")
         #expect(agent.lines(containing: "mqtt: disconnected").count >= 1)
         #expect(await agent.terminate() == 0)
@@ -129,7 +129,7 @@ struct FaultRuntimeTests {
         try await broker.start()
         let watcher = try await BrokerView(port: broker.port, patterns: ["\(scenario.prefix)/#"])
         // Cut the broker (SIGKILL: no goodbye) as soon as the burst has begun.
-        let begun = await poll(timeout: .seconds(20)) { watcher.tree(under: scenario.prefix).count > 50 }
+        let begun = await eventually(bound: .seconds(20)) { watcher.tree(under: scenario.prefix).count > 50 }
         try #require(begun, "the publish burst never started\n\(agent.log)")
         broker.stop()
         let seenBeforeCut = watcher.tree(under: scenario.prefix).count
@@ -146,7 +146,7 @@ struct FaultRuntimeTests {
             "missing: \(essentials.filter { view.value($0) == nil }.prefix(5))\n\(agent.log)\nbroker:\n\(broker.log)")
         // Settled: the tree stops growing.
         var settled = view.tree(under: scenario.prefix)
-        _ = await poll(timeout: .seconds(20)) {
+        _ = await eventually(bound: .seconds(20)) {
             let now = view.tree(under: scenario.prefix)
             defer { settled = now }
             return now.count == settled.count && now.count > seenBeforeCut
@@ -157,14 +157,14 @@ struct FaultRuntimeTests {
         // A clean restart republishes the complete tree: it must equal what the cut one became.
         try await broker.restart()
         let reference = try await BrokerView(port: broker.port, patterns: ["\(scenario.prefix)/#"])
-        let complete = await poll(timeout: .seconds(30)) {
+        let complete = await eventually(bound: .seconds(30)) {
             reference.tree(under: scenario.prefix).count >= afterCut.count
         }
         #expect(
             complete,
             "\(reference.tree(under: scenario.prefix).count) of \(afterCut.count) topics\n\(agent.log)\nbroker:\n\(broker.log)"
         )
-        _ = await poll(timeout: .seconds(10)) { reference.tree(under: scenario.prefix) == afterCut }
+        _ = await eventually(bound: .seconds(10)) { reference.tree(under: scenario.prefix) == afterCut }
         #expect(reference.tree(under: scenario.prefix) == afterCut, "the tree after the cut is not the full tree")
         #expect(afterCut.count > locations.count * 100, "only \(afterCut.count) topics")
         // The cut really came in the middle of the burst.
@@ -186,7 +186,8 @@ struct FaultRuntimeTests {
             defer { Task { await view.stop() } }
             let agent = try AgentProcess(["run", "--config", scenario.configPath], directory: scenario.directory)
             try #require(await view.waitFor("\(scenario.prefix)/status", "online"), "\(agent.log)")
-            try #require(await poll(timeout: .seconds(15)) { !scenario.apis.requests().isEmpty }, "no fetch started")
+            try #require(
+                await eventually(bound: .seconds(15)) { !scenario.apis.requests().isEmpty }, "no fetch started")
             let sent = ContinuousClock.now
             agent.signal(signal)
             let status = await agent.waitForExit(timeout: .seconds(2))

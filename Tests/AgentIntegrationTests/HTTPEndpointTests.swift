@@ -76,7 +76,7 @@ struct HTTPEndpointTests {
         // daemon hands the HTTP server its next snapshot: wait for the snapshot to have both
         // outcomes (the pollen fetch and the failed climate fetch), bounded.
         try #require(
-            await poll(timeout: .seconds(15)) {
+            await pollHTTP(timeout: .seconds(15)) {
                 let answer = RawHTTP.get(running.httpPort, "/healthz")
                 let location = (jsonObject(answer.text)?["locations"] as? [[String: Any]])?.first
                 let sources = location?["sources"] as? [String: [String: Any]]
@@ -104,14 +104,14 @@ struct HTTPEndpointTests {
         // The broker goes away: 503, and /metrics says so.
         broker.stop()
         #expect(
-            await poll(timeout: .seconds(10)) { RawHTTP.get(running.httpPort, "/healthz").status == 503 },
+            await pollHTTP(timeout: .seconds(10)) { RawHTTP.get(running.httpPort, "/healthz").status == 503 },
             "\(agent.log)")
         #expect(jsonObject(RawHTTP.get(running.httpPort, "/healthz").text)?["status"] as? String == "mqtt_disconnected")
         #expect(RawHTTP.get(running.httpPort, "/metrics").text.contains("\nbreeze_mqtt_connected 0\n"))
         // And comes back (the agent reconnects with backoff, 1 s … 60 s).
         try await broker.start()
         #expect(
-            await poll(timeout: .seconds(30)) { RawHTTP.get(running.httpPort, "/healthz").status == 200 },
+            await pollHTTP(timeout: .seconds(30)) { RawHTTP.get(running.httpPort, "/healthz").status == 200 },
             "\(agent.log)")
         #expect(await agent.terminate() == 0)
     }
@@ -123,7 +123,9 @@ struct HTTPEndpointTests {
             try #require(await running.agent.waitForLine("climate[home]: fetched"), "\(running.agent.log)")
             try #require(await running.agent.waitForLine("stripes[home]:"), "\(running.agent.log)")
             #expect(
-                await poll(timeout: .seconds(10)) { RawHTTP.get(running.httpPort, "/healthz?strict").status == 200 },
+                await pollHTTP(timeout: .seconds(10)) {
+                    RawHTTP.get(running.httpPort, "/healthz?strict").status == 200
+                },
                 "\(RawHTTP.get(running.httpPort, "/healthz").text)")
             await running.agent.terminate()
         }
@@ -136,13 +138,16 @@ struct HTTPEndpointTests {
             let running = try await Self.start(brokerPort: port, climateFails: true)
             try #require(await running.agent.waitForLine("climate[home]: fetch failed"), "\(running.agent.log)")
             // The endpoint shows the snapshot the daemon hands over after it has handled an event
-            // (the fetch, then the publish of its tree): wait for that, then read one response.
+            // (the fetch, then the publish of its tree): wait for one with both outcomes, the
+            // pollen fetch and the failed climate fetch (whose log line comes before its
+            // snapshot), then read one response.
             #expect(
-                await poll(timeout: .seconds(15)) {
+                await pollHTTP(timeout: .seconds(15)) {
                     let lines = RawHTTP.get(running.httpPort, "/metrics").text.split(separator: "\n")
                     let published = lines.first { $0.hasPrefix("breeze_published_topics ") }
                         .flatMap { Double($0.split(separator: " ").last ?? "") }
                     return lines.contains("breeze_fetches_total{source=\"google_pollen\"} 1") && (published ?? 0) > 10
+                        && lines.contains("breeze_source_stale{location=\"home\",source=\"climate\"} 1")
                 }, "\(RawHTTP.get(running.httpPort, "/metrics").text)")
             let response = RawHTTP.get(running.httpPort, "/metrics")
             #expect(response.status == 200)
@@ -263,6 +268,8 @@ struct HTTPEndpointTests {
             try await view.start(["\(running.sandbox.prefix)/#"])
             defer { Task { await view.stop() } }
             let updatedAt = "\(running.base)/pollen/updated_at"
+            // `start` returns at the fetch's log line, which comes before its publish.
+            try #require(await view.waitForTopics([updatedAt]), "\(running.agent.log)")
             let first = try #require(view.payload(updatedAt))
             // Make sure the refresh lands in a later second than the first fetch.
             try await Task.sleep(for: .seconds(1.1))
@@ -283,10 +290,10 @@ struct HTTPEndpointTests {
             defer { Task { await commander.stop() } }
             try commander.client.publish("\(running.base)/refresh", "1", qos: 1)
             #expect(
-                await poll(timeout: .seconds(15)) { running.sandbox.apis.googleRequests.count == 2 },
+                await eventually(bound: .seconds(15)) { running.sandbox.apis.googleRequests.count == 2 },
                 "\(running.agent.log)")
             #expect(
-                await poll(timeout: .seconds(15)) { (view.payload(updatedAt) ?? first) != first },
+                await eventually(bound: .seconds(15)) { (view.payload(updatedAt) ?? first) != first },
                 "\(running.agent.log)")
 
             // Every held connection was answered.

@@ -51,7 +51,7 @@ struct HardeningEndToEndTests {
             try #require(await agent.waitForLine("HTTP \(status)"), "no failed fetch logged:\n\(agent.log)")
             // Diagnostics go out at connect (before the fetch) and after a Home Assistant birth.
             try view.client.publish(sandbox.discoveryPrefix + "/status", "online", qos: 1)
-            let reported = await poll(timeout: .seconds(20)) {
+            let reported = await eventually(bound: .seconds(20)) {
                 view.history(diagnostics).contains { $0.contains("HTTP \(status)") }
             }
             try #require(reported, "no diagnostics with the error:\n\(view.history(diagnostics))\n\(agent.log)")

@@ -135,9 +135,9 @@ struct IdentityEndToEndTests {
             defer { Task { await commander.stop() } }
             let statusSeen = view.history("\(prefix)/status").count
             try commander.client.publish("\(prefix)/status", "offline", qos: 1, retain: true)
-            #expect(await poll(timeout: .seconds(5)) { view.history("\(prefix)/status").count > statusSeen })
+            #expect(await eventually(bound: .seconds(5)) { view.history("\(prefix)/status").count > statusSeen })
             #expect(
-                await poll(timeout: .seconds(5)) {
+                await eventually(bound: .seconds(5)) {
                     let history = view.history("\(prefix)/status")
                     return history.count > statusSeen + 1 && history.last == "online"
                 }, "\(view.history("\(prefix)/status"))")
@@ -148,9 +148,11 @@ struct IdentityEndToEndTests {
             let home = try await BrokerView.snapshot(port: port, ["\(prefix)/home/#"])
             for topic in home.keys { try commander.client.publish(topic, "", qos: 1, retain: true) }
             #expect(
-                await poll(timeout: .seconds(10)) { view.tree.keys.filter { $0.hasPrefix("\(prefix)/home/") }.isEmpty })
+                await eventually(bound: .seconds(10)) {
+                    view.tree.keys.filter { $0.hasPrefix("\(prefix)/home/") }.isEmpty
+                })
             try commander.client.publish("\(prefix)/home/refresh", "1", qos: 1)
-            let restored = await poll(timeout: .seconds(10)) {
+            let restored = await eventually(bound: .seconds(10)) {
                 view.tree.keys.filter { $0.hasPrefix("\(prefix)/home/") }.count >= home.count
             }
             let count = view.tree.keys.filter { $0.hasPrefix("\(prefix)/home/") }.count

@@ -47,6 +47,7 @@ struct RabbitMQTests {
                     for await event in events {
                         guard case .message(let message) = event else { continue }
                         latest.withLock { $0[message.topic] = message.payloadString }
+                        TestEvents.shared.report()
                     }
                 }
             }
@@ -66,13 +67,13 @@ struct RabbitMQTests {
         /// Subscribes to each topic (exact, no wildcard) and waits until every one has a message.
         func read(_ topics: [String], timeout: Duration = .seconds(20)) async throws -> [String: String] {
             for topic in topics { try client.subscribe(topic, qos: 1) }
-            _ = await poll(timeout: timeout) { topics.allSatisfy { self.payload($0) != nil } }
+            _ = await eventually(bound: timeout) { topics.allSatisfy { self.payload($0) != nil } }
             let seen = all
             return seen.filter { topics.contains($0.key) }
         }
 
         func waitFor(_ topic: String, _ payload: String, timeout: Duration = .seconds(15)) async -> Bool {
-            await poll(timeout: timeout) { self.payload(topic) == payload }
+            await eventually(bound: timeout) { self.payload(topic) == payload }
         }
     }
 
@@ -177,7 +178,7 @@ struct RabbitMQTests {
         let agent = try AgentProcess(["run", "--config", sandbox.configPath], logDirectory: sandbox.directory)
         #expect(await reader.waitFor("\(prefix)/status", "online"), "\(agent.stderr)")
         #expect(await reader.waitFor("\(base)/climate/unit", "°F", timeout: .seconds(20)), "\(agent.stderr)")
-        #expect(await poll(timeout: .seconds(15)) { reader.payload(device) != nil }, "\(agent.stderr)")
+        #expect(await eventually(bound: .seconds(15)) { reader.payload(device) != nil }, "\(agent.stderr)")
         #expect(upstream.googleRequests.count == 1)
 
         let commander = try await Reader(port: port)
@@ -186,7 +187,7 @@ struct RabbitMQTests {
         #expect(await reader.waitFor("\(base)/climate/unit", "°C"), "\(agent.stderr)")
         #expect(reader.payload("\(base)/climate/current") == "12.4")
         try commander.client.publish("\(base)/refresh", "1", qos: 1)
-        #expect(await poll(timeout: .seconds(15)) { upstream.googleRequests.count == 2 }, "\(agent.stderr)")
+        #expect(await eventually(bound: .seconds(15)) { upstream.googleRequests.count == 2 }, "\(agent.stderr)")
 
         // Home Assistant restarts (its `homeassistant/#` gets no retained configs from RabbitMQ):
         // the birth message makes the agent send discovery again.
@@ -194,7 +195,7 @@ struct RabbitMQTests {
         #expect(await reader.waitFor(device, ""))
         try commander.client.publish("homeassistant/status", "online", qos: 1)
         #expect(
-            await poll(timeout: .seconds(20)) { !(reader.payload(device) ?? "").isEmpty }, "\(agent.stderr)")
+            await eventually(bound: .seconds(20)) { !(reader.payload(device) ?? "").isEmpty }, "\(agent.stderr)")
 
         #expect(await agent.terminate() == 0)
         #expect(await reader.waitFor("\(prefix)/status", "offline"))

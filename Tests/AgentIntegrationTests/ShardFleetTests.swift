@@ -128,7 +128,10 @@ struct ShardFleetTests {
         members[3].process?.signal(SIGKILL)
         _ = await members[3].process?.waitForExit(timeout: .seconds(5))
         #expect(await view.waitFor("\(prefix)/status/3", "offline"), "\(broker.log)")
-        try await Task.sleep(for: .milliseconds(500))
+        // A barrier instead of a pause: whatever the broker routed before it (another shard's
+        // will, had one gone too) has reached the view.
+        try await view.barrier(under: "\(prefix)/#")
+        for index in 0..<3 { #expect(view.payload("\(prefix)/status/\(index)") == "online") }
         let afterKill = try await BrokerView.snapshot(port: port, ["\(prefix)/#"])
         for index in 0..<3 { #expect(afterKill["\(prefix)/status/\(index)"] == "online") }
         #expect(afterKill["\(prefix)/status/3"] == "offline")
@@ -148,11 +151,12 @@ struct ShardFleetTests {
         #expect(view.history("\(prefix)/loc1/pollen/grass/value").count > beforeClear)
         // The clears go out in topic order: wait for the last of them, not only the first.
         #expect(
-            await poll(timeout: .seconds(10)) { view.tree(under: "\(prefix)/loc1/").isEmpty },
+            await eventually(bound: .seconds(10)) { view.tree(under: "\(prefix)/loc1/").isEmpty },
             "\(view.tree(under: "\(prefix)/loc1/").keys.sorted())")
         #expect(await view.waitFor(deviceConfig("loc1"), ""))
         #expect(
-            await poll(timeout: .seconds(15)) { availability("loc6", in: view) == "\(prefix)/status/0" }, "\(logs())")
+            await eventually(bound: .seconds(15)) { availability("loc6", in: view) == "\(prefix)/status/0" },
+            "\(logs())")
 
         // Shard 1: loc6 went to shard 0, which has re-published it — shard 1 must not clear it;
         // loc2 goes to shard 2 (not restarted yet) and is cleared.
@@ -182,7 +186,7 @@ struct ShardFleetTests {
         // jitter), published by its owner under count 3.
         for id in Self.ids {
             #expect(await view.waitFor("\(prefix)/\(id)/pollen/grass/value", "3"), "\(id): \(logs())")
-            #expect(await poll(timeout: .seconds(15)) { view.payload(deviceConfig(id)) != nil })
+            #expect(await eventually(bound: .seconds(15)) { view.payload(deviceConfig(id)) != nil })
         }
         let final = try await BrokerView.snapshot(port: port, ["\(prefix)/#", "\(ha)/#"])
         let check = try BrokerView(port: port)
@@ -193,7 +197,7 @@ struct ShardFleetTests {
             // The new owner re-announces the device after its own start jitter: wait for it.
             let owner = "\(prefix)/status/\(Shard.owner(of: id, count: 3))"
             #expect(
-                await poll(timeout: .seconds(20)) { availability(id, in: view) == owner },
+                await eventually(bound: .seconds(20)) { availability(id, in: view) == owner },
                 "\(id): \(String(describing: availability(id, in: view)))")
             #expect(availability(id, in: check) != nil, "\(id)")
         }

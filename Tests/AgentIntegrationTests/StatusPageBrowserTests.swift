@@ -51,7 +51,7 @@ struct StatusPageBrowserTests {
     /// Waits until `/api/state.json` has every payload the page should draw, returns it.
     static func waitForState(_ port: Int, agent: AgentProcess, air: Bool) async throws -> [String: Any] {
         var state: [String: Any]?
-        let complete = await poll(timeout: .seconds(60)) {
+        let complete = await pollHTTP(timeout: .seconds(60)) {
             guard let document = jsonObject(RawHTTP.get(port, "/api/state.json").text),
                 let locations = document["locations"] as? [[String: Any]], !locations.isEmpty
             else { return false }
@@ -332,20 +332,10 @@ func runProcess(_ executable: String, _ arguments: [String], timeout: Duration) 
     let errPath = directory + "/err"
     _ = FileManager.default.createFile(atPath: outPath, contents: nil)
     _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-    try process.run()
-    let deadline = ContinuousClock.now + timeout
-    while process.isRunning && ContinuousClock.now < deadline { usleep(50_000) }
-    if process.isRunning {
-        kill(process.processIdentifier, SIGKILL)
-    }
-    process.waitUntilExit()
+    let child = try ChildProcess(executable, arguments, standardOutput: .file(outPath), standardError: .file(errPath))
+    // The exit is an event (ChildProcess); the timeout only ends a hung child.
+    if child.waitForExitBlocking(timeout: timeout) == nil { child.kill() }
     let out = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
     let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-    return (process.terminationStatus, out, err)
+    return (child.terminationStatus ?? -1, out, err)
 }

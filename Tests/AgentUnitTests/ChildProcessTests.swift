@@ -36,7 +36,7 @@ struct ChildProcessTests {
             close(pipeEnds[1])
             close(socketFD)
         }
-        let child = try ChildProcess("/bin/sleep", ["600"])
+        let child = try ChildProcess("/bin/sleep", ["3600"])
         // `sleep` itself opens the locale archive for a moment while it starts (seen once as a
         // descriptor 3 in a parallel run): an inherited descriptor stays, so the listing is read
         // again until it shows the three standard ones, for at most 2 s.
@@ -70,7 +70,7 @@ struct ChildProcessTests {
                         for round in 0..<20 {
                             do {
                                 if (round + worker) % 4 == 0 {
-                                    let sibling = try ChildProcess("/bin/sleep", ["600"])
+                                    let sibling = try ChildProcess("/bin/sleep", ["3600"])
                                     tally.longLived.withLock { $0.append(sibling) }
                                     continue
                                 }
@@ -91,26 +91,27 @@ struct ChildProcessTests {
             }
         }
         #expect(tally.failures.withLock { $0 }.isEmpty, "\(tally.failures.withLock { $0 })")
-        // Foundation's Process saw some of these only when a `sleep` that inherited their
-        // socket ended; seconds are plenty even on two loaded cores.
+        // Foundation's Process saw some of these only when a `sleep` sibling that inherited their
+        // socket ended; seconds are plenty even on two loaded cores. The siblings sleep an hour
+        // (killed below): the checks after the group run on the cooperative pool, which CPU-bound
+        // render tests on a loaded machine held for 60 s in one `make test`, longer than the
+        // `sleep 30` they used to be (20 of 20 "already ended").
         #expect(tally.slowest.withLock { $0 } < .seconds(5))
         let siblings = tally.longLived.withLock { $0 }
         #expect(siblings.count == 20)
         let ended = siblings.filter { !$0.isRunning }.count
-        // 600 s, not 30: a parallel run once held this test's continuation for 45 s (blocking
-        // tests on both cooperative threads), and 30 s siblings had ended by then.
-        #expect(ended == 0, "\(ended) of the `sleep 600` siblings already ended")
+        #expect(ended == 0, "\(ended) of the `sleep 3600` siblings already ended")
         for sibling in siblings { #expect(sibling.kill()) }
     }
 
     @Test("SIGTERM reaches a child started from a Dispatch thread (the child's signal mask is reset)")
     func terminateFromDispatchThread() async throws {
+        // An hour, not 30 s: the test resumes on the cooperative pool before it signals, and a
+        // held pool once let a `sleep 30` end by itself first (status 0, not SIGTERM).
         let child = try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<ChildProcess, any Error>) in
             DispatchQueue.global().async {
-                // 600 s: the SIGTERM below may come late on a loaded run (it came after 45 s
-                // once, when a `sleep 30` had exited 0 by itself); the child is killed anyway.
-                continuation.resume(with: Result { try ChildProcess("/bin/sleep", ["600"]) })
+                continuation.resume(with: Result { try ChildProcess("/bin/sleep", ["3600"]) })
             }
         }
         child.signal(SIGTERM)
@@ -139,6 +140,28 @@ struct ChildProcessTests {
             }
         }
         #expect(took < .seconds(10))
+    }
+
+    @Test("a piped stderr arrives in chunks and ends; the exit wakes the waiter and is reaped once")
+    func pipedOutputAndExitEvent() async throws {
+        let read = Mutex<(text: String, ended: Bool)>(("", false))
+        let child = try ChildProcess(
+            "/bin/sh", ["-c", "echo one >&2; sleep 0.2; echo two >&2; exit 3"],
+            standardError: .pipe({ chunk in
+                read.withLock {
+                    chunk.isEmpty ? ($0.ended = true) : $0.text.append(String(decoding: chunk, as: UTF8.self))
+                }
+                TestEvents.shared.report()
+            }))
+        #expect(await eventually(bound: .seconds(30)) { read.withLock { $0.text.contains("one") } })
+        #expect(await child.waitForExit(timeout: .seconds(30)) == 3)
+        #expect(await eventually(bound: .seconds(30)) { read.withLock { $0.ended } })
+        #expect(read.withLock { $0.text } == "one\ntwo\n")
+        // Reaped by the waiter, not lost to the exit watcher (WNOWAIT): the status stays.
+        #expect(child.terminationStatus == 3)
+        #expect(child.waitForExitBlocking(timeout: .seconds(1)) == 3)
+        // Nothing reports: the bound ends the wait, false.
+        #expect(await eventually(bound: .milliseconds(100)) { false } == false)
     }
 
     @Test("a missing executable is refused when spawning, naming it")

@@ -41,6 +41,10 @@ public final class ChildProcess: Sendable {
         case file(String)
         /// stderr only: the same file as stdout.
         case standardOutput
+        /// A pipe a thread of the test process reads: `receive` gets each chunk as it is written,
+        /// then one empty chunk at end of file. The pipe is close-on-exec in this process, so no
+        /// other child inherits it and the end of file comes when this child's output ends.
+        case pipe(@Sendable ([UInt8]) -> Void)
     }
 
     /// A spawn step failed; `errno` is the POSIX error.
@@ -63,6 +67,8 @@ public final class ChildProcess: Sendable {
     public let processIdentifier: pid_t
     public let executable: String
     private let reaped = Mutex<Reaped?>(nil)
+    /// Left when the child has exited (a thread of its own waits for that, ``watchExit(_:_:)``).
+    private let exited = DispatchGroup()
 
     /// Starts `executable` (a path) with `arguments`; `environment` replaces the test process's
     /// environment when given. stdin is /dev/null.
@@ -80,8 +86,27 @@ public final class ChildProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         try check("open /dev/null as stdin", posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0))
         let writeFlags = O_WRONLY | O_CREAT | O_APPEND
+        var pipes: [(read: Int32, write: Int32, receive: @Sendable ([UInt8]) -> Void)] = []
+        var spawned = false
+        // The write ends are the child's alone; the read ends are this process's once spawned.
+        defer {
+            for pipe in pipes {
+                close(pipe.write)
+                if !spawned { close(pipe.read) }
+            }
+        }
         for (fd, output) in [(Int32(1), standardOutput), (Int32(2), standardError)] {
             switch output {
+            case .pipe(let receive):
+                guard let makePipe = glibcFunction("pipe2", as: MakePipe.self) else {
+                    throw SpawnError(operation: "pipe2", executable: executable, errno: ENOSYS)
+                }
+                var ends: [Int32] = [-1, -1]
+                if makePipe(&ends, O_CLOEXEC) != 0 {
+                    throw SpawnError(operation: "pipe2", executable: executable, errno: errno)
+                }
+                pipes.append((ends[0], ends[1], receive))
+                try check("dup2 pipe", posix_spawn_file_actions_adddup2(&actions, ends[1], fd))
             case .null:
                 try check("open /dev/null", posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_WRONLY, 0))
             case .file(let path):
@@ -126,7 +151,39 @@ public final class ChildProcess: Sendable {
         var pid = pid_t()
         // glibc reports a failed exec (missing file, not executable) as posix_spawn's result.
         try check("posix_spawn", posix_spawn(&pid, executable, &actions, &attributes, argv, envp))
+        spawned = true
         processIdentifier = pid
+        Self.watchExit(pid, exited)
+        for pipe in pipes { Self.read(pipe.read, into: pipe.receive) }
+    }
+
+    /// Reads `fd` to its end on a thread of its own, handing each chunk to `receive`, then an
+    /// empty one; closes `fd`.
+    private static func read(_ fd: Int32, into receive: @escaping @Sendable ([UInt8]) -> Void) {
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                receive(Array(buffer[0..<count]))
+            }
+            close(fd)
+            receive([])
+        }
+    }
+
+    /// The exit as an event: a thread blocks in `waitid(WNOWAIT)` until the child has exited
+    /// (without reaping it: ``poll()`` stays the one reaper), then leaves `exited` and reports
+    /// to ``TestEvents``. Waiters wake at the exit instead of at the next tick of a clock.
+    private static func watchExit(_ pid: pid_t, _ exited: DispatchGroup) {
+        exited.enter()
+        Thread.detachNewThread {
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            exited.leave()
+            TestEvents.shared.report()
+        }
     }
 
     /// Kills (SIGKILL) and reaps the child if it is still running: no zombie outlives a test.
@@ -177,26 +234,18 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// Waits for the child to exit, polling without blocking a thread; its
+    /// Waits for the child's exit (the event, without blocking a thread); its
     /// ``terminationStatus``, or nil after `timeout`.
     public func waitForExit(timeout: Duration) async -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let status = terminationStatus { return status }
-            if ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await TestEvents.shared.until(bound: timeout) { terminationStatus != nil }
+        return terminationStatus
     }
 
-    /// Waits for the child to exit, blocking this thread; for synchronous callers only
+    /// Waits for the child's exit, blocking this thread; for synchronous callers only
     /// (``TestProcess/runBlocking(_:_:in:timeout:)``, `deinit`s), whose children end promptly.
     public func waitForExitBlocking(timeout: Duration) -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if let status = terminationStatus { return status }
-            if ContinuousClock.now >= deadline { return nil }
-            usleep(2_000)
-        }
+        _ = exited.wait(timeout: .now() + timeout.dispatchInterval)
+        return terminationStatus
     }
 
     /// SIGKILL and wait (up to 10 s, blocking: SIGKILL ends a process within milliseconds).
@@ -212,6 +261,7 @@ public final class ChildProcess: Sendable {
 // glibc declares these two (2.34, 2.29) only under _GNU_SOURCE, which Swift's importer does not
 // define, so they are looked up by name.
 private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+private typealias MakePipe = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
 private typealias ChangeDirectory =
     @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
 

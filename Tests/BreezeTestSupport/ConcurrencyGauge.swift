@@ -32,6 +32,7 @@ public final class ConcurrencyGauge: Sendable {
             $0.total += 1
             $0.peak = max($0.peak, $0.now)
         }
+        TestEvents.shared.report()
         Thread.sleep(forTimeInterval: Double(hold.components.seconds) + Double(hold.components.attoseconds) / 1e18)
         counts.withLock { $0.now -= 1 }
     }

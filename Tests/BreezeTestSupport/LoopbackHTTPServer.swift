@@ -146,7 +146,11 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Binds 127.0.0.1 on a kernel-chosen port and starts accepting.
     public func start() throws(SocketError) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec, as every descriptor here: a child spawned meanwhile without closing what
+        // it inherits (the agent's render helper, RenderRunnerTests' `sleep 30` helpers) would
+        // keep the port listening after `stop()` (a connect then succeeds and is reset, 56,
+        // instead of being refused, 7: CurlFetcherTests in one fresh-clone run).
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError(operation: "socket", errno: errno) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -174,7 +178,7 @@ public final class LoopbackHTTPServer: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         var pipeFDs: [Int32] = [-1, -1]
-        guard pipe(&pipeFDs) == 0 else {
+        guard pipe(&pipeFDs) == 0, closeOnExec(pipeFDs[0]), closeOnExec(pipeFDs[1]) else {
             let error = SocketError(operation: "pipe", errno: errno)
             close(fd)
             throw error
@@ -223,6 +227,7 @@ public final class LoopbackHTTPServer: Sendable {
                 if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { continue }
                 return
             }
+            _ = closeOnExec(connection)
             let number = state.withLock {
                 $0.connections += 1
                 return $0.connections
@@ -245,7 +250,10 @@ public final class LoopbackHTTPServer: Sendable {
                 state.requests.append(request)
                 return state.handler
             }
-            let outcome = perform(handler(request), on: fd, wakeFD: wakeFD)
+            let action = handler(request)
+            // After the handler: what it recorded (a stand-in's state) is there when waiters look.
+            TestEvents.shared.report()
+            let outcome = perform(action, on: fd, wakeFD: wakeFD)
             if outcome == .closed { open = false }
             if outcome != .keepAlive || request.header("Connection")?.lowercased() == "close" { return }
         }
@@ -444,4 +452,9 @@ public final class LoopbackHTTPServer: Sendable {
             throw GzipError(status: failure.status)
         }
     }
+}
+
+/// Sets `FD_CLOEXEC` on `fd` (for descriptors made without a close-on-exec flag); false on error.
+public func closeOnExec(_ fd: Int32) -> Bool {
+    fd >= 0 && fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC) == 0
 }

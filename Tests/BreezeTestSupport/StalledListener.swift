@@ -27,7 +27,7 @@ public final class StalledListener: Sendable {
     public let port: Int
 
     public init() throws(LoopbackHTTPServer.SocketError) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .init(operation: "socket", errno: errno) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -47,7 +47,8 @@ public final class StalledListener: Sendable {
         // Non-blocking connects: the first ones fill the queue, the rest sit in SYN-SENT.
         var fillers: [Int32] = []
         for _ in 0..<4 {
-            let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let filler = socket(
+                AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard filler >= 0 else { continue }
             _ = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) }

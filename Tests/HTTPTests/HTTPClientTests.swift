@@ -291,7 +291,8 @@ struct HTTPClientTests {
                 return (error, .now)
             }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Cancelled once the transfer is under way: the server has the request.
+        try #require(await eventually(bound: .seconds(15)) { !server.requests.isEmpty }, "the request never arrived")
         let cancelled = ContinuousClock.now
         task.cancel()
         let (failed, ended) = await task.value

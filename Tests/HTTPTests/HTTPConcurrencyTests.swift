@@ -90,8 +90,7 @@ struct HTTPConcurrencyTests {
         // the hanging requests' own timeout freed their slots for the queued ones.
         try await withTaskExecutorPreference(TimingExecutor.shared) {
             let running = [hanging(), hanging()]
-            let deadline = ContinuousClock.now + .seconds(10)
-            while gauge.total < 2 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            _ = await eventually(bound: .seconds(10)) { gauge.total >= 2 }
             #expect(gauge.total == 2)
             let queued = [hanging(), hanging()]
             try await Task.sleep(for: .milliseconds(200))

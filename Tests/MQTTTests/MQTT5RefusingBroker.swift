@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeTestSupport
 import Foundation
 import Synchronization
 
@@ -42,7 +43,7 @@ final class MQTT5RefusingBroker: Sendable {
     init(refusal: Refusal, upstreamPort: Int) throws {
         self.refusal = refusal
         self.upstreamPort = upstreamPort
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -98,6 +99,7 @@ final class MQTT5RefusingBroker: Sendable {
                 if errno == EINTR { continue }
                 return
             }
+            _ = closeOnExec(client)
             track(client)
             let thread = Thread { [self] in serve(client) }
             thread.start()
@@ -120,7 +122,7 @@ final class MQTT5RefusingBroker: Sendable {
             closeTracked(client)
             return
         }
-        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = Self.loopback(port: upstreamPort)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -212,7 +214,7 @@ final class SilentListener: Sendable {
     private let fd: Int32
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian

@@ -25,7 +25,10 @@ final class EventRecorder: Sendable {
     init(_ client: MQTTClient) {
         let stream = client.events
         Task(executorPreference: TimingExecutor.shared) { [self] in
-            for await event in stream { recorded.withLock { $0.append((event, .now)) } }
+            for await event in stream {
+                recorded.withLock { $0.append((event, .now)) }
+                TestEvents.shared.report()
+            }
         }
     }
 
@@ -45,15 +48,16 @@ final class EventRecorder: Sendable {
 
     var connectedCount: Int { events.filter { $0 == .connected }.count }
 
-    /// Polls until `pick` finds something; nil after `timeout`.
+    /// Waits until `pick` finds something, looking again at each event any recorder (or other
+    /// test source) takes; nil after `timeout` (the safety net).
     func waitFor<T>(timeout: Duration = .seconds(15), _ pick: ([MQTTEvent]) -> T?) async -> T? {
         await withTaskExecutorPreference(TimingExecutor.shared) {
-            let deadline = ContinuousClock.now + timeout
-            while true {
-                if let found = pick(events) { return found }
-                if ContinuousClock.now >= deadline { return nil }
-                try? await Task.sleep(for: .milliseconds(20))
+            var found: T?
+            _ = await TestEvents.shared.until(bound: timeout) {
+                found = pick(events)
+                return found != nil
             }
+            return found
         }
     }
 
