@@ -138,14 +138,14 @@ struct AddonSupervisorTests {
         let advanced = sandbox.apis.endpointsYAML + "\nclimate: {years: [2010]}\n"
         let options = String(Self.defaults.dropLast()) + ", \"advanced\": \(Self.json(advanced))}"
         let agent = try Self.startAddon(options, supervisor: supervisor, in: directory)
-        let online = await poll(timeout: .seconds(30)) { view.payload("breeze/status") == "online" }
+        let online = await eventually(bound: .seconds(30)) { view.payload("breeze/status") == "online" }
         #expect(online, "\(agent.log)\n\(broker.log)")
-        let named = await poll(timeout: .seconds(20)) {
+        let named = await eventually(bound: .seconds(20)) {
             view.topics.contains { $0.hasPrefix("homeassistant/") && (view.payload($0)?.contains("Zuhause") ?? false) }
         }
         #expect(named, "\(view.topics.sorted())\n\(agent.log)")
         // Home Assistant's unit system (°C) reached the location's climate topics.
-        let home = await poll(timeout: .seconds(20)) { view.payload("breeze/home/climate/unit") == "°C" }
+        let home = await eventually(bound: .seconds(20)) { view.payload("breeze/home/climate/unit") == "°C" }
         #expect(home, "\(view.topics.sorted())")
         // The agent logged in as the Supervisor said (mosquitto's connection line names the user).
         #expect(broker.log.contains("u'addons'"), "\(broker.log)")
@@ -183,7 +183,7 @@ struct AddonSupervisorTests {
              "advanced": \(Self.json(advanced))}
             """
         let agent = try Self.startAddon(options, supervisor: supervisor, in: sandbox.directory)
-        let both = await poll(timeout: .seconds(30)) {
+        let both = await eventually(bound: .seconds(30)) {
             view.topics.contains { $0.hasPrefix("breeze/home/pollen/") }
                 && view.topics.contains { $0.hasPrefix("breeze/cabin/pollen/") }
         }
@@ -191,7 +191,7 @@ struct AddonSupervisorTests {
         let google = sandbox.apis.googleRequests
         #expect(Set(google.compactMap { sandbox.apis.location(of: $0) }) == ["home", "cabin"])
         #expect(google.allSatisfy { $0.header("X-Goog-Api-Key") == Self.googleKey })
-        let units = await poll(timeout: .seconds(20)) {
+        let units = await eventually(bound: .seconds(20)) {
             view.payload("breeze/home/climate/unit") == "°F" && view.payload("breeze/cabin/climate/unit") == "°F"
         }
         #expect(units, "\(view.topics.sorted())")
@@ -265,7 +265,7 @@ struct AddonSupervisorTests {
 
         let agent = try Self.startAddon(
             Self.defaults, supervisor: supervisor, in: directory, extra: ["BREEZE_TEST_SUPERVISOR_RETRY_MS": "50"])
-        let online = await poll(timeout: .seconds(30)) { view.payload("breeze/status") == "online" }
+        let online = await eventually(bound: .seconds(30)) { view.payload("breeze/status") == "online" }
         #expect(online, "\(agent.log)")
         #expect(supervisor.requests.count >= 11)
         #expect(agent.lines(containing: "add-on: the Supervisor at").count == 1, "\(agent.log)")
