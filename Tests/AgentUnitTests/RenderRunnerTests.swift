@@ -134,6 +134,28 @@ struct RenderRunnerTests {
         return (1...64).filter { mask & (1 << UInt64($0 - 1)) != 0 }.map(Int32.init)
     }
 
+    /// The agent's own descriptors stay out of the helper: libmosquitto's and libcurl's sockets
+    /// are not close-on-exec; a socket and a file opened the same way stand for them.
+    @Test func theHelperInheritsOnlyItsThreePipes() async throws {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fileFD = open("/dev/null", O_RDONLY)
+        defer {
+            if socketFD >= 0 { close(socketFD) }
+            if fileFD >= 0 { close(fileFD) }
+        }
+        try #require(socketFD > 3 && fileFD > 3)
+        let path = try Self.script("exec ls -1 /proc/self/fd")
+        defer { unlink(path) }
+        guard case .image(let bytes) = await RenderRunner(helper: path).render(Self.request) else {
+            Issue.record("the listing script failed")
+            return
+        }
+        let open = String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { Int32($0) }
+        #expect(!open.contains(socketFD) && !open.contains(fileFD), "inherited by the helper: \(open)")
+        // 0-2 are the pipes; ls opens the folder it lists as one more (3).
+        #expect(open.filter { $0 > 3 } == [], "descriptors past the three pipes and ls's own: \(open)")
+    }
+
     @Test func theHelperStartsWithNoSignalBlockedAndNoneIgnored() async throws {
         // In the agent the spawning thread (a Dispatch worker) has the signals its Dispatch
         // signal sources watch blocked, and those are ignored (SIG_IGN, SignalWatcher): SIGHUP

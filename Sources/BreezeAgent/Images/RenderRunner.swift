@@ -128,6 +128,12 @@ final class RenderRunner: Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
+        // Nothing else of the agent's reaches the helper: libmosquitto's and libcurl's sockets
+        // are not close-on-exec, so without this the helper held the broker connection and any
+        // API connection open for as long as it ran (and a listening socket after a restart).
+        if let closeFrom = Self.addCloseFrom {
+            _ = closeFrom(&actions, 3)
+        }
         // The helper starts clean (SPEC §16): the spawning thread (a Dispatch worker) blocks
         // every signal and the agent ignores SIGPIPE and the signals it watches (SIGTERM,
         // SIGINT, SIGHUP); a mask and ignored dispositions survive exec, and a helper with
@@ -298,6 +304,17 @@ final class RenderRunner: Sendable {
         let line = String(decoding: bytes.prefix { $0 != 0x0a }, as: UTF8.self)
         return line.isEmpty ? "" : ": " + doubleQuoted(line, maxScalars: 200)
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later: every release the
+    /// packages support), looked up at run time because Swift's Glibc module does not declare
+    /// the `_np` functions; nil only on an older glibc, where the helper then inherits more.
+    private static let addCloseFrom: CloseFrom? = {
+        guard let handle = dlopen(nil, RTLD_NOW),
+            let address = dlsym(handle, "posix_spawn_file_actions_addclosefrom_np")
+        else { return nil }
+        return unsafeBitCast(address, to: CloseFrom.self)
+    }()
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
 
     /// A pipe whose ends close on exec (Glibc's `pipe2` needs `_GNU_SOURCE`, which Swift does
     /// not set): only the helper's dup2'd copies reach it.
