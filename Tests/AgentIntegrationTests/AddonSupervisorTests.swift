@@ -160,7 +160,10 @@ struct AddonSupervisorTests {
         #expect(written.contains("unit: \"celsius\""))
         #expect(!agent.log.contains(Self.password), "\(agent.log)")
         #expect(await agent.terminate() == 0)
-        #expect(view.payload("breeze/status") == "offline")
+        // The agent's exit and the broker's delivery of its last publish are two events: wait
+        // for the second (a fresh-clone run read "online" right after the exit).
+        let offline = await eventually(bound: .seconds(10)) { view.payload("breeze/status") == "offline" }
+        #expect(offline, "\(String(describing: view.payload("breeze/status")))")
     }
 
     @Test func optionsWithAGoogleKeyAndAnExtraLocation() async throws {
