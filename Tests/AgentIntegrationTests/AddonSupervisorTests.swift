@@ -133,9 +133,12 @@ struct AddonSupervisorTests {
         let view = try await LoginView(port: broker.port, patterns: ["breeze/#", "homeassistant/#"])
         defer { Task { await view.stop() } }
 
-        // The default options; this machine has no Internet, so `advanced` only points the agent
-        // at the stand-in APIs (and asks for one climate year).
-        let advanced = sandbox.apis.endpointsYAML + "\nclimate: {years: [2010]}\n"
+        // The default options; this machine has no Internet, so `advanced` points the agent at
+        // the stand-in APIs (and asks for one climate year), and moves the ingress status page
+        // from 0.0.0.0:8099 to a free loopback port (tests run side by side).
+        let httpPort = try FreePort.loopback()
+        let advanced =
+            sandbox.apis.endpointsYAML + "\nclimate: {years: [2010]}\nhttp: {listen: \"127.0.0.1:\(httpPort)\"}\n"
         let options = String(Self.defaults.dropLast()) + ", \"advanced\": \(Self.json(advanced))}"
         let agent = try Self.startAddon(options, supervisor: supervisor, in: directory)
         let online = await eventually(bound: .seconds(30)) { view.payload("breeze/status") == "online" }
@@ -159,6 +162,10 @@ struct AddonSupervisorTests {
         #expect(written.contains("state_dir: \"\(directory)/data\""))
         #expect(written.contains("unit: \"celsius\""))
         #expect(!agent.log.contains(Self.password), "\(agent.log)")
+        // The status page the ingress proxy reaches; the generated allow list kept loopback.
+        let page = await pollHTTP(timeout: .seconds(10)) { RawHTTP.get(httpPort, "/healthz").status == 200 }
+        #expect(page, "\(agent.log)")
+        #expect(written.contains("allow:") && written.contains("\"172.30.32.2\""), "\(written)")
         #expect(await agent.terminate() == 0)
         // The agent's exit and the broker's delivery of its last publish are two events: wait
         // for the second (a fresh-clone run read "online" right after the exit).
@@ -177,8 +184,11 @@ struct AddonSupervisorTests {
         let view = try await LoginView(port: broker.port, patterns: ["breeze/#"])
         defer { Task { await view.stop() } }
 
-        // `advanced` points the agent at the stand-in APIs: a §4 key the schema does not list.
-        let advanced = sandbox.apis.endpointsYAML + "\nclimate: {years: [2010]}\nhomeassistant: {discovery: false}\n"
+        // `advanced` points the agent at the stand-in APIs: a §4 key the schema does not list
+        // (and moves the status page to a free loopback port).
+        let advanced =
+            sandbox.apis.endpointsYAML
+            + "\nclimate: {years: [2010]}\nhomeassistant: {discovery: false}\nhttp: {listen: \"127.0.0.1:\(try FreePort.loopback())\"}\n"
         let options = """
             {"home_location": true, "locations": [{"id": "cabin", "name": "Hütte", "latitude": 47.25, "longitude": 11.4}],
              "google_api_key": "\(Self.googleKey)", "unit": "fahrenheit", "pollen_source": "auto", "air": false,
@@ -266,8 +276,11 @@ struct AddonSupervisorTests {
         let view = try await LoginView(port: broker.port, patterns: ["breeze/status"])
         defer { Task { await view.stop() } }
 
+        // The defaults, with the status page on a free loopback port instead of 0.0.0.0:8099.
+        let http = "http: {listen: \"127.0.0.1:\(try FreePort.loopback())\"}"
+        let options = String(Self.defaults.dropLast()) + ", \"advanced\": \(Self.json(http))}"
         let agent = try Self.startAddon(
-            Self.defaults, supervisor: supervisor, in: directory, extra: ["BREEZE_TEST_SUPERVISOR_RETRY_MS": "50"])
+            options, supervisor: supervisor, in: directory, extra: ["BREEZE_TEST_SUPERVISOR_RETRY_MS": "50"])
         let online = await eventually(bound: .seconds(30)) { view.payload("breeze/status") == "online" }
         #expect(online, "\(agent.log)")
         #expect(supervisor.requests.count >= 11)

@@ -73,6 +73,28 @@ struct AddonConfigTests {
         #expect(config.pollen.source == .auto)
         #expect(config.air.enabled == false)
         #expect(config.profiles.isEmpty && config.images.isEmpty && config.outputs.isEmpty)
+        // The status page behind ingress: every interface on ingress_port, only the Supervisor
+        // (172.30.32.2) and loopback let in.
+        let http = try #require(config.http)
+        #expect(http.listenText == "0.0.0.0:8099")
+        #expect(http.allow.map(\.description) == ["172.30.32.2/32", "127.0.0.0/8", "::1/128"])
+    }
+
+    /// The port the server listens on is the one config.yaml gives the Supervisor for ingress.
+    @Test func ingressPortMatchesTheAddOnsConfigYAML() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(
+            contentsOf: root.appendingPathComponent("ha-addon/breeze_agent/config.yaml"), encoding: .utf8)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("ingress_port:") })
+        #expect(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) == "\(AddonConfig.ingressPort)")
+    }
+
+    @Test func advancedCanMoveTheStatusPage() throws {
+        let config = try load(#"{"advanced": "http:\n  allow: [172.30.32.2, 192.168.1.0/24]"}"#)
+        let http = try #require(config.http)
+        #expect(http.listenText == "0.0.0.0:8099")
+        #expect(http.allow.map(\.description) == ["172.30.32.2/32", "192.168.1.0/24"])
     }
 
     @Test func homeWithoutANameOrTimeZone() throws {

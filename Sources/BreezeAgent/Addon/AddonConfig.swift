@@ -380,6 +380,11 @@ public enum AddonConfig {
 
     /// The agent's configuration for `options`, the broker and Home Assistant's home, with
     /// `state_dir` `stateDir` and the advanced YAML merged over it (later wins; lists replace).
+    /// `ingress_port` of ha-addon/breeze_agent/config.yaml (a test keeps the two equal).
+    public static let ingressPort = 8099
+    /// The Supervisor's address on the `hassio` network, then loopback (the agent's default).
+    public static let ingressAllow = ["172.30.32.2", "127.0.0.0/8", "::1"]
+
     public static func plan(options: Options, broker: Broker, home: Home, stateDir: String) throws(OptionError) -> Plan
     {
         var ids: [String: String] = options.homeLocation ? [homeID: "home_location"] : [:]
@@ -431,6 +436,18 @@ public enum AddonConfig {
         if !options.profiles.isEmpty { top.append(("profiles", .list(options.profiles.map(AddonNode.map)))) }
         if !options.images.isEmpty { top.append(("images", .list(options.images))) }
         if !options.outputs.isEmpty { top.append(("outputs", .list(options.outputs))) }
+        // The status page behind Home Assistant's ingress (SPEC §15): the Supervisor connects
+        // from 172.30.32.2 to the add-on's `ingress_port` (config.yaml), on the add-on's own
+        // address, so the server listens on every interface and lets in only the Supervisor
+        // and loopback (docs/home-assistant.md, "Ingress").
+        top.append(
+            (
+                "http",
+                .map([
+                    ("listen", .quoted("0.0.0.0:\(ingressPort)")),
+                    ("allow", .list(ingressAllow.map(AddonNode.quoted))),
+                ])
+            ))
         top.append(("state_dir", .quoted(stateDir)))
         top.append(("log_level", .quoted(options.logLevel)))
         let merged = AddonNode.map(top).merging(.map(options.advanced))
