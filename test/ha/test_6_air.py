@@ -68,8 +68,13 @@ def expected_air(hour):
     row = air_hour(hour)
     uv_max = max(air_hour(h)["uv_index"] for h in range(24))
 
+    # UV is published as the whole index the level is banded from: the API's value rounded half
+    # up once (SPEC §10.1; 2.49 -> 2 Low, 2.5 -> 3 Moderate). The fixture holds tenths.
+    def uv_whole(tenths):
+        return (tenths + 5) // 10
+
     def uv_level(tenths):
-        return band((tenths + 5) // 10, [2, 5, 7, 10], UV_OPTIONS)
+        return band(uv_whole(tenths), [2, 5, 7, 10], UV_OPTIONS)
 
     e = "sensor.breezeair_frankfurt_air_"
     return {
@@ -79,9 +84,9 @@ def expected_air(hour):
         e + "us_aqi_level": band(row["us_aqi"], [50, 100, 150, 200, 300], US_AQI_OPTIONS),
         e + "pm2_5": tenths_text(row["pm2_5"]),
         e + "pm10": tenths_text(row["pm10"]),
-        e + "uv_index": tenths_text(row["uv_index"]),
+        e + "uv_index": str(uv_whole(row["uv_index"])),
         e + "uv_index_level": uv_level(row["uv_index"]),
-        e + "uv_index_max": tenths_text(uv_max),
+        e + "uv_index_max": str(uv_whole(uv_max)),
         e + "uv_index_max_level": uv_level(uv_max),
     }
 
@@ -123,14 +128,22 @@ def test_particulate_unit_as_sent(hass, scenario):
 
 def test_air_states_match_the_served_hour(hass, scenario):
     # The agent picks the hour of its fetch; an hour may turn between the fetch and this check.
+    seen = {}
+
     def matches():
         actual = {e: state(hass, e) for e in expected_air(0)}
+        seen.update(actual)
         hour = datetime.datetime.now(datetime.timezone.utc).hour
         for h in (hour, (hour - 1) % 24):
             if actual == expected_air(h):
                 return h, actual
-        return actual
-    hour, actual = wait_for("air states of the served hour", matches, timeout=20)
+        return None  # not a match yet (a dict here would count as a result and end the wait)
+    try:
+        hour, actual = wait_for("air states of the served hour", matches, timeout=20)
+    except AssertionError as error:
+        now = datetime.datetime.now(datetime.timezone.utc).hour
+        raise AssertionError("%s; Home Assistant shows %r; expected for hour %d: %r"
+                             % (error, seen, now, expected_air(now))) from None
     STATES.update(actual)
     assert state(hass, "binary_sensor.breezeair_frankfurt_air_stale") == "off"
     updated = state(hass, "sensor.breezeair_frankfurt_air_updated_at")
