@@ -118,9 +118,14 @@ import Testing
         #expect(html.contains("<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"))
         #expect(html.contains("<meta charset=\"utf-8\">"))
         #expect(html.hasSuffix("</body></html>\n"))
-        // Self-contained: no script, no external style, font, image or frame.
+        // Self-contained: no script, no external style, font, image or frame (images appear only
+        // for a location's own rendered ones, everyLinkAndSourceIsRelative). The one `<link>` is
+        // the empty icon that keeps a browser from asking for `/favicon.ico`.
+        let iconLink = "<link rel=\"icon\" href=\"data:,\">"
+        #expect(Self.count(iconLink, in: html) == 1)
+        let rest = html.replacingOccurrences(of: iconLink, with: "")
         for forbidden in ["<script", "<link", "<img", "<iframe", "src=", "url(", "@import", "@font-face"] {
-            #expect(!html.contains(forbidden), "found \(forbidden)")
+            #expect(!rest.contains(forbidden), "found \(forbidden)")
         }
         // Links only to the agent's own paths.
         #expect(!html.contains("href=\"http"))
@@ -254,6 +259,43 @@ import Testing
         #expect(html.contains("Weather data by Open-Meteo.com"))
         #expect(html.contains("Contains modified Copernicus Atmosphere Monitoring Service information 2026"))
         #expect(html.contains(">connected</span>"))
+    }
+
+    /// Behind Home Assistant's ingress proxy the page is `/api/hassio_ingress/<token>/` (SPEC
+    /// §15): a link or source starting with `/` (or a scheme) would leave that prefix. Checked on
+    /// the full page with images and on the compact one that leaves locations out.
+    @Test func everyLinkAndSourceIsRelative() {
+        var location = Self.location(id: "home", name: "Home")
+        location.images = [
+            StatusImage(id: "panel", kind: .pollen, width: 296, height: 128, format: .png),
+            StatusImage(id: "tag-2", kind: .stripes, width: 400, height: 96, format: .jpeg),
+        ]
+        let full = Self.page([location]).html
+        #expect(
+            full.contains(
+                "<figure><a href=\"images/home/panel.png\"><img src=\"images/home/panel.png\" width=\"296\" "
+                    + "height=\"128\" alt=\"panel: the pollen image\"></a>"
+                    + "<figcaption class=\"mu\">panel · pollen · 296×128 PNG</figcaption></figure>"))
+        #expect(full.contains("<img src=\"images/home/tag-2.jpg\" width=\"400\" height=\"96\""))
+        #expect(full.contains("<a href=\"api/state.json\">/api/state.json</a> · <a href=\"metrics\">/metrics</a>"))
+        #expect(full.contains("<link rel=\"icon\" href=\"data:,\">"), "an icon of its own: no /favicon.ico")
+        let name = String(repeating: "n", count: 300)
+        let compact = Self.page(
+            (0..<1000).map { Self.location(id: "l\($0)", name: name, plants: 64, plantName: name, stripeYears: 86) }
+        ).html
+        #expect(compact.contains("(<a href=\"api/state.json\">list</a>)"))
+        #expect(compact.contains("<a href=\"api/state.json\">/api/state.json</a> has every location"))
+        for html in [full, compact] {
+            let targets = html.matches(of: /(?:href|src)="([^"]*)"/).map { String($0.1) }
+            #expect(!targets.isEmpty)
+            for target in targets {
+                // `data:` loads nothing (the page's empty icon, which keeps the browser from
+                // asking for `/favicon.ico`).
+                #expect(
+                    target == "data:," || (!target.hasPrefix("/") && !target.contains(":")), "not relative: \(target)")
+            }
+        }
+        #expect(!Self.page([Self.location(id: "home", name: "Home")]).html.contains("<figure>"), "no images, no card")
     }
 
     @Test func sectionsOffWaitingUnavailable() {

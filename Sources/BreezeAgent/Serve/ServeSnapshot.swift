@@ -46,6 +46,9 @@ struct ServeSnapshot: Sendable {
         var openMeteoCallsToday: Int
         /// Everything the daemon knows about the location (for pages that show the data).
         var runtime: LocationRuntime
+        /// Its images (SPEC §9.2) rendered in this run, in config order: the ones `GET
+        /// /images/<location>/<id>.<ext>` answers (the bytes are in the ``ImageStore``).
+        var renderedImages: [ImageConfig] = []
     }
 
     var version: String
@@ -88,7 +91,8 @@ extension DaemonState {
                     Self.source($0, of: runtime, failures: planner.schedules[index][$0].consecutiveFailures)
                 },
                 googleCallsToday: callsToday(index, .google, now: time.now),
-                openMeteoCallsToday: callsToday(index, .openMeteo, now: time.now), runtime: runtime)
+                openMeteoCallsToday: callsToday(index, .openMeteo, now: time.now), runtime: runtime,
+                renderedImages: images.images.filter { $0.location == index && $0.reference != nil }.map(\.config))
         }
         var fetches: [String: AgentDiagnostics.SourceStatus] = [:]
         for key in configuredDiagnosticsKeys { fetches[key] = .init(source: key) }

@@ -119,7 +119,10 @@ extension StatusSnapshot {
                 StatusLocation(
                     id: location.config.id, name: location.config.name, pollen: pollen, climate: climate,
                     stripes: stripes, air: air, risks: risks, googleCallsToday: serve.locations[index].googleCallsToday,
-                    openMeteoCallsToday: serve.locations[index].openMeteoCallsToday))
+                    openMeteoCallsToday: serve.locations[index].openMeteoCallsToday,
+                    images: serve.locations[index].renderedImages.map {
+                        StatusImage(id: $0.id, kind: $0.kind, width: $0.width, height: $0.height, format: $0.format)
+                    }))
         }
         var page = StatusPage(
             version: serve.version, generatedAt: UTCTimestamp.rfc3339(unixSeconds: now),

@@ -71,7 +71,7 @@ extension StatusPage {
             let hidden = locations.count - shown + omittedLocations
             out.raw(
                 "<p class=\"c\">\(hidden) more location\(hidden == 1 ? " is" : "s are") not shown: the page is kept under "
-                    + "\(Self.maximumBytes / 1000) KB. <a href=\"/api/state.json\">/api/state.json</a> has every location.</p>"
+                    + "\(Self.maximumBytes / 1000) KB. <a href=\"api/state.json\">/api/state.json</a> has every location.</p>"
             )
         }
         out.raw("</main>")
@@ -80,6 +80,9 @@ extension StatusPage {
         var page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         page += "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
         page += "<meta http-equiv=\"refresh\" content=\"\(Self.refreshSeconds)\">"
+        // An icon of its own (empty): without one a browser asks for `/favicon.ico` at the root,
+        // outside a proxy's prefix (Home Assistant's ingress, docs/home-assistant.md).
+        page += "<link rel=\"icon\" href=\"data:,\">"
         page += "<title>breeze-agent status</title><style>\(Self.css)\(out.colorStyles)</style></head><body>"
         page += out.document
         page += "</body></html>\n"
@@ -127,6 +130,13 @@ extension StatusPage {
             }
             out.raw("</ul></div>")
         }
+        if !location.images.isEmpty {
+            out.raw("<div class=\"c\"><h3>Images</h3>")
+            for image in location.images {
+                renderImage(image, of: location.id, into: &out)
+            }
+            out.raw("</div>")
+        }
         out.raw("</div></section>")
     }
 
@@ -171,7 +181,7 @@ extension StatusPage {
             case .compact:
                 out.raw(
                     "<p class=\"mu\">\(pollen.plants.count) plant\(pollen.plants.count == 1 ? "" : "s") in season "
-                        + "(<a href=\"/api/state.json\">list</a>)</p>")
+                        + "(<a href=\"api/state.json\">list</a>)</p>")
             }
         }
         if pollen.days.count > 1 {
@@ -287,6 +297,24 @@ extension StatusPage {
         out.raw("</p>")
     }
 
+    /// A rendered image as the agent serves it, linked to itself. The path is relative to the
+    /// page (no leading `/`), like every link here: behind Home Assistant's ingress proxy the
+    /// page is `/api/hassio_ingress/<token>/` and the image resolves under that prefix
+    /// (docs/home-assistant.md, "Ingress").
+    private func renderImage(_ image: StatusImage, of location: String, into out: inout HTMLWriter) {
+        let path = "images/\(location)/\(image.id).\(image.format.fileExtension)"
+        out.raw("<figure><a href=\"")
+        out.text(path, limit: nil)
+        out.raw("\"><img src=\"")
+        out.text(path, limit: nil)
+        out.raw("\" width=\"\(image.width)\" height=\"\(image.height)\" alt=\"")
+        out.text("\(image.id): the \(image.kind.rawValue) image")
+        out.raw("\"></a><figcaption class=\"mu\">")
+        out.text(image.id)
+        out.raw(" · \(image.kind.rawValue) · \(image.width)×\(image.height) \(image.format.fileExtension.uppercased())")
+        out.raw("</figcaption></figure>")
+    }
+
     // MARK: the footer
 
     private func renderFooter(into out: inout HTMLWriter) {
@@ -309,7 +337,7 @@ extension StatusPage {
         out.badge(mqttConnected ? "connected" : "disconnected", color: mqttConnected ? Self.okColor : Self.badColor)
         out.raw(" · breeze-agent ")
         out.text(version)
-        out.raw(" · <a href=\"/api/state.json\">/api/state.json</a> · <a href=\"/metrics\">/metrics</a></p>")
+        out.raw(" · <a href=\"api/state.json\">/api/state.json</a> · <a href=\"metrics\">/metrics</a></p>")
         for attribution in attributions {
             out.raw("<p class=\"mu\">")
             out.text(attribution, limit: nil)
@@ -362,6 +390,7 @@ extension StatusPage {
         .chg{display:flex;justify-content:space-between;align-items:baseline;gap:8px;margin:8px 0}\
         .chg b{font-size:1.6em}\
         svg{display:block;width:100%;height:auto}\
+        figure{margin:8px 0}figure img{display:block;max-width:100%;height:auto;border:1px solid var(--ln)}\
         .ch{color:var(--mu);font-size:14px}.ch text{fill:currentColor;text-anchor:middle}\
         .st{height:56px;border-radius:6px;margin-top:8px}.st rect{width:1px;height:1px}\
         .yr{display:flex;justify-content:space-between;color:var(--mu);font-size:.85em}\

@@ -70,11 +70,13 @@ public struct StatusLocation: Sendable, Equatable {
     /// API calls made today (the location's local day), for its header.
     public var googleCallsToday: Int
     public var openMeteoCallsToday: Int
+    /// The location's rendered images (SPEC §9.2) this run has drawn, in config order.
+    public var images: [StatusImage]
 
     public init(
         id: String, name: String, pollen: StatusSection<StatusPollen>, climate: StatusSection<StatusClimate>,
         stripes: StatusSection<StatusStripes>, air: StatusSection<StatusAir>, risks: [StatusRisk],
-        googleCallsToday: Int = 0, openMeteoCallsToday: Int = 0
+        googleCallsToday: Int = 0, openMeteoCallsToday: Int = 0, images: [StatusImage] = []
     ) {
         self.id = id
         self.name = name
@@ -85,6 +87,26 @@ public struct StatusLocation: Sendable, Equatable {
         self.risks = risks
         self.googleCallsToday = googleCallsToday
         self.openMeteoCallsToday = openMeteoCallsToday
+        self.images = images
+    }
+}
+
+/// A rendered image of a location, shown as the agent serves it at
+/// `images/<location>/<id>.<png|jpg>` (a link relative to the page: SPEC §15, ingress).
+public struct StatusImage: Sendable, Equatable {
+    /// `[a-z0-9_-]{1,32}` (config-checked), so it is safe in a path as it is.
+    public var id: String
+    public var kind: ImageKind
+    public var width: Int
+    public var height: Int
+    public var format: ImageFormat
+
+    public init(id: String, kind: ImageKind, width: Int, height: Int, format: ImageFormat) {
+        self.id = id
+        self.kind = kind
+        self.width = width
+        self.height = height
+        self.format = format
     }
 }
 
