@@ -83,7 +83,7 @@ run_addon() {
 
 # The tree check both runs use: messages under breeze/home/ seen by the viewer.
 tree_count() { grep -c '^breeze/home/' "$1" || true; }
-tree_min=20
+tree_min=100
 
 first=1
 for arch in "${archs[@]}"; do
