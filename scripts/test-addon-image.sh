@@ -129,6 +129,7 @@ for arch in "${archs[@]}"; do
     fi
 
     name=breeze-addon-test-$arch-$$
+    failures_before=$failures
     hport=$(scripts/free-port.sh)
     start_broker "$name"
     start_standins "$name" "$password" "$hport"
@@ -176,6 +177,10 @@ for arch in "${archs[@]}"; do
     sed "s/$password/***/" "$config"
     echo "-- the log's first lines:"
     head -4 "$work/$name/log"
+    if [ "$failures" -gt "$failures_before" ]; then
+        echo "-- a check failed: the log's last lines, the broker's and the Supervisor's requests:"
+        tail -n 15 "$work/$name/log" "$work/$name/log.stderr" "$work/$name/mosquitto.log" "$work/$name/requests.jsonl" | sed "s/$password/***/g"
+    fi
     podman rm -f "$name" >/dev/null 2>&1 || true
     stop_at=$(date +%s)
     control_note=""
