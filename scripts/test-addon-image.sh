@@ -35,22 +35,38 @@ viewer_password=$(secret)
 
 # start_broker NAME: a fresh mosquitto for one run (no retained messages of an earlier run):
 # test/mosquitto/test.conf with logins required, the Supervisor's and a viewer's. Sets $port and
-# $sub (mosquitto_sub logged in as the viewer).
+# $sub (mosquitto_sub logged in as the viewer). A port taken between free-port.sh and mosquitto's
+# bind (other tests' outgoing connections use the same range) is replaced, up to 5 times.
 start_broker() {
-    local dir=$work/$1
+    local dir=$work/$1 attempt broker
     mkdir -p "$dir"
-    port=$(scripts/free-port.sh)
     mosquitto_passwd -c -b "$dir/passwords" addons "$password"
     mosquitto_passwd -b "$dir/passwords" viewer "$viewer_password"
-    sed -e "s/@PORT@/$port/" -e 's/^allow_anonymous true$/allow_anonymous false/' test/mosquitto/test.conf >"$dir/mosquitto.conf"
-    grep -q '^allow_anonymous false$' "$dir/mosquitto.conf" || { echo "test-addon-image: could not require logins in test.conf" >&2; exit 1; }
-    # As root mosquitto switches to its own user, who could not read the 0600 password file.
-    printf 'password_file %s\nuser root\nlog_type notice\nlog_type information\nconnection_messages true\n' \
-        "$dir/passwords" >>"$dir/mosquitto.conf"
-    mosquitto -c "$dir/mosquitto.conf" >"$dir/mosquitto.log" 2>&1 &
-    pids+=($!)
-    for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-    sub=(mosquitto_sub -h 127.0.0.1 -p "$port" -u viewer -P "$viewer_password")
+    for attempt in 1 2 3 4 5; do
+        port=$(scripts/free-port.sh)
+        sed -e "s/@PORT@/$port/" -e 's/^allow_anonymous true$/allow_anonymous false/' test/mosquitto/test.conf >"$dir/mosquitto.conf"
+        grep -q '^allow_anonymous false$' "$dir/mosquitto.conf" || { echo "test-addon-image: could not require logins in test.conf" >&2; exit 1; }
+        # As root mosquitto switches to its own user, who could not read the 0600 password file.
+        printf 'password_file %s\nuser root\nlog_type notice\nlog_type information\nconnection_messages true\n' \
+            "$dir/passwords" >>"$dir/mosquitto.conf"
+        mosquitto -c "$dir/mosquitto.conf" >"$dir/mosquitto.log" 2>&1 &
+        broker=$!
+        for _ in $(seq 1 50); do
+            (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+            kill -0 "$broker" 2>/dev/null || break
+            sleep 0.1
+        done
+        if kill -0 "$broker" 2>/dev/null && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            pids+=("$broker")
+            sub=(mosquitto_sub -h 127.0.0.1 -p "$port" -u viewer -P "$viewer_password")
+            return
+        fi
+        echo "test-addon-image: mosquitto did not start on port $port (attempt $attempt): $(tail -n 1 "$dir/mosquitto.log")" >&2
+        kill "$broker" 2>/dev/null || true
+        wait "$broker" 2>/dev/null || true
+    done
+    echo "test-addon-image: mosquitto did not start in 5 attempts" >&2
+    exit 1
 }
 
 # start_standins NAME ANNOUNCED_PASSWORD HTTP_PORT: the Supervisor (announcing the broker at
@@ -201,7 +217,7 @@ for arch in "${archs[@]}"; do
         mosquitto_pub -h 127.0.0.1 -p "$port" -u viewer -P "$viewer_password" -t breeze/control-barrier -m x
         for _ in $(seq 1 50); do grep -q '^breeze/control-barrier' "$work/$control/seen" && break; sleep 0.1; done
         ccount=$(tree_count "$work/$control/seen")
-        refusal=$(podman logs "$control" 2>&1 | grep -i -m1 'not authori' | cut -c1-140)
+        refusal=$(podman logs "$control" 2>&1 | grep -i 'not authori' | head -n 1 | cut -c1-140 || true)
         if [ "$ccount" -ge "$tree_min" ] || [ -z "$refusal" ] || ! grep -q '^breeze/control-barrier' "$work/$control/seen"; then
             bad "$arch control: a wrong broker password still passed the tree check ($ccount messages; refusal: ${refusal:-none})"
         else
