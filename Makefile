@@ -4,7 +4,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
 CONFIG ?= config/local.yaml
 
 .PHONY: run test build release deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \
-	arm64-toolchain test-arm64 image test-image
+	arm64-toolchain test-arm64 image test-image addon-image test-addon-image
 
 deps:
 	scripts/deps.sh
@@ -65,6 +65,15 @@ image:
 # Both images run under podman against a loopback broker; sizes against the 80 MB goal.
 test-image:
 	scripts/test-image.sh
+
+# build/breeze-agent-addon_<version>_<arch>.oci.tar: the image above with the Home Assistant
+# add-on's Dockerfile applied (entrypoint `breeze-agent addon`, root, io.hass labels).
+addon-image:
+	ARCH=$(ARCH) scripts/addon-image.sh
+
+# Both add-on images under podman against a stand-in Supervisor, APIs and a login-only broker.
+test-addon-image:
+	scripts/test-addon-image.sh
 
 # Conformance against a real Home Assistant (docs/home-assistant.md); first run builds a cache.
 test-ha:

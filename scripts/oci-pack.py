@@ -3,24 +3,46 @@
 # reads: an OCI image layout — oci-layout, index.json, blobs/sha256/… — in a tar), written
 # here so that `make image` needs no registry, base image or container storage. Used by
 # scripts/image.sh. The layer is reproducible: entries sorted, owners numeric, times = --epoch.
+#
+# With --base ARCHIVE --dockerfile FILE (scripts/addon-image.sh) it derives an image instead:
+# the base archive's layers unchanged (the same blobs, so the two images share storage) and its
+# config with FILE's metadata instructions applied — ARG, LABEL, ENV, USER, WORKDIR, ENTRYPOINT
+# and CMD (exec form), VOLUME, STOPSIGNAL — as `docker build` applies them on top of
+# its last FROM; a RUN, COPY or ADD (anything that changes files) is refused, as is a variable
+# the file does not declare. The Dockerfile stays the one description of the add-on image.
 import argparse
 import gzip
 import hashlib
 import io
 import json
 import os
+import re
+import shlex
+import sys
 import tarfile
 import time
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--root", required=True)
+parser.add_argument("--root", help="the directory to pack (not with --base)")
+parser.add_argument("--base", help="an OCI archive this script wrote, to derive from (with --dockerfile)")
+parser.add_argument("--dockerfile", help="whose metadata instructions are applied to --base's config")
+parser.add_argument("--build-arg", action="append", default=[], metavar="NAME=VALUE")
 parser.add_argument("--arch", required=True, choices=["amd64", "arm64"])
 parser.add_argument("--tag", required=True)
-parser.add_argument("--version", required=True)
-parser.add_argument("--user", required=True, help="uid:gid the container runs as")
+parser.add_argument("--version", help="the image's version label (with --root)")
+parser.add_argument("--user", help="uid:gid the container runs as (with --root)")
 parser.add_argument("--epoch", type=int, required=True)
 parser.add_argument("--out", required=True)
 args = parser.parse_args()
+if bool(args.root) == bool(args.base) or bool(args.base) != bool(args.dockerfile):
+    parser.error("give --root (with --user, --version), or --base with --dockerfile")
+if args.root and not (args.user and args.version):
+    parser.error("--root needs --user and --version")
+
+
+def fail(message):
+    print(f"oci-pack: {message}", file=sys.stderr)
+    sys.exit(1)
 
 
 def layer_tar(root, epoch):
@@ -53,36 +75,213 @@ def blob(data):
     return digest, len(data), (f"blobs/sha256/{digest}", data)
 
 
-raw = layer_tar(args.root, args.epoch)
-diff_id = "sha256:" + hashlib.sha256(raw).hexdigest()
-gz = gzip.compress(raw, compresslevel=9, mtime=0)
-files = []
-layer_digest, layer_size, entry = blob(gz)
-files.append(entry)
+def read_base(path):
+    """The base archive's config (a dict) and its layers: [(descriptor, gzip data)]."""
+    try:
+        with tarfile.open(path) as tar:
+            def member(name):
+                return tar.extractfile(name).read()
 
-created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(args.epoch))
-config = {
-    "created": created,
-    "architecture": args.arch,
-    "os": "linux",
-    **({"variant": "v8"} if args.arch == "arm64" else {}),
-    "config": {
-        "User": args.user,
-        "Entrypoint": ["/usr/bin/breeze-agent"],
-        "Cmd": ["run", "--config", "/config/config.yaml"],
-        "Env": ["PATH=/usr/bin:/bin", "BREEZE_LOG_STREAM=stdout"],
-        "WorkingDir": "/data",
-        "Volumes": {"/data": {}},
-        "StopSignal": "SIGTERM",
-        "Labels": {
-            "org.opencontainers.image.title": "breeze-agent",
-            "org.opencontainers.image.version": args.version,
-            "org.opencontainers.image.licenses": "Apache-2.0",
+            index = json.loads(member("index.json"))
+            manifest = json.loads(member("blobs/sha256/" + index["manifests"][0]["digest"].split(":")[1]))
+            config = json.loads(member("blobs/sha256/" + manifest["config"]["digest"].split(":")[1]))
+            layers = [(d, member("blobs/sha256/" + d["digest"].split(":")[1])) for d in manifest["layers"]]
+            ref = index["manifests"][0].get("annotations", {}).get("org.opencontainers.image.ref.name", "")
+    except (OSError, KeyError, IndexError, ValueError, tarfile.TarError, AttributeError) as error:
+        fail(f"{path} is not an OCI archive written by this script ({error})")
+    return config, layers, ref
+
+
+VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def dockerfile_instructions(path):
+    """(line number, KEYWORD, rest) per instruction: continuation lines joined, comments dropped."""
+    try:
+        lines = open(path, encoding="utf-8").read().split("\n")
+    except OSError as error:
+        fail(f"cannot read {path}: {error.strerror}")
+    result, text, first = [], None, 0
+    for number, line in enumerate(lines, 1):
+        if line.lstrip().startswith("#") or (text is None and not line.strip()):
+            continue
+        if text is None:
+            text, first = "", number
+        stripped = line.rstrip()
+        if stripped.endswith("\\"):
+            text += stripped[:-1] + " "
+            continue
+        text += stripped
+        keyword, _, rest = text.strip().partition(" ")
+        result.append((first, keyword.upper(), rest.strip()))
+        text = None
+    return result
+
+
+def apply_dockerfile(path, base_config, base_ref, build_args):
+    """base_config with the final stage's metadata instructions applied, as `docker build` would."""
+    given = {}
+    for item in build_args:
+        name, sep, value = item.partition("=")
+        if not sep:
+            fail(f"--build-arg {item}: expected NAME=VALUE")
+        given[name] = value
+    # ARGs before the first FROM are global: usable in FROM lines, and inside a stage once it
+    # declares them again (`ARG NAME`); each stage starts with no variables of its own.
+    global_vars, variables, declared, stages, stage_base = {}, None, set(), {}, None
+    config = json.loads(json.dumps(base_config["config"]))
+    instructions = dockerfile_instructions(path)
+    last_from = max((i for i, (_, k, _) in enumerate(instructions) if k == "FROM"), default=None)
+    if last_from is None:
+        fail(f"{path}: no FROM")
+
+    def where(number):
+        return f"{path}:{number}"
+
+    def expand(text, number, scope):
+        if "'" in text and "$" in text:
+            fail(f"{where(number)}: $ inside single quotes is not supported here")
+
+        def value(match):
+            name = match.group(1) or match.group(2)
+            if name not in scope:
+                fail(f"{where(number)}: ${name} is not declared (ARG or ENV) in this stage before this line")
+            return scope[name]
+
+        return VARIABLE.sub(value, text)
+
+    def pairs(rest, number, keyword):
+        result = []
+        for token in shlex.split(expand(rest, number, variables)):
+            key, sep, value = token.partition("=")
+            if not sep:
+                fail(f"{where(number)}: {keyword} {token}: expected KEY=VALUE pairs")
+            result.append((key, value))
+        return result
+
+    def exec_form(rest, number, keyword):
+        try:
+            value = json.loads(rest)
+        except ValueError:
+            value = None
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            fail(f"{where(number)}: {keyword} must be a JSON list of strings (the image has no shell)")
+        return value
+
+    for index, (number, keyword, rest) in enumerate(instructions):
+        if keyword == "ARG":
+            name, sep, default = rest.partition("=")
+            declared.add(name)
+            if name in given:
+                value = given[name]
+            elif sep:
+                value = default.strip('"')
+            else:
+                value = global_vars.get(name) if variables is not None else None
+            if value is None:
+                fail(f"{where(number)}: ARG {name} has no value (pass --build-arg {name}=…)")
+            (global_vars if variables is None else variables)[name] = value
+        elif keyword == "FROM":
+            words = expand(rest, number, global_vars).split()
+            image = words[0]
+            if len(words) == 3 and words[1].upper() == "AS":
+                stages[words[2]] = stages.get(image, image)
+            if index == last_from:
+                stage_base = stages.get(image, image)
+            variables = {}
+        elif index < last_from:
+            fail(f"{where(number)}: {keyword} in an earlier stage: only the last stage is applied")
+        elif keyword == "LABEL":
+            config.setdefault("Labels", {}).update(pairs(rest, number, keyword))
+        elif keyword == "ENV":
+            env = dict(e.split("=", 1) for e in config.get("Env", []))
+            for key, value in pairs(rest, number, keyword):
+                env[key] = value
+                variables[key] = value
+            config["Env"] = [f"{k}={v}" for k, v in env.items()]
+        elif keyword == "USER":
+            config["User"] = expand(rest, number, variables)
+        elif keyword == "WORKDIR":
+            config["WorkingDir"] = expand(rest, number, variables)
+        elif keyword == "STOPSIGNAL":
+            config["StopSignal"] = expand(rest, number, variables)
+        elif keyword == "VOLUME":
+            volumes = exec_form(rest, number, keyword) if rest.startswith("[") else expand(rest, number, variables).split()
+            for volume in volumes:
+                config.setdefault("Volumes", {})[volume] = {}
+        elif keyword == "ENTRYPOINT":
+            config["Entrypoint"] = exec_form(rest, number, keyword)
+            config.pop("Cmd", None)  # as docker build: a new entrypoint drops the base's CMD
+        elif keyword == "CMD":
+            config["Cmd"] = exec_form(rest, number, keyword)
+            if not config["Cmd"]:
+                del config["Cmd"]
+        else:
+            fail(f"{where(number)}: {keyword} is not applied by this packer (metadata instructions only)")
+    unused = sorted(set(given) - declared)
+    if unused:
+        fail(f"{path} declares no ARG {', '.join(unused)}")
+    # The stage the file builds on must be the base given: the same tag (e.g. 0.1.0-arm64).
+    if stage_base.rpartition(":")[2] != base_ref.rpartition(":")[2]:
+        fail(f"{path} builds on {stage_base}, but the base archive is {base_ref}")
+    return config
+
+
+files = []
+if args.root:
+    raw = layer_tar(args.root, args.epoch)
+    diff_id = "sha256:" + hashlib.sha256(raw).hexdigest()
+    gz = gzip.compress(raw, compresslevel=9, mtime=0)
+    layer_digest, layer_size, entry = blob(gz)
+    files.append(entry)
+    layers = [descriptor("application/vnd.oci.image.layer.v1.tar+gzip", layer_digest, layer_size)]
+    uncompressed = len(raw)
+    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(args.epoch))
+    config = {
+        "created": created,
+        "architecture": args.arch,
+        "os": "linux",
+        **({"variant": "v8"} if args.arch == "arm64" else {}),
+        "config": {
+            "User": args.user,
+            "Entrypoint": ["/usr/bin/breeze-agent"],
+            "Cmd": ["run", "--config", "/config/config.yaml"],
+            "Env": ["PATH=/usr/bin:/bin", "BREEZE_LOG_STREAM=stdout"],
+            "WorkingDir": "/data",
+            "Volumes": {"/data": {}},
+            "StopSignal": "SIGTERM",
+            "Labels": {
+                "org.opencontainers.image.title": "breeze-agent",
+                "org.opencontainers.image.version": args.version,
+                "org.opencontainers.image.licenses": "Apache-2.0",
+            },
         },
-    },
-    "rootfs": {"type": "layers", "diff_ids": [diff_id]},
-    "history": [{"created": created, "created_by": "scripts/image.sh (Debian 12 packages, distroless closure)"}],
-}
+        "rootfs": {"type": "layers", "diff_ids": [diff_id]},
+        "history": [{"created": created, "created_by": "scripts/image.sh (Debian 12 packages, distroless closure)"}],
+    }
+else:
+    base_config, base_layers, base_ref = read_base(args.base)
+    if base_config.get("architecture") != args.arch:
+        fail(f"{args.base} is an {base_config.get('architecture')} image, not {args.arch}")
+    layers = []
+    uncompressed = 0
+    for layer_descriptor, data in base_layers:
+        files.append((f"blobs/sha256/{layer_descriptor['digest'].split(':')[1]}", data))
+        layers.append(layer_descriptor)
+        uncompressed += len(gzip.decompress(data))
+    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(args.epoch))
+    config = dict(base_config)
+    config["created"] = created
+    config["config"] = apply_dockerfile(args.dockerfile, base_config, base_ref, args.build_arg)
+    config["history"] = base_config.get("history", []) + [
+        {
+            "created": created,
+            "created_by": f"scripts/oci-pack.py: {args.dockerfile}'s metadata over {base_ref}",
+            "empty_layer": True,
+        }
+    ]
+
+
 def add_json(obj):
     """Stores obj as a compact JSON blob; its digest and size."""
     digest, size, entry = blob(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode())
@@ -95,7 +294,7 @@ manifest = {
     "schemaVersion": 2,
     "mediaType": "application/vnd.oci.image.manifest.v1+json",
     "config": descriptor("application/vnd.oci.image.config.v1+json", config_digest, config_size),
-    "layers": [descriptor("application/vnd.oci.image.layer.v1.tar+gzip", layer_digest, layer_size)],
+    "layers": layers,
 }
 manifest_digest, manifest_size = add_json(manifest)
 index = {
@@ -127,4 +326,7 @@ with tarfile.open(tmp, "w", format=tarfile.PAX_FORMAT) as tar:
         info.mtime = args.epoch
         tar.addfile(info, io.BytesIO(data))
 os.replace(tmp, args.out)
-print(f"oci-pack: {args.out}: layer {len(raw)} bytes uncompressed, {layer_size} gzip; config {config_digest[:12]}")
+print(
+    f"oci-pack: {args.out}: {len(layers)} layer(s), {uncompressed / 1e6:.1f} MB uncompressed,"
+    f" {sum(d['size'] for d in layers) / 1e6:.1f} MB gzip; config {config_digest[:12]}"
+)

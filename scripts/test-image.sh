@@ -13,19 +13,8 @@ scripts/deps.sh podman runc mosquitto mosquitto-clients >&2
 archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=(amd64 arm64)
 goal_mb=80
-podman_run=(podman run --runtime runc --network host --ulimit nofile=1000:1000 --ulimit nproc=1000:1000)
-
-work=$(mktemp -d /tmp/breeze-image-test.XXXXXX)
-chmod 0755 "$work"
-pids=()
-containers=()
-cleanup() {
-    for c in "${containers[@]}"; do podman rm -f "$c" >/dev/null 2>&1 || true; done
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-. scripts/checks.sh
+. scripts/podman-test.sh
+podman_test_begin breeze-image-test
 summary=()
 
 for arch in "${archs[@]}"; do
@@ -83,13 +72,7 @@ for arch in "${archs[@]}"; do
     pid=$(podman inspect --format '{{.State.Pid}}' "$name")
     puid=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo "?")
     check "$arch: runs as the image's breeze-agent user (uid $puid, not root)" test "$puid" != 0 -a "$puid" != "?"
-    term_at=$(date +%s.%N)
-    podman stop -t 10 "$name" >/dev/null
-    stop_s=$(awk -v a="$term_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-    rc=$(podman inspect --format '{{.State.ExitCode}}' "$name")
-    podman logs "$name" >"$work/log-$arch" 2>"$work/log-$arch.stderr" || true
-    check "$arch: SIGTERM -> exit 0 (got $rc)" test "$rc" = 0
-    check "$arch: SIGTERM -> stopped in $stop_s s (<= 2 s)" awk -v s="$stop_s" 'BEGIN { exit !(s <= 2) }'
+    sigterm_checks "$arch" "$name" "$work/log-$arch"
     retained=$(mosquitto_sub -h 127.0.0.1 -p "$port" -t breeze-demo/status -C 1 -W 2 --retained-only 2>/dev/null || true)
     check "$arch: offline retained after SIGTERM" test "$retained" = offline
     check "$arch: the log has the agent's lines on stdout ($(wc -l <"$work/log-$arch") lines)" grep -q 'info:' "$work/log-$arch"

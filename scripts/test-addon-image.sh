@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# `make test-addon-image`: the Home Assistant add-on's image (scripts/addon-image.sh) run under
+# podman as the Supervisor runs it — /data a bind mount holding the options.json the Supervisor
+# wrote (root, 0600), SUPERVISOR_TOKEN in the environment — against stand-ins on the loopback:
+# a Supervisor written from its documented API and the pollen/climate APIs
+# (test/addon/standins.py; the API facts it relies on are cited there and in
+# docs/home-assistant.md), and a mosquitto that refuses anonymous clients and accepts the login
+# the Supervisor announces, as the Mosquitto add-on does. Zero configuration: the options are
+# config.yaml's defaults, `advanced` only pointing the agent at the stand-in APIs (no Internet
+# here), one climate year, and the status page on a free loopback port instead of 0.0.0.0:8099.
+# Checked per architecture (arm64 under qemu-user, binfmt): the image's config and that the
+# Dockerfile built by podman gives the same; Home Assistant's home published under breeze/home/
+# with the Supervisor's login; /data/breeze-agent.yaml written 0600 with the password in it and
+# not in the log; the log on stdout; SIGTERM -> `offline` retained and exit 0 within 2 s. On the
+# first architecture, a control run with a wrong password announced shows the tree check fails.
+# Podman flags from this machine's facts (SPEC §14): runc, host network, ulimits.
+# Usage: scripts/test-addon-image.sh [amd64] [arm64]    (default: both). Needs root.
+#   BREEZE_REUSE_IMAGE=1  use build/breeze-agent_<version>_<arch>.oci.tar when it exists (.ci/run
+#                         sets it: `make test-image` built them moments before); otherwise
+#                         scripts/image.sh builds the §14 image first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" -eq 0 ] || { echo "test-addon-image: run as root (podman, chroot)" >&2; exit 1; }
+scripts/deps.sh podman runc mosquitto mosquitto-clients python3-yaml >&2
+archs=("$@")
+[ ${#archs[@]} -gt 0 ] || archs=(amd64 arm64)
+version=$(tr -d '[:space:]' <VERSION)
+. scripts/podman-test.sh
+podman_test_begin breeze-addon-image-test
+summary=()
+secret() { head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9'; }
+token=$(secret)
+password=$(secret)
+viewer_password=$(secret)
+
+# start_broker NAME: a fresh mosquitto for one run (no retained messages of an earlier run):
+# test/mosquitto/test.conf with logins required, the Supervisor's and a viewer's. Sets $port and
+# $sub (mosquitto_sub logged in as the viewer). A port taken between free-port.sh and mosquitto's
+# bind (other tests' outgoing connections use the same range) is replaced, up to 5 times.
+start_broker() {
+    local dir=$work/$1 attempt broker
+    mkdir -p "$dir"
+    mosquitto_passwd -c -b "$dir/passwords" addons "$password"
+    mosquitto_passwd -b "$dir/passwords" viewer "$viewer_password"
+    for attempt in 1 2 3 4 5; do
+        port=$(scripts/free-port.sh)
+        sed -e "s/@PORT@/$port/" -e 's/^allow_anonymous true$/allow_anonymous false/' test/mosquitto/test.conf >"$dir/mosquitto.conf"
+        grep -q '^allow_anonymous false$' "$dir/mosquitto.conf" || { echo "test-addon-image: could not require logins in test.conf" >&2; exit 1; }
+        # As root mosquitto switches to its own user, who could not read the 0600 password file.
+        printf 'password_file %s\nuser root\nlog_type notice\nlog_type information\nconnection_messages true\n' \
+            "$dir/passwords" >>"$dir/mosquitto.conf"
+        mosquitto -c "$dir/mosquitto.conf" >"$dir/mosquitto.log" 2>&1 &
+        broker=$!
+        for _ in $(seq 1 50); do
+            (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+            kill -0 "$broker" 2>/dev/null || break
+            sleep 0.1
+        done
+        if kill -0 "$broker" 2>/dev/null && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            pids+=("$broker")
+            sub=(mosquitto_sub -h 127.0.0.1 -p "$port" -u viewer -P "$viewer_password")
+            return
+        fi
+        echo "test-addon-image: mosquitto did not start on port $port (attempt $attempt): $(tail -n 1 "$dir/mosquitto.log")" >&2
+        kill "$broker" 2>/dev/null || true
+        wait "$broker" 2>/dev/null || true
+    done
+    echo "test-addon-image: mosquitto did not start in 5 attempts" >&2
+    exit 1
+}
+
+# start_standins NAME ANNOUNCED_PASSWORD HTTP_PORT: the Supervisor (announcing the broker at
+# $port) and the APIs for one run; writes $work/NAME/data/options.json, sets $supervisor_url.
+start_standins() {
+    local name=$1 announced=$2 hport=$3
+    mkdir -p "$work/$name/data"
+    chmod 0700 "$work/$name/data"
+    BREEZE_STANDIN_TOKEN=$token BREEZE_STANDIN_MQTT_PASSWORD=$announced python3 test/addon/standins.py \
+        --addon-config ha-addon/breeze_agent/config.yaml --data "$work/$name/data" --mqtt-port "$port" \
+        --advanced "$(printf 'climate: {years: [2010]}\nhttp: {listen: "127.0.0.1:%s"}\n' "$hport")" \
+        --state "$work/$name/standins.json" --requests "$work/$name/requests.jsonl" 2>"$work/$name/standins.log" &
+    pids+=($!)
+    for _ in $(seq 1 300); do [ -s "$work/$name/standins.json" ] && break; sleep 0.1; done
+    [ -s "$work/$name/standins.json" ] || { cat "$work/$name/standins.log" >&2; echo "test-addon-image: the stand-ins did not start" >&2; exit 1; }
+    supervisor_url=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["supervisor_url"])' "$work/$name/standins.json")
+}
+
+# run_addon NAME TAG: watches breeze/# and homeassistant/# into $work/NAME/seen and starts the
+# add-on's container as the Supervisor would.
+run_addon() {
+    local name=$1 tag=$2
+    "${sub[@]}" -v -t 'breeze/#' -t 'homeassistant/#' >"$work/$name/seen" 2>/dev/null &
+    pids+=($!)
+    sleep 0.3
+    containers+=("$name")
+    "${podman_run[@]}" -d --name "$name" -v "$work/$name/data:/data" \
+        -e "SUPERVISOR_TOKEN=$token" -e "BREEZE_SUPERVISOR_URL=$supervisor_url" "$tag" >/dev/null
+}
+
+# The tree check both runs use: messages under breeze/home/ seen by the viewer.
+tree_count() { grep -c '^breeze/home/' "$1" || true; }
+tree_min=100
+
+first=1
+for arch in "${archs[@]}"; do
+    printf '\n== %s\n' "$arch"
+    t0=$(date +%s)
+    case "$arch" in amd64) build_arch=amd64 ;; arm64) build_arch=aarch64 ;; *) bad "$arch: not amd64 or arm64"; continue ;; esac
+    base=build/breeze-agent_${version}_${arch}.oci.tar
+    if [ "${BREEZE_REUSE_IMAGE:-}" = 1 ] && [ -f "$base" ]; then
+        echo "test-addon-image: reusing $base (BREEZE_REUSE_IMAGE=1)"
+    else
+        base=$(ARCH=$arch scripts/image.sh)
+    fi
+    archive=$(BREEZE_IMAGE_ARCHIVE=$base ARCH=$arch scripts/addon-image.sh)
+    tag=localhost/breeze-agent-addon:$version-$arch
+    podman rmi -f "$tag" >/dev/null 2>&1 || true
+    podman load -i "$archive" >"$work/load-$arch" 2>&1 || { cat "$work/load-$arch"; bad "$arch: podman load"; continue; }
+    check "$arch: podman load tagged $tag" podman image exists "$tag"
+    inspect() { podman image inspect --format "$1" "$tag"; }
+    size=$(inspect '{{.Size}}')
+    size_mb=$(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1000000 }')
+    check "$arch: image architecture $arch" test "$(inspect '{{.Architecture}}')" = "$arch"
+    check "$arch: runs as root (the Supervisor's options.json is root's, 0600)" test "$(inspect '{{.Config.User}}')" = root
+    check "$arch: entrypoint breeze-agent addon, no CMD" test "$(inspect '{{json .Config.Entrypoint}} {{json .Config.Cmd}}')" = '["/usr/bin/breeze-agent","addon"] null'
+    check "$arch: labels io.hass.type=app io.hass.arch=$build_arch io.hass.version=$version" test \
+        "$(inspect '{{index .Config.Labels "io.hass.type"}} {{index .Config.Labels "io.hass.arch"}} {{index .Config.Labels "io.hass.version"}}')" = "app $build_arch $version"
+    check "$arch: /data is a volume, logs on stdout (BREEZE_LOG_STREAM=stdout)" bash -c \
+        "podman image inspect --format '{{json .Config.Volumes}} {{json .Config.Env}}' '$tag' | grep -q '\"/data\".*BREEZE_LOG_STREAM=stdout'"
+    # The Dockerfile a release builds (docker/podman build over the §14 image) must give this
+    # image: same config (bar buildah's own label), same layers.
+    podman load -i "$base" >/dev/null 2>&1 || bad "$arch: podman load $base"
+    built=localhost/breeze-agent-addon-dockerfile-test:$version-$arch
+    if podman build --pull=never --build-arg "BUILD_ARCH=$build_arch" --build-arg "BUILD_VERSION=$version" \
+        --build-arg BREEZE_IMAGE=localhost/breeze-agent -t "$built" ha-addon/breeze_agent >"$work/build-$arch" 2>&1; then
+        norm='{{json .Config}} {{.Architecture}} {{json .RootFS.Layers}}'
+        a=$(podman image inspect --format "$norm" "$tag")
+        b=$(podman image inspect --format "$norm" "$built" | sed 's/"io.buildah.version":"[^"]*",//')
+        check "$arch: podman build of ha-addon/breeze_agent/Dockerfile gives the same config and layers" test "$a" = "$b"
+        [ "$a" = "$b" ] || printf 'script:     %s\ndockerfile: %s\n' "$a" "$b"
+        podman rmi -f "$built" >/dev/null 2>&1 || true
+    else
+        tail -5 "$work/build-$arch"
+        bad "$arch: podman build of ha-addon/breeze_agent/Dockerfile"
+    fi
+
+    name=breeze-addon-test-$arch-$$
+    failures_before=$failures
+    hport=$(scripts/free-port.sh)
+    start_broker "$name"
+    start_standins "$name" "$password" "$hport"
+    run_addon "$name" "$tag"
+    seen=$work/$name/seen
+    # The first fetches are spread over the start's first seconds (slower under qemu): wait for
+    # the subtrees, not a fixed time.
+    for _ in $(seq 1 600); do
+        grep -q '^breeze/status online' "$seen" && grep -q '^breeze/home/climate/unit ' "$seen" \
+            && grep -q '^breeze/home/pollen/' "$seen" && grep -q '^homeassistant/.*Zuhause' "$seen" && break
+        [ "$(podman inspect --format '{{.State.Running}}' "$name")" = true ] || break
+        sleep 0.2
+    done
+    sleep 1
+    count=$(tree_count "$seen")
+    status=$("${sub[@]}" -t breeze/status -C 1 -W 3 --retained-only 2>/dev/null || true)
+    check "$arch: breeze/status reads online (retained)" test "$status" = online
+    check "$arch: the tree under breeze/home/ ($count messages, at least $tree_min)" test "$count" -ge "$tree_min"
+    check "$arch: breeze/home/climate/unit is °C (Home Assistant's unit system)" grep -q '^breeze/home/climate/unit °C$' "$seen"
+    check "$arch: discovery names the device as Home Assistant names the home (Zuhause)" grep -q '^homeassistant/.*Zuhause' "$seen"
+    check "$arch: the agent logged in to the broker as the Supervisor's user" grep -q "u'addons'" "$work/$name/mosquitto.log"
+    check "$arch: the Supervisor was asked for /services/mqtt and /core/api/config with the token" bash -c \
+        "grep -q '\"/services/mqtt\", \"authorized\": true, \"status\": 200' '$work/$name/requests.jsonl' && grep -q '\"/core/api/config\", \"authorized\": true, \"status\": 200' '$work/$name/requests.jsonl' && ! grep -q '\"authorized\": false' '$work/$name/requests.jsonl'"
+    pid=$(podman inspect --format '{{.State.Pid}}' "$name")
+    puid=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo "?")
+    check "$arch: the entrypoint runs as root (uid $puid)" test "$puid" = 0
+    config=$work/$name/data/breeze-agent.yaml
+    check "$arch: /data/breeze-agent.yaml written, mode 0600, owner root ($(stat -c '%a %U' "$config" 2>/dev/null))" \
+        test "$(stat -c '%a %u' "$config" 2>/dev/null)" = "600 0"
+    check "$arch: it holds the Supervisor's password, Home Assistant's name and state_dir /data" bash -c \
+        "grep -qF 'password: \"$password\"' '$config' && grep -q 'name: \"Zuhause\"' '$config' && grep -q '^state_dir: \"/data\"' '$config'"
+    code=$(curl -s -o /dev/null -w '%{http_code}' -m 10 "http://127.0.0.1:$hport/healthz" || true)
+    check "$arch: the status page answers /healthz with 200 (got $code)" test "$code" = 200
+    sigterm_checks "$arch" "$name" "$work/$name/log"
+    run_stop_s=$stop_s
+    retained=$("${sub[@]}" -t breeze/status -C 1 -W 3 --retained-only 2>/dev/null || true)
+    check "$arch: offline retained after SIGTERM" test "$retained" = offline
+    check "$arch: the log is on stdout ($(wc -l <"$work/$name/log") lines, add-on: wrote … first)" \
+        grep -q 'add-on: wrote /data/breeze-agent.yaml (mode 0600)' "$work/$name/log"
+    check "$arch: nothing on the container's stderr ($(wc -l <"$work/$name/log.stderr") lines)" test ! -s "$work/$name/log.stderr"
+    check "$arch: the password is not in the container log" bash -c "! grep -qF '$password' '$work/$name/log' '$work/$name/log.stderr'"
+    echo "-- the Supervisor stand-in's answers (password masked):"
+    python3 -c 'import json, sys; [print(k, "->", v) for k, v in json.load(open(sys.argv[1]))["answers"].items()]' "$work/$name/standins.json"
+    echo "-- /data/breeze-agent.yaml as the entrypoint wrote it (password masked):"
+    sed "s/$password/***/" "$config"
+    echo "-- the log's first lines:"
+    head -4 "$work/$name/log"
+    if [ "$failures" -gt "$failures_before" ]; then
+        echo "-- a check failed: the log's last lines, the broker's and the Supervisor's requests:"
+        tail -n 15 "$work/$name/log" "$work/$name/log.stderr" "$work/$name/mosquitto.log" "$work/$name/requests.jsonl" | sed "s/$password/***/g"
+    fi
+    podman rm -f "$name" >/dev/null 2>&1 || true
+    stop_at=$(date +%s)
+    control_note=""
+
+    if [ "$first" = 1 ]; then
+        first=0
+        # Control: the same run with a wrong password announced must fail the tree check. Wait
+        # for the refusal in the log, then for a barrier message through the viewer's
+        # subscription, and count (no sleep decides it).
+        control=breeze-addon-control-$arch-$$
+        start_broker "$control"
+        start_standins "$control" "not-$password" "$(scripts/free-port.sh)"
+        run_addon "$control" "$tag"
+        for _ in $(seq 1 300); do
+            podman logs "$control" 2>&1 | grep -qi 'not authori' && break
+            sleep 0.2
+        done
+        mosquitto_pub -h 127.0.0.1 -p "$port" -u viewer -P "$viewer_password" -t breeze/control-barrier -m x
+        for _ in $(seq 1 50); do grep -q '^breeze/control-barrier' "$work/$control/seen" && break; sleep 0.1; done
+        ccount=$(tree_count "$work/$control/seen")
+        refusal=$(podman logs "$control" 2>&1 | grep -i 'not authori' | head -n 1 | cut -c1-140 || true)
+        if [ "$ccount" -ge "$tree_min" ] || [ -z "$refusal" ] || ! grep -q '^breeze/control-barrier' "$work/$control/seen"; then
+            bad "$arch control: a wrong broker password still passed the tree check ($ccount messages; refusal: ${refusal:-none})"
+        else
+            ok "$arch control: with a wrong password announced the tree check fails ($ccount messages, at least $tree_min needed); log: $refusal"
+        fi
+        check "$arch control: still running, waiting for the broker (no crash loop)" \
+            test "$(podman inspect --format '{{.State.Running}}' "$control")" = true
+        sigterm_checks "$arch control" "$control" "$work/$control/log"
+        podman rm -f "$control" >/dev/null 2>&1 || true
+        control_note=" (+ control run $(($(date +%s) - stop_at)) s)"
+    fi
+    summary+=("$arch: $tag, $size_mb MB uncompressed, archive $(du -h "$archive" | cut -f1), $count messages under breeze/home/, stop $run_stop_s s, $((stop_at - t0)) s$control_note")
+done
+
+printf '\n== summary\n'
+printf '%s\n' "${summary[@]}"
+podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep '^localhost/breeze-agent-addon:' || true
+echo "checks: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]
