@@ -94,3 +94,8 @@ soak:
 
 bench:
 	scripts/bench.sh
+
+# The add-on's icon.png and logo.png, drawn by the render helper (scripts/addon-art.sh).
+.PHONY: addon-art
+addon-art:
+	scripts/addon-art.sh

@@ -376,8 +376,16 @@ public final class MQTTClient: Sendable {
             try check(mosquitto_username_pw_set(raw, username, configuration.password))
         }
         if let tls = configuration.tls {
-            let caPath = tls.caFile == nil ? MQTTTLSOptions.systemCAPath : nil
-            try check(mosquitto_tls_set(raw, tls.caFile, caPath, tls.certFile, tls.keyFile, nil))
+            // No CA file: the system's. OpenSSL finds a CA in the hashed directory only by its
+            // `<hash>.0` name, so the bundle is passed too when there is one (the §14 image
+            // ships nothing else; libmosquitto refuses a CA file it cannot open).
+            var caFile = tls.caFile
+            var caPath: String?
+            if caFile == nil {
+                caPath = tls.systemCAs.hashedDirectory
+                if access(tls.systemCAs.bundle, R_OK) == 0 { caFile = tls.systemCAs.bundle }
+            }
+            try check(mosquitto_tls_set(raw, caFile, caPath, tls.certFile, tls.keyFile, nil))
             // Verify the peer always (SSL_VERIFY_PEER); `insecure` only drops the host-name match.
             try check(mosquitto_tls_opts_set(raw, 1, nil, nil))
             if tls.insecure { try check(mosquitto_tls_insecure_set(raw, true)) }

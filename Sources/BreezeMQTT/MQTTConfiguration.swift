@@ -34,7 +34,7 @@ public enum MQTTProtocolVersion: Sendable, Equatable, CustomStringConvertible {
 /// TLS settings. Their presence turns TLS on; server certificate verification is always on,
 /// `insecure` only skips the host-name check (for brokers reached by IP with a name-only cert).
 public struct MQTTTLSOptions: Sendable, Equatable {
-    /// PEM file with the CA(s) to trust; `nil` trusts the system CAs in ``systemCAPath``.
+    /// PEM file with the CA(s) to trust; `nil` trusts the system CAs (``systemCAs``).
     public var caFile: String?
     /// Client certificate (PEM) for brokers that require one; needs ``keyFile``.
     public var certFile: String?
@@ -43,14 +43,32 @@ public struct MQTTTLSOptions: Sendable, Equatable {
     /// Skip the check that the certificate names the host connected to. The chain is still verified.
     public var insecure: Bool
 
-    /// Where Debian's `ca-certificates` keeps the hashed system CA directory.
-    public static let systemCAPath = "/etc/ssl/certs"
+    /// The CAs trusted when ``caFile`` is nil.
+    public var systemCAs: SystemCAs
 
-    public init(caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, insecure: Bool = false) {
+    /// Where the system keeps its CAs (Debian's `ca-certificates`): one PEM bundle, and a
+    /// directory of certificates under their subject-hash names (`<hash>.0`) that OpenSSL looks
+    /// up by name. A full Debian has both; the §14 container image ships only the bundle.
+    public struct SystemCAs: Sendable, Equatable {
+        public var bundle: String
+        public var hashedDirectory: String
+        public init(bundle: String, hashedDirectory: String) {
+            self.bundle = bundle
+            self.hashedDirectory = hashedDirectory
+        }
+        public static let debian = SystemCAs(
+            bundle: "/etc/ssl/certs/ca-certificates.crt", hashedDirectory: "/etc/ssl/certs")
+    }
+
+    public init(
+        caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, insecure: Bool = false,
+        systemCAs: SystemCAs = .debian
+    ) {
         self.caFile = caFile
         self.certFile = certFile
         self.keyFile = keyFile
         self.insecure = insecure
+        self.systemCAs = systemCAs
     }
 }
 

@@ -42,7 +42,8 @@ struct AddonSupervisorTests {
 
     /// The Supervisor's two answers; the port as a string, as DEV's example writes it.
     static func supervisor(
-        brokerPort: Int, answer: @escaping @Sendable (Int) -> LoopbackHTTPServer.Action? = { _ in nil }
+        brokerPort: Int, ssl: Bool = false,
+        answer: @escaping @Sendable (Int) -> LoopbackHTTPServer.Action? = { _ in nil }
     )
         -> LoopbackHTTPServer
     {
@@ -62,7 +63,7 @@ struct AddonSupervisorTests {
                     status: 200, headers: [("Content-Type", "application/json")],
                     text: """
                         {"result": "ok", "data": {"addon": "core_mosquitto", "host": "127.0.0.1", "port": "\(brokerPort)",
-                         "ssl": false, "protocol": "3.1.1", "username": "addons", "password": "\(password)"}}
+                         "ssl": \(ssl), "protocol": "3.1.1", "username": "addons", "password": "\(password)"}}
                         """)
             case "/core/api/config":
                 return .respond(
@@ -85,9 +86,10 @@ struct AddonSupervisorTests {
     }
 
     /// A mosquitto that accepts only the Supervisor's login (and the test's own viewer).
-    static func broker() async throws -> MosquittoBroker {
+    static func broker(tls: TestCertificates? = nil) async throws -> MosquittoBroker {
         let broker = try MosquittoBroker()
         try await broker.addPasswordFile(users: ["addons": password, "viewer": "viewer-pw"])
+        if let tls { broker.enableTLS(tls) }
         try await broker.start()
         return broker
     }
@@ -260,6 +262,51 @@ struct AddonSupervisorTests {
             result.stderr == "breeze-agent: addon takes no --config or --demo (it writes its own config; see --help)\n")
     }
 
+    /// `ssl: true` (a broker add-on other than Mosquitto's, which announces `ssl: false`): the
+    /// generated `tls: {}` verifies the broker against the system's CAs, so a broker whose
+    /// certificate comes from a private CA is refused until `advanced` names that CA
+    /// (docs/home-assistant.md, "A TLS broker").
+    @Test func sslTrueConnectsOverTLSOnceAdvancedNamesThePrivateCA() async throws {
+        let certificates = try await TestCertificates.generate(caName: "Breeze Add-on Test CA")
+        let broker = try await Self.broker(tls: certificates)
+        let supervisor = Self.supervisor(brokerPort: broker.port, ssl: true)
+        try supervisor.start()
+        defer { Self.stop(broker, supervisor) }
+        let view = try await LoginView(
+            port: broker.port, patterns: ["breeze/status"], tls: MQTTTLSOptions(caFile: certificates.caFile))
+        defer { Task { await view.stop() } }
+        let http = "http: {listen: \"127.0.0.1:\(try FreePort.loopback())\"}\n"
+
+        // The system's CAs do not know the test CA: the handshake fails, the agent says why.
+        let refused = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: refused) }
+        let options = String(Self.defaults.dropLast()) + ", \"advanced\": \(Self.json(http))}"
+        let untrusting = try Self.startAddon(options, supervisor: supervisor, in: refused)
+        #expect(await untrusting.waitForLine("certificate verify failed"), "\(untrusting.log)")
+        let written = try String(contentsOfFile: refused + "/data/breeze-agent.yaml", encoding: .utf8)
+        #expect(written.contains("\n  tls: {}\n"), "\(written)")
+        #expect(view.payload("breeze/status") == nil)
+        // A handshake refused inside the first connect stops the agent at once (exit 69, the
+        // line above); one refused on mosquitto's thread is retried until SIGTERM (exit 0).
+        // Which of the two happens depends on timing (MQTTBrokerTests.tlsVerifiesTheBroker…).
+        let untrustingStatus = await untrusting.terminate()
+        #expect([0, Invocation.ExitCode.unavailable].contains(untrustingStatus), "\(untrusting.log)")
+
+        // `advanced` adds the CA to the announced TLS; host, port and login stay the Supervisor's.
+        let trusted = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: trusted) }
+        let advanced = http + "mqtt: {tls: {ca_file: \"\(certificates.caFile)\"}}\n"
+        let agent = try Self.startAddon(
+            String(Self.defaults.dropLast()) + ", \"advanced\": \(Self.json(advanced))}", supervisor: supervisor,
+            in: trusted)
+        let online = await eventually(bound: .seconds(30)) { view.payload("breeze/status") == "online" }
+        #expect(online, "\(agent.log)\n\(broker.log)")
+        let wrote = agent.lines(containing: "broker 127.0.0.1:\(broker.port) as addons with TLS")
+        #expect(wrote.count == 1, "\(agent.log)")
+        #expect(broker.log.contains("u'addons'"), "\(broker.log)")
+        #expect(await agent.terminate() == 0)
+    }
+
     @Test func supervisorDownThenUpIsRetriedWithOneLinePerStateChange() async throws {
         // Requests 1–3 get no answer, 4–6 a 401, 7–9 "Service not enabled", then the real answers.
         let (broker, supervisor) = try await Self.standIns { number in
@@ -301,11 +348,11 @@ final class LoginView: Sendable {
     private let latest = Mutex<[String: String]>([:])
     private let pump = Mutex<Task<Void, Never>?>(nil)
 
-    init(port: Int, patterns: [String]) async throws {
+    init(port: Int, patterns: [String], tls: MQTTTLSOptions? = nil) async throws {
         client = try MQTTClient(
             MQTTConfiguration(
-                host: "127.0.0.1", port: port, clientID: "view-\(shortID())", username: "viewer", password: "viewer-pw")
-        )
+                host: "127.0.0.1", port: port, clientID: "view-\(shortID())", username: "viewer", password: "viewer-pw",
+                tls: tls))
         let events = client.events
         let task = Task { [weak self] in
             for await event in events {

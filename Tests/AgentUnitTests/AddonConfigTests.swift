@@ -11,6 +11,7 @@
 
 @testable import BreezeAgent
 import BreezeCore
+import BreezeMQTT
 import Foundation
 import Testing
 
@@ -309,6 +310,42 @@ struct AddonConfigTests {
         #expect(plan.text.contains(#"api_key: "AIza\"x""#))
         #expect(plan.text.contains(#"password: "Ab1-pw""#))
         #expect(plan.text.contains("state_dir: \"/data\""))
+    }
+
+    // MARK: a TLS broker (`ssl: true`)
+
+    /// What a provider announces with `ssl: true` (the Mosquitto add-on itself always announces
+    /// `ssl: false` on 1883: home-assistant/addons mosquitto/rootfs/etc/services.d/mosquitto/discovery).
+    static let tlsBroker = AddonConfig.Broker(
+        host: "core-mosquitto", port: 8883, username: "addons", password: "Ab1-pw", ssl: true)
+
+    @Test func sslGivesTLSVerifiedAgainstTheSystemCAs() throws {
+        let plan = try AddonConfig.plan(
+            options: AddonConfig.parseOptions(Self.defaults), broker: Self.tlsBroker, home: Self.home,
+            stateDir: "/data")
+        #expect(plan.text.contains("\n  port: 8883\n"), "\(plan.text)")
+        #expect(plan.text.contains("\n  tls: {}\n"), "\(plan.text)")
+        let config = try AddonEntry.check(plan, file: "/data/breeze-agent.yaml", currentYear: 2026, hostname: "addon")
+        // No CA file: the client trusts the system's CAs; the peer and its host name are verified.
+        #expect(config.mqtt.tls == MQTTTLSOptions())
+        #expect(config.mqtt.port == 8883)
+        #expect(config.mqtt.username == "addons")
+        // Without `ssl` there is no TLS block at all.
+        #expect(try load(Self.defaults).mqtt.tls == nil)
+    }
+
+    @Test func advancedAddsAPrivateCAToTheAnnouncedTLS() throws {
+        // A broker certificate from the user's own CA (in Home Assistant's `ssl` folder, which
+        // needs `map: [ssl]`; docs/home-assistant.md): `advanced` names it; the merge keeps the
+        // Supervisor's host, port and login.
+        let advanced = "mqtt:\n  tls:\n    ca_file: /ssl/ca.pem\n"
+        let config = try load(#"{"advanced": \#(json(advanced))}"#, broker: Self.tlsBroker)
+        #expect(config.mqtt.tls == MQTTTLSOptions(caFile: "/ssl/ca.pem"))
+        #expect(config.mqtt.host == "core-mosquitto" && config.mqtt.port == 8883)
+        #expect(config.mqtt.username == "addons" && config.mqtt.password?.value == "Ab1-pw")
+        // A certificate for a public name reached as `core-mosquitto`: keep the chain check, drop the name check.
+        let insecure = try load(#"{"advanced": \#(json("mqtt:\n  tls: {insecure: true}\n"))}"#, broker: Self.tlsBroker)
+        #expect(insecure.mqtt.tls == MQTTTLSOptions(insecure: true))
     }
 
     // MARK: the Supervisor's answers

@@ -231,6 +231,34 @@ struct MQTTBrokerTests {
         await distrusting.stop()
     }
 
+    /// Without `ca_file` the system's CAs are trusted, wherever the system keeps them: the §14
+    /// container image (and the add-on's, whose Supervisor may announce `ssl: true`) ships only
+    /// Debian's bundle file in /etc/ssl/certs, a full Debian also the subject-hash links. Here
+    /// the "system" is a folder holding the test CA one way or the other.
+    @Test(arguments: [true, false])
+    func tlsTrustsTheSystemCAsFromTheBundleOrTheHashedDirectory(bundleOnly: Bool) async throws {
+        let certificates = try await TestCertificates.generate()
+        let broker = try MosquittoBroker()
+        broker.enableTLS(certificates)
+        try await broker.start()
+        defer { broker.stop() }
+        let system = try makeTemporaryDirectory(prefix: "breeze-system-cas")
+        defer { try? FileManager.default.removeItem(atPath: system) }
+        if bundleOnly {
+            try FileManager.default.copyItem(atPath: certificates.caFile, toPath: system + "/ca-certificates.crt")
+        } else {
+            try FileManager.default.copyItem(atPath: certificates.caFile, toPath: system + "/test-ca.pem")
+            try await TestProcess.run("openssl", ["rehash", system])
+        }
+        let (client, recorder) = try await makeClient(port: broker.port, role: "tls-system") {
+            $0.host = "localhost"
+            $0.tls = MQTTTLSOptions(
+                systemCAs: .init(bundle: system + "/ca-certificates.crt", hashedDirectory: system))
+        }
+        try await subscribeAndConfirm(client, recorder, uniqueTopic())
+        await client.stop()
+    }
+
     @Test func tlsClientCertificate() async throws {
         let certificates = try await TestCertificates.generate()
         let broker = try MosquittoBroker()

@@ -8,6 +8,7 @@ here from its documentation and source, cited per rule as
   [O]  supervisor/apps/options.py       (same commit)
   [S]  supervisor/store/validate.py, store/data.py, store/repository.py, supervisor/validate.py
   [D]  developers.home-assistant docs/apps/configuration.md (@ 186ad063987c, 2026-08-19)
+  [DP] developers.home-assistant docs/apps/presentation.md (@ 09c8da29b8ed)
 docs/home-assistant.md ("Add-on: facts from Home Assistant") lists the same facts. Where the
 Supervisor is lenient (it drops unknown keys silently) the checks here are stricter, so a typo in
 a key fails here instead of vanishing on the user's machine.
@@ -422,17 +423,20 @@ class FilesTests(unittest.TestCase):
         self.assertNotIn("BUILD_FROM", text)  # no longer passed since Supervisor 2026.04.0 [D]
 
     def test_icon_and_logo(self):
-        # [D] presentation.md: icon.png square (128x128 recommended), logo.png (about 250x100).
-        for name, square in (("icon.png", True), ("logo.png", False)):
+        # [DP] presentation.md "App icon & logo": icon.png is a PNG, its aspect ratio must be 1x1,
+        # 128x128 recommended; logo.png is a PNG, "around 250x100" recommended. The Supervisor only
+        # asks whether each file exists (apps/model.py `with_icon`, `with_logo`) and the store
+        # shows them. scripts/addon-art.sh draws both at exactly the recommended sizes.
+        for name, size in (("icon.png", (128, 128)), ("logo.png", (250, 100))):
             path = ADDON / name
-            if not path.exists():
-                self.skipTest(f"{name} not drawn yet (pending: the render helper draws it)")
-            head = path.read_bytes()[:24]
-            self.assertEqual(head[:8], b"\x89PNG\r\n\x1a\n", f"{name} is not a PNG")
-            width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
-            if square:
-                self.assertEqual(width, height, f"{name} is {width}x{height}, not square")
-
+            self.assertTrue(path.is_file(), f"{name} missing (scripts/addon-art.sh draws it)")
+            data = path.read_bytes()
+            # PNG: the 8-byte signature, then the IHDR chunk (length 13) with width and height.
+            self.assertEqual(data[:8], b"\x89PNG\r\n\x1a\n", f"{name} is not a PNG")
+            self.assertEqual(data[8:16], b"\x00\x00\x00\x0dIHDR", f"{name}: no IHDR chunk first")
+            width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+            self.assertEqual((width, height), size, f"{name} is {width}x{height}")
+            self.assertTrue(data.endswith(b"IEND\xaeB`\x82"), f"{name}: not a whole PNG (no IEND)")
 
 if __name__ == "__main__":
     unittest.main()

@@ -81,11 +81,10 @@ def assert_entities(hass, device_id, expected):
 
 def assert_device(hass, device_id, name):
     device = device_of(hass, device_id)
-    assert device is not None
-    assert device["name"] == name
-    assert device["manufacturer"] == "breeze-agent"
-    assert device["model"] == "Pollen & climate agent"
-    assert device["sw_version"] == VERSION
+    assert device is not None, "no device %s" % device_id
+    shown = {k: device[k] for k in ("name", "manufacturer", "model", "sw_version")}
+    assert shown == {"name": name, "manufacturer": "breeze-agent", "model": "Pollen & climate agent",
+                     "sw_version": VERSION}, "device %s: %r" % (device_id, shown)
     info = hass.ws({"type": "mqtt/device/debug_info", "device_id": device["id"]})[0]
     payloads = [entity["discovery_data"]["payload"] for entity in info["entities"]]
     assert payloads, "no discovery data for %s" % device_id

@@ -52,6 +52,13 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_sep("-", "dashboards scenario: screenshots")
         for path in dashboards.SCREENSHOTS:
             terminalreporter.write_line(path)
+    addon = sys.modules.get("test_9_addon")
+    if addon is not None and addon.SHOWN:
+        terminalreporter.write_sep("-", "add-on scenario (default options): the home device's entities and states")
+        for entity_id, value in sorted(addon.SHOWN.items()):
+            terminalreporter.write_line("%-52s %s" % (entity_id, value))
+        terminalreporter.write_line("disabled by default, but enabled in an earlier scenario and restored so: %s"
+                                    % (", ".join(sorted(addon.RESTORED)) or "none"))
     if SCENARIO_PROBLEMS:
         terminalreporter.write_sep("-", "homeassistant.components.mqtt WARNING/ERROR lines per scenario")
         for name, lines in SCENARIO_PROBLEMS.items():
