@@ -15,7 +15,8 @@
 //   C<Lib>       system-library modules over libmosquitto, libcurl, libyaml (module.modulemap + shim.h)
 //   Breeze<Lib>  thin Swift wrappers over them (the edges)
 //   BreezeCore   the pure core: decode → domain → topic tree, no I/O
-//   BreezeAgent  the runtime: config, sources, state, scheduler, publisher, CLI commands
+//   BreezeConfig the configuration: YAML → a validated AgentConfig, and what check-config prints
+//   BreezeAgent  the runtime: sources, state, scheduler, publisher, CLI commands
 //   breeze-agent the thin executable
 import PackageDescription
 
@@ -43,17 +44,22 @@ let package = Package(
             pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
-        .target(name: "BreezeMQTT", dependencies: ["CMosquitto"]),
-        .target(name: "BreezeHTTP", dependencies: ["CCurl"]),
+        // The edges take their plain settings values from the core (MQTTProtocolVersion,
+        // MQTTTLSOptions, SecretScrubber), which the configuration fills without linking them.
+        .target(name: "BreezeMQTT", dependencies: ["CMosquitto", "BreezeCore"]),
+        .target(name: "BreezeHTTP", dependencies: ["CCurl", "BreezeCore"]),
         .target(name: "BreezeYAML", dependencies: ["CYAML"]),
         // libmicrohttpd through dlopen (SPEC §9.2: the lean path never maps it): a C target
         // compiled against <microhttpd.h> for its types, not linked against the library.
         .target(name: "CMicroHTTPD"),
         .target(name: "BreezeServe", dependencies: ["CMicroHTTPD", "BreezeCore"]),
         .target(name: "BreezeCore"),
+        // The configuration: parse and validate the YAML, the effective config `check-config`
+        // prints, the file reads. No daemon, no MQTT client, no curl (fuzz/run.sh builds it alone).
+        .target(name: "BreezeConfig", dependencies: ["BreezeCore", "BreezeYAML"]),
         .target(
             name: "BreezeAgent",
-            dependencies: ["BreezeCore", "BreezeMQTT", "BreezeHTTP", "BreezeYAML", "BreezeServe"]
+            dependencies: ["BreezeConfig", "BreezeCore", "BreezeMQTT", "BreezeHTTP", "BreezeYAML", "BreezeServe"]
         ),
         .executableTarget(
             name: "breeze-agent",
@@ -99,16 +105,20 @@ let package = Package(
 
         .testTarget(name: "CoreTests", dependencies: ["BreezeCore", "BreezeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "YAMLTests", dependencies: ["BreezeYAML"]),
-        .testTarget(name: "HTTPTests", dependencies: ["BreezeHTTP", "BreezeTestSupport"]),
-        .testTarget(name: "MQTTTests", dependencies: ["BreezeMQTT", "BreezeTestSupport"]),
+        .testTarget(name: "HTTPTests", dependencies: ["BreezeHTTP", "BreezeCore", "BreezeTestSupport"]),
+        .testTarget(name: "MQTTTests", dependencies: ["BreezeMQTT", "BreezeCore", "BreezeTestSupport"]),
         // The runtime without a broker or the binary: config, schedules, state, publisher, zoneinfo.
         .testTarget(
             name: "AgentUnitTests",
-            dependencies: ["BreezeAgent", "BreezeCore", "BreezeMQTT", "BreezeServe", "BreezeTestSupport"]),
+            dependencies: [
+                "BreezeAgent", "BreezeConfig", "BreezeCore", "BreezeMQTT", "BreezeServe", "BreezeTestSupport",
+            ]),
         // The runtime against a real mosquitto and the built binary: end to end, faults, soak.
         .testTarget(
             name: "AgentIntegrationTests",
-            dependencies: ["BreezeAgent", "BreezeCore", "BreezeMQTT", "BreezeServe", "BreezeTestSupport"]),
+            dependencies: [
+                "BreezeAgent", "BreezeConfig", "BreezeCore", "BreezeMQTT", "BreezeServe", "BreezeTestSupport",
+            ]),
         // The render helper's drawing, palettes and encoders, and the built helper's protocol.
         .testTarget(
             name: "RenderTests", dependencies: ["BreezeRender", "BreezeCore", "CCairo", "CJPEG", "BreezeTestSupport"]),

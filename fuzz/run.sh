@@ -9,8 +9,9 @@
 # /opt/swift/usr/bin/swiftc).
 #
 # The package's sources are compiled directly with swiftc (SwiftPM cannot build a libFuzzer
-# binary): BreezeCore, BreezeYAML and the Config folder of BreezeAgent become modules built
-# with coverage instrumentation and AddressSanitizer, and each target links against them.
+# binary): BreezeCore, BreezeYAML and BreezeConfig (each a whole package target, its
+# Sources/<name> folder) become modules built with coverage instrumentation and
+# AddressSanitizer, and each target links against them.
 # Seeds come from fuzz/corpus/<target> (committed, read-only here); what libFuzzer discovers
 # goes into build/fuzz/corpus/<target>, crashes into build/fuzz/artifacts/<target>/. A crash
 # makes the script exit 1 after the remaining targets ran; copy the input into
@@ -35,7 +36,7 @@ SWIFT_FLAGS=(
     -enable-upcoming-feature InternalImportsByDefault
     -enable-upcoming-feature NonisolatedNonsendingByDefault
     -enable-upcoming-feature InferIsolatedConformances
-    -I "$MODULES" -I Sources/CYAML -I Sources/CMosquitto -I Sources/CCurl
+    -I "$MODULES" -I Sources/CYAML
 )
 
 source_of() {
@@ -70,29 +71,21 @@ build_module() {
 
 build() {
     mkdir -p "$MODULES" "$OUT/obj"
-    mapfile -t core < <(find Sources/BreezeCore -name '*.swift' | sort)
-    mapfile -t yaml < <(find Sources/BreezeYAML -name '*.swift' | sort)
-    mapfile -t mqtt < <(find Sources/BreezeMQTT -name '*.swift' | sort)
-    mapfile -t config < <(find Sources/BreezeAgent/Config Sources/BreezeAgent/Files \
-        -name '*.swift' | sort)
-    build_module BreezeCore "${core[@]}"
-    build_module BreezeYAML "${yaml[@]}"
-    # The config's TLS and protocol settings are the MQTT client's own types.
-    build_module BreezeMQTT "${mqtt[@]}"
-    # The config collects its secrets in BreezeHTTP's SecretScrubber.
-    mapfile -t http < <(find Sources/BreezeHTTP -name '*.swift' | sort)
-    build_module BreezeHTTP "${http[@]}"
-    # Only the Config folder of BreezeAgent with the file reads and the quoting it uses: it needs
-    # no HTTP and no runtime.
-    build_module BreezeAgent "${config[@]}"
+    # The config needs the core and the YAML reader only: no MQTT client, no curl, no runtime.
+    local module
+    for module in BreezeCore BreezeYAML BreezeConfig; do
+        local sources
+        mapfile -t sources < <(find "Sources/$module" -name '*.swift' | sort)
+        build_module "$module" "${sources[@]}"
+    done
     for target in "${TARGETS[@]}"; do
         local src binary
         src=fuzz/targets/$(source_of "$target").swift
         binary=$OUT/$target
         local objects=("$OUT/obj/BreezeCore.o") libs=()
         if [[ $target == config ]]; then
-            objects+=("$OUT/obj/BreezeYAML.o" "$OUT/obj/BreezeMQTT.o" "$OUT/obj/BreezeHTTP.o" "$OUT/obj/BreezeAgent.o")
-            libs=(-lyaml -lmosquitto -lcurl)
+            objects+=("$OUT/obj/BreezeYAML.o" "$OUT/obj/BreezeConfig.o")
+            libs=(-lyaml)
         fi
         local newest=$src
         for o in "${objects[@]}"; do [[ $o -nt $newest ]] && newest=$o; done

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+public import BreezeCore
 internal import CCurl
 
 /// `curl_global_init` is not thread-safe and must precede the first easy handle. A global `let`

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeCore
+
 extension HTTPClient {
     /// `base` with `query` appended as `name=value` pairs, each percent-encoded (RFC 3986).
     ///
@@ -25,30 +27,10 @@ extension HTTPClient {
         }
         for (index, item) in query.enumerated() {
             if index > 0 { url += "&" }
-            url += percentEncode(item.name)
+            url += QueryParameter.percentEncode(item.name)
             url += "="
-            url += percentEncode(item.value)
+            url += QueryParameter.percentEncode(item.value)
         }
         return url
-    }
-
-    /// Percent-encodes every byte of `text`'s UTF-8 except RFC 3986 unreserved characters and `,`.
-    public static func percentEncode(_ text: String) -> String {
-        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: ","):
-                out.append(byte)
-            default:
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+public import BreezeCore
+
 /// What the agent's daemon loop needs of a broker: connect, publish (and learn what became of
 /// it), subscribe, and the connection's events in order.
 ///

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+public import BreezeCore
 import CMosquitto
 import Dispatch
 import Glibc

@@ -9,68 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// The MQTT protocol level spoken to the broker.
-public enum MQTTProtocolVersion: Sendable, Equatable, CustomStringConvertible {
-    case v311
-    case v5
-
-    /// Reads the spellings a configuration file uses: `"5"`, `"5.0"`, `"3.1.1"`, `"311"`.
-    public init?(_ text: String) {
-        switch text {
-        case "5", "5.0", "v5": self = .v5
-        case "3.1.1", "311", "v311": self = .v311
-        default: return nil
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .v311: "3.1.1"
-        case .v5: "5"
-        }
-    }
-}
-
-/// TLS settings. Their presence turns TLS on; server certificate verification is always on,
-/// `insecure` only skips the host-name check (for brokers reached by IP with a name-only cert).
-public struct MQTTTLSOptions: Sendable, Equatable {
-    /// PEM file with the CA(s) to trust; `nil` trusts the system CAs (``systemCAs``).
-    public var caFile: String?
-    /// Client certificate (PEM) for brokers that require one; needs ``keyFile``.
-    public var certFile: String?
-    /// Private key (PEM, unencrypted) matching ``certFile``.
-    public var keyFile: String?
-    /// Skip the check that the certificate names the host connected to. The chain is still verified.
-    public var insecure: Bool
-
-    /// The CAs trusted when ``caFile`` is nil.
-    public var systemCAs: SystemCAs
-
-    /// Where the system keeps its CAs (Debian's `ca-certificates`): one PEM bundle, and a
-    /// directory of certificates under their subject-hash names (`<hash>.0`) that OpenSSL looks
-    /// up by name. A full Debian has both; the §14 container image ships only the bundle.
-    public struct SystemCAs: Sendable, Equatable {
-        public var bundle: String
-        public var hashedDirectory: String
-        public init(bundle: String, hashedDirectory: String) {
-            self.bundle = bundle
-            self.hashedDirectory = hashedDirectory
-        }
-        public static let debian = SystemCAs(
-            bundle: "/etc/ssl/certs/ca-certificates.crt", hashedDirectory: "/etc/ssl/certs")
-    }
-
-    public init(
-        caFile: String? = nil, certFile: String? = nil, keyFile: String? = nil, insecure: Bool = false,
-        systemCAs: SystemCAs = .debian
-    ) {
-        self.caFile = caFile
-        self.certFile = certFile
-        self.keyFile = keyFile
-        self.insecure = insecure
-        self.systemCAs = systemCAs
-    }
-}
+public import BreezeCore
 
 /// One MQTT message, outgoing (publish, will) or incoming.
 public struct MQTTMessage: Sendable, Equatable {
@@ -138,8 +77,6 @@ public struct MQTTConfiguration: Sendable, Equatable {
     /// flood of huge messages on a subscribed topic costs no copies.
     public var maxIncomingPayload: Int
 
-    /// Bounds of ``maxPacketSize``: MQTT's largest packet is 268 435 460 bytes.
-    public static let maxPacketSizeRange = 64...268_435_460
     /// Bounds of ``connectTimeout`` in seconds.
     public static let connectTimeoutRange = 1...300
 
@@ -196,7 +133,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
         if reconnectDelayMax < reconnectDelayMin {
             throw fail("reconnect delay maximum \(reconnectDelayMax) s is below the minimum \(reconnectDelayMin) s")
         }
-        if let maxPacketSize, !Self.maxPacketSizeRange.contains(maxPacketSize) {
+        if let maxPacketSize, !MQTTProtocolVersion.packetSizeRange.contains(maxPacketSize) {
             throw fail("maximum packet size \(maxPacketSize) bytes is outside 64…268435460")
         }
         if !Self.connectTimeoutRange.contains(connectTimeout) {

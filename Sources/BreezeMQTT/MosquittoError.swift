@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+public import BreezeCore
 import CMosquitto
 
 /// An error from libmosquitto, carrying the library's own text.

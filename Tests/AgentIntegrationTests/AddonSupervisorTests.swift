@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeConfig
 import BreezeMQTT
 import BreezeTestSupport
 import Foundation

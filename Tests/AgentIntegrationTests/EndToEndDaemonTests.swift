@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeAgent
+import BreezeConfig
 import BreezeMQTT
 import BreezeTestSupport
 import Foundation

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeMQTT
 import BreezeTestSupport
 import Foundation

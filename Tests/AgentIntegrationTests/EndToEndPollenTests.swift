@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeAgent
+import BreezeConfig
 import BreezeTestSupport
 import Foundation
 import Testing

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+@testable import BreezeConfig
 import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeAgent
+import BreezeConfig
 import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeConfig
+import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport
 import Foundation

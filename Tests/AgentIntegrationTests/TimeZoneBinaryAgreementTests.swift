@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeTestSupport
 import Testing
 

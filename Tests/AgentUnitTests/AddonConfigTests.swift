@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeConfig
 import BreezeCore
 import BreezeMQTT
 import Foundation

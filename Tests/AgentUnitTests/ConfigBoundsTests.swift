@@ -10,7 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeAgent
-import BreezeHTTP
+import BreezeConfig
+import BreezeCore
 import Foundation
 import Testing
 

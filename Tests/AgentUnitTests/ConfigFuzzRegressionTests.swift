@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeAgent
+import BreezeConfig
 import Foundation
 import Testing
 

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeAgent
+import BreezeConfig
+import BreezeCore
 import BreezeHTTP
 import Foundation
 import Testing

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeAgent
+import BreezeConfig
 import Testing
 
 @Suite struct FetchScheduleTests {

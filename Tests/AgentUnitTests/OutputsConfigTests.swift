@@ -9,7 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-import BreezeAgent
+@testable import BreezeAgent
+@testable import BreezeConfig
 import BreezeCore
 import Foundation
 import Testing
@@ -103,6 +104,27 @@ struct OutputsConfigTests {
             types += config.outputs.map(\.typeName)
         }
         #expect(types == ["wled", "awtrix", "tasmota"])
+    }
+
+    /// Every device `type:` the parser accepts runs in the agent: its settings type conforms to
+    /// `DeviceOutput` (in the output's own file) and makes at least one sink. A new type without
+    /// a sample here, or without its conformance, fails this test.
+    @Test func everyDeviceTypeRegistersItsSinks() throws {
+        let samples = [
+            "wled": "{type: wled, topic: d/wled}", "awtrix": "{type: awtrix, topic: d/awtrix}",
+            "tasmota": "{type: tasmota, topic: d/tasmota}",
+        ]
+        #expect(samples.keys.sorted() == OutputsParser.deviceTypes.sorted(), "one sample per device type")
+        for type in OutputsParser.deviceTypes {
+            let item = try #require(samples[type], "no sample for \(type)")
+            let config = try ConfigSandbox().load(oneLocation + "\noutputs:\n  - " + item + "\n")
+            let output = try #require(config.outputs.first)
+            #expect(output.typeName == type)
+            let agentOutput = try #require(output.device.settings as? any DeviceOutput, "\(type) has no DeviceOutput")
+            let retained = agentOutput.retainedSinks(topic: output.topic, locationID: output.location)
+            let command = agentOutput.commandSink(topic: output.topic, locationID: output.location)
+            #expect(retained.count + (command == nil ? 0 : 1) > 0, "\(type) makes no sink")
+        }
     }
 
     @Test func noOutputsByDefault() throws {

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeCore
 import BreezeHTTP
 import BreezeTestSupport
 import Foundation

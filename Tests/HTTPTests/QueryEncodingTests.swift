@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeCore
 import BreezeHTTP
 import BreezeTestSupport
 import Foundation
@@ -31,7 +32,7 @@ struct QueryEncodingTests {
         ]
     )
     func encodes(input: String, expected: String) {
-        #expect(HTTPClient.percentEncode(input) == expected)
+        #expect(QueryParameter.percentEncode(input) == expected)
     }
 
     /// Foundation's encoder, given the same allowed set, is an independent oracle.
@@ -44,7 +45,7 @@ struct QueryEncodingTests {
         ]
         for sample in samples {
             let oracle = try #require(sample.addingPercentEncoding(withAllowedCharacters: allowed))
-            #expect(HTTPClient.percentEncode(sample) == oracle, "\(sample)")
+            #expect(QueryParameter.percentEncode(sample) == oracle, "\(sample)")
         }
     }
 
@@ -65,7 +66,7 @@ struct QueryEncodingTests {
     @Test("encoding round-trips through a percent-decoder")
     func roundTrips() {
         for sample in ["a b&c=d+e/f", "Zürich, ZH", "%41", "東京/大阪", "+-*/="] {
-            #expect(LoopbackHTTPServer.percentDecode(HTTPClient.percentEncode(sample)) == sample)
+            #expect(LoopbackHTTPServer.percentDecode(QueryParameter.percentEncode(sample)) == sample)
         }
     }
 

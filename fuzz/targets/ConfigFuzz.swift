@@ -11,7 +11,7 @@
 
 // libFuzzer target: configuration YAML through libyaml, the tree builder and the validating
 // loader, then the effective-config rendering. Built by fuzz/run.sh; not part of the package.
-import BreezeAgent
+import BreezeConfig
 
 /// A fixed environment so the outcome depends on the input only (TZ names the system zone
 /// when a location has no `timezone`).

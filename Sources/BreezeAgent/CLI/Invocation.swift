@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
+
 /// The parsed command line (SPEC §4).
 public struct Invocation: Sendable, Equatable {
     public enum Command: String, Sendable, CaseIterable {

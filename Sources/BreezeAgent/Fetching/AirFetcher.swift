@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+public import BreezeConfig
 public import BreezeCore
 import BreezeHTTP
 

@@ -9,8 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+public import BreezeConfig
 public import BreezeCore
-public import BreezeHTTP
+import BreezeHTTP
 
 /// What one pollen fetch for one location came to: the core's ``PollenOutcome`` (one enum for
 /// "what the exchange means", whatever the source) and what the runtime needs beside it.

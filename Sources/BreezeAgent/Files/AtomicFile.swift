@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+public import BreezeConfig
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeCore
 
 /// The daemon's call accounting (SPEC §5, §11), a child of ``DaemonState``: calls per location

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeCore
 
 /// When each source of each location is fetched (SPEC §3 scheduling, §5 backoff, §11 the start

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
+
 /// When one source of one location is fetched next: a value that the scheduler asks and
 /// updates, tested without clocks or I/O (times are Unix seconds passed in).
 ///

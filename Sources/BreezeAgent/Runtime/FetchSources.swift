@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeCore
 
 /// Which data a fetch brings. A new source is a case here, its row in ``traits`` and its

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
+
 /// The fetches asked for and not reported back yet, and the stuck-fetch watchdog (issue 30): a
 /// child of ``DaemonState`` with its own actions and deadline. Which fetches are due is
 /// ``FetchPlanner``'s; what a fetch asks for (the Google cap, Open-Meteo pacing) the parent's.

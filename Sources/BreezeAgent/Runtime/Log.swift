@@ -12,8 +12,8 @@
 #if canImport(Glibc)
     import Glibc
 #endif
-import BreezeCore
-public import BreezeHTTP
+public import BreezeConfig
+public import BreezeCore
 import Synchronization
 
 /// One line per event on stderr (journald-friendly: stderr is unbuffered and each line is one

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import Synchronization
 
 #if canImport(Glibc)

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeCore
 
 /// The daemon's presence on the broker (SPEC §3): the connection, its reconnect count, Home

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeCore
 
 /// What the retained publisher knows and decides, as a value (no I/O, no clock, no lock): what

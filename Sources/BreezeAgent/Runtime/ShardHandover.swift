@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeCore
 
 /// Clearing the locations a shard no longer owns (SPEC §11), as a value the state machine owns.

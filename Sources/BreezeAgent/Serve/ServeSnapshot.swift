@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeCore
 
 /// What the HTTP endpoints show, as one value: the daemon makes a new one after every event it

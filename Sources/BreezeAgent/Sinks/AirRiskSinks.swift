@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeCore
 
 /// `<p>/<loc>/air…` (SPEC §10.1): the current local hour of the last good air data.

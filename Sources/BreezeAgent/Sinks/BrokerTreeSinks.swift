@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeCore
 
 /// `<p>/<loc>/pollen…` (SPEC §3): the pollen tree of the selected days.

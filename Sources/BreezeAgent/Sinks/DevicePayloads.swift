@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeCore
 
 /// The payloads of SPEC §8, as pure functions of a location's snapshot: what a WLED strip, an

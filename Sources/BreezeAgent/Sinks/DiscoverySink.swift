@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeCore
 
 /// The location's Home Assistant device config (SPEC §3 discovery).

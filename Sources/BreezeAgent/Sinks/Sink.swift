@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 import BreezeCore
 
 /// What every output sees of one location at one moment: the runtime state, its topics, and the
@@ -43,8 +44,9 @@ struct SinkContext {
 /// snapshot, it says what each of its scopes should hold (SPEC §3: a scope is a topic prefix
 /// the sink owns; `nil` keeps what is published there, an empty tree clears it).
 ///
-/// The broker tree, Home Assistant discovery, the display JSON and Awtrix apps conform, and
-/// are registered in ``Sinks/all(for:)``. The other outputs are not retained sinks: device
+/// The broker tree, Home Assistant discovery, the display JSON and Awtrix apps conform; the
+/// agent's own are listed in ``Sinks/all(for:)``, a device output's come from its
+/// ``DeviceOutput``. The other outputs are not retained sinks: device
 /// commands (WLED, Tasmota) are ``DeviceCommandSink``s sent by ``DeviceCommandState``, images
 /// are ``ImagePipeline``'s, and the HTTP endpoints read a ``ServeSnapshot``. An output of this
 /// kind is added as docs/architecture.md ("Adding an output") lists.
@@ -74,8 +76,43 @@ enum Sinks {
         if !context.config.profiles.isEmpty { sinks.append(RiskTreeSink()) }
         if context.discoveryEnabled { sinks.append(DiscoverySink()) }
         sinks.append(DisplaySink())
-        sinks += awtrix(for: context.config)
+        for output in context.config.outputs {
+            sinks += output.agentOutput.retainedSinks(topic: output.topic, locationID: output.location)
+        }
         return sinks
+    }
+
+    /// The device-command sinks of the configured outputs (WLED, Tasmota), in config order.
+    static func devices(for config: AgentConfig) -> [any DeviceCommandSink] {
+        config.outputs.compactMap { $0.agentOutput.commandSink(topic: $0.topic, locationID: $0.location) }
+    }
+}
+
+/// What one kind of device output (`type: wled`, …) runs as in the agent: its retained scopes,
+/// its command sink, or both. The configuration's settings type conforms in the output's own
+/// file (`extension WLEDOutput: DeviceOutput` in WLEDSink.swift), so an output registers itself
+/// there: ``Sinks`` asks every configured output, it lists none by name.
+protocol DeviceOutput: DeviceOutputSettings {
+    /// Its retained sinks (Awtrix's apps and indicator); none by default.
+    func retainedSinks(topic: String, locationID: String) -> [any RetainedSink]
+    /// Its command sink (WLED's JSON API, Tasmota's commands); none by default.
+    func commandSink(topic: String, locationID: String) -> (any DeviceCommandSink)?
+}
+
+extension DeviceOutput {
+    func retainedSinks(topic: String, locationID: String) -> [any RetainedSink] { [] }
+    func commandSink(topic: String, locationID: String) -> (any DeviceCommandSink)? { nil }
+}
+
+extension OutputConfig {
+    /// The output's side in the agent. Every settings type the parser makes conforms to
+    /// ``DeviceOutput`` in its own file; `OutputsConfigTests` checks each `type:` the parser
+    /// knows, so a kind without one fails there, not in a running agent.
+    var agentOutput: any DeviceOutput {
+        guard let output = device.settings as? any DeviceOutput else {
+            preconditionFailure("outputs: type \(typeName) has no DeviceOutput conformance in the agent")
+        }
+        return output
     }
 }
 

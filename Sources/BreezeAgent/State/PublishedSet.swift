@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeConfig
 public import BreezeCore
 
 /// What the agent remembers of one published payload: the 64-bit FNV-1a hash of its bytes and

@@ -39,13 +39,13 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Whole-file reads and link lookups straight over POSIX, so that a failure carries the real
 /// reason ("Permission denied", not just "could not read").
-enum PosixFile {
+public enum PosixFile {
     /// The whole file, which must be a regular file of at most `limit` bytes (SPEC §12).
     ///
     /// A FIFO, a socket or a device is refused without reading from it: the open does not block
     /// (`O_NONBLOCK`: a FIFO without a writer would hang the reader), and `fstat` on the open
     /// descriptor says what it is. A file over `limit` is an error, never silently truncated.
-    static func read(_ path: String, limit: Int = 1 << 20) throws(FileError) -> [UInt8] {
+    public static func read(_ path: String, limit: Int = 1 << 20) throws(FileError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw FileError(path: path, operation: "open", errno: errno) }
         defer { close(fd) }

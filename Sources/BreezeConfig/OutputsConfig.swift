@@ -12,6 +12,18 @@
 import BreezeCore
 import BreezeYAML
 
+/// The settings of one kind of device output (`type: wled`, …): what the parser made of its
+/// keys, and how `check-config` prints them. The agent runs them through its `DeviceOutput`
+/// protocol, which each settings type conforms to in its output's own file
+/// (docs/architecture.md, "Adding an output").
+public protocol DeviceOutputSettings: Sendable {
+    /// The `type:` name as written.
+    static var typeName: String { get }
+    /// The keys after `type`, `topic` and `location` as `check-config` prints them (every
+    /// default spelt out), without the list's indentation.
+    var effectiveLines: [String] { get }
+}
+
 /// One entry of `outputs:` (SPEC §8): a display the agent drives on the display's own topics.
 public struct OutputConfig: Sendable, Equatable {
     /// The device and its settings.
@@ -19,6 +31,16 @@ public struct OutputConfig: Sendable, Equatable {
         case wled(WLEDOutput)
         case awtrix(AwtrixOutput)
         case tasmota(TasmotaOutput)
+
+        /// The settings, whatever the kind: the agent makes its sinks from them, `check-config`
+        /// prints them. The one `switch` over the kinds, beside the parser's.
+        public var settings: any DeviceOutputSettings {
+            switch self {
+            case .wled(let settings): settings
+            case .awtrix(let settings): settings
+            case .tasmota(let settings): settings
+            }
+        }
     }
 
     public var device: Device
@@ -34,13 +56,7 @@ public struct OutputConfig: Sendable, Equatable {
     }
 
     /// `wled`, `awtrix`, `tasmota`: the `type` as written.
-    public var typeName: String {
-        switch device {
-        case .wled: "wled"
-        case .awtrix: "awtrix"
-        case .tasmota: "tasmota"
-        }
-    }
+    public var typeName: String { type(of: device.settings).typeName }
 }
 
 /// Whether a light output may switch its light on (SPEC §8: a pollen update must not light a
@@ -105,6 +121,19 @@ public struct WLEDOutput: Sendable, Equatable {
     }
 }
 
+extension WLEDOutput: DeviceOutputSettings {
+    public static var typeName: String { "wled" }
+
+    public var effectiveLines: [String] {
+        [
+            "show: " + renderedShow(show.configName),
+            "leds: " + (leds.map(String.init) ?? "null"),
+            "brightness: " + (brightness.map(String.init) ?? "null  # leave the device's"),
+            "power: " + power.rawValue,
+        ]
+    }
+}
+
 /// `type: awtrix` (Awtrix 3).
 public struct AwtrixOutput: Sendable, Equatable {
     /// The custom-app name; the climate chart is `<app>c`.
@@ -115,6 +144,14 @@ public struct AwtrixOutput: Sendable, Equatable {
     public init(app: String, indicator: Int?) {
         self.app = app
         self.indicator = indicator
+    }
+}
+
+extension AwtrixOutput: DeviceOutputSettings {
+    public static var typeName: String { "awtrix" }
+
+    public var effectiveLines: [String] {
+        ["app: " + doubleQuoted(app, controls: .yaml), "indicator: " + (indicator.map(String.init) ?? "null")]
     }
 }
 
@@ -135,6 +172,19 @@ public struct TasmotaOutput: Sendable, Equatable {
     }
 }
 
+extension TasmotaOutput: DeviceOutputSettings {
+    public static var typeName: String { "tasmota" }
+
+    public var effectiveLines: [String] {
+        [
+            "show: " + renderedShow(show.configName),
+            "power: " + power.rawValue,
+            "command_topic: " + doubleQuoted(commandTopic, controls: .yaml),
+            "lwt_topic: " + doubleQuoted(lwtTopic, controls: .yaml),
+        ]
+    }
+}
+
 /// Reads `outputs:` (SPEC §8). Every error names the file, the line and the key, like the rest
 /// of the config; a mode this version cannot serve yet is refused here, never at run time.
 struct OutputsParser {
@@ -142,6 +192,9 @@ struct OutputsParser {
     static let maximumOutputs = 64
     /// WLED's segment bounds are 16-bit; no real strip on one controller comes near this.
     static let maximumLEDs = 16_384
+    /// The `type:` names of the device outputs (``OutputConfig/Device``), in the order the
+    /// parser lists them; `openepaperlink` is parsed apart.
+    static let deviceTypes = [WLEDOutput.typeName, AwtrixOutput.typeName, TasmotaOutput.typeName]
 
     let file: String
     let locations: [LocationConfig]
@@ -200,8 +253,9 @@ struct OutputsParser {
                 "type", "topic", "location", "show", "leds", "brightness", "power", "app", "indicator",
                 "command_topic", "lwt_topic", "ap", "mac", "image",
             ], file: file)
-        let typeExpected = "one of \"wled\", \"awtrix\", \"tasmota\", \"openepaperlink\""
-        guard let type = try all.choice("type", ["wled", "awtrix", "tasmota", "openepaperlink"]) else {
+        let types = Self.deviceTypes + ["openepaperlink"]
+        let typeExpected = "one of " + types.map { "\"\($0)\"" }.joined(separator: ", ")
+        guard let type = try all.choice("type", types) else {
             throw all.missing("type", expected: typeExpected)
         }
         let keys: [String]
@@ -360,21 +414,7 @@ func renderOutputs(_ outputs: [OutputConfig]) -> [String] {
         lines.append("  - type: " + output.typeName)
         lines.append("    topic: " + doubleQuoted(output.topic, controls: .yaml))
         lines.append("    location: " + doubleQuoted(output.location, controls: .yaml))
-        switch output.device {
-        case .wled(let wled):
-            lines.append("    show: " + renderedShow(wled.show.configName))
-            lines.append("    leds: " + (wled.leds.map(String.init) ?? "null"))
-            lines.append("    brightness: " + (wled.brightness.map(String.init) ?? "null  # leave the device's"))
-            lines.append("    power: " + wled.power.rawValue)
-        case .awtrix(let awtrix):
-            lines.append("    app: " + doubleQuoted(awtrix.app, controls: .yaml))
-            lines.append("    indicator: " + (awtrix.indicator.map(String.init) ?? "null"))
-        case .tasmota(let tasmota):
-            lines.append("    show: " + renderedShow(tasmota.show.configName))
-            lines.append("    power: " + tasmota.power.rawValue)
-            lines.append("    command_topic: " + doubleQuoted(tasmota.commandTopic, controls: .yaml))
-            lines.append("    lwt_topic: " + doubleQuoted(tasmota.lwtTopic, controls: .yaml))
-        }
+        lines += output.device.settings.effectiveLines.map { "    " + $0 }
     }
     return lines
 }

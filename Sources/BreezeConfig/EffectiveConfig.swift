@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeCore
-import BreezeMQTT
 
 /// The effective configuration as YAML for `check-config`: every default filled in, every
 /// secret shown only as `********` (with where it came from) or `(not set)`.

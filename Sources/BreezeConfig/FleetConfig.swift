@@ -47,7 +47,7 @@ enum EndpointsKeys {
 
 /// Which endpoints are Open-Meteo's public ones, and their per-minute limit.
 public enum OpenMeteoPacing {
-    static let perMinute = OpenMeteoCallWeight.calls(600)
+    public static let perMinute = OpenMeteoCallWeight.calls(600)
 
     /// The public servers (the defaults, and the same hosts written out).
     public static func isPublic(_ endpoint: String) -> Bool {

@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeCore
-import BreezeMQTT
 import BreezeYAML
 
 /// Reads, validates and completes the configuration file (SPEC §4).
@@ -178,7 +177,7 @@ private struct ConfigParser {
             }
             version = parsed
         }
-        let maxPacketSize = try r.int("max_packet_size", in: MQTTConfiguration.maxPacketSizeRange)
+        let maxPacketSize = try r.int("max_packet_size", in: MQTTProtocolVersion.packetSizeRange)
 
         if let value = environment["BREEZE_MQTT_HOST"] { host = value }
         if let value = environment["BREEZE_MQTT_PORT"] {

@@ -13,11 +13,12 @@
 /// secret may show up in a message, used wherever a message is made (SPEC §12: secrets are
 /// scrubbed where errors are made, so no sink — log, diagnostics, state files — can carry one).
 ///
-/// It lives in the HTTP edge, the lowest layer whose errors can hold a secret (a header value
-/// curl echoes, a key an API's error body repeats), so that layer and every one above it (the
-/// fetchers' results, the log) share one implementation. A secret is matched as written and
-/// percent-encoded, the way it travels in a URL. Values shorter than ``minimumLength`` are not
-/// treated as secrets: masking every `a` in a message would hide more than it protects.
+/// It lives in the core so that the HTTP edge (the lowest layer whose errors can hold a secret:
+/// a header value curl echoes, a key an API's error body repeats), the configuration that
+/// collects the secrets, and every layer above (the fetchers' results, the log) share one
+/// implementation. A secret is matched as written and percent-encoded, the way it travels in a
+/// URL. Values shorter than ``minimumLength`` are not treated as secrets: masking every `a` in a
+/// message would hide more than it protects.
 public struct SecretScrubber: Sendable, Equatable {
     /// What a secret is replaced with (the same as a masked secret in `check-config`).
     public static let mask = "********"
@@ -31,7 +32,7 @@ public struct SecretScrubber: Sendable, Equatable {
         var forms = Set<String>()
         for secret in secrets where secret.count >= Self.minimumLength {
             forms.insert(secret)
-            forms.insert(HTTPClient.percentEncode(secret))
+            forms.insert(QueryParameter.percentEncode(secret))
         }
         self.forms = forms.sorted { $0.count != $1.count ? $0.count > $1.count : $0 < $1 }
     }

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-public import BreezeHTTP
+public import BreezeCore
 
 #if canImport(Glibc)
     import Glibc

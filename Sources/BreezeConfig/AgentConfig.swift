@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 
 public import BreezeCore
-public import BreezeMQTT
 
 /// The whole validated configuration (SPEC §4): every default applied, every secret read,
 /// every location's time zone resolved to an IANA name. Built only by `ConfigLoader.load`.
