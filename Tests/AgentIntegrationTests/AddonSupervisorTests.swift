@@ -11,6 +11,7 @@
 
 @testable import BreezeAgent
 @testable import BreezeConfig
+import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport
 import Foundation
