@@ -106,6 +106,27 @@ struct RenderRunnerTests {
         #expect(took < .seconds(10))
     }
 
+    /// The timeout is a timer on the runner's clock, armed once the helper runs: a helper that
+    /// hangs is killed when that clock reaches the timeout, not before, and no real time passes
+    /// for it (the clock is the test's).
+    @Test func theTimeoutFiresWhenTheClockReachesIt() async throws {
+        let path = try Self.script("exec sleep 3600")
+        defer { unlink(path) }
+        let clock = ManualDaemonClock(start: DaemonStateTests.t0)
+        let runner = RenderRunner(helper: path, clock: clock)
+        let took = await durationOffThePool {
+            let render = Task { await runner.render(Self.request) }
+            // The timer's sleep beginning is the event: the helper is running.
+            #expect(await clock.nextSleep() == RenderRunner.defaultTimeout)
+            clock.advance(by: RenderRunner.defaultTimeout - .seconds(1))
+            // One second short: the timer is still waiting.
+            #expect(await clock.nextSleep() == RenderRunner.defaultTimeout)
+            clock.advance(by: .seconds(1))
+            #expect(await render.value == .failed("breeze-agent-render timed out after 30.0 seconds and was killed"))
+        }
+        #expect(took < .seconds(10), "\(took)")
+    }
+
     @Test func cancellingTheTaskKillsTheHelper() async throws {
         let path = try Self.script("exec sleep 30")
         defer { unlink(path) }
@@ -169,13 +190,14 @@ struct RenderRunnerTests {
         let result = Mutex<RenderOutcome?>(nil)
         let done = DispatchSemaphore(value: 0)
         let input = Array(try JSONEncoderShim.encode(Self.request).utf8)
+        let control = try #require(RenderRunner.RunControl())
         let spawner = Thread {
             var blocked = sigset_t()
             sigemptyset(&blocked)
             sigaddset(&blocked, SIGHUP)
             sigaddset(&blocked, SIGTERM)
             pthread_sigmask(SIG_BLOCK, &blocked, nil)
-            let outcome = RenderRunner.run(helper: path, input: input, timeout: .seconds(10))
+            let outcome = RenderRunner.run(helper: path, input: input, control: control)
             result.withLock { $0 = outcome }
             done.signal()
         }
