@@ -108,20 +108,30 @@ struct RenderRunnerTests {
 
     /// The timeout is a timer on the runner's clock, armed once the helper runs: a helper that
     /// hangs is killed when that clock reaches the timeout, not before, and no real time passes
-    /// for it (the clock is the test's).
-    @Test func theTimeoutFiresWhenTheClockReachesIt() async throws {
-        let path = try Self.script("exec sleep 3600")
+    /// for it (the clock is the test's). The grace between the SIGTERM and the SIGKILL is a timer
+    /// on the same clock: a helper that ignores SIGTERM is killed when the clock passes it.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func theTimeoutAndTheGraceAreTimersOnTheClock(ignoresTERM: Bool) async throws {
+        let path = try Self.script(
+            ignoresTERM ? "trap '' TERM; cat >/dev/null; while :; do sleep 0.1; done" : "exec sleep 3600")
         defer { unlink(path) }
         let clock = ManualDaemonClock(start: DaemonStateTests.t0)
         let runner = RenderRunner(helper: path, clock: clock)
+        let timeout = RenderRunner.defaultTimeout
         let took = await durationOffThePool {
             let render = Task { await runner.render(Self.request) }
             // The timer's sleep beginning is the event: the helper is running.
-            #expect(await clock.nextSleep() == RenderRunner.defaultTimeout)
-            clock.advance(by: RenderRunner.defaultTimeout - .seconds(1))
+            #expect(await clock.nextSleep() == timeout)
+            clock.advance(by: timeout - .seconds(1))
             // One second short: the timer is still waiting.
-            #expect(await clock.nextSleep() == RenderRunner.defaultTimeout)
+            #expect(await clock.nextSleep() == timeout)
             clock.advance(by: .seconds(1))
+            if ignoresTERM {
+                // The SIGTERM is sent and ignored; the grace is a sleep on the clock.
+                let graceOver = timeout + RenderRunner.terminationGrace
+                #expect(await clock.nextSleep { $0 == graceOver } == graceOver)
+                clock.advance(by: RenderRunner.terminationGrace)
+            }
             #expect(await render.value == .failed("breeze-agent-render timed out after 30.0 seconds and was killed"))
         }
         #expect(took < .seconds(10), "\(took)")

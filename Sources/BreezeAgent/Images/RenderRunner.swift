@@ -81,8 +81,10 @@ final class RenderRunner: Sendable {
     /// Renders `request` (off the calling task's thread). Cancelling the calling task kills the
     /// helper at once (a shutdown does not wait for a slow render).
     ///
-    /// The timeout is a timer on ``clock``, armed when the helper has started: when it fires it
-    /// stops the run the way a cancellation does. The blocking run reads no clock.
+    /// The timeout and the termination grace are timers on ``clock``: the timeout is armed when
+    /// the helper has started and, when it fires, stops the run the way a cancellation does; the
+    /// grace is armed at the SIGTERM and, when it fires, lets the run send SIGKILL. The blocking
+    /// run reads no clock.
     func render(_ request: RenderRequest) async -> RenderOutcome {
         let input: [UInt8]
         do {
@@ -93,7 +95,7 @@ final class RenderRunner: Sendable {
         let (helper, timeout, clock) = (helper, timeout, clock)
         guard let control = RunControl() else { return .failed("pipe: \(Self.errnoText())") }
         let timer = Task {
-            await control.waitUntilStarted()
+            await control.wait(until: .running)
             do {
                 try await clock.sleep(until: clock.instant() + timeout)
             } catch {
@@ -101,9 +103,19 @@ final class RenderRunner: Sendable {
             }
             control.stop(.timedOut(after: timeout))
         }
+        let grace = Task {
+            await control.wait(until: .terminating)
+            do {
+                try await clock.sleep(until: clock.instant() + Self.terminationGrace)
+            } catch {
+                return  // the helper ended within it
+            }
+            control.endGrace()
+        }
         defer {
             timer.cancel()
-            control.started()
+            grace.cancel()
+            control.enter(.over)
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<RenderOutcome, Never>) in
@@ -116,19 +128,32 @@ final class RenderRunner: Sendable {
         }
     }
 
-    /// What ends a run early, from outside it: the task's cancellation handler or the timeout's
-    /// timer (any thread). The run waits in `poll` on its pipes and on ``wakeFD``, which a stop
-    /// makes readable; the timer waits for ``started()`` (the helper is running).
+    /// What ends a run early, from outside it: the task's cancellation handler, the timeout's
+    /// timer and the termination grace's (any thread). The run waits in `poll` on its pipes and
+    /// on ``wakeFD``, which a stop makes readable; the timers wait for the run's ``Phase``.
     final class RunControl: Sendable {
         enum Reason: Sendable, Equatable {
             case cancelled
             case timedOut(after: Duration)
         }
 
+        /// How far the run has got: the timeout starts with `running`, the grace with
+        /// `terminating` (the SIGTERM is sent).
+        enum Phase: Int, Sendable, Comparable {
+            case spawning, running, terminating, over
+            static func < (lhs: Phase, rhs: Phase) -> Bool { lhs.rawValue < rhs.rawValue }
+        }
+
+        private struct Waiter {
+            let phase: Phase
+            let continuation: CheckedContinuation<Void, Never>
+        }
+
         private struct State {
             var reason: Reason?
-            var started = false
-            var startWaiters: [CheckedContinuation<Void, Never>] = []
+            var phase = Phase.spawning
+            var graceOver = false
+            var waiters: [Waiter] = []
         }
 
         private let state = Mutex(State())
@@ -162,30 +187,38 @@ final class RenderRunner: Sendable {
             _ = write(wake.write, &byte, 1)
         }
 
-        /// The helper is running (or the run is over): the timer may start.
-        func started() {
-            let waiters = state.withLock { state in
-                state.started = true
-                defer { state.startWaiters = [] }
-                return state.startWaiters
+        /// The grace after the SIGTERM is over: a helper still there gets SIGKILL.
+        func endGrace() { state.withLock { $0.graceOver = true } }
+
+        var isGraceOver: Bool { state.withLock { $0.graceOver } }
+
+        /// The run has got to `phase` (never back): the timers waiting for it start.
+        func enter(_ phase: Phase) {
+            let ready = state.withLock { state in
+                state.phase = max(state.phase, phase)
+                let reached = state.phase
+                defer { state.waiters.removeAll { $0.phase <= reached } }
+                return state.waiters.filter { $0.phase <= reached }
             }
-            for waiter in waiters { waiter.resume() }
+            for waiter in ready { waiter.continuation.resume() }
         }
 
-        func waitUntilStarted() async {
+        /// Returns once the run has got to `phase`.
+        func wait(until phase: Phase) async {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state in
-                    if state.started { return true }
-                    state.startWaiters.append(continuation)
+                let reached = state.withLock { state in
+                    if state.phase >= phase { return true }
+                    state.waiters.append(Waiter(phase: phase, continuation: continuation))
                     return false
                 }
-                if now { continuation.resume() }
+                if reached { continuation.resume() }
             }
         }
     }
 
     /// One blocking run: spawn, feed stdin, read stdout and stderr (bounded) until both close or
-    /// `control` stops it (the timeout, a cancellation), reap.
+    /// `control` stops it (the timeout, a cancellation), reap. The caller arms the timers on
+    /// `control` (``render(_:)`` does); without them a helper that ignores SIGTERM is waited for.
     static func run(helper: String, input: [UInt8], control: RunControl) -> RenderOutcome {
         guard control.reason == nil else { return .failed("cancelled") }
         var stdinPipe: [Int32] = [-1, -1]
@@ -254,7 +287,7 @@ final class RenderRunner: Sendable {
         for fd in [stdinPipe[1], stdoutPipe[0], stderrPipe[0]] {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
-        control.started()
+        control.enter(.running)
 
         var writeFD: Int32 = stdinPipe[1]
         var outFD: Int32 = stdoutPipe[0]
@@ -322,7 +355,7 @@ final class RenderRunner: Sendable {
         }
         // Ended while its pipes are still open: a shell killed mid-write or reporting its
         // child's signal on stderr would otherwise die of SIGPIPE before its SIGTERM handler ran.
-        let status = stopped != nil || tooLarge ? terminate(pid) : nil
+        let status = stopped != nil || tooLarge ? terminate(pid, control: control) : nil
         closeAll([writeFD, outFD, errFD].filter { $0 >= 0 })
         let waitStatus = status ?? reap(pid)
 
@@ -346,13 +379,14 @@ final class RenderRunner: Sendable {
         return .image(output)
     }
 
-    /// Ends the helper's process group: SIGTERM, then SIGKILL if the helper is still there after
-    /// ``terminationGrace``. Returns the helper's wait status.
-    private static func terminate(_ pid: pid_t) -> Int32 {
+    /// Ends the helper's process group: SIGTERM, then SIGKILL if the helper is still there when
+    /// the grace (``terminationGrace``, a timer on the runner's clock) is over. Returns the
+    /// helper's wait status.
+    private static func terminate(_ pid: pid_t, control: RunControl) -> Int32 {
         kill(-pid, SIGTERM)
-        let deadline = ContinuousClock.now + terminationGrace
+        control.enter(.terminating)
         var status: Int32 = 0
-        while ContinuousClock.now < deadline {
+        while !control.isGraceOver {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid {
                 // The group may hold children that kept running; they go too.
