@@ -101,15 +101,23 @@ final class ManualMQTTTimers: MQTTTimers {
 /// when the test moves time to it, not before, and no real time passes for it.
 @Suite("MQTT client on injected timers")
 struct MQTTTimersTests {
-    @Test func aStalledConnectIsAbortedWhenTheTimersReachTheTimeout() async throws {
-        let stalled = try StalledListener()
+    /// A started client on hand-moved timers whose connect to `stalled` is never answered.
+    static func stalledClient(
+        _ stalled: StalledListener, connectTimeout: Int
+    ) throws -> (MQTTClient, ManualMQTTTimers) {
         let timers = ManualMQTTTimers()
         var configuration = MQTTConfiguration(
             host: "127.0.0.1", port: stalled.port, clientID: uniqueClientID("timers"))
-        configuration.connectTimeout = 3
+        configuration.connectTimeout = connectTimeout
         configuration.keepalive = hangKeepalive
         let client = try MQTTClient(configuration, timers: timers)
         try client.start()
+        return (client, timers)
+    }
+
+    @Test func aStalledConnectIsAbortedWhenTheTimersReachTheTimeout() async throws {
+        let stalled = try StalledListener()
+        let (client, timers) = try Self.stalledClient(stalled, connectTimeout: 3)
         // The connect (a SYN that is never answered) is under way; the watchdog's tick is the
         // one timer armed.
         #expect(client.lastError == nil)
@@ -131,13 +139,7 @@ struct MQTTTimersTests {
     /// ends when the timers pass its timeout: 30 s of theirs, no real waiting.
     @Test func aWaitForTheBrokerEndsWhenTheTimersPassItsTimeout() async throws {
         let stalled = try StalledListener()
-        let timers = ManualMQTTTimers()
-        var configuration = MQTTConfiguration(
-            host: "127.0.0.1", port: stalled.port, clientID: uniqueClientID("timers-wait"))
-        configuration.connectTimeout = 300
-        configuration.keepalive = hangKeepalive
-        let client = try MQTTClient(configuration, timers: timers)
-        try client.start()
+        let (client, timers) = try Self.stalledClient(stalled, connectTimeout: 300)
         let started = ContinuousClock.now
         let waiting = Task { await client.waitUntilConnected(timeout: .seconds(30)) }
         #expect(await timers.nextArmed { $0 == .seconds(30) } == .seconds(30))
