@@ -13,8 +13,8 @@
 /// libmosquitto's socket and the time, and says whether the attempt in progress has run out.
 ///
 /// libmosquitto gives up on a stalled TCP or TLS handshake only after the keepalive (60 s by
-/// default); the client ticks this once a second while not connected, reading the clock in
-/// its Dispatch timer and passing it in, and aborts the attempt when told to.
+/// default); the client ticks this once a second while not connected, on its ``MQTTTimers``,
+/// passing in their time, and aborts the attempt when told to.
 struct ConnectWatchdog: Sendable, Equatable {
     /// The attempt being timed: libmosquitto's socket for it, and when it was first seen.
     struct Attempt: Sendable, Equatable {

@@ -47,19 +47,23 @@ private let mosquittoLibrary: Void = { _ = mosquitto_lib_init() }()
 /// ``waitForOutcomes(timeout:)`` reports them per topic.
 public final class MQTTClient: Sendable {
     public let configuration: MQTTConfiguration
+    /// The client's only clock: its timers and the connect timeout's time.
+    private let timers: any MQTTTimers
     private let core: ClientCore
     private let lifecycle: Mutex<Lifecycle>
 
-    /// Creates and configures the libmosquitto handle; does not connect.
-    public init(_ configuration: MQTTConfiguration) throws(MosquittoError) {
+    /// Creates and configures the libmosquitto handle; does not connect. `timers`: the real
+    /// ones, or a test's that it moves by hand.
+    public init(_ configuration: MQTTConfiguration, timers: any MQTTTimers = DispatchTimers()) throws(MosquittoError) {
         try configuration.validate()
         _ = mosquittoLibrary
         self.configuration = configuration
+        self.timers = timers
         let core = ClientCore(
             protocolVersion: configuration.protocolVersion,
             protocolFallback: configuration.protocolFallback && configuration.protocolVersion == .v5,
             connectTimeout: .seconds(configuration.connectTimeout), tls: configuration.tls != nil,
-            maxIncomingPayload: configuration.maxIncomingPayload)
+            maxIncomingPayload: configuration.maxIncomingPayload, timers: timers)
         self.core = core
         let userdata = Unmanaged.passRetained(core)
         guard let raw = mosquitto_new(configuration.clientID, configuration.cleanSession, userdata.toOpaque()) else {
@@ -148,9 +152,9 @@ public final class MQTTClient: Sendable {
 
     /// libmosquitto's thread only starts its reconnect loop after a first connect got as far as
     /// a socket; until then it idles. So a failed first attempt is retried here, with the same
-    /// capped doubling backoff, on a Dispatch thread (it resolves and connects, which may block).
+    /// capped doubling backoff, on a timer's thread (it resolves and connects, which may block).
     private func scheduleInitialConnect(after seconds: Int) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(seconds)) { [weak self] in
+        timers.schedule(after: .seconds(seconds)) { [weak self] in
             guard let self else { return }
             let failure: MosquittoError? = lifecycle.withLock { state in
                 guard case .running(let handle) = state else { return nil }
@@ -302,12 +306,12 @@ public final class MQTTClient: Sendable {
     }
 
     private func tickWatchdog() {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(1)) { [weak self] in
+        timers.schedule(after: .seconds(1)) { [weak self] in
             guard let self else { return }
             let again: Bool = lifecycle.withLock { state in
                 guard case .running(let handle) = state else { return false }
-                // The clock is read here, by the timer: the watchdog's decision takes it as an argument.
-                return core.watch(handle.raw, port: configuration.port, now: .now)
+                // The time is the timers' (the watchdog's decision takes it as an argument).
+                return core.watch(handle.raw, port: configuration.port, now: timers.now())
             }
             if again { tickWatchdog() }
         }
@@ -317,8 +321,7 @@ public final class MQTTClient: Sendable {
     /// instead of reconnecting. After a protocol fallback or an aborted TLS attempt, start it
     /// again, after the minimum reconnect delay.
     private func restartLoop() {
-        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(configuration.reconnectDelayMin)) {
-            [weak self] in
+        timers.schedule(after: .seconds(configuration.reconnectDelayMin)) { [weak self] in
             guard let self else { return }
             let failure: MosquittoError? = lifecycle.withLock { state in
                 guard case .running(let handle) = state else { return nil }
@@ -533,6 +536,8 @@ final class ClientCore: Sendable {
     let requests = Mutex<Requests?>(nil)
     let connectTimeout: Duration
     let tls: Bool
+    /// Times out the waits (``wait(for:timeout:)``).
+    let timers: any MQTTTimers
 
     /// Subscription options: with MQTT 5, "retain as published", so a message that a client
     /// published retained while we were subscribed still arrives with `retain` set (3.1.1 clears
@@ -548,8 +553,9 @@ final class ClientCore: Sendable {
 
     init(
         protocolVersion: MQTTProtocolVersion, protocolFallback: Bool, connectTimeout: Duration, tls: Bool,
-        maxIncomingPayload: Int = .max
+        maxIncomingPayload: Int = .max, timers: any MQTTTimers = DispatchTimers()
     ) {
+        self.timers = timers
         state = Mutex(
             State(
                 protocolVersion: protocolVersion, fallbackAvailable: protocolFallback,
@@ -809,10 +815,7 @@ final class ClientCore: Sendable {
                     continuation.resume(returning: immediate)
                     return
                 }
-                Task { [self] in
-                    try? await Task.sleep(for: timeout)
-                    expire(id)
-                }
+                timers.schedule(after: timeout) { [self] in expire(id) }
             }
         } onCancel: {
             expire(id)

@@ -106,6 +106,37 @@ struct RenderRunnerTests {
         #expect(took < .seconds(10))
     }
 
+    /// The timeout is a timer on the runner's clock, armed once the helper runs: a helper that
+    /// hangs is killed when that clock reaches the timeout, not before, and no real time passes
+    /// for it (the clock is the test's). The grace between the SIGTERM and the SIGKILL is a timer
+    /// on the same clock: a helper that ignores SIGTERM is killed when the clock passes it.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func theTimeoutAndTheGraceAreTimersOnTheClock(ignoresTERM: Bool) async throws {
+        let path = try Self.script(
+            ignoresTERM ? "trap '' TERM; cat >/dev/null; while :; do sleep 0.1; done" : "exec sleep 3600")
+        defer { unlink(path) }
+        let clock = ManualDaemonClock(start: DaemonStateTests.t0)
+        let runner = RenderRunner(helper: path, clock: clock)
+        let timeout = RenderRunner.defaultTimeout
+        let took = await durationOffThePool {
+            let render = Task { await runner.render(Self.request) }
+            // The timer's sleep beginning is the event: the helper is running.
+            #expect(await clock.nextSleep() == timeout)
+            clock.advance(by: timeout - .seconds(1))
+            // One second short: the timer is still waiting.
+            #expect(await clock.nextSleep() == timeout)
+            clock.advance(by: .seconds(1))
+            if ignoresTERM {
+                // The SIGTERM is sent and ignored; the grace is a sleep on the clock.
+                let graceOver = timeout + RenderRunner.terminationGrace
+                #expect(await clock.nextSleep { $0 == graceOver } == graceOver)
+                clock.advance(by: RenderRunner.terminationGrace)
+            }
+            #expect(await render.value == .failed("breeze-agent-render timed out after 30.0 seconds and was killed"))
+        }
+        #expect(took < .seconds(10), "\(took)")
+    }
+
     @Test func cancellingTheTaskKillsTheHelper() async throws {
         let path = try Self.script("exec sleep 30")
         defer { unlink(path) }
@@ -169,13 +200,14 @@ struct RenderRunnerTests {
         let result = Mutex<RenderOutcome?>(nil)
         let done = DispatchSemaphore(value: 0)
         let input = Array(try JSONEncoderShim.encode(Self.request).utf8)
+        let control = try #require(RenderRunner.RunControl())
         let spawner = Thread {
             var blocked = sigset_t()
             sigemptyset(&blocked)
             sigaddset(&blocked, SIGHUP)
             sigaddset(&blocked, SIGTERM)
             pthread_sigmask(SIG_BLOCK, &blocked, nil)
-            let outcome = RenderRunner.run(helper: path, input: input, timeout: .seconds(10))
+            let outcome = RenderRunner.run(helper: path, input: input, control: control)
             result.withLock { $0 = outcome }
             done.signal()
         }

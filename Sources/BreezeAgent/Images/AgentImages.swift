@@ -33,7 +33,7 @@ extension Agent {
     /// The runner over the helper found at start, and the uploader when tags are configured.
     func setUpImages(helper: String?) {
         guard let helper, !state.images.isEmpty else { return }
-        renderer = RenderRunner(helper: helper)
+        renderer = RenderRunner(helper: helper, clock: clock)
         if !state.images.tags.isEmpty { uploader = HTTPClient(version: BreezeVersion.string) }
         log.debug("images: rendering with \(helper)")
     }

@@ -48,11 +48,15 @@ final class RenderRunner: Sendable {
 
     let helper: String
     let timeout: Duration
+    /// The clock the timeout is timed on: the agent's loop clock (a test's, which it moves).
+    let clock: any DaemonClock
     private let queue = DispatchQueue(label: "breeze.render")
 
-    init(helper: String, timeout: Duration = RenderRunner.defaultTimeout) {
+    init(helper: String, timeout: Duration = RenderRunner.defaultTimeout, clock: any DaemonClock = SystemDaemonClock())
+    {
         self.helper = helper
         self.timeout = timeout
+        self.clock = clock
     }
 
     /// The helper next to the agent's own executable (a build tree, a tarball), else the
@@ -75,7 +79,12 @@ final class RenderRunner: Sendable {
     }
 
     /// Renders `request` (off the calling task's thread). Cancelling the calling task kills the
-    /// helper within about 100 ms (a shutdown does not wait for a slow render).
+    /// helper at once (a shutdown does not wait for a slow render).
+    ///
+    /// The timeout and the termination grace are timers on ``clock``: the timeout is armed when
+    /// the helper has started and, when it fires, stops the run the way a cancellation does; the
+    /// grace is armed at the SIGTERM and, when it fires, lets the run send SIGKILL. The blocking
+    /// run reads no clock.
     func render(_ request: RenderRequest) async -> RenderOutcome {
         let input: [UInt8]
         do {
@@ -83,33 +92,135 @@ final class RenderRunner: Sendable {
         } catch {
             return .failed("cannot encode the request: \(error)")
         }
-        let (helper, timeout) = (helper, timeout)
-        let cancelled = Cancelled()
+        let (helper, timeout, clock) = (helper, timeout, clock)
+        guard let control = RunControl() else { return .failed("pipe: \(Self.errnoText())") }
+        let timer = Task {
+            await control.wait(until: .running)
+            do {
+                try await clock.sleep(until: clock.instant() + timeout)
+            } catch {
+                return  // the run ended first
+            }
+            control.stop(.timedOut(after: timeout))
+        }
+        let grace = Task {
+            await control.wait(until: .terminating)
+            do {
+                try await clock.sleep(until: clock.instant() + Self.terminationGrace)
+            } catch {
+                return  // the helper ended within it
+            }
+            control.endGrace()
+        }
+        defer {
+            timer.cancel()
+            grace.cancel()
+            control.enter(.over)
+        }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<RenderOutcome, Never>) in
                 queue.async {
-                    continuation.resume(
-                        returning: Self.run(helper: helper, input: input, timeout: timeout, cancelled: cancelled))
+                    continuation.resume(returning: Self.run(helper: helper, input: input, control: control))
                 }
             }
         } onCancel: {
-            cancelled.set()
+            control.stop(.cancelled)
         }
     }
 
-    /// Set by the task's cancellation handler (any thread), read by the run's poll loop.
-    final class Cancelled: Sendable {
-        private let flag = Atomic<Bool>(false)
-        func set() { flag.store(true, ordering: .relaxed) }
-        var isSet: Bool { flag.load(ordering: .relaxed) }
+    /// What ends a run early, from outside it: the task's cancellation handler, the timeout's
+    /// timer and the termination grace's (any thread). The run waits in `poll` on its pipes and
+    /// on ``wakeFD``, which a stop makes readable; the timers wait for the run's ``Phase``.
+    final class RunControl: Sendable {
+        enum Reason: Sendable, Equatable {
+            case cancelled
+            case timedOut(after: Duration)
+        }
+
+        /// How far the run has got: the timeout starts with `running`, the grace with
+        /// `terminating` (the SIGTERM is sent).
+        enum Phase: Int, Sendable, Comparable {
+            case spawning, running, terminating, over
+            static func < (lhs: Phase, rhs: Phase) -> Bool { lhs.rawValue < rhs.rawValue }
+        }
+
+        private struct Waiter {
+            let phase: Phase
+            let continuation: CheckedContinuation<Void, Never>
+        }
+
+        private struct State {
+            var reason: Reason?
+            var phase = Phase.spawning
+            var graceOver = false
+            var waiters: [Waiter] = []
+        }
+
+        private let state = Mutex(State())
+        /// The pipe a stop writes a byte to (read end first).
+        private let wake: (read: Int32, write: Int32)
+
+        init?() {
+            var fds: [Int32] = [-1, -1]
+            guard RenderRunner.makePipe(&fds) == 0 else { return nil }
+            for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+            wake = (fds[0], fds[1])
+        }
+
+        deinit { RenderRunner.closeAll([wake.read, wake.write]) }
+
+        /// Readable once the run was stopped.
+        var wakeFD: Int32 { wake.read }
+
+        /// Why the run was stopped; nil while it may go on.
+        var reason: Reason? { state.withLock { $0.reason } }
+
+        /// Stops the run (the first reason stays).
+        func stop(_ reason: Reason) {
+            let first = state.withLock { state in
+                guard state.reason == nil else { return false }
+                state.reason = reason
+                return true
+            }
+            guard first else { return }
+            var byte: UInt8 = 1
+            _ = write(wake.write, &byte, 1)
+        }
+
+        /// The grace after the SIGTERM is over: a helper still there gets SIGKILL.
+        func endGrace() { state.withLock { $0.graceOver = true } }
+
+        var isGraceOver: Bool { state.withLock { $0.graceOver } }
+
+        /// The run has got to `phase` (never back): the timers waiting for it start.
+        func enter(_ phase: Phase) {
+            let ready = state.withLock { state in
+                state.phase = max(state.phase, phase)
+                let reached = state.phase
+                defer { state.waiters.removeAll { $0.phase <= reached } }
+                return state.waiters.filter { $0.phase <= reached }
+            }
+            for waiter in ready { waiter.continuation.resume() }
+        }
+
+        /// Returns once the run has got to `phase`.
+        func wait(until phase: Phase) async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let reached = state.withLock { state in
+                    if state.phase >= phase { return true }
+                    state.waiters.append(Waiter(phase: phase, continuation: continuation))
+                    return false
+                }
+                if reached { continuation.resume() }
+            }
+        }
     }
 
     /// One blocking run: spawn, feed stdin, read stdout and stderr (bounded) until both close or
-    /// the time runs out, reap.
-    static func run(
-        helper: String, input: [UInt8], timeout: Duration, cancelled: Cancelled = Cancelled()
-    ) -> RenderOutcome {
-        guard !cancelled.isSet else { return .failed("cancelled") }
+    /// `control` stops it (the timeout, a cancellation), reap. The caller arms the timers on
+    /// `control` (``render(_:)`` does); without them a helper that ignores SIGTERM is waited for.
+    static func run(helper: String, input: [UInt8], control: RunControl) -> RenderOutcome {
+        guard control.reason == nil else { return .failed("cancelled") }
         var stdinPipe: [Int32] = [-1, -1]
         var stdoutPipe: [Int32] = [-1, -1]
         var stderrPipe: [Int32] = [-1, -1]
@@ -176,6 +287,7 @@ final class RenderRunner: Sendable {
         for fd in [stdinPipe[1], stdoutPipe[0], stderrPipe[0]] {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
+        control.enter(.running)
 
         var writeFD: Int32 = stdinPipe[1]
         var outFD: Int32 = stdoutPipe[0]
@@ -184,9 +296,7 @@ final class RenderRunner: Sendable {
         var output: [UInt8] = []
         var errors: [UInt8] = []
         var tooLarge = false
-        var timedOut = false
-        var wasCancelled = false
-        let deadline = ContinuousClock.now + timeout
+        var stopped: RunControl.Reason?
         var chunk = [UInt8](repeating: 0, count: 65_536)
         if input.isEmpty {
             close(writeFD)
@@ -194,27 +304,21 @@ final class RenderRunner: Sendable {
         }
 
         while outFD >= 0 || errFD >= 0 {
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero else {
-                timedOut = true
+            if let reason = control.reason {
+                stopped = reason
                 break
             }
-            guard !cancelled.isSet else {
-                wasCancelled = true
-                break
-            }
-            // Slices of at most 100 ms, so a cancellation is seen promptly.
-            let millis = Int32(clamping: min(remaining.components.seconds * 1000 + 1, 100))
-            var fds: [pollfd] = []
+            // No time limit here: a stop (the timeout's timer, a cancellation) wakes the poll.
+            var fds = [pollfd(fd: control.wakeFD, events: Int16(POLLIN), revents: 0)]
             if writeFD >= 0 { fds.append(pollfd(fd: writeFD, events: Int16(POLLOUT), revents: 0)) }
             if outFD >= 0 { fds.append(pollfd(fd: outFD, events: Int16(POLLIN), revents: 0)) }
             if errFD >= 0 { fds.append(pollfd(fd: errFD, events: Int16(POLLIN), revents: 0)) }
-            let ready = poll(&fds, nfds_t(fds.count), millis)
+            let ready = poll(&fds, nfds_t(fds.count), -1)
             if ready < 0 {
                 if errno == EINTR { continue }
                 break
             }
-            for entry in fds where entry.revents != 0 {
+            for entry in fds.dropFirst() where entry.revents != 0 {
                 if entry.fd == writeFD {
                     let n = input.withUnsafeBytes { write(writeFD, $0.baseAddress! + written, $0.count - written) }
                     if n > 0 { written += n }
@@ -251,13 +355,16 @@ final class RenderRunner: Sendable {
         }
         // Ended while its pipes are still open: a shell killed mid-write or reporting its
         // child's signal on stderr would otherwise die of SIGPIPE before its SIGTERM handler ran.
-        let status = timedOut || tooLarge || wasCancelled ? terminate(pid) : nil
+        let status = stopped != nil || tooLarge ? terminate(pid, control: control) : nil
         closeAll([writeFD, outFD, errFD].filter { $0 >= 0 })
         let waitStatus = status ?? reap(pid)
 
         let stderrText = firstLine(errors)
-        if wasCancelled { return .failed("cancelled") }
-        if timedOut { return .failed("\(helperName) timed out after \(timeout) and was killed") }
+        switch stopped {
+        case .cancelled: return .failed("cancelled")
+        case .timedOut(let timeout): return .failed("\(helperName) timed out after \(timeout) and was killed")
+        case nil: break
+        }
         if tooLarge {
             return .failed("\(helperName) wrote more than \(ImageBounds.maximumBytes) bytes; image not published")
         }
@@ -272,13 +379,14 @@ final class RenderRunner: Sendable {
         return .image(output)
     }
 
-    /// Ends the helper's process group: SIGTERM, then SIGKILL if the helper is still there after
-    /// ``terminationGrace``. Returns the helper's wait status.
-    private static func terminate(_ pid: pid_t) -> Int32 {
+    /// Ends the helper's process group: SIGTERM, then SIGKILL if the helper is still there when
+    /// the grace (``terminationGrace``, a timer on the runner's clock) is over. Returns the
+    /// helper's wait status.
+    private static func terminate(_ pid: pid_t, control: RunControl) -> Int32 {
         kill(-pid, SIGTERM)
-        let deadline = ContinuousClock.now + terminationGrace
+        control.enter(.terminating)
         var status: Int32 = 0
-        while ContinuousClock.now < deadline {
+        while !control.isGraceOver {
             let reaped = waitpid(pid, &status, WNOHANG)
             if reaped == pid {
                 // The group may hold children that kept running; they go too.
@@ -318,15 +426,15 @@ final class RenderRunner: Sendable {
 
     /// A pipe whose ends close on exec (Glibc's `pipe2` needs `_GNU_SOURCE`, which Swift does
     /// not set): only the helper's dup2'd copies reach it.
-    private static func makePipe(_ fds: inout [Int32]) -> Int32 {
+    static func makePipe(_ fds: inout [Int32]) -> Int32 {
         guard pipe(&fds) == 0 else { return -1 }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         return 0
     }
 
-    private static func closeAll(_ fds: [Int32]) {
+    static func closeAll(_ fds: [Int32]) {
         for fd in fds where fd >= 0 { close(fd) }
     }
 
-    private static func errnoText() -> String { String(cString: strerror(errno)) }
+    static func errnoText() -> String { String(cString: strerror(errno)) }
 }

@@ -518,23 +518,11 @@ struct DaemonState {
     mutating func abandonStuckFetches(now: Int64) -> [DaemonAction] {
         var actions: [DaemonAction] = []
         for case .abandon(let key, let message) in fetches.abandonStuck(now: now) {
-            let index = key.location
-            let outcome: FetchOutcome
-            if key.kind != .pollen { diagnostics.stuck(key.kind.traits.diagnosticsKey) }
-            switch key.kind {
-            case .pollen:
-                let source = config.pollen.source(googleRejected: locations[index].googleRejected)
-                diagnostics.stuck(source.diagnosticsKey)
-                outcome = .pollen(.init(source: source, outcome: .failed(message: message), fetchedAt: now))
-            case .climate:
-                outcome = .climate(.failed(message: message, retryAfter: nil))
-            case .stripes:
-                outcome = .stripes(.failed(message: message, retryAfter: nil))
-            case .air:
-                outcome = .air(.init(outcome: .failed(message: message), fetchedAt: now))
-            }
+            let source = config.pollen.source(googleRejected: locations[key.location].googleRejected)
+            diagnostics.stuck(key.kind == .pollen ? source.diagnosticsKey : key.kind.traits.diagnosticsKey)
             actions.append(.abandonFetch(key))
-            actions += complete(key, outcome, now: now)
+            actions += complete(
+                key, .failure(key.kind, message: message, pollenSource: source, fetchedAt: now), now: now)
         }
         return actions
     }
@@ -552,13 +540,13 @@ struct DaemonState {
             let source = config.pollen.source(googleRejected: locations[index].googleRejected)
             if source == .google && !demo {
                 guard callsToday(index, .google, now: now) < config.pollen.maxCallsPerDay else {
-                    if locations[index].pollenNotice != .dailyCap {
+                    if locations[index].slots.pollen.notice != .dailyCap {
                         actions.append(
                             .log(
                                 .warning,
                                 "pollen[\(location.id)]: daily Google call cap reached (pollen.max_calls_per_day = \(config.pollen.maxCallsPerDay)); next call after local midnight"
                             ))
-                        locations[index].pollenNotice = .dailyCap
+                        locations[index].slots.pollen.notice = .dailyCap
                     }
                     planner.schedules[index].pollen.due(at: locations[index].nextMidnight(after: now))
                     return (nil, actions)
@@ -616,23 +604,15 @@ struct DaemonState {
     }
 
     /// Whether the location has usable data of a kind (fresh or stored).
-    func hasData(_ key: FetchKey) -> Bool {
-        switch key.kind {
-        case .pollen: return locations[key.location].pollen != nil
-        case .climate: return locations[key.location].climate != nil
-        case .stripes: return locations[key.location].stripes != nil
-        case .air: return locations[key.location].air != nil
-        }
-    }
+    func hasData(_ key: FetchKey) -> Bool { locations[key.location].slots.status(key.kind).hasData }
 
     private mutating func applyPollen(_ index: Int, _ result: PollenFetchResult, now: Int64) -> [DaemonAction] {
         let id = locations[index].config.id
         let source = result.source
         switch result.outcome {
         case .report(let report):
-            locations[index].pollen = .report(report, fetchedAt: result.fetchedAt)
-            locations[index].stale.pollen = false
-            locations[index].pollenNotice = nil
+            locations[index].slots.pollen.received(.report(report, fetchedAt: result.fetchedAt))
+            locations[index].slots.pollen.notice = nil
             planner.schedules[index].pollen.succeeded(at: now, jitter: random.fraction())
             diagnostics.success(source.diagnosticsKey, at: now)
             // The response is stored first: nothing performed after it can lose it.
@@ -645,12 +625,11 @@ struct DaemonState {
                 .log(.info, "pollen[\(id)]: fetched from \(source.rawValue) (\(report.days.count) days)")
             ]
         case .unsupportedLocation(let message):
-            locations[index].pollen = .unsupported(message: message)
-            locations[index].stale.pollen = false
+            locations[index].slots.pollen.received(.unsupported(message: message))
             planner.schedules[index].pollen.succeeded(at: now, jitter: random.fraction())
             diagnostics.success(source.diagnosticsKey, at: now)
             var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
-            if locations[index].pollenNotice != .unsupported {
+            if locations[index].slots.pollen.notice != .unsupported {
                 if source == .openMeteo {
                     actions.append(
                         .log(
@@ -664,7 +643,7 @@ struct DaemonState {
                             "pollen[\(id)]: Google has no pollen for this location (\(message)); pollen topics cleared")
                     )
                 }
-                locations[index].pollenNotice = .unsupported
+                locations[index].slots.pollen.notice = .unsupported
             }
             return actions
         case .keyRejected(let message):
@@ -680,7 +659,7 @@ struct DaemonState {
                 ]
             }
             planner.schedules[index].pollen.keyRejected(at: now)
-            locations[index].stale.pollen = locations[index].pollen != nil
+            locations[index].slots.pollen.failed()
             return [
                 .log(
                     .error,
@@ -688,7 +667,7 @@ struct DaemonState {
                 )
             ]
         case .failed(let message):
-            locations[index].stale.pollen = locations[index].pollen != nil
+            locations[index].slots.pollen.failed()
             let delay = planner.schedules[index].pollen.failed(
                 at: now, retryAfter: result.retryAfter, jitter: random.fraction())
             diagnostics.failure(source.diagnosticsKey, at: now, message: message)
@@ -702,8 +681,7 @@ struct DaemonState {
         let id = locations[index].config.id
         switch result {
         case .trend(let trend, let bodies, let fetchedAt):
-            locations[index].climate = .init(trend: trend, fetchedAt: fetchedAt)
-            locations[index].stale.climate = false
+            locations[index].slots.climate.received(.init(trend: trend, fetchedAt: fetchedAt))
             planner.schedules[index].climate.due(
                 at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
             diagnostics.success(SourceKind.climate.traits.diagnosticsKey, at: now)
@@ -712,7 +690,7 @@ struct DaemonState {
                 .log(.info, "climate[\(id)]: fetched \(trend.points.count) years for \(trend.date)"),
             ]
         case .failed(let message, let retryAfter):
-            locations[index].stale.climate = locations[index].climate != nil
+            locations[index].slots.climate.failed()
             let delay = planner.schedules[index].climate.failed(
                 at: now, retryAfter: retryAfter, jitter: random.fraction())
             diagnostics.failure(SourceKind.climate.traits.diagnosticsKey, at: now, message: message)
@@ -726,8 +704,7 @@ struct DaemonState {
         let id = locations[index].config.id
         switch result.outcome {
         case .report(let report):
-            locations[index].air = (report, result.fetchedAt)
-            locations[index].stale.air = false
+            locations[index].slots.air.received(.init(report: report, fetchedAt: result.fetchedAt))
             planner.schedules[index].air.succeeded(at: now, jitter: random.fraction())
             dueAtMidnightAtLatest(index, now: now)
             diagnostics.success(SourceKind.air.traits.diagnosticsKey, at: now)
@@ -740,7 +717,7 @@ struct DaemonState {
                 .log(.info, "air[\(id)]: fetched \(report.hours.count) hours")
             ]
         case .failed(let message):
-            locations[index].stale.air = locations[index].air != nil
+            locations[index].slots.air.failed()
             let delay = planner.schedules[index].air.failed(
                 at: now, retryAfter: result.retryAfter, jitter: random.fraction())
             diagnostics.failure(SourceKind.air.traits.diagnosticsKey, at: now, message: message)
@@ -751,7 +728,7 @@ struct DaemonState {
     /// A stored air report at start: published at once (the current hour picked from it), fetched
     /// again when it ages out.
     mutating func restoreAir(_ index: Int, _ report: AirReport, fetchedAt: Int64) {
-        locations[index].air = (report, fetchedAt)
+        locations[index].slots.air.received(.init(report: report, fetchedAt: fetchedAt))
         planner.schedules[index].air.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
         dueAtMidnightAtLatest(index, now: fetchedAt)
     }
@@ -768,7 +745,7 @@ struct DaemonState {
         let id = locations[index].config.id
         switch result {
         case .stripes(let data):
-            locations[index].stripes = data
+            locations[index].slots.stripes.received(data)
             // The next check is tomorrow; it fetches only when a newer year is complete.
             planner.schedules[index].stripes.succeeded(at: now, jitter: random.fraction())
             planner.schedules[index].stripes.due(
@@ -814,23 +791,23 @@ struct DaemonState {
 
     /// A stored pollen report at start: published at once, fetched again when it ages out.
     mutating func restorePollen(_ index: Int, _ report: PollenReport, fetchedAt: Int64) {
-        locations[index].pollen = .report(report, fetchedAt: fetchedAt)
+        locations[index].slots.pollen.received(.report(report, fetchedAt: fetchedAt))
         planner.schedules[index].pollen.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
     }
 
     /// Stored stripes at start: published at once; the first check decides whether a newer
     /// year is due.
     mutating func restoreStripes(_ index: Int, _ data: StripesData) {
-        locations[index].stripes = data
+        locations[index].slots.stripes.received(data)
     }
 
     /// A stored climate trend at start: current until local midnight if it is today's, else stale.
     mutating func restoreClimate(_ index: Int, _ trend: ClimateTrend, date: CivilDate, fetchedAt: Int64, now: Int64) {
-        locations[index].climate = .init(trend: trend, fetchedAt: fetchedAt)
+        locations[index].slots.climate.received(.init(trend: trend, fetchedAt: fetchedAt))
         if date == locations[index].today(at: now) {
             planner.schedules[index].climate.due(at: locations[index].nextMidnight(after: now))
         } else {
-            locations[index].stale.climate = true
+            locations[index].slots.climate.stale = true
         }
     }
 

@@ -12,8 +12,9 @@
 import BreezeConfig
 import BreezeCore
 
-/// Which data a fetch brings. A new source is a case here, its row in ``traits`` and its
-/// ``slot``; what a location keeps of it per source is a ``PerSource`` field.
+/// Which data a fetch brings. A new source is a case here, its row in ``traits``, its ``slot``
+/// and its failed ``FetchOutcome``; what a location keeps of it is a ``SourceSlot`` of
+/// ``SourceSlots``, its schedule a ``PerSource`` field of the ``FetchPlanner``.
 enum SourceKind: String, Sendable, Hashable, CaseIterable {
     /// `stripes`: the warming stripes' yearly archive request (SPEC §9.1), on with climate.
     /// The raw value is the source's name in Open-Meteo's call counts (`<p>/diagnostics`).
@@ -60,6 +61,21 @@ enum SourceKind: String, Sendable, Hashable, CaseIterable {
         case .climate: return 1
         case .stripes: return 2
         case .air: return 3
+        }
+    }
+}
+
+extension FetchOutcome {
+    /// A fetch of `kind` that failed with `message` and no `Retry-After` (the watchdog's stuck
+    /// fetch); a pollen fetch went to `pollenSource`.
+    static func failure(
+        _ kind: SourceKind, message: String, pollenSource: PollenSource, fetchedAt: Int64
+    ) -> FetchOutcome {
+        switch kind {
+        case .pollen: .pollen(.init(source: pollenSource, outcome: .failed(message: message), fetchedAt: fetchedAt))
+        case .climate: .climate(.failed(message: message, retryAfter: nil))
+        case .stripes: .stripes(.failed(message: message, retryAfter: nil))
+        case .air: .air(.init(outcome: .failed(message: message), fetchedAt: fetchedAt))
         }
     }
 }

@@ -12,39 +12,44 @@
 import BreezeConfig
 import BreezeCore
 
-/// A pollen condition that repeats on every try and is logged once until it changes.
-enum PollenNotice: Sendable, Equatable {
-    /// `pollen.max_calls_per_day` reached for the local day.
-    case dailyCap
-    /// The source has no pollen here.
-    case unsupported
-}
-
 /// Everything the agent knows about one location between fetches. What the outputs hold is
 /// derived from this and the clock (``LocationSnapshot``) at every wake-up, so the freshness
 /// rules and local midnight apply without extra bookkeeping.
 struct LocationRuntime: Sendable {
-    enum PollenData: Sendable {
+    enum PollenData: SourceData {
         case report(PollenReport, fetchedAt: Int64)
         /// The source has no pollen here: the pollen subtree is cleared.
         case unsupported(message: String)
+
+        var lastSuccess: Int64? {
+            switch self {
+            case .report(_, let fetchedAt): fetchedAt
+            case .unsupported: nil
+            }
+        }
     }
 
-    struct ClimateData: Sendable {
+    struct ClimateData: SourceData {
         var trend: ClimateTrend
         var fetchedAt: Int64
+        var lastSuccess: Int64? { fetchedAt }
+    }
+
+    /// Today's hourly air quality (SPEC §10.1) and when it was fetched.
+    struct AirData: SourceData {
+        var report: AirReport
+        var fetchedAt: Int64
+        var lastSuccess: Int64? { fetchedAt }
     }
 
     let config: LocationConfig
     let zone: ZoneRules
-    var pollen: PollenData?
-    /// Per source: the data shown is from before the last fetch, which failed (SPEC §5; the
-    /// stripes are never shown stale).
-    var stale = PerSource(pollen: false, climate: false, stripes: false, air: false)
+    /// Per source: the last good data, whether it is stale (SPEC §5: the data shown is from
+    /// before the last fetch, which failed; the stripes are never shown stale), and the
+    /// condition last logged, so a repeating one is logged once.
+    var slots = SourceSlots()
     /// Google refused the key and `pollen.source` is `auto`: Open-Meteo from now on (this run).
     var googleRejected = false
-    /// The last pollen condition logged, so a repeating one is logged once.
-    var pollenNotice: PollenNotice?
     /// Topics per scope at the scope's last build (the per-location topic limit counts them).
     var topicCounts: [String: Int] = [:]
     /// When the sinks' view of this location must be rebuilt although no fetch finished
@@ -56,14 +61,15 @@ struct LocationRuntime: Sendable {
     /// The selection warnings (topic-id collisions) last logged, so each is logged once per change.
     var loggedSelectionWarnings: [String] = []
 
-    var climate: ClimateData?
     var unit: TemperatureUnit
 
+    var pollen: PollenData? { slots.pollen.data }
+    var climate: ClimateData? { slots.climate.data }
     /// The warming stripes (SPEC §9.1): fetched once a year, kept across restarts.
-    var stripes: StripesData?
-
-    /// Today's hourly air quality (SPEC §10.1) and when it was fetched.
-    var air: (report: AirReport, fetchedAt: Int64)?
+    var stripes: StripesData? { slots.stripes.data }
+    var air: AirData? { slots.air.data }
+    /// Per source: the data shown is stale.
+    var stale: PerSource<Bool> { slots.stale }
 
     init(config: LocationConfig, zone: ZoneRules, unit: TemperatureUnit) {
         self.config = config

@@ -121,31 +121,17 @@ extension DaemonState {
     }
 
     private static func source(_ kind: SourceKind, of runtime: LocationRuntime, failures: Int) -> ServeSnapshot.Source {
-        let hasData: Bool
-        let lastSuccess: Int64?
-        switch kind {
-        case .pollen:
-            switch runtime.pollen {
-            case .report(_, let fetchedAt):
-                (hasData, lastSuccess) = (true, fetchedAt)
-            case .unsupported:
-                return .init(kind: kind, state: .unavailable, lastSuccess: nil, consecutiveFailures: failures)
-            case nil:
-                (hasData, lastSuccess) = (false, nil)
-            }
-        case .climate:
-            (hasData, lastSuccess) = (runtime.climate != nil, runtime.climate?.fetchedAt)
-        case .stripes:
-            (hasData, lastSuccess) = (runtime.stripes != nil, runtime.stripes?.fetchedAt)
-        case .air:
-            (hasData, lastSuccess) = (runtime.air != nil, runtime.air?.fetchedAt)
+        let slot = runtime.slots.status(kind)
+        // Data that says the source has nothing here (pollen outside its area).
+        if slot.hasData && slot.lastSuccess == nil {
+            return .init(kind: kind, state: .unavailable, lastSuccess: nil, consecutiveFailures: failures)
         }
         let state: ServeSnapshot.SourceState
-        if (hasData && runtime.stale[kind]) || failures > 0 {
+        if (slot.hasData && slot.stale) || failures > 0 {
             state = .stale
         } else {
-            state = hasData ? .fresh : .pending
+            state = slot.hasData ? .fresh : .pending
         }
-        return .init(kind: kind, state: state, lastSuccess: lastSuccess, consecutiveFailures: failures)
+        return .init(kind: kind, state: state, lastSuccess: slot.lastSuccess, consecutiveFailures: failures)
     }
 }
