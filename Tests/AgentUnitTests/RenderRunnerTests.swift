@@ -187,6 +187,24 @@ struct RenderRunnerTests {
         #expect(open.filter { $0 > 3 } == [], "descriptors past the three pipes and ls's own: \(open)")
     }
 
+    @Test func aHelperGoneBeforeItReadTheRequestDoesNotKillTheAgent() throws {
+        // A helper that closes its stdin before reading (as one that cannot start does: a
+        // missing library, a crash): the request here is larger than a pipe's buffer, so the
+        // runner is still writing when the read end goes away. With SIGPIPE at its default
+        // disposition that write killed the whole process ("exited with unexpected signal code
+        // 13", seen twice in the unit suite); the runner must get EPIPE and report a failure.
+        let path = try Self.script("exec 0<&-\nexit 3")
+        defer { unlink(path) }
+        let control = try #require(RenderRunner.RunControl())
+        let input = [UInt8](repeating: UInt8(ascii: " "), count: 1 << 20)
+        let outcome = RenderRunner.run(helper: path, input: input, control: control)
+        guard case .failed(let reason) = outcome else {
+            Issue.record("expected a failure, got \(outcome)")
+            return
+        }
+        #expect(!reason.isEmpty)
+    }
+
     @Test func theHelperStartsWithNoSignalBlockedAndNoneIgnored() async throws {
         // In the agent the spawning thread (a Dispatch worker) has the signals its Dispatch
         // signal sources watch blocked, and those are ignored (SIG_IGN, SignalWatcher): SIGHUP

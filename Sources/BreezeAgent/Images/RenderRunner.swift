@@ -219,7 +219,15 @@ final class RenderRunner: Sendable {
     /// One blocking run: spawn, feed stdin, read stdout and stderr (bounded) until both close or
     /// `control` stops it (the timeout, a cancellation), reap. The caller arms the timers on
     /// `control` (``render(_:)`` does); without them a helper that ignores SIGTERM is waited for.
+    /// SIGPIPE ignored in the whole process, once, before the first helper is spawned: a helper
+    /// that exits (or closes its stdin) before it has read the request makes the next write to
+    /// its stdin fail, and with the default disposition that write killed the agent instead of
+    /// returning EPIPE. Nothing else the agent writes relies on SIGPIPE (libcurl, libmosquitto
+    /// and libmicrohttpd send with MSG_NOSIGNAL; systemd starts services with it ignored too).
+    private static let pipeSignalIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
     static func run(helper: String, input: [UInt8], control: RunControl) -> RenderOutcome {
+        Self.pipeSignalIgnored
         guard control.reason == nil else { return .failed("cancelled") }
         var stdinPipe: [Int32] = [-1, -1]
         var stdoutPipe: [Int32] = [-1, -1]
@@ -246,8 +254,8 @@ final class RenderRunner: Sendable {
             _ = closeFrom(&actions, 3)
         }
         // The helper starts clean (SPEC §16): the spawning thread (a Dispatch worker) blocks
-        // every signal and the agent ignores SIGPIPE and the signals it watches (SIGTERM,
-        // SIGINT, SIGHUP); a mask and ignored dispositions survive exec, and a helper with
+        // every signal and the agent ignores SIGPIPE (``pipeSignalIgnored``) and the signals it
+        // watches (SIGTERM, SIGINT, SIGHUP); a mask and ignored dispositions survive exec, and a helper with
         // SIGTERM blocked stops only for SIGKILL. So: no signal blocked, every disposition the
         // default, and a process group of its own, so that a SIGTERM reaches what it started too.
         var attributes = posix_spawnattr_t()
