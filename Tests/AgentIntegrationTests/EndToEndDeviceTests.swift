@@ -225,7 +225,7 @@ struct EndToEndDeviceTests {
             try await user.start([])
             defer { Task { await user.stop() } }
             try user.client.publish("wled/\(devices.id)/col", "#0000FF", qos: 1)
-            #expect(await eventually(bound: .seconds(5)) { wled.current.segments[0]?.color == [0, 0, 255] })
+            #expect(await eventually(bound: .seconds(20)) { wled.current.segments[0]?.color == [0, 0, 255] })
             try await Task.sleep(for: .seconds(3))
             #expect(wled.apiCommands.count == 1, "\(agent.log)")
             #expect(wled.current.segments[0]?.color == [0, 0, 255], "the user's own change was undone")

@@ -136,9 +136,9 @@ struct IdentityEndToEndTests {
             defer { Task { await commander.stop() } }
             let statusSeen = view.history("\(prefix)/status").count
             try commander.client.publish("\(prefix)/status", "offline", qos: 1, retain: true)
-            #expect(await eventually(bound: .seconds(5)) { view.history("\(prefix)/status").count > statusSeen })
+            #expect(await eventually(bound: .seconds(20)) { view.history("\(prefix)/status").count > statusSeen })
             #expect(
-                await eventually(bound: .seconds(5)) {
+                await eventually(bound: .seconds(20)) {
                     let history = view.history("\(prefix)/status")
                     return history.count > statusSeen + 1 && history.last == "online"
                 }, "\(view.history("\(prefix)/status"))")
