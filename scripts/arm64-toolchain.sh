@@ -230,6 +230,10 @@ in_chroot() {
     chroot "$CHROOT" env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 bash -c "$1"
 }
 
+# What set-up and the qemu runs need from this machine, installed when missing (a fresh machine
+# has none of them; without network, deps.sh fails naming the packages).
+scripts/deps.sh mmdebstrap qemu-user-static binfmt-support curl binutils >&2 \
+    || die "could not install mmdebstrap qemu-user-static binfmt-support curl binutils (apt-get install them)"
 mkdir -p "$(dirname "$CACHE")"
 exec 9>"$CACHE.lock"
 flock 9

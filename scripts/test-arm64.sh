@@ -87,7 +87,9 @@ suites='EndToEnd|HTTPServerEdgeTests|HardeningEndToEndTests|FaultFetchTests|Faul
 # limits, which the serial run does not.
 BREEZE_TEST_AGENT_BINARY=$arm/breeze-agent QEMU_CPU=cortex-a72 \
     timeout --kill-after=30 1500 swift test --skip-build --no-parallel --filter "$suites" >"$work/e2e.log" 2>&1 || true
-grep -E '✘|recorded an issue' "$work/e2e.log" | head -40 >&2 || true
+# A failure's message carries the agent's log (several lines): each is printed whole, bounded.
+awk '/recorded an issue/ { n = 80 } /^[✔◇✘↳]/ && !/recorded an issue/ { n = 0 } n > 0 { print; n-- } /^✘/ && !/recorded an issue/ { print }' \
+    "$work/e2e.log" | head -400 >&2 || true
 result=$(grep -E 'Test run with [0-9]+ tests' "$work/e2e.log" | tail -1)
 [ -n "$result" ] || { echo "test-arm64: the end-to-end run ended without a result" >&2; tail -20 "$work/e2e.log" >&2; exit 1; }
 echo "test-arm64: end-to-end against the arm64 binary: $result" >&2
