@@ -9,6 +9,9 @@
 #                                   archive (sid's static Swift libraries call glibc 2.38 symbols)
 #   compiler.stamp, sysroot.stamp   what each part is (version, recipe number, content checksum):
 #                                   a part is reused only when its stamp matches what is there
+#   qemu/qemu-aarch64               sid's qemu-user (static), which the end-to-end pass runs the
+#                                   agent under: bookworm's qemu 7.2 hangs now and then in a fork
+#                                   from a multithreaded guest (docs/operations.md, "arm64")
 # and qemu-user binfmt for aarch64 (the arm64 tests run the binaries directly).
 # Facts and timings behind each step: docs/operations.md ("arm64"); needs root.
 #
@@ -18,6 +21,7 @@
 #                                            arm64 inside the chroot (clone bind-mounted at /src)
 #   scripts/arm64-toolchain.sh sh CMD        run a shell command in the chroot, clone at /src
 #   scripts/arm64-toolchain.sh sysroot       print the arm64 sysroot's host path (QEMU_LD_PREFIX)
+#   scripts/arm64-toolchain.sh qemu          print the path of sid's qemu-aarch64 (set up with the rest)
 # Every mount is undone by a trap, also when the build fails or is interrupted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +29,7 @@ src=$PWD
 CACHE=${BREEZE_CI_CACHE:-/var/cache/breeze-agent-ci}/arm64
 MIRROR=${BREEZE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SWIFT_DEB=6.2.3-1+b1      # swiftlang in sid; the amd64 compiler and arm64 runtime must match
+QEMU_DEB=1:11.1.3+ds-1    # qemu-user in sid: static binaries; its fork emulation does not hang
 SDK=swift-6.2.3-debian-aarch64-bookworm
 CHROOT=$CACHE/sid-amd64
 BUNDLE=/opt/swift-sdks/breeze-aarch64.artifactbundle
@@ -60,6 +65,8 @@ chroot_proc() {
     chroot "$CHROOT" "$@"
 }
 
+QEMU=$CACHE/qemu/qemu-aarch64
+
 # What a usable cache has; each prints the first thing missing or stale and fails.
 check_compiler() {
     local stamp=$CACHE/compiler.stamp v
@@ -85,6 +92,12 @@ check_sysroot() {
     done
     # The content check: the file list and sizes are what they were when the stamp was written.
     grep -qx "content $(sysroot_sum)" "$stamp" || { echo "sysroot: files changed since it was built"; return 1; }
+}
+check_qemu() {
+    local v
+    grep -qx "qemu-user $QEMU_DEB" "$CACHE/qemu.stamp" 2>/dev/null || { echo "qemu: no stamp for $QEMU_DEB"; return 1; }
+    v=$("$QEMU" --version 2>&1 | head -1) || { echo "qemu: $QEMU does not run"; return 1; }
+    case "$v" in *"(Debian $QEMU_DEB)"*) ;; *) echo "qemu: '$v', not $QEMU_DEB"; return 1 ;; esac
 }
 sysroot_sum() { (cd "$SYSROOT" && find lib usr/lib usr/include var/lib/dpkg -type f -printf '%p %s\n' | LC_ALL=C sort | sha256sum | cut -d' ' -f1); }
 
@@ -221,6 +234,25 @@ EOF
     mv "$CACHE/sysroot.stamp.tmp" "$CACHE/sysroot.stamp"
 }
 
+# The emulator of the end-to-end pass, from sid's qemu-user (its binaries are static-pie). Facts:
+# bookworm's qemu-user-static 7.2 emulates posix_spawn's vfork as a plain fork, and that child
+# can hang before its exec when other guest threads run (a stuck child with every signal
+# blocked, seen in the agent's render helper spawns; a 4-thread test program hung within ~100 of
+# 300 spawns in 3 of 3 runs), where qemu 11.1 did 300 of 300 in 3 of 3 runs.
+setup_qemu() {
+    echo "arm64-toolchain: fetching qemu-user $QEMU_DEB ($1)" >&2
+    local log=$CACHE/setup.log d=$CHROOT/tmp/qemu
+    chroot_proc sh -c "apt-get -o Acquire::Check-Valid-Until=false update -qq \
+        && rm -rf /tmp/qemu && mkdir -p /tmp/qemu && cd /tmp/qemu && apt-get download -q qemu-user=$QEMU_DEB" \
+        >>"$log" 2>&1 || die "qemu-user=$QEMU_DEB could not be downloaded from sid: see $log"
+    mkdir -p "$d/x" "$CACHE/qemu"
+    dpkg-deb -x "$d"/qemu-user_*.deb "$d/x"
+    [ -x "$d/x/usr/bin/qemu-aarch64" ] || die "qemu-user=$QEMU_DEB has no usr/bin/qemu-aarch64"
+    install -m 0755 "$d/x/usr/bin/qemu-aarch64" "$QEMU"
+    rm -rf "$d"
+    echo "qemu-user $QEMU_DEB" >"$CACHE/qemu.stamp"
+}
+
 # Runs a command in the chroot with /proc, /dev and the clone mounted; the trap unmounts them.
 in_chroot() {
     mkdir -p "$CHROOT/src"
@@ -243,9 +275,10 @@ built=""
 if [ -d "$CHROOT/proc" ]; then mount_proc; fi
 if ! reason=$(check_compiler); then setup_compiler "$reason"; built=1; fi
 if ! reason=$(check_sysroot); then setup_sysroot "$reason"; built=1; fi
+if ! reason=$(check_qemu); then setup_qemu "$reason"; built=1; fi
 ensure_binfmt
 if [ -n "$built" ]; then
-    reason=$(check_compiler && check_sysroot) || die "the toolchain just built fails its own check: $reason"
+    reason=$(check_compiler && check_sysroot && check_qemu) || die "the toolchain just built fails its own check: $reason"
     echo "arm64-toolchain: set up $CACHE in $(since "$t0") s ($(du -sh -x "$CACHE" | cut -f1))" >&2
 elif [ "${1:-}" = "" ]; then
     echo "arm64-toolchain: reused $CACHE (verified in $(since "$t0") s)" >&2
@@ -254,10 +287,11 @@ fi
 case "${1:-}" in
 "") ;;
 sysroot) echo "$SYSROOT" ;;
+qemu) echo "$QEMU" ;;
 build)
     shift
     in_chroot ". /opt/swift-sdks/env.sh && cd /src && swift build \"\${CROSS[@]}\" $(printf '%q ' "$@")"
     ;;
 sh) in_chroot "$2" ;;
-*) die "unknown command '$1' (none, build, sh, sysroot)" ;;
+*) die "unknown command '$1' (none, build, sh, sysroot, qemu)" ;;
 esac
