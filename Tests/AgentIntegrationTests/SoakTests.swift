@@ -31,9 +31,10 @@ import Testing
 // the same harness runs a handful of cycles as an ordinary test, so it cannot rot.
 //
 // Time is simulated: cycle n runs at `start + n × step`, and the loopback servers answer for
-// the local date of that moment. The agent's own schedules are not involved (the soak calls
-// `fetchEverything(now:)` directly, as `once` does), so no interval below the product minimum
-// is needed; the Google daily cap is raised through the documented `max_calls_per_day` key.
+// the local date of that moment. The agent's own schedules are not involved (the soak drives
+// the state's fetch steps itself, ``Agent/soakFetchEverything(now:)``, at the simulated time),
+// so no interval below the product minimum is needed; the Google daily cap is raised through
+// the documented `max_calls_per_day` key.
 
 /// `BREEZE_SOAK_CYCLES` and friends (see docs/operations.md, "Test-only settings").
 enum SoakSettings {
@@ -228,9 +229,9 @@ struct SoakHarness {
         apis.clock.store(now, ordering: .relaxed)
         var sent = 0
         for (agent, publisher) in agents {
-            let unusable = await agent.fetchEverything(now: now)
+            let unusable = await agent.soakFetchEverything(now: now)
             guard unusable.isEmpty else { throw SoakFailure("no usable data for \(unusable) at \(now)") }
-            agent.setAllScopes(on: publisher, now: now)
+            agent.soakSetAllScopes(on: publisher, now: now)
             sent += publisher.flush(at: .now)
         }
         guard await client.waitForAcknowledgements(timeout: .seconds(10)) else {
@@ -383,6 +384,48 @@ func retainedOnBroker(port: Int, prefix: String) async throws -> [String: String
                 await harness.finish()
                 throw error
             }
+        }
+    }
+}
+
+extension Agent {
+    /// The soak's own driver at a simulated `now`: every enabled source of every location
+    /// begun (``DaemonState/begin(_:now:)``), fetched concurrently and applied
+    /// (``DaemonState/apply(_:_:now:)``), without the loop's clock; returns the sources left
+    /// with no usable data. (`once` runs on the daemon's loop, ``OneShot``.)
+    func soakFetchEverything(now: Int64) async -> [String] {
+        var keys: [FetchKey] = []
+        for index in state.locations.indices {
+            for kind in SourceKind.allCases where state.enabled(kind) {
+                keys.append(FetchKey(location: index, kind: kind))
+            }
+        }
+        var requests: [(FetchKey, FetchRequest)] = []
+        for key in keys {
+            let (request, notes) = state.begin(key, now: now)
+            _ = performLogsAndWrites(notes)
+            if let request { requests.append((key, request)) }
+        }
+        let (fetchers, log) = (fetchers, log)
+        let outcomes = await withTaskGroup(of: (FetchKey, FetchOutcome).self) { group in
+            for (key, request) in requests {
+                group.addTask { (key, await Agent.fetch(request, with: fetchers, log: log)) }
+            }
+            var done: [(FetchKey, FetchOutcome)] = []
+            for await outcome in group { done.append(outcome) }
+            return done
+        }
+        for (key, outcome) in outcomes { _ = performLogsAndWrites(state.apply(key, outcome, now: now)) }
+        _ = performLogsAndWrites(state.callCountStore(now: now, force: true))
+        return keys.filter { !state.hasData($0) }.map {
+            "\($0.kind.rawValue)[\(state.locations[$0.location].config.id)]"
+        }
+    }
+
+    /// Sets every sink's scopes of every location on the soak's publisher.
+    func soakSetAllScopes(on publisher: RetainedPublisher, now: Int64) {
+        for case .setScope(let scope) in performLogsAndWrites(state.scopeActions(now: now)) {
+            publisher.set(scope: scope.prefix, scope.tree)
         }
     }
 }

@@ -14,6 +14,8 @@
 import BreezeCore
 import BreezeHTTP
 import BreezeMQTT
+import BreezeTestSupport
+import Foundation
 import Synchronization
 import Testing
 
@@ -49,12 +51,21 @@ struct OnceLoopTests {
     }
 
     static func agent(
-        _ config: AgentConfig, clock: ManualDaemonClock, answers: Answers, lines: Lines = Lines()
+        _ config: AgentConfig, clock: ManualDaemonClock, answers: Answers, lines: Lines = Lines(),
+        stateDirectory: String? = nil
     ) -> Agent {
         let log = Log(level: .debug, timestamps: false, sink: { lines.append($0) })
         return Agent(
-            config: config, log: log, store: StateStore(directory: nil, log: log), http: answers, demo: false,
-            clock: clock)
+            config: config, log: log, store: StateStore(directory: stateDirectory, log: log), http: answers,
+            demo: false, clock: clock)
+    }
+
+    /// Every request answered by the bundled demo responses (Open-Meteo pollen, air).
+    static func demoAnswers() -> Answers {
+        let demo = DemoResponder(today: { CivilDate(iso: "2026-06-15")! })
+        return Answers { url, query in
+            (try? await demo.get(url, query: query, headers: [])) ?? .init(status: 500, body: [])
+        }
     }
 
     /// A one-day Google pollen body for every request (a new counter per test).
@@ -91,8 +102,8 @@ struct OnceLoopTests {
 
         // One request fits the minute; the second waits for the next window, on the clock (the
         // connect timeout's sleep, cancelled once connected, is not that wait).
-        let wait = await clock.nextSleep { $0 > Agent.onceConnectTimeout }
-        #expect(wait > .zero && wait <= .seconds(Agent.onceMaximumPacingWait), "\(wait)")
+        let wait = await clock.nextSleep { $0 > .seconds(OneShot.connectTimeout) }
+        #expect(wait > .zero && wait <= .seconds(OneShot.maximumPacingWait), "\(wait)")
         #expect(answers.requests == 1)
         clock.advance(to: wait)
         #expect(await once.value == Invocation.ExitCode.success)
@@ -110,7 +121,7 @@ struct OnceLoopTests {
         )
         let once = Task { await Self.agent(config, clock: clock, answers: answers).once(client: broker) }
         let timeout = await clock.nextSleep()
-        #expect(timeout == Agent.onceConnectTimeout)
+        #expect(timeout == .seconds(OneShot.connectTimeout))
         clock.advance(to: timeout)
         #expect(await once.value == Invocation.ExitCode.unavailable)
         #expect(answers.requests == 0)
@@ -129,5 +140,57 @@ struct OnceLoopTests {
         // The publish itself went through; what fails the run is the source without data.
         #expect(lines.all.contains { $0.contains("once: ") && $0.contains("published") })
         #expect(lines.all.contains { $0.contains("no usable data for pollen[home]") })
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func runsOnTheDaemonLoopWithNoneOfTheDaemonsPresence() async throws {
+        let config = try DaemonStateTests.config("climate: {enabled: false}")
+        let layout = config.topicLayout
+        let (clock, broker, answers, lines) = (
+            ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), Self.googlePollen(), Lines()
+        )
+        let started = ContinuousClock.now
+        let code = await Self.agent(config, clock: clock, answers: answers, lines: lines).once(client: broker)
+        let took = ContinuousClock.now - started
+        #expect(code == Invocation.ExitCode.success)
+        // No subscriptions, no `online`, no announcement, no diagnostics, no `offline`.
+        #expect(broker.subscriptions.isEmpty)
+        let topics = Set(broker.received.map(\.topic))
+        for topic in [layout.status, layout.agent, layout.diagnostics] { #expect(!topics.contains(topic), "\(topic)") }
+        #expect(broker.retained[layout.location("home").pollenMax] != nil)
+        // Nor the daemon's lines.
+        #expect(
+            !lines.all.contains { $0.contains("running:") || $0.contains("mqtt: connected") || $0.contains("stopped") })
+        #expect(
+            lines.all.last?.contains("once: ") == true && lines.all.last?.contains("published and acknowledged") == true
+        )
+        #expect(clock.elapsed == .zero)
+        print("once on the loop against the in-memory broker took \(took)")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theClearsHeldBackBehindADiscoveryChangeWaitForTheirDelayOnTheClock() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let withAir = try FleetPacingTests.openMeteoPollen(1, extra: "air: {enabled: true}")
+        let first = ManualDaemonClock(start: DaemonStateTests.t0)
+        let code = await Self.agent(withAir, clock: first, answers: Self.demoAnswers(), stateDirectory: directory)
+            .once(client: InMemoryBroker())
+        #expect(code == Invocation.ExitCode.success)
+
+        // Air is switched off: its discovery goes at once, its state topics 3 s later.
+        let withoutAir = try FleetPacingTests.openMeteoPollen(1)
+        let air = withoutAir.topicLayout.location("loc0").air
+        let (clock, broker) = (ManualDaemonClock(start: DaemonStateTests.t0 + 60), InMemoryBroker())
+        let once = Task {
+            await Self.agent(withoutAir, clock: clock, answers: Self.demoAnswers(), stateDirectory: directory)
+                .once(client: broker)
+        }
+        let delay = await clock.nextSleep { $0 == Agent.clearDelayAfterDiscovery }
+        let cleared = { broker.received.filter { $0.topic.hasPrefix(air) && $0.payload.isEmpty } }
+        #expect(cleared().isEmpty)
+        clock.advance(to: delay)
+        #expect(await once.value == Invocation.ExitCode.success)
+        #expect(!cleared().isEmpty)
     }
 }

@@ -102,31 +102,4 @@ extension Agent {
         }
         return true
     }
-
-    /// `once`: renders every image that has data (waiting for each), keeps the bytes and sets
-    /// their scopes; uploads to OpenEPaperLink tags are sent once, without retries.
-    func renderImagesOnce(on publisher: RetainedPublisher, now: Int64) async {
-        guard let renderer else { return }
-        var pending = performLogsAndWrites(state.startRenders(now: now))
-        while !pending.isEmpty {
-            let action = pending.removeFirst()
-            switch action {
-            case .render(let key, let request):
-                let outcome = await renderer.render(request)
-                pending += performLogsAndWrites(state.applyRendered(key, outcome, now: now))
-            case .imageReady(let location, let id, let format, let bytes):
-                imageStore.put(location: location, id: id, format: format, bytes: bytes)
-            case .setScope(let scope):
-                publisher.set(scope: scope.prefix, scope.tree)
-            case .upload(let index, let request):
-                if let uploader {
-                    let outcome = await Agent.upload(request, with: uploader)
-                    // The outcome is logged; `once` does not wait for a retry.
-                    _ = performLogsAndWrites(state.applyUploaded(index, outcome, now: now))
-                }
-            default:
-                break
-            }
-        }
-    }
 }

@@ -127,6 +127,9 @@ struct ImagePipeline {
 
     var isEmpty: Bool { images.isEmpty }
 
+    /// No render or upload is in flight (`once` publishes then).
+    var isSettled: Bool { !images.contains(where: \.inFlight) && !tags.contains(where: \.inFlight) }
+
     subscript(key: ImageKey) -> Image {
         get { images[key.index] }
         set { images[key.index] = newValue }

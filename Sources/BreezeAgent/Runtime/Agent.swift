@@ -24,7 +24,7 @@ import BreezeMQTT
 /// One task owns it: `run` feeds the state machine events (MQTT, commands, signals, timer,
 /// finished fetches) one at a time and performs the actions it returns; fetches run in a task
 /// group and report back as events, so a slow API never delays a command or a shutdown.
-/// `once` and `print` use the same steps, their fetches concurrent as in `run`.
+/// `once` and `print` run on the same loop with a one-shot policy (``OneShot``).
 final class Agent {
     let config: AgentConfig
     let log: Log
@@ -71,12 +71,13 @@ final class Agent {
     static let clearDelayAfterDiscovery: Duration = .seconds(3)
 
     /// The publisher of the retained tree over `broker`: with discovery on, device configs
-    /// change at once and state topics are cleared ``clearDelayAfterDiscovery`` later.
-    func makePublisher(broker: any BrokerConnection) -> RetainedPublisher {
+    /// change at once and state topics are cleared ``clearDelayAfterDiscovery`` later. Not
+    /// `persisting`, it neither reads nor writes the published set in `state_dir` (`print`).
+    func makePublisher(broker: any BrokerConnection, persisting: Bool = true) -> RetainedPublisher {
         let discovery = state.context.discoveryEnabled
         let layout = state.layout
         return RetainedPublisher(
-            transport: MQTTTransport(broker: broker, qos: config.mqtt.qos, log: log), store: store,
+            transport: MQTTTransport(broker: broker, qos: config.mqtt.qos, log: log), store: persisting ? store : nil,
             grouping: PublishedGrouping(layout: layout),
             clearDelay: discovery ? Self.clearDelayAfterDiscovery : .zero,
             clearsAtOnce: { layout.isDiscoveryTopic($0) }, binary: imageBytes(), dropsFlushedTrees: true,
@@ -233,14 +234,6 @@ final class Agent {
             store.saveCallCounts(counts)
         case .unit(let unit, let location):
             store.saveUnit(unit, for: location)
-        }
-    }
-
-    /// Sets every sink's scopes of every location on the publisher (`once`; the daemon does it
-    /// through its actions).
-    func setAllScopes(on publisher: RetainedPublisher, now: Int64) {
-        for case .setScope(let scope) in performLogsAndWrites(state.scopeActions(now: now)) {
-            publisher.set(scope: scope.prefix, scope.tree)
         }
     }
 }

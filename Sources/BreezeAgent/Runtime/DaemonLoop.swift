@@ -28,14 +28,31 @@ import BreezeMQTT
 /// The broker and the clock are arguments (``BrokerConnection``, ``Agent/clock``): the unit
 /// tests run this loop against an in-memory broker and a clock they advance. Cancelling the
 /// task that runs it ends the loop as a signal would, without the exit log line.
+///
+/// `once` and `print` run on this loop too (``LoopPolicy``), their phases decided by the
+/// state's ``OneShot`` child: no HTTP server, no subscriptions, no `online`, no announcement,
+/// no diagnostics; `print` has no broker (``NullBroker``).
 extension Agent {
+    /// What the loop is run for.
+    enum LoopPolicy: Sendable, Equatable {
+        /// `run`: until a signal.
+        case daemon
+        /// `once`: connect, fetch, publish, wait for the broker's acknowledgements, exit.
+        case once
+        /// `print`: fetch and write the tree to stdout; no broker.
+        case print
+    }
+
     /// The signals the daemon stops (SIGTERM, SIGINT) or reports (SIGHUP) on.
     static let daemonSignals = [SIGTERM, SIGINT, SIGHUP]
 
     /// - Parameter signals: the signals watched (``daemonSignals``; a test in a shared process
-    ///   passes none).
-    func run(client: any BrokerConnection, signals watched: [Int32] = Agent.daemonSignals) async -> Int32 {
-        let publisher = makePublisher(broker: client)
+    ///   passes none, and so do `once` and `print`, which keep the default dispositions).
+    func run(
+        client: any BrokerConnection, signals watched: [Int32] = Agent.daemonSignals, policy: LoopPolicy = .daemon
+    ) async -> Int32 {
+        // `print` reads and writes no published set.
+        let publisher = makePublisher(broker: client, persisting: policy != .print)
         let (events, continuation) = AsyncStream<DaemonEvent>.makeStream()
         let forwarder = Task {
             for await event in client.events { continuation.yield(.mqtt(event)) }
@@ -47,38 +64,24 @@ extension Agent {
         }
 
         let startTime = time()
-        restoreStoredResponses(now: startTime.now)
-        for case .setScope(let scope) in performLogsAndWrites(state.start(at: startTime)) {
-            publisher.set(scope: scope.prefix, scope.tree)
-        }
-        for case .handover(let step) in performLogsAndWrites(state.beginHandover(published: publisher.published)) {
-            publisher.perform(step)
-        }
-        // Removed locations are cleared once no other instance is seen (SPEC §16, IdentityGuard).
-        for case .handover(let step) in performLogsAndWrites(state.holdRemovedLocations(published: publisher.published))
-        {
-            publisher.perform(step)
-        }
-
-        // The HTTP endpoints (SPEC §9.2), before MQTT: a port in use stops the start here.
-        guard case .success(let http) = startHTTPServer() else { return Invocation.ExitCode.unavailable }
+        var http: AgentHTTPServer?
         defer { http?.stop() }
-        refreshHTTP(http, publisher: publisher)
-
-        do {
-            try client.start()
-        } catch {
-            log.error("mqtt: \(error)")
-            return Invocation.ExitCode.unavailable
-        }
-        log.info(
-            "breeze-agent \(BreezeVersion.string) running: \(state.locations.count) location(s), broker \(config.mqtt.host):\(config.mqtt.port), prefix \(config.mqtt.topicPrefix)"
-        )
-        if let shard = config.shard {
-            let text =
-                "shard \(shard.index) of \(shard.count): serving \(state.locations.count) of "
-                + "\(config.locations.count) configured location(s), availability on \(state.layout.status)"
-            if state.locations.isEmpty { log.warning(text) } else { log.info(text) }
+        switch policy {
+        case .daemon:
+            guard startDaemon(publisher: publisher, client: client, at: startTime, http: &http) else {
+                return Invocation.ExitCode.unavailable
+            }
+        case .once:
+            state.startOneShot(.once, now: startTime.now)
+            do {
+                try client.start()
+            } catch {
+                log.error("mqtt: \(error)")
+                return Invocation.ExitCode.unavailable
+            }
+        case .print:
+            for index in state.locations.indices { restoreStoredStripes(index) }
+            state.startOneShot(.print, now: startTime.now)
         }
 
         let outcomeWaiter = ClaimFlag()
@@ -89,7 +92,17 @@ extension Agent {
             var exitCode: Int32?
             // Each fetch in flight, so the watchdog's `.abandonFetch` can cancel just that one.
             var fetches: [FetchKey: Task<FetchOutcome, Never>] = [:]
-            continuation.yield(.tick)
+            /// Clears held back behind a discovery change: flush again when due.
+            func armClears(_ due: ContinuousClock.Instant?) {
+                guard let due, due != clearsAt else { return }
+                clearsAt = due
+                let clock = clock
+                group.addTask {
+                    try? await clock.sleep(until: due)
+                    if !Task.isCancelled { continuation.yield(.clearsDue) }
+                }
+            }
+            continuation.yield(policy == .print ? .prepared : .tick)
             for await event in events {
                 // The timers fire once: the next wake is armed anew, even for the same time.
                 if case .tick = event { timerAt = nil }
@@ -135,15 +148,31 @@ extension Agent {
                         }
                         // A batch is done: hand the memory its fetches and trees freed back.
                         if persist { MemoryTuning.releaseFreedMemory() }
-                        // Clears held back behind a discovery change: flush again when due.
-                        if let due = publisher.nextClearDue, due != clearsAt {
-                            clearsAt = due
-                            let clock = clock
-                            group.addTask {
-                                try? await clock.sleep(until: due)
-                                if !Task.isCancelled { continuation.yield(.clearsDue) }
-                            }
+                        armClears(publisher.nextClearDue)
+                    case .flushAndReport:
+                        let sent = publisher.flush(at: clock.instant())
+                        let due = publisher.nextClearDue
+                        armClears(due)
+                        continuation.yield(.flushed(sent: sent, clearsPending: due != nil))
+                    case .prepareOnce:
+                        prepareOnce(client: client, publisher: publisher)
+                        continuation.yield(.prepared)
+                    case .awaitOutcomes(let timeout):
+                        // Every QoS 1/2 publish must be acknowledged on this connection; refused
+                        // ones (MQTT 5 reason code, or over the packet size) and lost ones are
+                        // not published.
+                        let log = log
+                        group.addTask {
+                            let outcomes = await client.waitForOutcomes(timeout: timeout)
+                            await client.stop()
+                            outcomes.report(to: publisher, log: log)
+                            continuation.yield(.outcomes(outcomes))
                         }
+                    case .reportConnectFailure:
+                        let reason = client.lastError.map { "\($0)" } ?? "no answer"
+                        log.error("mqtt: cannot connect to \(config.mqtt.host):\(config.mqtt.port): \(reason)")
+                    case .write(let text):
+                        writeStdout(text)
                     case .republishAll:
                         let sent = publisher.republishAll(at: clock.instant())
                         log.debug("mqtt: republished \(sent) retained topics")
@@ -192,6 +221,10 @@ extension Agent {
             return exitCode ?? Invocation.ExitCode.success
         }
 
+        guard policy == .daemon else {
+            await client.stop()
+            return exitCode
+        }
         if client.isConnected {
             // The announcement goes with the run (SPEC §16), unless another live instance's may
             // be the one retained now.
@@ -205,5 +238,62 @@ extension Agent {
         await client.stop()
         log.info("stopped")
         return exitCode
+    }
+
+    /// `run`'s start: stored responses, the spread first fetches, every scope, the shard
+    /// handover, the HTTP endpoints, the connection. False when the start stops here (a port in
+    /// use, a client that cannot start); `http` is the server started, to stop in any case.
+    private func startDaemon(
+        publisher: RetainedPublisher, client: any BrokerConnection, at startTime: DaemonTime,
+        http: inout AgentHTTPServer?
+    ) -> Bool {
+        restoreStoredResponses(now: startTime.now)
+        for case .setScope(let scope) in performLogsAndWrites(state.start(at: startTime)) {
+            publisher.set(scope: scope.prefix, scope.tree)
+        }
+        for case .handover(let step) in performLogsAndWrites(state.beginHandover(published: publisher.published)) {
+            publisher.perform(step)
+        }
+        // Removed locations are cleared once no other instance is seen (SPEC §16, IdentityGuard).
+        for case .handover(let step) in performLogsAndWrites(state.holdRemovedLocations(published: publisher.published))
+        {
+            publisher.perform(step)
+        }
+
+        // The HTTP endpoints (SPEC §9.2), before MQTT: a port in use stops the start here.
+        guard case .success(let server) = startHTTPServer() else { return false }
+        http = server
+        refreshHTTP(server, publisher: publisher)
+
+        do {
+            try client.start()
+        } catch {
+            log.error("mqtt: \(error)")
+            return false
+        }
+        log.info(
+            "breeze-agent \(BreezeVersion.string) running: \(state.locations.count) location(s), broker \(config.mqtt.host):\(config.mqtt.port), prefix \(config.mqtt.topicPrefix)"
+        )
+        if let shard = config.shard {
+            let text =
+                "shard \(shard.index) of \(shard.count): serving \(state.locations.count) of "
+                + "\(config.locations.count) configured location(s), availability on \(state.layout.status)"
+            if state.locations.isEmpty { log.warning(text) } else { log.info(text) }
+        }
+        return true
+    }
+
+    /// `once`, connected: a protocol fallback is a warning; the scopes of locations moved to
+    /// another shard are held (only `run` hands them over); the stored responses are restored.
+    private func prepareOnce(client: any BrokerConnection, publisher: RetainedPublisher) {
+        if client.protocolVersion != config.mqtt.protocolVersion {
+            log.warning(
+                "mqtt: the broker refused MQTT 5; fell back to MQTT \(client.protocolVersion) (set mqtt.protocol to choose)"
+            )
+        }
+        for case .handover(let step) in performLogsAndWrites(state.beginHandover(published: publisher.published)) {
+            publisher.perform(step)
+        }
+        restoreStoredResponses(now: time().now)
     }
 }

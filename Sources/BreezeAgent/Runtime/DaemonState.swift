@@ -57,6 +57,12 @@ enum DaemonEvent: Sendable {
     case rendered(ImageKey, RenderOutcome)
     /// An OpenEPaperLink upload asked for by ``DaemonAction/upload(_:_:)`` finished.
     case uploaded(Int, UploadOutcome)
+    /// `once`: the loop did ``DaemonAction/prepareOnce``; `print`: the loop started.
+    case prepared
+    /// `once`: ``DaemonAction/flushAndReport`` sent `sent` messages; clears are held back.
+    case flushed(sent: Int, clearsPending: Bool)
+    /// `once`: the broker's outcomes asked for by ``DaemonAction/awaitOutcomes(timeout:)``.
+    case outcomes(PublishOutcomes)
 }
 
 /// A write to `state_dir`.
@@ -112,12 +118,26 @@ enum DaemonAction: Sendable {
     case imageReady(location: String, id: String, format: ImageFormat, bytes: [UInt8])
     /// POST a JPEG to an OpenEPaperLink access point; report back as ``DaemonEvent/uploaded(_:_:)``.
     case upload(Int, OpenEPaperLinkUpload)
+    /// `once`, connected: warn of a protocol fallback, hold the scopes of handed-over
+    /// locations, restore the stored responses; report back as ``DaemonEvent/prepared``.
+    case prepareOnce
+    /// `once`: publish what changed; report the count back as ``DaemonEvent/flushed(sent:clearsPending:)``
+    /// and arm the held-back clears' timer (``DaemonEvent/clearsDue``).
+    case flushAndReport
+    /// `once`: wait for the broker's outcomes, disconnect, hand them to the publisher; report
+    /// back as ``DaemonEvent/outcomes(_:)``.
+    case awaitOutcomes(timeout: Duration)
+    /// `once`: log that the broker did not accept the connection, with the client's reason.
+    case reportConnectFailure
+    /// `print`: write this to stdout.
+    case write(String)
 }
 
 /// The daemon's decisions as a value: events in, actions out, no I/O (SPEC §3, §5).
 ///
-/// One task owns it and performs the actions (``Agent/run(client:signals:)``); `once` and `print` use
-/// the same fetch and apply steps in sequence. Tests drive it with events and a fake clock.
+/// One task owns it and performs the actions (``Agent/run(client:signals:policy:)``); `once` and
+/// `print` run on the same loop and state, their phases decided by the ``OneShot`` child
+/// (``oneShot``). Tests drive it with events and a fake clock.
 /// Randomness (jitter, the re-announce delay) comes from a seeded generator in the value, so a
 /// test sees the same decisions every run.
 ///
@@ -149,7 +169,7 @@ struct DaemonState {
     var calls: CallLedger
     private(set) var diagnostics = DiagnosticsCounters()
     /// Fetches asked for and not reported back yet, and the watchdog (FetchTracker.swift).
-    private(set) var fetches = FetchTracker()
+    var fetches = FetchTracker()
     /// When each source of each location is fetched: the schedules, the start spread, due
     /// fetches, `refresh` (FetchPlanner.swift).
     var planner: FetchPlanner
@@ -174,6 +194,9 @@ struct DaemonState {
     var commandLimits = CommandLimits(locations: 0)
     /// The announcement, a second instance on one identity, the tree kept (IdentityGuard.swift).
     var identity: IdentityGuard
+    /// `once` and `print`: their phases (OneShot.swift); nil for the daemon. Set, every event
+    /// goes to it (DaemonState+OneShot.swift).
+    var oneShot: OneShot?
 
     var layout: TopicLayout { context.layout }
 
@@ -228,6 +251,7 @@ struct DaemonState {
             for index in locations.indices { locations[index].rebuildAt = .min }
         }
         lastEventAt = now
+        if oneShot != nil { return handleOneShot(event, at: time) }
         var actions: [DaemonAction] = []
         switch event {
         case .tick:
@@ -280,6 +304,8 @@ struct DaemonState {
             actions += applyRendered(key, outcome, now: now)
         case .uploaded(let index, let outcome):
             actions += applyUploaded(index, outcome, now: now)
+        case .prepared, .flushed, .outcomes:
+            break  // one-shot only
         }
         if !stopping { actions += imageActions(after: event, now: now) }
         return actions
@@ -483,21 +509,32 @@ struct DaemonState {
         let scanned = changed.flatMap { now < wakeAt ? $0..<($0 + 1) : nil } ?? locations.indices
         // Each key is paced and begun in order: a key's pacing counts against the next one's.
         for key in planner.due(now: now, in: scanned, busy: fetches.inFlight) {
-            if let deferred = pace(key, now: now) {
-                actions += deferred
-                continue
-            }
-            let (request, notes) = begin(key, now: now)
-            actions += notes
-            if let request {
-                fetches.started(key, now: now)
-                actions.append(.fetch(key, request))
-            }
+            actions += startFetch(key, now: now).actions
         }
         // A batch starting from idle saves the counts at once; a batch joining fetches in flight
         // leaves them to the interval or to the end of the batch.
         actions += callCountStore(now: now, force: wasIdle)
         return actions
+    }
+
+    /// How a due fetch was started (``startFetch(_:now:)``).
+    enum FetchStart: Equatable {
+        /// Open-Meteo's pacing moved it on (its schedule says when).
+        case deferred
+        /// A request is in flight.
+        case started
+        /// No request was needed (the Google cap, stripes not due).
+        case notNeeded
+    }
+
+    /// Paces a due fetch (``pace(_:now:)``) and, when it may go now, begins it
+    /// (``begin(_:now:)``) and asks the loop to run it.
+    mutating func startFetch(_ key: FetchKey, now: Int64) -> (actions: [DaemonAction], start: FetchStart) {
+        if let deferred = pace(key, now: now) { return (deferred, .deferred) }
+        let (request, notes) = begin(key, now: now)
+        guard let request else { return (notes, .notNeeded) }
+        fetches.started(key, now: now)
+        return (notes + [.fetch(key, request)], .started)
     }
 
     /// A finished fetch (or one the watchdog gave up on): applied, the location's due fetches
