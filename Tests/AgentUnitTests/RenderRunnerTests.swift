@@ -187,6 +187,33 @@ struct RenderRunnerTests {
         #expect(open.filter { $0 > 3 } == [], "descriptors past the three pipes and ls's own: \(open)")
     }
 
+    @Test func aChildWithoutItsOwnProcessGroupIsStillKilled() throws {
+        // Under qemu-user the emulated posix_spawn is a fork that can hang before the child's
+        // setpgid: there is no group with the helper's pid, so kill(-pid) fails with ESRCH. The
+        // SIGKILL must then reach the pid itself, or the reap after it waits forever. A child
+        // spawned here without POSIX_SPAWN_SETPGROUP is in this process's group: the same case.
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("60"), nil]
+        defer { for pointer in argv { free(pointer) } }
+        try #require(posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ) == 0)
+        #expect(kill(-pid, 0) != 0 && errno == ESRCH, "the child is not a process group of its own")
+        RenderRunner.signalGroup(pid, SIGKILL)
+        // SIGKILL ends it at once; the 10 s bound only keeps a broken fallback from hanging the
+        // suite (the child is then killed here and the test fails).
+        var status: Int32 = 0
+        var reaped: pid_t = 0
+        for _ in 0..<1000 where reaped == 0 {
+            reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == 0 { usleep(10_000) }
+        }
+        if reaped == 0 {
+            kill(pid, SIGKILL)
+            _ = waitpid(pid, &status, 0)
+        }
+        #expect(reaped == pid, "the child outlived signalGroup's SIGKILL")
+        #expect(status & 0x7f == SIGKILL, "wait status \(status)")
+    }
+
     @Test func aHelperGoneBeforeItReadTheRequestDoesNotKillTheAgent() throws {
         // A helper that closes its stdin before reading (as one that cannot start does: a
         // missing library, a crash): the request here is larger than a pipe's buffer, so the

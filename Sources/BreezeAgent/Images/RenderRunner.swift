@@ -391,7 +391,7 @@ final class RenderRunner: Sendable {
     /// the grace (``terminationGrace``, a timer on the runner's clock) is over. Returns the
     /// helper's wait status.
     private static func terminate(_ pid: pid_t, control: RunControl) -> Int32 {
-        kill(-pid, SIGTERM)
+        signalGroup(pid, SIGTERM)
         control.enter(.terminating)
         var status: Int32 = 0
         while !control.isGraceOver {
@@ -404,8 +404,16 @@ final class RenderRunner: Sendable {
             if reaped < 0 && errno != EINTR { return status }
             usleep(10_000)
         }
-        kill(-pid, SIGKILL)
+        signalGroup(pid, SIGKILL)
         return reap(pid)
+    }
+
+    /// Signals the helper's process group, or the helper alone when it has no group yet: a
+    /// child that never got as far as its `setpgid` (seen under qemu-user, whose emulated
+    /// `posix_spawn` is a plain fork that can hang before the exec) is not a group, and with
+    /// only `kill(-pid)` the SIGKILL missed it and the reap after it waited forever.
+    static func signalGroup(_ pid: pid_t, _ signal: Int32) {
+        if kill(-pid, signal) != 0 && errno == ESRCH { kill(pid, signal) }
     }
 
     /// Waits for the helper's exit; its wait status.
