@@ -1,6 +1,7 @@
 # breeze-agent — the two commands a newcomer needs are `make run` and `make test` (README.md).
 SWIFT ?= swift
-RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
+# The same words as scripts/release-build.sh: every stage and `make run` use one release build.
+RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now
 CONFIG ?= config/local.yaml
 
 .PHONY: run test build release deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \

@@ -19,9 +19,10 @@ deb_identity() {
     fi
 }
 
-# `make release` plus full RELRO (-z now, lintian's hardening-no-bindnow): only the link step
-# differs, so switching between the two relinks in a second instead of rebuilding.
-deb_flags=(-c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now)
+# The release flags every stage shares (scripts/release-build.sh): the package carries the binary
+# the tests ran.
+. scripts/release-build.sh
+deb_flags=("${release_flags[@]}")
 
 # Sets `arch` (ARCH, default this machine's), builds the release for it and sets `bin` to
 # <product>'s binary, `strip_tool` to a strip that knows the target, and for a foreign arch
@@ -34,8 +35,7 @@ deb_build() {
     case "$arch" in
     "$(dpkg --print-architecture)")
         echo "$tag: release build ($arch, $(swift --version 2>&1 | head -1))" >&2
-        swift build "${deb_flags[@]}" --product "$product" >&2
-        bin=$(swift build "${deb_flags[@]}" --show-bin-path)/$product
+        bin=$(release_build --product "$product")/$product
         strip_tool=strip
         ;;
     arm64)

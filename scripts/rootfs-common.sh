@@ -28,29 +28,45 @@ libs_for() {
     esac
 }
 major_for() { case "$1" in bookworm) echo 12 ;; trixie) echo 13 ;; esac; }
+# What a tree of <suite> <flavour> holds: the packages' trees (no flavour) get the run-time
+# libraries above; the `ha` flavour is Debian's own Python 3.13 (trixie) that Home Assistant runs
+# on (scripts/ha-setup.sh): a prebuilt interpreter instead of compiling CPython.
+includes_for() {
+    case "$2" in
+    "") echo "adduser,ca-certificates,tzdata,util-linux,fonts-dejavu-core,$(libs_for "$1")" ;;
+    ha) echo "python3.13-venv,python3.13-dev,gcc,libc6-dev,ca-certificates,tzdata" ;;
+    esac
+}
 
-# Builds (or verifies and reuses) the cached tree for <suite> <arch>; prints its path.
+# Builds (or verifies and reuses) the cached tree for <suite> <arch> [<flavour>]; prints its path
+# ($ROOTFS_CACHE/<suite>-<arch>[-<flavour>]).
 rootfs_tree() {
-    local suite=$1 arch=$2 dir=$ROOTFS_CACHE/$1-$2 stamp want
-    want="recipe $ROOTFS_RECIPE $suite $arch $(libs_for "$suite")"
+    local suite=$1 arch=$2 flavour=${3:-} dir=$ROOTFS_CACHE/$1-$2${3:+-$3} stamp want
+    want="recipe $ROOTFS_RECIPE $suite $arch $(includes_for "$suite" "$flavour")"
     stamp=$dir.stamp
+    mkdir -p "$ROOTFS_CACHE"
+    # Two callers at once (.ci/run builds trees beside other stages) wait for one build: the
+    # lock is held until the subshell that prints the path ends.
+    local lock
+    exec {lock}>"$dir.lock"
+    flock "$lock"
     if [ -f "$stamp" ] && [ "$(head -1 "$stamp")" = "$want" ] && [ -x "$dir/usr/bin/dpkg" ] \
         && grep -q "^$(major_for "$suite")" "$dir/etc/debian_version" \
         && grep -qx "content $(tree_sum "$dir")" "$stamp"; then
-        rootfs_apt_cache "$dir" "$suite-$arch" || exit 1
+        rootfs_apt_cache "$dir" "$(basename "$dir")" || exit 1
         echo "$dir"
         return
     fi
-    local t0 log=$ROOTFS_CACHE/$suite-$arch.log mode=root
+    local t0 log=$dir.log mode=root
     [ "$arch" = "$(dpkg --print-architecture)" ] || mode=chrootless
-    echo "rootfs: building $suite-$arch tree (mmdebstrap minbase, $mode mode)" >&2
+    echo "rootfs: building $(basename "$dir") tree (mmdebstrap minbase, $mode mode)" >&2
     t0=$(date +%s)
     mkdir -p "$ROOTFS_CACHE"
     rm -rf "$dir" "$stamp"
     curl -fs -m 20 -o /dev/null "$ROOTFS_MIRROR/dists/$suite/Release" \
         || { echo "rootfs: Debian mirror $ROOTFS_MIRROR unreachable for $suite" >&2; exit 1; }
     local args=(--variant=minbase --arch="$arch" --aptopt='Acquire::Check-Valid-Until "false"'
-        --include="adduser,ca-certificates,tzdata,util-linux,fonts-dejavu-core,$(libs_for "$suite")"
+        --include="$(includes_for "$suite" "$flavour")"
         --skip=cleanup/apt/lists "$suite" "$dir" "$ROOTFS_MIRROR")
     if [ "$mode" = root ]; then
         mmdebstrap --mode=root "${args[@]}" >"$log" 2>&1 \
@@ -64,12 +80,12 @@ rootfs_tree() {
         rootfs_sandbox mmdebstrap --mode=chrootless "${hooks[@]}" "${args[@]}" >"$log" 2>&1 \
             || { echo "rootfs: mmdebstrap $suite $arch (chrootless) failed (see $log)" >&2; exit 1; }
         rootfs_redo_in_tree "$dir" >>"$log" 2>&1 \
-            || { echo "rootfs: finishing ca-certificates/fontconfig in the $suite-$arch tree failed (see $log)" >&2; exit 1; }
-        rootfs_check_foreign "$dir" "$suite-$arch" || exit 1
+            || { echo "rootfs: finishing ca-certificates/fontconfig in the $(basename "$dir") tree failed (see $log)" >&2; exit 1; }
+        rootfs_check_foreign "$dir" "$(basename "$dir")" || exit 1
     fi
-    rootfs_apt_cache "$dir" "$suite-$arch" || exit 1
+    rootfs_apt_cache "$dir" "$(basename "$dir")" || exit 1
     { echo "$want"; echo "content $(tree_sum "$dir")"; } >"$stamp"
-    echo "rootfs: $suite-$arch tree built in $(($(date +%s) - t0)) s ($(du -sh "$dir" | cut -f1))" >&2
+    echo "rootfs: $(basename "$dir") tree built in $(($(date +%s) - t0)) s ($(du -sh "$dir" | cut -f1))" >&2
     echo "$dir"
 }
 # The tree's installed packages and versions: what the tests depend on.

@@ -33,8 +33,7 @@ esac
 echo "test-arm64: $(file -b "$arm/breeze-agent" | cut -d, -f1-2); needs up to $newest" >&2
 
 echo "test-arm64: amd64 release build (Swift $(swift --version 2>&1 | sed -n 's/.*Swift version \([0-9.]*\).*/\1/p' | head -1))" >&2
-swift build "${deb_flags[@]}" >&2
-amd=$(swift build "${deb_flags[@]}" --show-bin-path)
+amd=$(release_build)
 
 export QEMU_LD_PREFIX=$sysroot
 work=$(mktemp -d /tmp/breeze-arm64.XXXXXX)

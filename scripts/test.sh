@@ -34,8 +34,8 @@ timeout --kill-after=30 1200 swift test --skip-build --filter "$integration" "$@
 
 # The static release binary behaves differently from the debug build in places (named time
 # zones, STYLE.md): the calendar cases run against it too.
-swift build -c release --static-swift-stdlib -Xswiftc -warnings-as-errors
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)/breeze-agent
+. scripts/release-build.sh
+bin=$(release_build)/breeze-agent
 if ldd "$bin" | grep -q 'libswift'; then echo "release binary links Swift runtime libraries:" >&2; ldd "$bin" >&2; exit 1; fi
 # libmicrohttpd is loaded with dlopen only when http: is configured (SPEC §9.2 lean path).
 if ldd "$bin" | grep -q 'microhttpd'; then echo "release binary links libmicrohttpd:" >&2; ldd "$bin" >&2; exit 1; fi

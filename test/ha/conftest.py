@@ -1,7 +1,8 @@
 """Session parts of `make test-ha`: one broker, one API stand-in, one Home Assistant with the
 MQTT integration set up through the REST config flow. Scenario modules start their own agents.
 
-Environment (set by scripts/test-ha.sh): BREEZE_HA_VENV (the venv with `hass`), BREEZE_AGENT_BIN
+Environment (set by scripts/test-ha.sh): BREEZE_HA_TREE (the Debian 13 tree Home Assistant runs
+in, with its venv at /opt/ha-venv), BREEZE_AGENT_BIN
 (the release binary), BREEZE_HA_KEEP=1 keeps the work folder for reading the logs."""
 
 import json
@@ -100,9 +101,9 @@ def api():
 
 @pytest.fixture(scope="session")
 def hass(workdir, broker):
-    venv = os.environ.get("BREEZE_HA_VENV", "")
-    assert os.path.isfile(os.path.join(venv, "bin", "hass")), "BREEZE_HA_VENV must name the Home Assistant venv"
-    ha = HomeAssistant(venv, workdir)
+    tree = os.environ.get("BREEZE_HA_TREE", "")
+    assert os.path.isfile(tree + HomeAssistant.HASS), "BREEZE_HA_TREE must name the Home Assistant tree (scripts/ha-setup.sh)"
+    ha = HomeAssistant(tree, workdir)
     try:
         ha.start()
         ha.setup_mqtt(broker.port)

@@ -141,8 +141,12 @@ async def async_setup(hass, config):
 class HomeAssistant:
     """A real Home Assistant (`hass -c <dir> --skip-pip`) on a free loopback port."""
 
-    def __init__(self, venv, workdir):
-        self.venv = venv
+    # Home Assistant runs in its Debian 13 tree (scripts/ha-setup.sh) through scripts/ha-chroot.sh,
+    # which binds the config folder at its own path; its venv's `hass` is at this path there.
+    HASS = "/opt/ha-venv/bin/hass"
+
+    def __init__(self, tree, workdir):
+        self.tree = tree
         self.dir = os.path.join(workdir, "homeassistant")
         self.port = free_port()
         self.base = "http://127.0.0.1:%d" % self.port
@@ -210,7 +214,8 @@ class HomeAssistant:
             os.unlink(token_file)
         self.stdout = open(os.path.join(self.dir, "hass.stdout"), "a")
         self.proc = subprocess.Popen(
-            [os.path.join(self.venv, "bin", "hass"), "-c", self.dir, "--skip-pip",
+            [os.path.join(ROOT, "scripts", "ha-chroot.sh"), self.tree, self.dir, "--",
+             self.HASS, "-c", self.dir, "--skip-pip",
              "--log-file", self.log_path, "--log-no-color"],
             stdout=self.stdout, stderr=subprocess.STDOUT)
 

@@ -1,0 +1,16 @@
+# Sourced: the one release build of this machine's architecture that every stage reuses — the
+# README's `make run`/`make release` (Makefile RELEASE_FLAGS, the same words), scripts/test.sh's
+# calendar cases, test-ha, the packages (scripts/deb-common.sh), the images and test-arm64's
+# amd64 side. One set of flags means one build per run: another flag set would relink (or
+# rebuild) the products in the same .build folder, and a stage that used it would test a binary
+# other than the one that ships.
+#   static Swift runtime (the binary runs without the toolchain), warnings as errors, and full
+#   RELRO (-z now: lintian's hardening-no-bindnow).
+release_flags=(-c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now)
+
+# release_build [swift build args…]: builds (a no-op when nothing changed) and prints the folder
+# the binaries are in; the build's own output goes to stderr.
+release_build() {
+    swift build "${release_flags[@]}" "$@" >&2
+    swift build "${release_flags[@]}" --show-bin-path
+}
