@@ -9,7 +9,10 @@
 #      stripes, air, device, image, HTTP/status, fault and hardening tests), pointed at it with
 #      BREEZE_TEST_AGENT_BINARY, with the same private mosquitto and loopback fake APIs as
 #      `make test`; the arm64 render helper sits next to it, so the image tests use it too.
-# The test binaries themselves are the native (amd64) ones: only the agent runs emulated.
+# The test binaries themselves are the native (amd64) ones: only the agent runs emulated. The
+# test bundle is run directly (what `swift test --skip-build` runs), not through SwiftPM, which
+# would hold the .build folder's lock for the whole pass: .ci/run runs this stage beside others
+# that call `swift build` (it waits far more than it computes: 70 s of CPU in 290 s).
 # Needs root (the toolchain chroot, binfmt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,8 +39,17 @@ echo "test-arm64: amd64 release build (Swift $(swift --version 2>&1 | sed -n 's/
 amd=$(release_build)
 
 export QEMU_LD_PREFIX=$sysroot
+# Every exit path (a failed check, an error, SIGINT/SIGTERM from a CI limit) ends in cleanup: the
+# test broker stopped, the binfmt entry removed, the work folders gone.
+. scripts/test-broker.sh
 work=$(mktemp -d /tmp/breeze-arm64.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+binfmt=/proc/sys/fs/binfmt_misc
+entry=$binfmt/breeze-aarch64
+unregister() { if [ -e "$entry" ]; then echo -1 >"$entry"; fi; }
+cleanup() { stop_test_broker; unregister; rm -rf "$work"; }
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # 2. print --demo, both architectures, byte for byte. The output carries dates and
 # `updated_at` times, so both run at the same frozen wall clock (faketime -f; the monotonic
@@ -74,9 +86,10 @@ echo "test-arm64: print --demo identical on amd64 and arm64/cortex-a72 ($lines l
 test/release/calendar.sh "$arm/breeze-agent"
 
 # 4. The end-to-end suites, native test binaries, the agent emulated.
-. scripts/test-broker.sh
 start_test_broker test-arm64
+trap cleanup EXIT   # start_test_broker set its own
 swift build --build-tests -Xswiftc -warnings-as-errors >&2
+tests=$(swift build --show-bin-path)/breeze-agentPackageTests.xctest
 suites='EndToEnd|HTTPServerEdgeTests|HardeningEndToEndTests|FaultFetchTests|FaultRuntimeTests|BridgeTests|ShardFleetTests|OpenEPaperLinkUploadTests|TimeZoneBinaryAgreementTests'
 # Left out under emulation: HTTPEndpointTests, whose raw-socket HTTP client waited forever in
 # two of its tests under qemu-user (`forbidden`, and one more after it; not yet diagnosed — by
@@ -92,10 +105,6 @@ suites='EndToEnd|HTTPServerEdgeTests|HardeningEndToEndTests|FaultFetchTests|Faul
 # front (the kernel tries the newest entry first; same magic and flags as Debian's), so the tests
 # start the arm64 binaries as before: the agent, and the helper it finds beside itself.
 qemu=$(scripts/arm64-toolchain.sh qemu)
-binfmt=/proc/sys/fs/binfmt_misc
-entry=$binfmt/breeze-aarch64
-unregister() { if [ -e "$entry" ]; then echo -1 >"$entry"; fi; }
-trap 'unregister; rm -rf "$work"' EXIT
 unregister
 hexmagic=$(sed -n 's/^magic //p' "$binfmt/qemu-aarch64")
 hexmask=$(sed -n 's/^mask //p' "$binfmt/qemu-aarch64")
@@ -106,12 +115,22 @@ grep -q "^interpreter $qemu" "$entry" || { echo "test-arm64: could not register 
 seen=$("$arm/breeze-agent" --version 2>&1 | head -1) || { echo "test-arm64: the arm64 agent does not start under $qemu: $seen" >&2; exit 1; }
 echo "test-arm64: end-to-end under $("$qemu" --version | head -1) (binfmt entry breeze-aarch64)" >&2
 BREEZE_TEST_AGENT_BINARY=$arm/breeze-agent QEMU_CPU=cortex-a72 \
-    timeout --kill-after=30 1500 swift test --skip-build --no-parallel --filter "$suites" >"$work/e2e.log" 2>&1 || true
+    NO_COLOR=1 timeout --kill-after=30 1500 "$tests" --testing-library swift-testing --no-parallel --filter "$suites" \
+    >"$work/e2e.log" 2>&1 || true
 # A failure's message carries the agent's log (several lines): each is printed whole, bounded.
 awk '/recorded an issue/ { n = 80 } /^[✔◇✘↳]/ && !/recorded an issue/ { n = 0 } n > 0 { print; n-- } /^✘/ && !/recorded an issue/ { print }' \
     "$work/e2e.log" | head -400 >&2 || true
 result=$(grep -E 'Test run with [0-9]+ tests' "$work/e2e.log" | tail -1)
-[ -n "$result" ] || { echo "test-arm64: the end-to-end run ended without a result" >&2; tail -20 "$work/e2e.log" >&2; exit 1; }
+if [ -z "$result" ]; then
+    # A hang killed by the timeout, or a test process that crashed: which tests had started and
+    # not ended, and the log's last lines (a crash's message is there).
+    echo "test-arm64: the end-to-end run ended without a result (killed by the timeout, or the test process died)" >&2
+    awk '/^◇ Test .* started/ { t = $0; sub(/^◇ Test /, "", t); sub(/ started\.?$/, "", t); open[t] = 1 }
+         /^[✔✘] Test / { t = $0; sub(/^[✔✘] Test /, "", t); sub(/ (passed|failed).*$/, "", t); delete open[t] }
+         END { for (t in open) print "test-arm64: still running when the run ended: " t }' "$work/e2e.log" >&2 || true
+    tail -40 "$work/e2e.log" >&2
+    exit 1
+fi
 echo "test-arm64: end-to-end against the arm64 binary: $result" >&2
 case "$result" in *"passed after"*) ;; *) exit 1 ;; esac
 echo "test-arm64: passed in $(($(date +%s) - t0)) s" >&2
