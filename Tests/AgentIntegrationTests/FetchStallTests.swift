@@ -27,7 +27,9 @@ struct FetchStallTests {
         let locations = (0..<Self.count).map { FakeAPIs.Location(id: "loc\($0)", latitude: 40 + Double($0) / 10) }
         let scenario = try AgentSandbox(faultLocations: locations)
         scenario.apis.setFaultForAll(.respond(status: 503, text: "unavailable"))
-        let refused = try FreePort.loopback()  // bound, then released: nobody listens
+        let refusing = try RefusingPort()  // bound, never listened on, held for the test
+        defer { withExtendedLifetime(refusing) {} }
+        let refused = refusing.port
         try await MosquittoBroker.withPlainBroker { port in
             try scenario.writeConfig(
                 port: port, qos: 1, logLevel: "info",

@@ -114,7 +114,9 @@ struct HTTPClientTests {
 
     @Test("a closed port is couldNotConnect, with curl's message")
     func refused() async throws {
-        let port = try closedPort()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         let error = try #require(await failure(HTTPRequest(url: "http://127.0.0.1:\(port)/")))
         #expect(error.kind == .couldNotConnect)
         #expect(error.code == 7)
@@ -323,20 +325,3 @@ let promptBound: Duration = .seconds(10)
 
 /// What a request would take if the mechanism under test did not end it.
 let hangTimeout: Duration = .seconds(120)
-
-/// A loopback port nobody listens on: bound by us, then released.
-func closedPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let ok = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-        }
-    }
-    try #require(ok)
-    return Int(UInt16(bigEndian: address.sin_port))
-}

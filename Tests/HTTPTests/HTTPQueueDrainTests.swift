@@ -60,7 +60,9 @@ struct HTTPQueueDrainTests {
 
     @Test("300 requests to a refused port all fail promptly as couldNotConnect", arguments: [1, 2, 4])
     func refusedConnections(limit: Int) async throws {
-        let port = try closedPort()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         let client = HTTPClient(version: "test", maxConcurrent: limit)
         let (ended, results) = await drain(on: client) { _ in
             HTTPRequest(url: "http://127.0.0.1:\(port)/", totalTimeout: .seconds(30))
@@ -91,7 +93,9 @@ struct HTTPQueueDrainTests {
 
     @Test("refused and answered requests mixed on one client: none is left behind")
     func mixed() async throws {
-        let port = try closedPort()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         let server = LoopbackHTTPServer { _ in .respond(status: 204) }
         try server.start()
         defer { server.stop() }

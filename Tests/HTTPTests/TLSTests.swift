@@ -41,7 +41,7 @@ struct TLSTests {
                     "-out", directory.appendingPathComponent("cert.pem").path,
                 ]
             )
-            port = try closedPort()
+            port = try FreePort.loopback()
             process = try ChildProcess(
                 "/usr/bin/openssl",
                 [
