@@ -114,23 +114,38 @@ echo ":breeze-aarch64:M:0:$(esc "$hexmagic"):$(esc "$hexmask"):$qemu:PF" >"$binf
 grep -q "^interpreter $qemu" "$entry" || { echo "test-arm64: could not register $qemu for aarch64" >&2; exit 1; }
 seen=$("$arm/breeze-agent" --version 2>&1 | head -1) || { echo "test-arm64: the arm64 agent does not start under $qemu: $seen" >&2; exit 1; }
 echo "test-arm64: end-to-end under $("$qemu" --version | head -1) (binfmt entry breeze-aarch64)" >&2
-BREEZE_TEST_AGENT_BINARY=$arm/breeze-agent QEMU_CPU=cortex-a72 \
-    NO_COLOR=1 timeout --kill-after=30 1500 "$tests" --testing-library swift-testing --no-parallel --filter "$suites" \
-    >"$work/e2e.log" 2>&1 || true
-# A failure's message carries the agent's log (several lines): each is printed whole, bounded.
-awk '/recorded an issue/ { n = 80 } /^[✔◇✘↳]/ && !/recorded an issue/ { n = 0 } n > 0 { print; n-- } /^✘/ && !/recorded an issue/ { print }' \
-    "$work/e2e.log" | head -400 >&2 || true
-result=$(grep -E 'Test run with [0-9]+ tests' "$work/e2e.log" | tail -1)
-if [ -z "$result" ]; then
-    # A hang killed by the timeout, or a test process that crashed: which tests had started and
-    # not ended, and the log's last lines (a crash's message is there).
-    echo "test-arm64: the end-to-end run ended without a result (killed by the timeout, or the test process died)" >&2
-    awk '/^◇ Test .* started/ { t = $0; sub(/^◇ Test /, "", t); sub(/ started\.?$/, "", t); open[t] = 1 }
-         /^[✔✘] Test / { t = $0; sub(/^[✔✘] Test /, "", t); sub(/ (passed|failed).*$/, "", t); delete open[t] }
-         END { for (t in open) print "test-arm64: still running when the run ended: " t }' "$work/e2e.log" >&2 || true
-    tail -40 "$work/e2e.log" >&2
-    exit 1
+# e2e_pass N: one serial pass of the suites, its log in $work/e2e-N.log; its failures printed;
+# 0 when it passed.
+e2e_pass() {
+    local log=$work/e2e-$1.log result
+    BREEZE_TEST_AGENT_BINARY=$arm/breeze-agent QEMU_CPU=cortex-a72 \
+        NO_COLOR=1 timeout --kill-after=30 1500 "$tests" --testing-library swift-testing --no-parallel --filter "$suites" \
+        >"$log" 2>&1 || true
+    # A failure's message carries the agent's log (several lines): each is printed whole, bounded.
+    awk '/recorded an issue/ { n = 80 } /^[✔◇✘↳]/ && !/recorded an issue/ { n = 0 } n > 0 { print; n-- } /^✘/ && !/recorded an issue/ { print }' \
+        "$log" | head -400 >&2 || true
+    result=$(grep -E 'Test run with [0-9]+ tests?' "$log" | tail -1)
+    if [ -z "$result" ]; then
+        # A hang killed by the timeout, or a test process that crashed: which tests had started
+        # and not ended, and the log's last lines (a crash's message is there).
+        echo "test-arm64: end-to-end pass $1 ended without a result (killed by the timeout, or the test process died)" >&2
+        awk '/^◇ Test .* started/ && !/^◇ Test run started/ { t = $0; sub(/^◇ Test /, "", t); sub(/ started\.?$/, "", t); open[t] = 1 }
+             /^[✔✘] Test / { t = $0; sub(/^[✔✘] Test /, "", t); sub(/ (passed|failed).*$/, "", t); delete open[t] }
+             END { for (t in open) print "test-arm64: still running when the run ended: " t }' "$log" >&2 || true
+        tail -40 "$log" >&2
+        return 1
+    fi
+    echo "test-arm64: end-to-end pass $1 against the arm64 binary: $result" >&2
+    case "$result" in *"passed after"*) return 0 ;; *) return 1 ;; esac
+}
+# A stopgap, not a policy (issue 40): the emulated agent's `once` in EndToEndImageTests died of a
+# signal now and then (SIGABRT under qemu 7.2, SIGSEGV once in five passes under qemu 11, both
+# where it spawns the render helper); not yet diagnosed, qemu-user or the agent. A failed pass
+# is printed whole above and the pass runs once more; the stage fails when both fail. `make
+# test` (amd64) has no retry.
+if ! e2e_pass 1; then
+    echo "test-arm64: FLAKE? pass 1 failed (printed above); running the pass once more" >&2
+    e2e_pass 2 || exit 1
+    echo "test-arm64: pass 2 passed; pass 1's failure above is the undiagnosed arm64 flake (issue 40)" >&2
 fi
-echo "test-arm64: end-to-end against the arm64 binary: $result" >&2
-case "$result" in *"passed after"*) ;; *) exit 1 ;; esac
 echo "test-arm64: passed in $(($(date +%s) - t0)) s" >&2
