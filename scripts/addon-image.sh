@@ -39,6 +39,12 @@ mkdir -p build
 python3 scripts/oci-pack.py --base "$base" --dockerfile ha-addon/breeze_agent/Dockerfile \
     --build-arg "BUILD_ARCH=$build_arch" --build-arg "BUILD_VERSION=$version" \
     --arch "$arch" --tag "$tag" --epoch "$epoch" --out "$out" >"$out.log"
+# Its SBOM: the §14 image's packages (the same layer), this archive described.
+python3 scripts/sbom.py --name breeze-agent-addon --version "$version" --arch "$arch" --kind image --file "$out" \
+    --like "$base.spdx.json" --relation CONTAINS \
+    --swift-version "from:$base.spdx.json" \
+    --distro debian-12 --epoch "$epoch" --out "$out.spdx.json" 2>>"$out.log" \
+    || { cat "$out.log" >&2; echo "addon-image: no SBOM for $out (is $base.spdx.json there?)" >&2; exit 1; }
 summary=$(sed -n 's/^oci-pack: [^:]*: //p' "$out.log")
 rm -f "$out.log"
 echo "addon-image: $out ($tag, over $(basename "$base")): $summary; $(($(date +%s) - t0)) s" >&2

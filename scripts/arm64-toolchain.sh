@@ -22,6 +22,7 @@
 #   scripts/arm64-toolchain.sh sh CMD        run a shell command in the chroot, clone at /src
 #   scripts/arm64-toolchain.sh sysroot       print the arm64 sysroot's host path (QEMU_LD_PREFIX)
 #   scripts/arm64-toolchain.sh qemu          print the path of sid's qemu-aarch64 (set up with the rest)
+#   scripts/arm64-toolchain.sh swift-version print the cross compiler's Swift version (the SBOMs)
 # Every mount is undone by a trap, also when the build fails or is interrupted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -288,10 +289,11 @@ case "${1:-}" in
 "") ;;
 sysroot) echo "$SYSROOT" ;;
 qemu) echo "$QEMU" ;;
+swift-version) echo "${SWIFT_DEB%%-*}" ;;
 build)
     shift
     in_chroot ". /opt/swift-sdks/env.sh && cd /src && swift build \"\${CROSS[@]}\" $(printf '%q ' "$@")"
     ;;
 sh) in_chroot "$2" ;;
-*) die "unknown command '$1' (none, build, sh, sysroot, qemu)" ;;
+*) die "unknown command '$1' (none, build, sh, sysroot, qemu, swift-version)" ;;
 esac

@@ -37,6 +37,7 @@ deb_build() {
         echo "$tag: release build ($arch, $(swift --version 2>&1 | head -1))" >&2
         bin=$(release_build --product "$product")/$product
         strip_tool=strip
+        swift_version=$(swift --version 2>&1 | sed -n 's/.*Swift version \([0-9.]*\).*/\1/p' | head -1)
         ;;
     arm64)
         scripts/deps.sh binutils-aarch64-linux-gnu >&2
@@ -45,6 +46,7 @@ deb_build() {
         bin=.build/arm64/aarch64-unknown-linux-gnu/release/$product
         strip_tool=aarch64-linux-gnu-strip
         sysroot=$(scripts/arm64-toolchain.sh sysroot)
+        swift_version=$(scripts/arm64-toolchain.sh swift-version)
         ;;
     *)
         echo "$tag: ARCH=$arch is not supported (this machine's $(dpkg --print-architecture), or arm64)" >&2
@@ -122,3 +124,17 @@ deb_shlibs() {
 }
 # The libraries the packages depend on that Debian 13 (trixie) knows only under a t64 name.
 deb_t64_renamed="libcurl4 libmicrohttpd12"
+
+# Writes <deb>'s SPDX 2.3 SBOM next to it (<deb>.spdx.json, scripts/sbom.py): the
+# package, the Swift runtime linked into it, and the Debian packages of the shared libraries it
+# needs (the first alternative of each Depends entry <shlibs> names, at the version installed
+# where it was linked: this machine, or the arm64 sysroot).
+deb_sbom() {
+    local tag=$1 package=$2 deb=$3 shlibs=$4 name
+    local -a names=()
+    for name in $(echo "$shlibs" | tr ',' '\n' | sed -E 's/^ *//; s/[ (|].*//'); do names+=(--package "$name"); done
+    python3 scripts/sbom.py --name "$package" --version "$version" --arch "$arch" --kind deb --file "$deb" \
+        --root "${sysroot:-/}" "${names[@]}" --relation DEPENDS_ON --swift-version "$swift_version" \
+        --distro debian-12 --epoch "$SOURCE_DATE_EPOCH" --out "$deb.spdx.json" \
+        || { echo "$tag: the SBOM of $deb could not be written" >&2; exit 1; }
+}

@@ -50,6 +50,7 @@ find "$stage" -exec touch -h -d "@$epoch" {} +
 
 mkdir -p build
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$out" >&2
+deb_sbom deb-render "$package" "$out" "$shlibs"
 echo "deb-render: $out ($(du -h "$out" | cut -f1), installed $installed_size KiB)" >&2
 echo "deb-render: Depends: $(dpkg-deb -f "$out" Depends)" >&2
 echo "$out"

@@ -72,6 +72,7 @@ find "$stage" -exec touch -h -d "@$epoch" {} +
 
 mkdir -p build
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$out" >&2
+deb_sbom deb breeze-agent "$out" "$shlibs"
 echo "deb: $out ($(du -h "$out" | cut -f1), installed $installed_size KiB)" >&2
 echo "deb: Depends: $(dpkg-deb -f "$out" Depends)" >&2
 echo "$out"

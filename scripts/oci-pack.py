@@ -10,6 +10,11 @@
 # and CMD (exec form), VOLUME, STOPSIGNAL — as `docker build` applies them on top of
 # its last FROM; a RUN, COPY or ADD (anything that changes files) is refused, as is a variable
 # the file does not declare. The Dockerfile stays the one description of the add-on image.
+#
+# With --index ARCHIVE... (scripts/release.sh) it writes one archive holding an OCI image index
+# over the given single-architecture archives (one name for amd64 and arm64, what `skopeo copy
+# --all` pushes and `podman pull --arch` resolves): their blobs unchanged, an index blob listing
+# each manifest with its platform, and index.json naming that index with --tag.
 import argparse
 import gzip
 import hashlib
@@ -27,15 +32,21 @@ parser.add_argument("--root", help="the directory to pack (not with --base)")
 parser.add_argument("--base", help="an OCI archive this script wrote, to derive from (with --dockerfile)")
 parser.add_argument("--dockerfile", help="whose metadata instructions are applied to --base's config")
 parser.add_argument("--build-arg", action="append", default=[], metavar="NAME=VALUE")
-parser.add_argument("--arch", required=True, choices=["amd64", "arm64"])
+parser.add_argument("--index", nargs="+", metavar="ARCHIVE", help="single-architecture archives to put under one image index")
+parser.add_argument("--arch", choices=["amd64", "arm64"])
 parser.add_argument("--tag", required=True)
 parser.add_argument("--version", help="the image's version label (with --root)")
 parser.add_argument("--user", help="uid:gid the container runs as (with --root)")
 parser.add_argument("--epoch", type=int, required=True)
 parser.add_argument("--out", required=True)
 args = parser.parse_args()
-if bool(args.root) == bool(args.base) or bool(args.base) != bool(args.dockerfile):
-    parser.error("give --root (with --user, --version), or --base with --dockerfile")
+if args.index:
+    if args.root or args.base or args.dockerfile or args.arch:
+        parser.error("--index takes no --root, --base, --dockerfile or --arch")
+elif bool(args.root) == bool(args.base) or bool(args.base) != bool(args.dockerfile):
+    parser.error("give --root (with --user, --version), or --base with --dockerfile, or --index")
+elif not args.arch:
+    parser.error("--arch is required with --root or --base")
 if args.root and not (args.user and args.version):
     parser.error("--root needs --user and --version")
 
@@ -227,6 +238,75 @@ def apply_dockerfile(path, base_config, base_ref, build_args):
     return config
 
 
+def write_archive(files, out, epoch):
+    """The OCI layout as a tar: directories first, then every file sorted, fixed times and modes."""
+    tmp = out + ".tmp"
+    with tarfile.open(tmp, "w", format=tarfile.PAX_FORMAT) as tar:
+        for directory in ["blobs", "blobs/sha256"]:
+            info = tarfile.TarInfo(directory)
+            info.type = tarfile.DIRTYPE
+            info.mode = 0o755
+            info.mtime = epoch
+            tar.addfile(info)
+        for name, data in sorted(files):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mode = 0o644
+            info.mtime = epoch
+            tar.addfile(info, io.BytesIO(data))
+    os.replace(tmp, out)
+
+
+def platform_of(config):
+    return {
+        "architecture": config["architecture"],
+        "os": config["os"],
+        **({"variant": config["variant"]} if config.get("variant") else {}),
+    }
+
+
+OCI_LAYOUT = ("oci-layout", b'{"imageLayoutVersion":"1.0.0"}')
+
+if args.index:
+    blobs = {}
+    entries = []
+    for path in args.index:
+        try:
+            with tarfile.open(path) as tar:
+                for member in tar.getmembers():
+                    if member.isreg() and member.name.startswith("blobs/sha256/"):
+                        blobs[member.name] = tar.extractfile(member).read()
+                top = json.loads(tar.extractfile("index.json").read())
+        except (OSError, KeyError, ValueError, tarfile.TarError, AttributeError) as error:
+            fail(f"{path} is not an OCI archive written by this script ({error})")
+        if len(top.get("manifests", [])) != 1:
+            fail(f"{path} holds {len(top.get('manifests', []))} manifests, not one image")
+        entry = top["manifests"][0]
+        manifest = json.loads(blobs["blobs/sha256/" + entry["digest"].split(":")[1]])
+        config = json.loads(blobs["blobs/sha256/" + manifest["config"]["digest"].split(":")[1]])
+        platform = platform_of(config)
+        if any(e["platform"] == platform for e in entries):
+            fail(f"{path}: a second image for {platform}")
+        entries.append({**descriptor(entry["mediaType"], entry["digest"].split(":")[1], entry["size"]), "platform": platform})
+    image_index = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": entries}
+    index_digest, index_size, index_entry = blob(json.dumps(image_index, sort_keys=True, separators=(",", ":")).encode())
+    files = sorted(blobs.items()) + [index_entry, OCI_LAYOUT]
+    top = {
+        "schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.index.v1+json",
+        "manifests": [
+            {
+                **descriptor("application/vnd.oci.image.index.v1+json", index_digest, index_size),
+                "annotations": {"org.opencontainers.image.ref.name": args.tag},
+            }
+        ],
+    }
+    files.append(("index.json", json.dumps(top, sort_keys=True, separators=(",", ":")).encode()))
+    write_archive(files, args.out, args.epoch)
+    platforms = ", ".join("/".join(e["platform"].values()) for e in entries)
+    print(f"oci-pack: {args.out}: index {index_digest[:12]} over {len(entries)} images ({platforms})")
+    sys.exit(0)
+
 files = []
 if args.root:
     raw = layer_tar(args.root, args.epoch)
@@ -303,29 +383,14 @@ index = {
     "manifests": [
         {
             **descriptor("application/vnd.oci.image.manifest.v1+json", manifest_digest, manifest_size),
-            "platform": {"architecture": args.arch, "os": "linux"},
+            "platform": platform_of(config),
             "annotations": {"org.opencontainers.image.ref.name": args.tag},
         }
     ],
 }
 files.append(("index.json", json.dumps(index, sort_keys=True, separators=(",", ":")).encode()))
-files.append(("oci-layout", b'{"imageLayoutVersion":"1.0.0"}'))
-
-tmp = args.out + ".tmp"
-with tarfile.open(tmp, "w", format=tarfile.PAX_FORMAT) as tar:
-    for directory in ["blobs", "blobs/sha256"]:
-        info = tarfile.TarInfo(directory)
-        info.type = tarfile.DIRTYPE
-        info.mode = 0o755
-        info.mtime = args.epoch
-        tar.addfile(info)
-    for name, data in sorted(files):
-        info = tarfile.TarInfo(name)
-        info.size = len(data)
-        info.mode = 0o644
-        info.mtime = args.epoch
-        tar.addfile(info, io.BytesIO(data))
-os.replace(tmp, args.out)
+files.append(OCI_LAYOUT)
+write_archive(files, args.out, args.epoch)
 print(
     f"oci-pack: {args.out}: {len(layers)} layer(s), {uncompressed / 1e6:.1f} MB uncompressed,"
     f" {sum(d['size'] for d in layers) / 1e6:.1f} MB gzip; config {config_digest[:12]}"
