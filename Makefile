@@ -4,8 +4,8 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now
 CONFIG ?= config/local.yaml
 
-.PHONY: run test build release deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \
-	arm64-toolchain test-arm64 image test-image addon-image test-addon-image
+.PHONY: run test build binary deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \
+	arm64-toolchain test-arm64 image test-image addon-image test-addon-image release release-repro publish test-release
 
 deps:
 	scripts/deps.sh
@@ -13,10 +13,11 @@ deps:
 build: deps
 	$(SWIFT) build -Xswiftc -warnings-as-errors
 
-release: deps
+# The release binary only (static Swift runtime); `make release` is the whole release below.
+binary: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
-run: release
+run: binary
 	scripts/run.sh $(CONFIG) $(ARGS)
 
 test:
@@ -45,11 +46,31 @@ deb:
 deb-render:
 	ARCH=$(ARCH) scripts/deb-render.sh
 
-# The package checks on this machine, then install/run/upgrade/purge of the amd64 and arm64
-# packages in Debian 12 and 13 rootfs trees (arm64 under qemu; docs/installing.md).
+# The package checks on this machine (lintian, install, the unit, upgrade, purge). The installs in
+# the Debian 12 and 13 trees of both architectures go through the signed apt repository in
+# `make test-release`.
 test-deb:
 	scripts/test-deb.sh
-	scripts/test-deb-rootfs.sh
+
+# A release (SPEC §18, docs/releasing.md): build/release/<version>/ — the .debs, the images and
+# their amd64+arm64 indexes, the signed apt repository, SBOMs, SHA256SUMS(.asc), release notes.
+# Needs BREEZE_RELEASE_KEY; refuses a tree with changes or a version that differs anywhere.
+release:
+	scripts/release.sh
+
+# Two releases of one commit, in two clones at two times, compared byte for byte (diffoscope).
+release-repro:
+	scripts/release-repro.sh
+
+# The images to $(REGISTRY) (default ghcr.io/breeze-agent), the apt repository and the release
+# files to $(PUBLISH_TARGET) (a folder or an rsync destination).
+publish:
+	scripts/publish.sh
+
+# The release rehearsed end to end on the loopback: a throw-away key, make release, make publish
+# to a local registry and a static server, pulls, installs, an upgrade, refusals.
+test-release:
+	scripts/test-release.sh
 
 # The arm64 cross toolchain, set up once into /var/cache/breeze-agent-ci/arm64 (root).
 arm64-toolchain:

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/deps.sh >&2
-# The .deb's build is the release build (`make release` flags plus -z now); the bench measures
+# The .deb's build is the release build (`make binary` flags, -z now included); the bench measures
 # that binary, unstripped (the stripped copy only gives the shipped size).
 echo "bench: release build and .deb" >&2
 deb=$(scripts/deb.sh)

@@ -1,5 +1,5 @@
 # Sourced: the one release build of this machine's architecture that every stage reuses — the
-# README's `make run`/`make release` (Makefile RELEASE_FLAGS, the same words), scripts/test.sh's
+# README's `make run`/`make binary` (Makefile RELEASE_FLAGS, the same words), scripts/test.sh's
 # calendar cases, test-ha, the packages (scripts/deb-common.sh), the images and test-arm64's
 # amd64 side. One set of flags means one build per run: another flag set would relink (or
 # rebuild) the products in the same .build folder, and a stage that used it would test a binary

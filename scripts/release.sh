@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# `make release` (SPEC §18): everything a release publishes, in build/release/<version>/:
+#   breeze-agent_<v>_{amd64,arm64}.deb, breeze-agent-render_<v>_{amd64,arm64}.deb
+#   breeze-agent_<v>_{amd64,arm64}.oci.tar, breeze-agent-addon_<v>_{amd64,arm64}.oci.tar
+#                          the single-architecture images (§14, §15)
+#   breeze-agent_<v>.oci.tar, breeze-agent-addon_<v>.oci.tar
+#                          per image an OCI image index over amd64 + arm64 (what `make publish`
+#                          pushes as one name; scripts/oci-pack.py --index)
+#   <file>.spdx.json       an SPDX 2.3 SBOM per .deb and per image (scripts/sbom.py)
+#   apt/                   the signed apt repository: suites bookworm and trixie, component main,
+#                          amd64 + arm64, InRelease and Release.gpg, made by reprepro
+#   breeze-agent-archive-keyring.gpg   the signing key's public part, a binary keyring (Signed-By)
+#   RELEASE-NOTES.md       this version's section of CHANGELOG.md
+#   SHA256SUMS, SHA256SUMS.asc         every other file's SHA-256, and its detached signature
+# Refuses, naming what is wrong: a version that differs anywhere from VERSION
+# (scripts/version-check.sh, before and after the build), a tree with uncommitted changes, no key.
+#
+# Environment:
+#   BREEZE_RELEASE_KEY          the signing key: an armored secret key (the text), or the path of
+#                               a file holding one (armored or binary). Never committed; the
+#                               rehearsal (scripts/test-release.sh) makes a throw-away one.
+#   BREEZE_RELEASE_ALLOW_DIRTY  1: build from a tree with uncommitted changes anyway (the rehearsal
+#                               in a working copy; a real release never sets it)
+#   BREEZE_RELEASE_OUT          the output folder (default build/release/<version>)
+# Needs root (the arm64 toolchain's chroot, the image trees). Prints the output folder.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+umask 022
+[ "$(id -u)" -eq 0 ] || { echo "release: run as root (cross toolchain chroot, image trees)" >&2; exit 1; }
+scripts/deps.sh reprepro gnupg python3 dpkg-dev >&2
+t0=$(date +%s)
+version=$(tr -d '[:space:]' <VERSION)
+
+# 1. The tree: committed, and one version everywhere.
+dirty=$(git status --porcelain --untracked-files=normal 2>/dev/null | head -20)
+if [ -n "$dirty" ]; then
+    if [ "${BREEZE_RELEASE_ALLOW_DIRTY:-}" = 1 ]; then
+        echo "release: WARNING: uncommitted changes, building anyway (BREEZE_RELEASE_ALLOW_DIRTY=1):" >&2
+        echo "$dirty" | sed 's/^/release:   /' >&2
+    else
+        echo "release: the tree has uncommitted changes; commit or stash them first:" >&2
+        echo "$dirty" | sed 's/^/release:   /' >&2
+        exit 1
+    fi
+fi
+scripts/version-check.sh >&2 || { echo "release: refused: make every place above say $version (docs/releasing.md)" >&2; exit 1; }
+commit=$(git rev-parse HEAD)
+export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
+
+# 2. The signing key, imported into a GnuPG home of this run only.
+[ -n "${BREEZE_RELEASE_KEY:-}" ] || {
+    echo "release: BREEZE_RELEASE_KEY is not set (an armored secret key, or a file holding one; docs/releasing.md)." >&2
+    echo "release: to rehearse without a real key: make test-release" >&2
+    exit 1
+}
+work=$(mktemp -d /tmp/breeze-release.XXXXXX)
+export GNUPGHOME=$work/gnupg
+cleanup() { gpgconf --kill all >/dev/null 2>&1 || true; rm -rf "$work"; }
+trap cleanup EXIT
+mkdir -m 0700 "$GNUPGHOME"
+if [ -f "$BREEZE_RELEASE_KEY" ]; then
+    gpg --batch --quiet --import "$BREEZE_RELEASE_KEY" 2>"$work/import.log" || true
+else
+    printf '%s\n' "$BREEZE_RELEASE_KEY" | gpg --batch --quiet --import 2>"$work/import.log" || true
+fi
+keys=$(gpg --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }' || true)
+[ -n "$keys" ] || { echo "release: BREEZE_RELEASE_KEY holds no usable secret key: $(tr '\n' ' ' <"$work/import.log")" >&2; exit 1; }
+fpr=$keys
+echo "release: signing with $(gpg --batch --with-colons --list-keys "$fpr" | awk -F: '$1 == "uid" { print $10; exit }') ($fpr)" >&2
+
+out=${BREEZE_RELEASE_OUT:-build/release/$version}
+rm -rf "$out"
+mkdir -p "$out"
+
+# 3. The packages and images, per architecture: the .debs built once, the images from them.
+for arch in amd64 arm64; do
+    deb=$(ARCH=$arch scripts/deb.sh)
+    render=$(ARCH=$arch scripts/deb-render.sh)
+    image=$(ARCH=$arch BREEZE_DEB_ARCHIVE=$deb scripts/image.sh)
+    addon=$(ARCH=$arch BREEZE_IMAGE_ARCHIVE=$image scripts/addon-image.sh)
+    for file in "$deb" "$render" "$image" "$addon"; do cp "$file" "$file.spdx.json" "$out/"; done
+done
+# Per image, one index over both architectures.
+for name in breeze-agent breeze-agent-addon; do
+    python3 scripts/oci-pack.py --index "$out/${name}_${version}_amd64.oci.tar" "$out/${name}_${version}_arm64.oci.tar" \
+        --tag "$version" --epoch "$SOURCE_DATE_EPOCH" --out "$out/${name}_${version}.oci.tar" >&2
+done
+checks=()
+for f in "$out"/*.deb; do checks+=(--deb "$f"); done
+for f in "$out"/*.oci.tar; do checks+=(--image "$f"); done
+scripts/version-check.sh "${checks[@]}" --binary "$(. scripts/release-build.sh && release_build)/breeze-agent" >&2 \
+    || { echo "release: refused: a built artifact does not say $version" >&2; exit 1; }
+
+# 4. The apt repository (scripts/apt-repo.sh: reprepro, signed with the key above).
+scripts/apt-repo.sh "$out/apt" "$fpr" "$out"/*.deb >&2
+gpg --batch --export "$fpr" >"$out/breeze-agent-archive-keyring.gpg"
+
+# 5. The notes, the checksums and their signature.
+awk -v v="$version" '/^## / { if (inside) exit; if ($2 == v || $2 == "[" v "]") inside = 1 } inside' CHANGELOG.md \
+    | sed "1s/.*/# breeze-agent $version/" >"$out/RELEASE-NOTES.md"
+printf '\nBuilt from commit %s. Signed by the key %s (breeze-agent-archive-keyring.gpg): the apt\nrepository and SHA256SUMS.asc. Installing: docs/installing.md; verifying: `gpg --verify\nSHA256SUMS.asc SHA256SUMS` and `sha256sum -c SHA256SUMS`.\n' \
+    "$commit" "$fpr" >>"$out/RELEASE-NOTES.md"
+(cd "$out" && find . -type f ! -name SHA256SUMS ! -name SHA256SUMS.asc -printf '%P\n' | LC_ALL=C sort | xargs sha256sum) >"$out/SHA256SUMS"
+gpg --batch --yes --local-user "$fpr" --armor --detach-sign --output "$out/SHA256SUMS.asc" "$out/SHA256SUMS"
+
+echo "release: $out: $(find "$out" -type f | wc -l) files, $(du -sh "$out" | cut -f1), commit ${commit:0:12}, in $(($(date +%s) - t0)) s" >&2
+echo "$out"
