@@ -1,4 +1,4 @@
-# Sourced by scripts/test-deb-rootfs.sh and scripts/test-image.sh: every check is reported as
+# Sourced by scripts/test-release.sh, scripts/test-image.sh and scripts/test-addon-image.sh: every check is reported as
 # `ok   - …` or `FAIL - …` and counted; none stops the script, which fails at the end if any
 # check failed ([ "$failures" -eq 0 ]).
 failures=0

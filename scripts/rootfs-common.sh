@@ -1,4 +1,4 @@
-# Sourced by scripts/test-deb-rootfs.sh and scripts/image.sh: the Debian rootfs trees the
+# Sourced by scripts/test-release.sh and scripts/image.sh: the Debian rootfs trees the
 # packages are installed into, cached in $BREEZE_CI_CACHE/rootfs/<suite>-<arch> (mmdebstrap
 # minbase plus the packages' run-time libraries) and verified before reuse (a stamp with the
 # recipe and the checksum of the tree's dpkg status).

@@ -15,6 +15,13 @@
 # first architecture, a control run with a wrong password announced shows the tree check fails.
 # Podman flags from this machine's facts (SPEC §14): runc, host network, ulimits.
 # Usage: scripts/test-addon-image.sh [amd64] [arm64]    (default: both). Needs root.
+#   BREEZE_IMAGE_REGISTRY=<registry>/<owner>  as the Supervisor installs the add-on: the name
+#                         config.yaml's `image:` gives, its registry and owner replaced by this
+#                         one, tagged with config.yaml's `version`, pulled for the architecture
+#                         (`podman pull --platform linux/<arch>`: the Supervisor's
+#                         `DockerInterface.install` pulls with platform=MAP_ARCH[arch]); the §14
+#                         image the Dockerfile builds on is pulled from there as <version>-<arch>
+#                         (scripts/test-release.sh; BREEZE_REGISTRY_TLS_VERIFY=false: plain HTTP)
 #   BREEZE_REUSE_IMAGE=1  use build/breeze-agent_<version>_<arch>.oci.tar when it exists (.ci/run
 #                         sets it: `make test-image` built them moments before); otherwise
 #                         scripts/image.sh builds the §14 image first.
@@ -106,17 +113,34 @@ for arch in "${archs[@]}"; do
     printf '\n== %s\n' "$arch"
     t0=$(date +%s)
     case "$arch" in amd64) build_arch=amd64 ;; arm64) build_arch=aarch64 ;; *) bad "$arch: not amd64 or arm64"; continue ;; esac
-    base=build/breeze-agent_${version}_${arch}.oci.tar
-    if [ "${BREEZE_REUSE_IMAGE:-}" = 1 ] && [ -f "$base" ]; then
-        echo "test-addon-image: reusing $base (BREEZE_REUSE_IMAGE=1)"
+    if [ -n "${BREEZE_IMAGE_REGISTRY:-}" ]; then
+        tls=--tls-verify="${BREEZE_REGISTRY_TLS_VERIFY:-true}"
+        image=$(sed -n 's/^image: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' ha-addon/breeze_agent/config.yaml)
+        case "$image" in ghcr.io/breeze-agent/*) ;; *) bad "$arch: config.yaml's image '$image' is not under ghcr.io/breeze-agent/"; continue ;; esac
+        tag=$BREEZE_IMAGE_REGISTRY/${image#ghcr.io/breeze-agent/}:$version
+        tag=${tag//\{arch\}/$build_arch}
+        podman pull --platform "linux/$arch" "$tls" "$tag" >"$work/pull-$arch" 2>&1 \
+            || { cat "$work/pull-$arch"; bad "$arch: the Supervisor's pull of $tag for linux/$arch"; continue; }
+        ok "$arch: pulled $tag for linux/$arch, the name config.yaml gives ($image)"
+        base_image=$BREEZE_IMAGE_REGISTRY/breeze-agent
+        podman pull --arch "$arch" "$tls" "$base_image:$version-$arch" >/dev/null 2>&1 || bad "$arch: podman pull $base_image:$version-$arch"
+        origin="pulled from the registry"
     else
-        base=$(ARCH=$arch scripts/image.sh)
+        base=build/breeze-agent_${version}_${arch}.oci.tar
+        if [ "${BREEZE_REUSE_IMAGE:-}" = 1 ] && [ -f "$base" ]; then
+            echo "test-addon-image: reusing $base (BREEZE_REUSE_IMAGE=1)"
+        else
+            base=$(ARCH=$arch scripts/image.sh)
+        fi
+        archive=$(BREEZE_IMAGE_ARCHIVE=$base ARCH=$arch scripts/addon-image.sh)
+        tag=localhost/breeze-agent-addon:$version-$arch
+        podman rmi -f "$tag" >/dev/null 2>&1 || true
+        podman load -i "$archive" >"$work/load-$arch" 2>&1 || { cat "$work/load-$arch"; bad "$arch: podman load"; continue; }
+        check "$arch: podman load tagged $tag" podman image exists "$tag"
+        podman load -i "$base" >/dev/null 2>&1 || bad "$arch: podman load $base"
+        base_image=localhost/breeze-agent
+        origin="archive $(du -h "$archive" | cut -f1)"
     fi
-    archive=$(BREEZE_IMAGE_ARCHIVE=$base ARCH=$arch scripts/addon-image.sh)
-    tag=localhost/breeze-agent-addon:$version-$arch
-    podman rmi -f "$tag" >/dev/null 2>&1 || true
-    podman load -i "$archive" >"$work/load-$arch" 2>&1 || { cat "$work/load-$arch"; bad "$arch: podman load"; continue; }
-    check "$arch: podman load tagged $tag" podman image exists "$tag"
     inspect() { podman image inspect --format "$1" "$tag"; }
     size=$(inspect '{{.Size}}')
     size_mb=$(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1000000 }')
@@ -129,10 +153,9 @@ for arch in "${archs[@]}"; do
         "podman image inspect --format '{{json .Config.Volumes}} {{json .Config.Env}}' '$tag' | grep -q '\"/data\".*BREEZE_LOG_STREAM=stdout'"
     # The Dockerfile a release builds (docker/podman build over the §14 image) must give this
     # image: same config (bar buildah's own label), same layers.
-    podman load -i "$base" >/dev/null 2>&1 || bad "$arch: podman load $base"
     built=localhost/breeze-agent-addon-dockerfile-test:$version-$arch
     if podman build --pull=never --build-arg "BUILD_ARCH=$build_arch" --build-arg "BUILD_VERSION=$version" \
-        --build-arg BREEZE_IMAGE=localhost/breeze-agent -t "$built" ha-addon/breeze_agent >"$work/build-$arch" 2>&1; then
+        --build-arg "BREEZE_IMAGE=$base_image" -t "$built" ha-addon/breeze_agent >"$work/build-$arch" 2>&1; then
         norm='{{json .Config}} {{.Architecture}} {{json .RootFS.Layers}}'
         a=$(podman image inspect --format "$norm" "$tag")
         b=$(podman image inspect --format "$norm" "$built" | sed 's/"io.buildah.version":"[^"]*",//')
@@ -229,7 +252,7 @@ for arch in "${archs[@]}"; do
         podman rm -f "$control" >/dev/null 2>&1 || true
         control_note=" (+ control run $(($(date +%s) - stop_at)) s)"
     fi
-    summary+=("$arch: $tag, $size_mb MB uncompressed, archive $(du -h "$archive" | cut -f1), $count messages under breeze/home/, stop $run_stop_s s, $((stop_at - t0)) s$control_note")
+    summary+=("$arch: $tag, $size_mb MB uncompressed, $origin, $count messages under breeze/home/, stop $run_stop_s s, $((stop_at - t0)) s$control_note")
 done
 
 printf '\n== summary\n'

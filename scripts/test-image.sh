@@ -6,6 +6,10 @@
 # image runs under qemu-user (binfmt). Prints each image's uncompressed size against the
 # 80 MB goal. Podman flags from this machine's facts: runc, host network, ulimits.
 # Usage: scripts/test-image.sh [amd64] [arm64]    (default: both). Needs root.
+#   BREEZE_IMAGE_REGISTRY=<registry>/<owner>  pull <registry>/<owner>/breeze-agent:<version> with
+#                        `podman pull --arch` (the published index, scripts/test-release.sh)
+#                        instead of building the archive and loading it; plain HTTP when
+#                        BREEZE_REGISTRY_TLS_VERIFY=false
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "test-image: run as root (podman, chroot)" >&2; exit 1; }
@@ -20,12 +24,21 @@ summary=()
 for arch in "${archs[@]}"; do
     printf '\n== %s\n' "$arch"
     t0=$(date +%s)
-    archive=$(ARCH=$arch scripts/image.sh)
     version=$(tr -d '[:space:]' <VERSION)
-    tag=localhost/breeze-agent:$version-$arch
-    podman rmi -f "$tag" >/dev/null 2>&1 || true
-    podman load -i "$archive" >"$work/load-$arch" 2>&1 || { cat "$work/load-$arch"; bad "$arch: podman load"; continue; }
-    check "$arch: podman load tagged $tag" podman image exists "$tag"
+    if [ -n "${BREEZE_IMAGE_REGISTRY:-}" ]; then
+        tag=$BREEZE_IMAGE_REGISTRY/breeze-agent:$version
+        podman pull --arch "$arch" --tls-verify="${BREEZE_REGISTRY_TLS_VERIFY:-true}" "$tag" >"$work/pull-$arch" 2>&1 \
+            || { cat "$work/pull-$arch"; bad "$arch: podman pull --arch $arch $tag"; continue; }
+        ok "$arch: podman pull --arch $arch $tag ($(grep -c '^Copying blob' "$work/pull-$arch") blob(s) copied)"
+        origin="pulled from the registry"
+    else
+        archive=$(ARCH=$arch scripts/image.sh)
+        tag=localhost/breeze-agent:$version-$arch
+        podman rmi -f "$tag" >/dev/null 2>&1 || true
+        podman load -i "$archive" >"$work/load-$arch" 2>&1 || { cat "$work/load-$arch"; bad "$arch: podman load"; continue; }
+        check "$arch: podman load tagged $tag" podman image exists "$tag"
+        origin="archive $(du -h "$archive" | cut -f1)"
+    fi
     size=$(podman image inspect --format '{{.Size}}' "$tag")
     size_mb=$(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1000000 }')
     check "$arch: image architecture is $arch" bash -c "[ \"\$(podman image inspect --format '{{.Architecture}}' '$tag')\" = '$arch' ]"
@@ -85,7 +98,7 @@ for arch in "${archs[@]}"; do
     head -5 "$work/log-$arch"
     verdict="met"
     awk -v s="$size" -v g="$goal_mb" 'BEGIN { exit !(s <= g * 1000000) }' || verdict="MISSED"
-    summary+=("$arch: $tag, $size_mb MB uncompressed (goal <= $goal_mb MB: $verdict), archive $(du -h "$archive" | cut -f1), $topics messages, stop $stop_s s, $(($(date +%s) - t0)) s")
+    summary+=("$arch: $tag, $size_mb MB uncompressed (goal <= $goal_mb MB: $verdict), $origin, $topics messages, stop $stop_s s, $(($(date +%s) - t0)) s")
 done
 
 printf '\n== summary\n'

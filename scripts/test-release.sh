@@ -1,0 +1,330 @@
+#!/usr/bin/env bash
+# `make test-release` (SPEC §18): the release rehearsed end to end, every public service replaced
+# by a local stand-in on the loopback:
+#   1. a throw-away signing key (GnuPG, ed25519, one day), never written outside the work folder;
+#   2. `make release` with it (scripts/release.sh) -> build/release/<v>/;
+#   3. a local OCI registry (Debian's docker-registry) and a static HTTP server (the apt
+#      repository's and the release files' host) receive `make publish` (scripts/publish.sh);
+#      `skopeo inspect --raw` shows each image index with amd64 and arm64, and the tags;
+#   4. the signatures: gpgv of both InRelease; `gpg --verify SHA256SUMS.asc` and `sha256sum -c`
+#      in the published folder pass, and fail after one flipped byte; every SBOM passes the SPDX
+#      project's validator (pyspdxtools, PyPI, pinned in test/release/spdx-requirements.txt);
+#   5. the images from empty podman storage: scripts/test-image.sh pulls
+#      <registry>/breeze-agent:<v> with `--arch arm64` and `--arch amd64` and runs each against a
+#      broker (the tree, the user, SIGTERM); scripts/test-add-on-image.sh pulls the add-on as the
+#      Supervisor does, by the name config.yaml gives, for each architecture, and runs it with no
+#      options against a stand-in Supervisor and a login-only broker (the tree);
+#   6. apt in four Debian trees (bookworm/trixie x amd64/arm64, arm64 under qemu-user; cached
+#      by scripts/rootfs-common.sh, each run on an overlay): a repository changed after signing
+#      and an unsigned one are refused by apt (amd64 trees: apt 2.6 and 3.0; apt's error shown);
+#      then the keyring and a deb822 .sources with Signed-By, `apt-get update && apt-get install
+#      breeze-agent` (the render helper comes as a Recommends), the service user, --version, the
+#      unit's ExecStart run as that user (online, the demo tree, SIGTERM -> offline, exit 0);
+#      then version <v+1> published over it, `apt-get upgrade` keeping an edited
+#      /etc/breeze-agent/config.yaml and the state in /var/lib/breeze-agent; then a purge.
+# These installs replace the `dpkg -i`/`apt-get install ./file.deb` installs that `make test-deb`
+# made in the same trees before (it now checks the packages on this machine only).
+# <v+1> is the patch version after VERSION, built by scripts/deb.sh with BREEZE_VERSION (the
+# binary inside still says <v>: only the packages and the repository are new), its conffile
+# changed so that the upgrade has a conffile question to answer (the administrator's edit wins).
+# Needs root (chroot, mounts, podman). Every check is reported; the script fails at the end if
+# any check failed. Environment: BREEZE_CI_CACHE (the trees, the validator's venv).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" -eq 0 ] || { echo "test-release: run as root (chroot, mounts, podman)" >&2; exit 1; }
+scripts/deps.sh skopeo docker-registry podman runc reprepro gnupg mmdebstrap mosquitto mosquitto-clients python3 python3-venv curl file >&2
+. scripts/rootfs-common.sh
+. scripts/checks.sh
+t_all=$(date +%s)
+version=$(tr -d '[:space:]' <VERSION)
+next=$(awk -F. '{ printf "%d.%d.%d", $1, $2, $3 + 1 }' <<<"$version")
+cache=${BREEZE_CI_CACHE:-/var/cache/breeze-agent-ci}
+
+work=$(mktemp -d /tmp/breeze-test-release.XXXXXX)
+chmod 0755 "$work"
+pids=()
+mounts=()
+storage_conf=$work/containers/storage.conf
+cleanup() {
+    local i pid
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+    for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount -l "${mounts[i]}" 2>/dev/null || true; done
+    if [ -f "$storage_conf" ]; then
+        CONTAINERS_STORAGE_CONF=$storage_conf podman rm -a -f >/dev/null 2>&1 || true
+        CONTAINERS_STORAGE_CONF=$storage_conf podman rmi -a -f >/dev/null 2>&1 || true
+    fi
+    GNUPGHOME=$work/gnupg gpgconf --kill all >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+timings=()
+section_start=$(date +%s)
+section() {   # section NAME: starts a timed section (the previous one's time is recorded)
+    local now
+    now=$(date +%s)
+    [ -z "${section_name:-}" ] || timings+=("$(printf '%-34s %4d s' "$section_name" $((now - section_start)))")
+    section_name=$1 section_start=$now
+    printf '\n== %s\n' "$1"
+}
+wait_port() { local _; for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+
+# 1. The throw-away key.
+section "key and make release"
+export GNUPGHOME=$work/gnupg
+mkdir -m 0700 "$GNUPGHOME"
+gpg --batch --quiet --passphrase '' --quick-gen-key "breeze-agent release rehearsal <rehearsal@breeze-agent.invalid>" ed25519 sign 1d
+fpr=$(gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { print $10; exit }')
+gpg --batch --armor --export-secret-keys "$fpr" >"$work/release-key.asc"
+echo "test-release: throw-away key $fpr"
+
+# 2. make release. A working copy with changes is rehearsed as it is (a real release refuses it).
+allow_dirty=0
+[ -z "$(git status --porcelain 2>/dev/null)" ] || allow_dirty=1
+out=$(BREEZE_RELEASE_KEY=$work/release-key.asc BREEZE_RELEASE_ALLOW_DIRTY=$allow_dirty scripts/release.sh) \
+    || { echo "test-release: make release failed" >&2; exit 1; }
+ok "make release wrote $out"
+ls -l "$out"
+
+# 3. The stand-ins and make publish.
+section "registry, static server, make publish"
+reg_port=$(scripts/free-port.sh)
+mkdir -p "$work/registry" "$work/www"
+cat >"$work/registry.yml" <<EOF
+version: 0.1
+log: {level: warn}
+storage: {filesystem: {rootdirectory: $work/registry}}
+http: {addr: 127.0.0.1:$reg_port}
+EOF
+docker-registry serve "$work/registry.yml" >"$work/registry.log" 2>&1 &
+pids+=($!)
+wait_port "$reg_port" || { cat "$work/registry.log" >&2; echo "test-release: docker-registry did not start" >&2; exit 1; }
+www_port=$(scripts/free-port.sh)
+python3 -m http.server --bind 127.0.0.1 --directory "$work/www" "$www_port" >"$work/www.log" 2>&1 &
+pids+=($!)
+wait_port "$www_port" || { cat "$work/www.log" >&2; echo "test-release: the static server did not start" >&2; exit 1; }
+registry=127.0.0.1:$reg_port/breeze-agent
+apt_url=http://127.0.0.1:$www_port/apt
+publish=(env REGISTRY="$registry" REGISTRY_TLS_VERIFY=false PUBLISH_TARGET="$work/www" scripts/publish.sh)
+if "${publish[@]}" "$out"; then ok "make publish to $registry and $work/www"; else bad "make publish"; fi
+for name in breeze-agent breeze-agent-addon; do
+    raw=$(skopeo inspect --raw --tls-verify=false "docker://$registry/$name:$version" 2>&1 || true)
+    echo "skopeo inspect --raw docker://$registry/$name:$version"
+    python3 -m json.tool <<<"$raw" 2>/dev/null || echo "$raw"
+    platforms=$(python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(d["mediaType"], " ".join(sorted(m["platform"]["os"] + "/" + m["platform"]["architecture"] for m in d["manifests"])))' "$raw" 2>/dev/null || true)
+    check "$name:$version is an OCI image index over linux/amd64 and linux/arm64 ($platforms)" \
+        test "$platforms" = "application/vnd.oci.image.index.v1+json linux/amd64 linux/arm64"
+    tags=$(skopeo list-tags --tls-verify=false "docker://$registry/$name" 2>/dev/null | python3 -c 'import json, sys; print(" ".join(sorted(json.load(sys.stdin)["Tags"])))' || true)
+    check "$name tags: $tags" test "$tags" = "$(printf '%s\n' "$version" "${version%.*}" latest "$version-amd64" "$version-arm64" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+done
+
+# 4. Signatures, checksums, SBOMs, as a user checks them: from what was published.
+section "signatures, checksums, SBOMs"
+published=$work/www/releases/$version
+keyring=$work/www/apt/breeze-agent-archive-keyring.gpg
+for suite in bookworm trixie; do
+    result=$(gpgv --keyring "$keyring" "$work/www/apt/dists/$suite/InRelease" 2>&1 || true)
+    echo "gpgv $suite/InRelease: $(grep -E 'Good signature|BAD|bad|no public key' <<<"$result" | head -2 | tr '\n' ' ')"
+    check "gpgv: $suite's InRelease verifies against the published keyring" gpgv --keyring "$keyring" "$work/www/apt/dists/$suite/InRelease"
+done
+user_gpg=$work/user-gnupg
+mkdir -m 0700 "$user_gpg"
+GNUPGHOME=$user_gpg gpg --batch --quiet --import "$keyring"
+verify() { (cd "$1" && GNUPGHOME=$user_gpg gpg --batch --verify SHA256SUMS.asc SHA256SUMS 2>&1); }
+echo "gpg --verify SHA256SUMS.asc: $(verify "$published" | grep -E 'Good signature|BAD' || true)"
+check "gpg --verify SHA256SUMS.asc SHA256SUMS passes" verify "$published"
+check "sha256sum -c SHA256SUMS passes ($(wc -l <"$published/SHA256SUMS") files)" bash -c "cd '$published' && sha256sum --quiet -c SHA256SUMS"
+# One flipped byte in a copy: in SHA256SUMS (the signature must fail), in a .deb (its sum must).
+flip() { python3 -c 'import sys; p = sys.argv[1]; b = bytearray(open(p, "rb").read()); b[len(b) // 2] ^= 1; open(p, "wb").write(b)' "$1"; }
+cp -a "$published" "$work/flipped-sums"
+flip "$work/flipped-sums/SHA256SUMS"
+if verify "$work/flipped-sums" >"$work/flipped-sums.log"; then bad "gpg --verify passed a SHA256SUMS with a flipped byte"; else
+    ok "gpg --verify refuses SHA256SUMS with one flipped byte: $(grep -E 'BAD signature' "$work/flipped-sums.log" | head -1)"; fi
+cp -a "$published" "$work/flipped-deb"
+flip "$work/flipped-deb/breeze-agent_${version}_arm64.deb"
+if (cd "$work/flipped-deb" && sha256sum --quiet -c SHA256SUMS) >"$work/flipped-deb.log" 2>&1; then bad "sha256sum -c passed a .deb with a flipped byte"; else
+    ok "sha256sum -c refuses a .deb with one flipped byte: $(grep FAILED "$work/flipped-deb.log" | head -1)"; fi
+spdx_python=$(scripts/py-venv.sh spdx-venv test/release/spdx-requirements.txt "$cache")
+for sbom in "$out"/*.spdx.json; do
+    if "$(dirname "$spdx_python")/pyspdxtools" -i "$sbom" >"$work/spdx.log" 2>&1; then
+        ok "pyspdxtools: $(basename "$sbom") is valid SPDX 2.3 ($(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["packages"]))' "$sbom") packages)"
+    else
+        bad "pyspdxtools: $(basename "$sbom") is not valid:"; head -20 "$work/spdx.log"
+    fi
+done
+
+# 5. The images, from empty storage, as Docker and the Supervisor pull them.
+section "images pulled from the registry"
+mkdir -p "$work/containers"
+printf '[storage]\ndriver = "overlay"\ngraphroot = "%s"\nrunroot = "%s"\n' "$work/containers/storage" "$work/containers/run" >"$storage_conf"
+export CONTAINERS_STORAGE_CONF=$storage_conf
+check "podman storage empty before the pulls ($(podman images -q | wc -l) images)" test -z "$(podman images -q)"
+pulled=(env BREEZE_IMAGE_REGISTRY="$registry" BREEZE_REGISTRY_TLS_VERIFY=false)
+if "${pulled[@]}" scripts/test-image.sh arm64 amd64 >"$work/test-image.log" 2>&1; then
+    ok "the image pulled with --arch arm64 and --arch amd64 ran and published the tree (scripts/test-image.sh)"
+else
+    bad "scripts/test-image.sh against the registry"
+fi
+grep -E '^(ok|FAIL) |^(amd64|arm64): ' "$work/test-image.log" | sed 's/^/  image: /'
+if "${pulled[@]}" scripts/test-addon-image.sh >"$work/test-addon-image.log" 2>&1; then
+    ok "the add-on pulled by config.yaml's name for amd64 and arm64 ran with no options and published the tree (scripts/test-addon-image.sh)"
+else
+    bad "scripts/test-addon-image.sh against the registry"
+    tail -40 "$work/test-addon-image.log"
+fi
+grep -E '^(ok|FAIL) |^(amd64|arm64): ' "$work/test-addon-image.log" | sed 's/^/  add-on: /'
+podman images --format '  {{.Repository}}:{{.Tag}} {{.Digest}} {{.Size}}'
+unset CONTAINERS_STORAGE_CONF
+
+# 6. apt in the four trees.
+section "apt: refusals, install, run ($version)"
+trees=(bookworm-amd64 trixie-amd64 bookworm-arm64 trixie-arm64)
+apt_get=(apt-get -o Debug::NoLocking=1 -y)
+broker_get() { mosquitto_sub -h 127.0.0.1 -p "$1" -t "$2" -C 1 -W 2 --retained-only 2>/dev/null || true; }
+sources() {   # sources ROOT SUITE URL: the deb822 entry docs/installing.md gives
+    printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/breeze-agent-archive-keyring.gpg\n' "$3" "$2" \
+        >"$1/etc/apt/sources.list.d/breeze-agent.sources"
+}
+# A copy of the published repository changed after signing (a line of Release and of InRelease's
+# signed text), and one with the signatures removed.
+cp -a "$work/www/apt" "$work/www/apt-tampered"
+cp -a "$work/www/apt" "$work/www/apt-unsigned"
+for suite in bookworm trixie; do
+    sed -i 's/^Label: breeze-agent$/Label: breeze-agent (changed after signing)/' \
+        "$work/www/apt-tampered/dists/$suite/Release" "$work/www/apt-tampered/dists/$suite/InRelease"
+    rm "$work/www/apt-unsigned/dists/$suite/InRelease" "$work/www/apt-unsigned/dists/$suite/Release.gpg"
+done
+check "the tampered copy differs from the signed text" bash -c "! cmp -s '$work/www/apt/dists/bookworm/InRelease' '$work/www/apt-tampered/dists/bookworm/InRelease'"
+declare -A root
+for name in "${trees[@]}"; do
+    suite=${name%-*} arch=${name#*-}
+    base=$(rootfs_tree "$suite" "$arch")
+    t0=$(date +%s)
+    printf -- '-- %s (Debian %s)\n' "$name" "$(cat "$base/etc/debian_version")"
+    r=$work/$name/root
+    root[$name]=$r
+    mkdir -p "$work/$name/upper" "$work/$name/work" "$r"
+    mount -t overlay overlay -o "lowerdir=$base,upperdir=$work/$name/upper,workdir=$work/$name/work" "$r" && mounts+=("$r")
+    mount -t proc proc "$r/proc" && mounts+=("$r/proc")
+    mount --rbind /dev "$r/dev" && mount --make-rslave "$r/dev" && mounts+=("$r/dev")
+    in_root() { chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
+    # The tree's Debian sources are set aside: the packages' dependencies are in the cached tree,
+    # and apt must find breeze-agent in our repository alone.
+    rm -f "$r/etc/apt/sources.list" "$r"/etc/apt/sources.list.d/*
+    install -D -m 0644 "$keyring" "$r/usr/share/keyrings/breeze-agent-archive-keyring.gpg"
+    if [ "$arch" = amd64 ]; then
+        for bad_repo in apt-tampered apt-unsigned; do
+            sources "$r" "$suite" "http://127.0.0.1:$www_port/$bad_repo"
+            if in_root "${apt_get[@]}" update >"$work/$name.$bad_repo" 2>&1; then
+                bad "$name: apt-get update accepted $bad_repo"
+            else
+                ok "$name: apt refuses $bad_repo: $(grep -E '^(E|W|Err):' "$work/$name.$bad_repo" | grep -v 'Some index files' | head -2 | cut -c1-200 | tr '\n' ' ')"
+            fi
+            check "$name: nothing of $bad_repo was taken (no package list)" bash -c "! ls '$r/var/lib/apt/lists/' | grep -q '$bad_repo.*Packages'"
+            rm -rf "$r"/var/lib/apt/lists/127.0.0.1*
+        done
+    fi
+    sources "$r" "$suite" "$apt_url"
+    if in_root "${apt_get[@]}" update >"$work/$name.update" 2>&1 && in_root "${apt_get[@]}" install breeze-agent >"$work/$name.install" 2>&1; then
+        ok "$name: apt-get update && apt-get install breeze-agent ($(grep -cE '^(Get|Hit):' "$work/$name.update") sources read)"
+    else
+        bad "$name: apt-get update/install failed:"; tail -15 "$work/$name.update" "$work/$name.install" 2>/dev/null
+    fi
+    check "$name: breeze-agent $version installed" bash -c "chroot '$r' dpkg-query -W -f='\${Status} \${Version}' breeze-agent | grep -qx 'install ok installed $version'"
+    check "$name: breeze-agent-render $version came with it (Recommends)" bash -c "chroot '$r' dpkg-query -W -f='\${Status} \${Version}' breeze-agent-render | grep -qx 'install ok installed $version'"
+    check "$name: the installed binary is $arch" bash -c "file -b '$r/usr/bin/breeze-agent' | grep -q '$([ "$arch" = arm64 ] && echo aarch64 || echo x86-64)'"
+    check "$name: service user breeze-agent" in_root getent passwd breeze-agent
+    check "$name: config root:breeze-agent 0640" bash -c "[ \"\$(chroot '$r' stat -c '%U:%G %a' /etc/breeze-agent/config.yaml)\" = 'root:breeze-agent 640' ]"
+    seen_version=$(in_root /usr/bin/breeze-agent --version 2>&1 | head -1 || true)
+    check "$name: breeze-agent --version says $version ($seen_version)" test "$seen_version" = "breeze-agent $version"
+
+    # The unit's ExecStart with --demo (no API keys or network needed: topics under
+    # breeze-demo/), as the service user, against a fresh broker on the host's loopback.
+    mqtt_port=$(scripts/free-port.sh)
+    sed "s/@PORT@/$mqtt_port/" test/mosquitto/test.conf >"$work/$name.mosquitto.conf"
+    mosquitto -c "$work/$name.mosquitto.conf" >"$work/$name.mosquitto.log" 2>&1 &
+    broker=$!
+    pids+=("$broker")
+    wait_port "$mqtt_port" || bad "$name: mosquitto did not start"
+    sed -i -e "s|^  host: localhost |  host: 127.0.0.1 |" -e "s|^  # port: 1883 |  port: $mqtt_port |" "$r/etc/breeze-agent/config.yaml"
+    exec_start=$(sed -n 's/^ExecStart=//p' "$r/lib/systemd/system/breeze-agent.service")
+    read -r -a command <<<"$exec_start"
+    command=("${command[0]}" --demo "${command[@]:1}")
+    mosquitto_sub -h 127.0.0.1 -p "$mqtt_port" -v -t 'breeze-demo/#' >"$work/$name.seen" 2>/dev/null &
+    sub=$!
+    pids+=("$sub")
+    sleep 0.3
+    # Every step execs the next, so $! is the agent's own process and SIGTERM reaches it.
+    chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+        setpriv --reuid=breeze-agent --regid=breeze-agent --init-groups --no-new-privs -- \
+        sh -c 'umask 0077 && exec "$@"' sh "${command[@]}" >"$work/$name.out" 2>"$work/$name.err" &
+    agent=$!
+    pids+=("$agent")
+    for _ in $(seq 1 150); do
+        [ "$(grep -c '^breeze-demo/' "$work/$name.seen" || true)" -gt 50 ] && break
+        sleep 0.2
+    done
+    sleep 1
+    term_at=$(date +%s.%N)
+    kill -TERM "$agent" 2>/dev/null || true
+    set +e
+    timeout 10 tail --pid="$agent" -f /dev/null
+    wait "$agent"
+    rc=$?
+    set -e
+    stop_s=$(awk -v a="$term_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+    sleep 0.3
+    kill "$sub" 2>/dev/null || true
+    topics=$(grep -c '^breeze-demo/' "$work/$name.seen" || true)
+    check "$name: the service published breeze-demo/status online and the demo tree ($topics messages)" \
+        bash -c "grep -q '^breeze-demo/status online' '$work/$name.seen' && [ '$topics' -gt 50 ]"
+    check "$name: SIGTERM -> exit 0 (got $rc) in ${stop_s} s (<= 2 s)" awk -v s="$stop_s" -v rc="$rc" 'BEGIN { exit !(rc == 0 && s <= 2) }'
+    check "$name: offline retained after SIGTERM" test "$(broker_get "$mqtt_port" breeze-demo/status)" = offline
+    if [ "$rc" -ne 0 ]; then head -20 "$work/$name.err"; fi
+    kill "$broker" 2>/dev/null || true
+    wait "$broker" 2>/dev/null || true
+    # What an upgrade must keep: the administrator's edit and the service's state.
+    printf '# edited by the administrator\n' >>"$r/etc/breeze-agent/config.yaml"
+    in_root setpriv --reuid=breeze-agent --regid=breeze-agent --init-groups -- sh -c 'echo kept >/var/lib/breeze-agent/rehearsal-state'
+    check "$name: state written by the service user" test -s "$r/var/lib/breeze-agent/rehearsal-state"
+    echo "   $name: install and run in $(($(date +%s) - t0)) s"
+done
+
+# <v+1>, published over the first: its packages (the conffile changed), its repository.
+section "apt: $next published, upgrade, purge"
+cp config/breeze-agent.example.yaml "$work/config-next.yaml"
+printf '\n# Added in %s (release rehearsal): a changed conffile.\n' "$next" >>"$work/config-next.yaml"
+next_debs=()
+for arch in amd64 arm64; do
+    next_debs+=("$(ARCH=$arch BREEZE_VERSION=$next BREEZE_DEB_CONFIG=$work/config-next.yaml scripts/deb.sh)")
+    next_debs+=("$(ARCH=$arch BREEZE_VERSION=$next scripts/deb-render.sh)")
+done
+scripts/apt-repo.sh "$work/next/$next/apt" "$fpr" "${next_debs[@]}"
+if PUBLISH_IMAGES=0 "${publish[@]}" "$work/next/$next"; then ok "$next's repository published over $version's"; else bad "publishing $next"; fi
+for name in "${trees[@]}"; do
+    suite=${name%-*} arch=${name#*-} r=${root[$name]}
+    t0=$(date +%s)
+    if in_root "${apt_get[@]}" update >"$work/$name.update2" 2>&1 \
+        && in_root "${apt_get[@]}" -o Dpkg::Options::=--force-confold upgrade >"$work/$name.upgrade" 2>&1; then
+        ok "$name: apt-get update && apt-get upgrade ($(grep -cE '^(Get|Unpacking)' "$work/$name.upgrade") steps)"
+    else
+        bad "$name: upgrade failed:"; tail -15 "$work/$name.update2" "$work/$name.upgrade"
+    fi
+    check "$name: breeze-agent and breeze-agent-render $next installed" bash -c \
+        "[ \"\$(chroot '$r' dpkg-query -W -f='\${Version} ' breeze-agent breeze-agent-render)\" = '$next $next ' ]"
+    check "$name: the edited config kept" grep -q 'edited by the administrator' "$r/etc/breeze-agent/config.yaml"
+    check "$name: the state kept" grep -qx kept "$r/var/lib/breeze-agent/rehearsal-state"
+    check "$name: the package's new config offered beside it (config.yaml.dpkg-dist)" grep -q "Added in $next" "$r/etc/breeze-agent/config.yaml.dpkg-dist"
+    if in_root "${apt_get[@]}" purge breeze-agent breeze-agent-render >"$work/$name.purge" 2>&1; then ok "$name: purge"; else
+        bad "$name: purge failed"; tail -15 "$work/$name.purge"; fi
+    check "$name: /etc/breeze-agent and /var/lib/breeze-agent gone, the helper gone" bash -c \
+        "[ ! -e '$r/etc/breeze-agent' ] && [ ! -e '$r/var/lib/breeze-agent' ] && [ ! -e '$r/usr/libexec/breeze-agent/breeze-agent-render' ]"
+    echo "   $name: upgrade and purge in $(($(date +%s) - t0)) s"
+done
+section done
+
+printf '\n== summary\n'
+printf '  %s\n' "${timings[@]}"
+echo "test-release: $version (then $next) rehearsed: checks $passes passed, $failures failed in $(($(date +%s) - t_all)) s"
+[ "$failures" -eq 0 ]
