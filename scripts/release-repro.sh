@@ -7,7 +7,8 @@
 # Signatures, the apt repository's Release files (reprepro dates them) and SHA256SUMS are not
 # compared: they are made from those and the key. Where a file differs, diffoscope (Debian's
 # diffoscope-minimal) writes what differs to build/release-repro/<file>.diff.txt and the first
-# lines are printed. Uncommitted changes are not in the clones: the commit is what is checked.
+# lines are printed; both release folders stay in build/release-repro/{first,second}/.
+# Uncommitted changes are not in the clones: the commit is what is checked.
 # Needs root (as make release). Exits 1 if anything differs. Takes two cold release builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +36,10 @@ for run in first second; do
     echo "release-repro: $run build in $clone (started $(date -u +%H:%M:%S))" >&2
     (cd "$clone" && BREEZE_RELEASE_KEY=$work/key.asc scripts/release.sh >"$report/$run.log" 2>&1) \
         || { tail -20 "$report/$run.log" >&2; echo "release-repro: make release failed in the $run clone" >&2; exit 1; }
-    out[$run]=$clone/build/release/$version
+    # The two outputs are kept (build/release-repro/<run>/), the clones and their builds are not.
+    mv "$clone/build/release/$version" "$report/$run"
+    out[$run]=$report/$run
+    rm -rf "$clone"
     echo "release-repro: $run build done in $(($(date +%s) - t0)) s" >&2
 done
 
@@ -61,7 +65,7 @@ for archive in "$a"/*.oci.tar; do
     la=$(blobs "$archive" "$work/blobs-a/$name") lb=$(blobs "$b/$name" "$work/blobs-b/$name")
     if [ "$la" != "$lb" ]; then
         echo "release-repro: $name: the blob sets differ (digests of one run missing in the other)"
-        diff <(echo "$la") <(echo "$lb") | head -10 | sed 's/^/    /'
+        { diff <(echo "$la") <(echo "$lb") || true; } | head -10 | sed 's/^/    /'
     fi
     for digest in $la; do
         [ -f "$work/blobs-b/$name/blobs/sha256/$digest" ] || continue
