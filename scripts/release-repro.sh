@@ -9,7 +9,8 @@
 # diffoscope-minimal) writes what differs to build/release-repro/<file>.diff.txt and the first
 # lines are printed; both release folders stay in build/release-repro/{first,second}/.
 # Uncommitted changes are not in the clones: the commit is what is checked.
-# Needs root (as make release). Exits 1 if anything differs. Takes two cold release builds.
+# Needs root (as make release). Exits 1 if anything differs. Takes two cold release builds;
+# `scripts/release-repro.sh --compare` compares the kept folders again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "release-repro: run as root (as make release)" >&2; exit 1; }
@@ -18,7 +19,10 @@ scripts/deps.sh diffoscope-minimal gnupg git >&2
 commit=$(git rev-parse HEAD)
 version=$(tr -d '[:space:]' <VERSION)
 report=$PWD/build/release-repro
-rm -rf "$report"
+# --compare: compare the two release folders a previous run kept, without building again.
+compare_only=0
+[ "${1:-}" != --compare ] || compare_only=1
+if [ "$compare_only" = 0 ]; then rm -rf "$report"; fi
 mkdir -p "$report"
 work=$(mktemp -d /tmp/breeze-release-repro.XXXXXX)
 export GNUPGHOME=$work/gnupg
@@ -29,6 +33,8 @@ gpg --batch --quiet --passphrase '' --quick-gen-key "breeze-agent reproducibilit
 gpg --batch --armor --export-secret-keys >"$work/key.asc"
 declare -A out
 for run in first second; do
+    out[$run]=$report/$run
+    [ "$compare_only" = 0 ] || continue
     t0=$(date +%s)
     git clone --quiet --no-local "$PWD" "$work/$run-$RANDOM/breeze-agent"
     clone=$(echo "$work/$run"-*/breeze-agent)
@@ -47,13 +53,14 @@ done
 blobs() { mkdir -p "$2" && tar -xf "$1" -C "$2" blobs && (cd "$2/blobs/sha256" && ls | LC_ALL=C sort); }
 same=0
 different=0
-compare() {   # compare LABEL FILE_A FILE_B
+compare() {   # compare LABEL FILE_A FILE_B [nodiffoscope]
     if cmp -s "$2" "$3"; then
         same=$((same + 1))
         echo "release-repro: identical  $1 ($(sha256sum <"$2" | cut -c1-16))"
     else
         different=$((different + 1))
         echo "release-repro: DIFFERENT  $1"
+        [ -z "${4:-}" ] || return 0
         diffoscope --text "$report/$(basename "$1").diff.txt" --max-report-size 2000000 "$2" "$3" >/dev/null 2>&1 || true
         head -60 "$report/$(basename "$1").diff.txt" 2>/dev/null | sed 's/^/    /'
     fi
@@ -71,7 +78,28 @@ for archive in "$a"/*.oci.tar; do
         [ -f "$work/blobs-b/$name/blobs/sha256/$digest" ] || continue
         compare "$name:${digest:0:12}" "$work/blobs-a/$name/blobs/sha256/$digest" "$work/blobs-b/$name/blobs/sha256/$digest"
     done
-    compare "$name" "$archive" "$b/$name"
+    compare "$name" "$archive" "$b/$name" nodiffoscope
+    # Which files of the image's layer differ (the layers are the binary plus its closure).
+    python3 - "$archive" "$b/$name" <<'PY' || true
+import gzip, hashlib, io, json, sys, tarfile
+def entries(path):
+    out, t = {}, tarfile.open(path)
+    blob = lambda d: t.extractfile("blobs/sha256/" + d["digest"].split(":")[1]).read()
+    top = json.loads(t.extractfile("index.json").read())["manifests"][0]
+    manifest = json.loads(blob(top))
+    if "layers" not in manifest:   # an index: its images' layers are compared under their own archives
+        return None
+    for layer in manifest["layers"]:
+        lt = tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob(layer))))
+        for m in lt.getmembers():
+            data = lt.extractfile(m).read() if m.isreg() else b""
+            out[m.name] = (m.mode, m.uid, m.gid, m.mtime, m.size, hashlib.sha256(data).hexdigest())
+    return out
+a, b = entries(sys.argv[1]), entries(sys.argv[2])
+if a is not None and a != b:
+    names = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    print(f"    layer entries that differ ({len(names)} of {len(a)}): {' '.join(names[:20])}")
+PY
 done
 echo "release-repro: commit ${commit:0:12}, version $version: $same identical, $different different (reports in $report)"
 [ "$different" -eq 0 ]
