@@ -219,7 +219,8 @@ for name in "${trees[@]}"; do
             if in_root "${apt_get[@]}" update >"$work/$name.$bad_repo" 2>&1; then
                 bad "$name: apt-get update accepted $bad_repo"
             else
-                ok "$name: apt refuses $bad_repo: $(grep -E '^(E|W|Err):' "$work/$name.$bad_repo" | grep -v 'Some index files' | head -2 | cut -c1-200 | tr '\n' ' ')"
+                # apt's own words (apt 3.0's sqv message spans lines), squeezed onto one line.
+                ok "$name: apt refuses $bad_repo: $(grep -v -e 'Some index files' -e '^Reading' "$work/$name.$bad_repo" | grep -A3 -E '^(E|W):' | tr -s '[:space:]' ' ' | cut -c1-400)"
             fi
             check "$name: nothing of $bad_repo was taken (no package list)" bash -c "! ls '$r/var/lib/apt/lists/' | grep -q '$bad_repo.*Packages'"
             rm -rf "$r"/var/lib/apt/lists/127.0.0.1*
