@@ -38,15 +38,46 @@ public final class HTTPClient: Sendable {
         self.init(userAgent: HTTPClient.userAgent(version: version), caFile: caFile, maxConcurrent: maxConcurrent)
     }
 
-    public init(userAgent: String, caFile: String? = nil, maxConcurrent: Int = 4) {
+    public convenience init(userAgent: String, caFile: String? = nil, maxConcurrent: Int = 4) {
+        self.init(userAgent: userAgent, caFile: caFile, maxConcurrent: maxConcurrent, teardownHookForTesting: nil)
+    }
+
+    /// The same, with `teardownHookForTesting` run by the HTTP thread as the last step of its
+    /// teardown (after `curl_multi_cleanup`).
+    init(
+        userAgent: String, caFile: String? = nil, maxConcurrent: Int = 4,
+        teardownHookForTesting: (@Sendable () -> Void)?
+    ) {
         self.userAgent = userAgent
         self.caFile = caFile
         self.maxConcurrent = min(max(1, maxConcurrent), Self.maximumConcurrency)
-        self.driver = MultiDriver(userAgent: userAgent, caFile: caFile, maxConcurrent: self.maxConcurrent)
+        self.driver = MultiDriver(
+            userAgent: userAgent, caFile: caFile, maxConcurrent: self.maxConcurrent,
+            teardownHookForTesting: teardownHookForTesting)
     }
 
+    /// Asks the HTTP thread to end; it may still be cleaning up when the client is gone. A
+    /// process that is about to exit calls ``shutDown()`` instead.
     deinit {
         driver.shutDown()
+    }
+
+    /// Ends the client's HTTP thread and returns once it has exited: every queued or running
+    /// request fails as cancelled, curl's handles are cleaned up, and no thread of this client
+    /// runs libcurl or OpenSSL code any more. Requests made afterwards fail as cancelled.
+    ///
+    /// Call it before the process exits: `exit` runs OpenSSL's atexit clean-up, and a thread
+    /// still tearing down its transfers then used freed memory (issue 40: the emulated agent's
+    /// `once` died of SIGSEGV or a glibc heap abort after its last line).
+    public func shutDown() async {
+        let driver = self.driver
+        // `pthread_join` blocks: on a queue of its own, never on the cooperative pool.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue(label: "breeze.http.shutdown").async {
+                driver.shutDownAndWait()
+                continuation.resume()
+            }
+        }
     }
 
     /// The product `User-Agent` for `version`; APIs ask that clients be identifiable.

@@ -93,9 +93,19 @@ final class MultiDriver: Sendable {
     /// Set when the driver thread could not be started: requests fail with it instead of
     /// waiting in a queue nobody serves.
     private let threadError = Mutex<CurlError?>(nil)
+    /// The driver thread until ``shutDownAndWait()`` joins it (the lock is held while joining,
+    /// so a second caller also returns only once it has exited); a driver released without
+    /// that detaches it.
+    private let thread = Mutex<pthread_t?>(nil)
+    /// Called by the driver thread as the last step of its teardown; the tests' way to make
+    /// that teardown slow.
+    let teardownHookForTesting: (@Sendable () -> Void)?
 
-    init(userAgent: String, caFile: String?, maxConcurrent: Int) {
+    init(
+        userAgent: String, caFile: String?, maxConcurrent: Int, teardownHookForTesting: (@Sendable () -> Void)? = nil
+    ) {
         self.maxConcurrent = maxConcurrent
+        self.teardownHookForTesting = teardownHookForTesting
         guard let raw = curl_multi_init() else {
             self.multi = nil
             self.setupError = CurlError(
@@ -118,7 +128,7 @@ final class MultiDriver: Sendable {
                 return nil
             }, Unmanaged.passRetained(loop).toOpaque())
         if started == 0 {
-            pthread_detach(thread)
+            self.thread.withLock { $0 = thread }
         } else {
             threadError.withLock {
                 $0 = CurlError(
@@ -138,30 +148,67 @@ final class MultiDriver: Sendable {
             pending.finish(.failure(error))
             return
         }
+        // Every wake-up is sent under the inbox lock and only before `stopping` is set: the
+        // thread cleans the multi handle up only after it has seen `stopping` under that lock,
+        // so no wake-up can reach a handle already freed.
         let accepted = inbox.withLock { inbox -> Bool in
             guard !inbox.stopping else { return false }
             inbox.submitted.append(pending)
+            _ = curl_multi_wakeup(multi.raw)
             return true
         }
         guard accepted else {
             pending.finish(.failure(PendingRequest.cancelledError))
             return
         }
-        _ = curl_multi_wakeup(multi.raw)
     }
 
     /// Asks the thread to drop `pending` (queued or running).
     func cancel(_ pending: PendingRequest) {
         guard let multi else { return }
-        inbox.withLock { $0.cancelled.append(pending) }
-        _ = curl_multi_wakeup(multi.raw)
+        inbox.withLock { inbox in
+            guard !inbox.stopping else { return }
+            inbox.cancelled.append(pending)
+            _ = curl_multi_wakeup(multi.raw)
+        }
     }
 
-    /// Ends the thread: everything queued or running fails as cancelled.
+    /// Asks the thread to end (it does not wait for that): everything queued or running fails
+    /// as cancelled. Idempotent.
     func shutDown() {
         guard let multi else { return }
-        inbox.withLock { $0.stopping = true }
-        _ = curl_multi_wakeup(multi.raw)
+        inbox.withLock { inbox in
+            guard !inbox.stopping else { return }
+            inbox.stopping = true
+            _ = curl_multi_wakeup(multi.raw)
+        }
+    }
+
+    /// Ends the thread and returns once it has exited (`pthread_join`): its transfers failed as
+    /// cancelled, curl's handles cleaned up, and the thread's own OpenSSL state released by its
+    /// thread-exit destructors. Blocks; idempotent.
+    ///
+    /// Whoever exits the process calls this first. `exit` runs OpenSSL's atexit handler
+    /// (`OPENSSL_cleanup`), which frees the library's global state; a thread still in
+    /// `curl_multi_cleanup` or in OpenSSL's thread-exit destructor at that moment used freed
+    /// memory: under qemu-user the agent's `once` died of SIGSEGV, or of SIGABRT from glibc
+    /// ("double free or corruption", "malloc_consolidate(): unaligned fastbin chunk"), after its
+    /// last log line (issue 40).
+    func shutDownAndWait() {
+        shutDown()
+        thread.withLock { thread in
+            guard let running = thread else { return }
+            pthread_join(running, nil)
+            thread = nil
+        }
+    }
+
+    deinit {
+        // Released without ``shutDownAndWait()`` (a client dropped; it asked the thread to end):
+        // nobody will join the thread, which ends by itself. This can run on that very thread.
+        thread.withLock { thread in
+            if let running = thread { pthread_detach(running) }
+        }
     }
 
     fileprivate func takeInbox() -> (submitted: [PendingRequest], cancelled: [PendingRequest], stopping: Bool) {
@@ -235,6 +282,7 @@ private final class DriverLoop {
         queue.removeAll()
         idle.removeAll()
         _ = curl_multi_cleanup(multi)
+        driver.teardownHookForTesting?()
     }
 
     private func cancel(_ pending: PendingRequest) {

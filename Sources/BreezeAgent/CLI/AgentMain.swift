@@ -11,6 +11,7 @@
 
 import BreezeConfig
 import BreezeCore
+import BreezeHTTP
 import BreezeMQTT
 
 #if canImport(Glibc)
@@ -90,22 +91,26 @@ public enum AgentMain {
                 "demo: bundled sample data (not real measurements), prefix \(config.mqtt.topicPrefix), no discovery")
         }
         let agent = Agent(config: config, log: log, store: store, http: http, demo: invocation.demo)
-
+        let code: Int32
         switch invocation.command {
         case .print:
-            return await agent.printTree()
+            code = await agent.printTree()
         case .once, .run:
-            let client: MQTTClient
             do {
-                client = try MQTTClient(mqttConfiguration(config, once: invocation.command == .once))
+                let client = try MQTTClient(mqttConfiguration(config, once: invocation.command == .once))
+                code = invocation.command == .once ? await agent.once(client: client) : await agent.run(client: client)
             } catch {
                 printError("breeze-agent: configuration error: mqtt: \(error)")
-                return Invocation.ExitCode.configuration
+                code = Invocation.ExitCode.configuration
             }
-            return invocation.command == .once ? await agent.once(client: client) : await agent.run(client: client)
         case .checkConfig, .addon:
-            return Invocation.ExitCode.success
+            code = Invocation.ExitCode.success
         }
+        // The caller exits the process next: no HTTP thread may still be running then (the
+        // fetchers' client, the OpenEPaperLink uploader), see ``HTTPClient/shutDown()``.
+        await agent.uploader?.shutDown()
+        await http.shutDown()
+        return code
     }
 
     /// TEST-ONLY: `BREEZE_TEST_HTTP_TIMEOUT` (whole seconds, 1…30) shortens curl's total timeout

@@ -39,4 +39,8 @@ public struct CurlFetcher: HTTPFetching {
             .map { Int($0.components.seconds) }
         return FetchedResponse(status: response.status, body: response.body, retryAfterSeconds: retryAfter)
     }
+
+    public func shutDown() async {
+        await client.shutDown()
+    }
 }

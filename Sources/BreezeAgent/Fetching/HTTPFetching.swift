@@ -36,4 +36,13 @@ public protocol HTTPFetching: Sendable {
     func get(
         _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
     ) async throws(CurlError) -> FetchedResponse
+
+    /// Ends what the fetcher runs on threads of its own and returns once they have exited; the
+    /// agent calls it before the process exits (``HTTPClient/shutDown()``). Requests made
+    /// afterwards fail. The default does nothing: a fetcher without threads.
+    func shutDown() async
+}
+
+extension HTTPFetching {
+    public func shutDown() async {}
 }
