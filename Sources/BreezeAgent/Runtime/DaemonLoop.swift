@@ -17,7 +17,10 @@ import BreezeMQTT
     import Glibc
 #endif
 
-/// `run`: the daemon's event loop. It only performs: every decision is ``DaemonState``'s.
+/// `run`: the daemon's event loop. It performs ``DaemonState``'s actions; what it still decides
+/// itself (issue 36, not moved yet): the shutdown's announcement clear and `offline`, `once`'s
+/// protocol-fallback warning, one outcome waiter at a time, and at the start it performs only
+/// the `setScope` and `handover` actions of `start`, `beginHandover` and `holdRemovedLocations`.
 ///
 /// Events (MQTT, signals, the timer, finished fetches, the re-discovery delay) arrive on one
 /// stream and are handled in arrival order by this task. Fetches and the re-discovery delay

@@ -206,8 +206,9 @@ struct DaemonState {
     ) {
         self.config = config
         self.demo = demo
+        let layout = config.topicLayout
         self.context = SinkContext(
-            config: config, layout: config.topicLayout, discoveryEnabled: config.homeAssistant.discovery && !demo)
+            config: config, layout: layout, discoveryEnabled: config.homeAssistant.discovery && !demo)
         self.sinks = Sinks.all(for: context)
         self.presence = Presence(
             broker: "\(config.mqtt.host):\(config.mqtt.port)", discoveryEnabled: context.discoveryEnabled)
@@ -216,11 +217,11 @@ struct DaemonState {
         self.planner = FetchPlanner(locations: locations.count, settings: config)
         self.calls = CallLedger(stored: storedCalls, perMinuteOverride: config.endpointsMaxCallsPerMinute)
         self.random = SplitMix64(seed: seed)
-        self.images = ImagePipeline(config: config, locations: locations, layout: config.topicLayout)
+        self.images = ImagePipeline(config: config, locations: locations, layout: layout)
         self.commandLimits = CommandLimits(locations: locations.count)
         var instance = SplitMix64(seed: seed ^ 0x9e37_79b9_7f4a_7c15)
         self.identity = IdentityGuard(
-            topic: config.topicLayout.agent, clientID: config.mqtt.clientID,
+            topic: layout.agent, clientID: config.mqtt.clientID,
             instance: String(instance.next(), radix: 16), started: 0)
     }
 

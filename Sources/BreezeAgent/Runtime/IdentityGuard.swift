@@ -311,16 +311,14 @@ extension DaemonState {
         guard config.shard == nil else { return [] }
         let configured = Set(config.locations.map(\.id))
         let configs = Set(config.locations.map { layout.location($0.id).deviceConfig })
-        let reserved = Set(["status", "diagnostics", "agent"])
         var ids = Set<String>()
         var scopes = Set<String>()
         for topic in published.keys {
-            if let level = layout.locationLevel(of: topic), !level.isEmpty, level.endIndex < topic.endIndex {
-                let id = String(level)
-                guard !configured.contains(id), !reserved.contains(id) else { continue }
+            if let id = layout.locationID(of: topic) {
+                guard !configured.contains(id), !TopicLayout.reservedLevels.contains(Substring(id)) else { continue }
                 ids.insert(id)
                 scopes.insert(layout.location(id).base)
-            } else if topic.hasPrefix(layout.deviceConfigs), topic.hasSuffix("/config"), !configs.contains(topic) {
+            } else if layout.isDeviceConfig(topic), !configs.contains(topic) {
                 scopes.insert(topic)
             }
         }

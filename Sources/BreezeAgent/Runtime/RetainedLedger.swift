@@ -251,7 +251,7 @@ struct RetainedLedger: Sendable {
                 // listed: full passes skip every topic of a settled scope.
                 for group in publishedGroups(under: scope) {
                     for (topic, payload) in group.payloads
-                    where Self.belongs(topic, to: scope) && pendingClears[topic] == nil
+                    where TopicLayout.contains(topic, under: scope) && pendingClears[topic] == nil
                         && innermostScope(of: topic) == scope
                     {
                         wanted.payloads[topic] = payload
@@ -261,7 +261,7 @@ struct RetainedLedger: Sendable {
                 continue
             }
             for group in publishedGroups(under: scope) {
-                for (topic, digest) in group.digests where Self.belongs(topic, to: scope) {
+                for (topic, digest) in group.digests where TopicLayout.contains(topic, under: scope) {
                     // A topic is kept by the innermost scope that contains it: under a kept
                     // `<p>/<loc>/climate`, the topics of its own `…/climate/stripes` scope are
                     // that scope's to publish or clear, not climate's to keep.
@@ -276,10 +276,6 @@ struct RetainedLedger: Sendable {
             result[scope] = wanted
         }
         return result
-    }
-
-    static func belongs(_ topic: String, to scope: String) -> Bool {
-        topic == scope || (topic.hasPrefix(scope) && topic.utf8.dropFirst(scope.utf8.count).first == UInt8(ascii: "/"))
     }
 
     // MARK: a flush
@@ -333,7 +329,7 @@ struct RetainedLedger: Sendable {
         var gone: [String] = []
         let heldScopes = held
         func isHeld(_ topic: String) -> Bool {
-            !heldScopes.isEmpty && heldScopes.contains { Self.belongs(topic, to: $0) }
+            !heldScopes.isEmpty && heldScopes.contains { TopicLayout.contains(topic, under: $0) }
         }
         if full {
             for group in published.values {
@@ -348,8 +344,8 @@ struct RetainedLedger: Sendable {
             for scope in byScope.keys {
                 for group in publishedGroups(under: scope) {
                     for topic in group.digests.keys
-                    where Self.belongs(topic, to: scope) && wantedPayloads[topic] == nil && !kept.contains(topic)
-                        && innermostScope(of: topic) == scope && !isHeld(topic)
+                    where TopicLayout.contains(topic, under: scope) && wantedPayloads[topic] == nil
+                        && !kept.contains(topic) && innermostScope(of: topic) == scope && !isHeld(topic)
                     {
                         gone.append(topic)
                     }
