@@ -83,7 +83,7 @@ extension Agent {
                 return Invocation.ExitCode.unavailable
             }
         case .print:
-            for index in state.locations.indices { restoreStoredStripes(index) }
+            restoreStoredResponses(only: .stripes)
             state.startOneShot(.print, now: startTime.now)
         }
 
@@ -250,7 +250,7 @@ extension Agent {
         publisher: RetainedPublisher, client: any BrokerConnection, at startTime: DaemonTime,
         http: inout AgentHTTPServer?
     ) -> Bool {
-        restoreStoredResponses(now: startTime.now)
+        restoreStoredResponses()
         for case .setScope(let scope) in performLogsAndWrites(state.start(at: startTime)) {
             publisher.set(scope: scope.prefix, scope.tree)
         }
@@ -297,6 +297,6 @@ extension Agent {
         for case .handover(let step) in performLogsAndWrites(state.beginHandover(published: publisher.published)) {
             publisher.perform(step)
         }
-        restoreStoredResponses(now: time().now)
+        restoreStoredResponses()
     }
 }

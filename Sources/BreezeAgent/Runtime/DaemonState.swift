@@ -63,6 +63,9 @@ enum DaemonEvent: Sendable {
     case flushed(sent: Int, clearsPending: Bool)
     /// `once`: the broker's outcomes asked for by ``DaemonAction/awaitOutcomes(timeout:)``.
     case outcomes(PublishOutcomes)
+    /// At start (`once`: when prepared), the stored responses of a location the loop read from
+    /// `state_dir` (``DaemonState/storedResponseNames(_:)``): restored by their sources' rules.
+    case restored(location: Int, [RestoredResponse])
 }
 
 /// A write to `state_dir`.
@@ -148,9 +151,12 @@ enum DaemonAction: Sendable {
 /// uploads), ``FetchTracker`` (fetches in flight and the stuck-fetch watchdog),
 /// ``FetchPlanner`` (every location's schedules: the start spread, which fetches are due,
 /// `refresh`, the due times; its pass over the schedules also finds the watchdog's deadline);
-/// ``CommandIntent`` routes a command message. What a due fetch asks for (``begin(_:now:)``:
-/// the pollen source, the Google cap, the counts; ``pace(_:now:)``), applying its outcome, and
-/// the sinks' views are still its own.
+/// ``CommandIntent`` routes a command message. What a due fetch asks for, what its outcome and
+/// a stored response do, are each source's rules (``SourceRules``: ``PollenRules``,
+/// ``ClimateRules``, ``StripesRules``, ``AirRules``), routed by ``begin(_:now:)``,
+/// ``apply(_:_:now:)`` and ``DaemonEvent/restored(location:_:)``, with one failure path
+/// (``applyFailure(_:_:now:)``). The pacing (``pace(_:now:)``) and the sinks' views are still
+/// its own.
 struct DaemonState {
     /// Largest payload of any message the agent subscribes to (commands, births, device status,
     /// and a shard's own retained topics it watches at a handover, whose discovery configs run to
@@ -167,7 +173,8 @@ struct DaemonState {
     /// Calls per location and day, Open-Meteo's weighted calls and pacing, when the counts are
     /// saved (CallLedger.swift).
     var calls: CallLedger
-    private(set) var diagnostics = DiagnosticsCounters()
+    /// Fetch counters per source; the sources' rules count their outcomes (SourceRules.swift).
+    var diagnostics = DiagnosticsCounters()
     /// Fetches asked for and not reported back yet, and the watchdog (FetchTracker.swift).
     var fetches = FetchTracker()
     /// When each source of each location is fetched: the schedules, the start spread, due
@@ -252,6 +259,8 @@ struct DaemonState {
             for index in locations.indices { locations[index].rebuildAt = .min }
         }
         lastEventAt = now
+        // Before any fetch, in every mode: only the state changes (and what is logged).
+        if case .restored(let index, let responses) = event { return restore(index, responses, now: now) }
         if oneShot != nil { return handleOneShot(event, at: time) }
         var actions: [DaemonAction] = []
         switch event {
@@ -305,8 +314,8 @@ struct DaemonState {
             actions += applyRendered(key, outcome, now: now)
         case .uploaded(let index, let outcome):
             actions += applyUploaded(index, outcome, now: now)
-        case .prepared, .flushed, .outcomes:
-            break  // one-shot only
+        case .prepared, .flushed, .outcomes, .restored:
+            break  // one-shot only; restored above
         }
         if !stopping { actions += imageActions(after: event, now: now) }
         return actions
@@ -567,287 +576,14 @@ struct DaemonState {
 
     func schedule(_ key: FetchKey) -> FetchSchedule { planner[key] }
 
-    /// Prepares a fetch: picks the pollen source, applies the daily Google cap (nil when capped,
-    /// with the source due again after local midnight), counts the call and marks it started.
-    mutating func begin(_ key: FetchKey, now: Int64) -> (FetchRequest?, [DaemonAction]) {
-        let index = key.location
-        let location = locations[index].config
-        var actions: [DaemonAction] = []
-        switch key.kind {
-        case .pollen:
-            let source = config.pollen.source(googleRejected: locations[index].googleRejected)
-            if source == .google && !demo {
-                guard callsToday(index, .google, now: now) < config.pollen.maxCallsPerDay else {
-                    if locations[index].slots.pollen.notice != .dailyCap {
-                        actions.append(
-                            .log(
-                                .warning,
-                                "pollen[\(location.id)]: daily Google call cap reached (pollen.max_calls_per_day = \(config.pollen.maxCallsPerDay)); next call after local midnight"
-                            ))
-                        locations[index].slots.pollen.notice = .dailyCap
-                    }
-                    planner.schedules[index].pollen.due(at: locations[index].nextMidnight(after: now))
-                    return (nil, actions)
-                }
-            }
-            countCall(index, source == .google ? .google : .openMeteo, now: now)
-            if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            planner.schedules[index].pollen.started(at: now)
-            return (.pollen(location, source, now: now), actions)
-        case .climate:
-            countCall(index, .openMeteo, now: now)
-            if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            planner.schedules[index].climate.started(at: now)
-            return (.climate(location, today: locations[index].today(at: now), now: now), actions)
-        case .stripes:
-            // Checked daily; fetched only when due (``stripesYears(_:now:)``).
-            guard let (firstYear, lastYear) = stripesYears(index, now: now),
-                let request = openMeteoRequest(key, now: now)
-            else {
-                planner.schedules[index].stripes.due(
-                    at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-                return (nil, [])
-            }
-            countCall(index, .openMeteo, now: now)
-            calls.count(request, now: now)
-            actions.append(
-                .log(
-                    .info,
-                    "stripes[\(location.id)]: fetching \(firstYear)–\(lastYear) from the archive (\(request.weight) weighted Open-Meteo calls, once a year)"
-                ))
-            planner.schedules[index].stripes.started(at: now)
-            return (.stripes(location, firstYear: firstYear, lastYear: lastYear, now: now), actions)
-        case .air:
-            countCall(index, .openMeteo, now: now)
-            if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            planner.schedules[index].air.started(at: now)
-            return (.air(location, now: now), actions)
-        }
-    }
-
     /// This installation's day in the 10–31 January refetch window for a location: stable across
     /// restarts (the MQTT client id defaults to `breeze-agent-<hostname>`), different per hub.
     func stripesSpread(_ index: Int) -> Int {
         StripesRequest.spread(seed: config.mqtt.clientID + "/" + locations[index].config.id)
     }
 
-    /// Applies a finished fetch to the state (SPEC §5): new data, or stale old data and a retry.
-    mutating func apply(_ key: FetchKey, _ outcome: FetchOutcome, now: Int64) -> [DaemonAction] {
-        switch outcome {
-        case .pollen(let result): return applyPollen(key.location, result, now: now)
-        case .climate(let result): return applyClimate(key.location, result, now: now)
-        case .stripes(let result): return applyStripes(key.location, result, now: now)
-        case .air(let result): return applyAir(key.location, result, now: now)
-        }
-    }
-
     /// Whether the location has usable data of a kind (fresh or stored).
     func hasData(_ key: FetchKey) -> Bool { locations[key.location].slots.status(key.kind).hasData }
-
-    private mutating func applyPollen(_ index: Int, _ result: PollenFetchResult, now: Int64) -> [DaemonAction] {
-        let id = locations[index].config.id
-        let source = result.source
-        switch result.outcome {
-        case .report(let report):
-            locations[index].slots.pollen.received(.report(report, fetchedAt: result.fetchedAt))
-            locations[index].slots.pollen.notice = nil
-            planner.schedules[index].pollen.succeeded(at: now, jitter: random.fraction())
-            diagnostics.success(source.diagnosticsKey, at: now)
-            // The response is stored first: nothing performed after it can lose it.
-            return [
-                .store(
-                    .response(
-                        .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
-                        location: id, source: source.storeName))
-            ] + report.warnings.map { .log(.warning, "pollen[\(id)]: \($0)") } + [
-                .log(.info, "pollen[\(id)]: fetched from \(source.rawValue) (\(report.days.count) days)")
-            ]
-        case .unsupportedLocation(let message):
-            locations[index].slots.pollen.received(.unsupported(message: message))
-            planner.schedules[index].pollen.succeeded(at: now, jitter: random.fraction())
-            diagnostics.success(source.diagnosticsKey, at: now)
-            var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
-            if locations[index].slots.pollen.notice != .unsupported {
-                if source == .openMeteo {
-                    actions.append(
-                        .log(
-                            .warning,
-                            "pollen[\(id)]: no key-free pollen here (\(message)); Open-Meteo covers Europe only — set pollen.api_key for Google pollen; climate keeps running"
-                        ))
-                } else {
-                    actions.append(
-                        .log(
-                            .warning,
-                            "pollen[\(id)]: Google has no pollen for this location (\(message)); pollen topics cleared")
-                    )
-                }
-                locations[index].slots.pollen.notice = .unsupported
-            }
-            return actions
-        case .keyRejected(let message):
-            diagnostics.failure(PollenSource.google.diagnosticsKey, at: now, message: message)
-            if config.pollen.source == .auto {
-                locations[index].googleRejected = true
-                planner.schedules[index].pollen.due(at: now)
-                return [
-                    .log(
-                        .error,
-                        "pollen[\(id)]: Google rejected the API key (\(message)); using key-free Open-Meteo instead"
-                    )
-                ]
-            }
-            planner.schedules[index].pollen.keyRejected(at: now)
-            locations[index].slots.pollen.failed()
-            return [
-                .log(
-                    .error,
-                    "pollen[\(id)]: Google rejected the API key (\(message)); not retrying for 24 h — fix pollen.api_key"
-                )
-            ]
-        case .failed(let message):
-            locations[index].slots.pollen.failed()
-            let delay = planner.schedules[index].pollen.failed(
-                at: now, retryAfter: result.retryAfter, jitter: random.fraction())
-            diagnostics.failure(source.diagnosticsKey, at: now, message: message)
-            return [
-                .log(.warning, "pollen[\(id)]: fetch from \(source.rawValue) failed: \(message); retry in \(delay) s")
-            ]
-        }
-    }
-
-    private mutating func applyClimate(_ index: Int, _ result: ClimateFetchResult, now: Int64) -> [DaemonAction] {
-        let id = locations[index].config.id
-        switch result {
-        case .trend(let trend, let bodies, let fetchedAt):
-            locations[index].slots.climate.received(.init(trend: trend, fetchedAt: fetchedAt))
-            planner.schedules[index].climate.due(
-                at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-            diagnostics.success(SourceKind.climate.traits.diagnosticsKey, at: now)
-            return [
-                .store(.climateResponse(bodies, fetchedAt: fetchedAt, location: id)),
-                .log(.info, "climate[\(id)]: fetched \(trend.points.count) years for \(trend.date)"),
-            ]
-        case .failed(let message, let retryAfter):
-            locations[index].slots.climate.failed()
-            let delay = planner.schedules[index].climate.failed(
-                at: now, retryAfter: retryAfter, jitter: random.fraction())
-            diagnostics.failure(SourceKind.climate.traits.diagnosticsKey, at: now, message: message)
-            return [.log(.warning, "climate[\(id)]: fetch failed: \(message); retry in \(delay) s")]
-        }
-    }
-
-    /// Applies an air fetch (SPEC §10.1, faults as §5): a report replaces the data; a failure
-    /// keeps the last good data, marks it stale and retries with backoff — nothing is cleared.
-    private mutating func applyAir(_ index: Int, _ result: AirFetchResult, now: Int64) -> [DaemonAction] {
-        let id = locations[index].config.id
-        switch result.outcome {
-        case .report(let report):
-            locations[index].slots.air.received(.init(report: report, fetchedAt: result.fetchedAt))
-            planner.schedules[index].air.succeeded(at: now, jitter: random.fraction())
-            dueAtMidnightAtLatest(index, now: now)
-            diagnostics.success(SourceKind.air.traits.diagnosticsKey, at: now)
-            return [
-                .store(
-                    .response(
-                        .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
-                        location: id, source: SourceKind.air.traits.storeName))
-            ] + report.warnings.map { .log(.warning, "air[\(id)]: \($0)") } + [
-                .log(.info, "air[\(id)]: fetched \(report.hours.count) hours")
-            ]
-        case .failed(let message):
-            locations[index].slots.air.failed()
-            let delay = planner.schedules[index].air.failed(
-                at: now, retryAfter: result.retryAfter, jitter: random.fraction())
-            diagnostics.failure(SourceKind.air.traits.diagnosticsKey, at: now, message: message)
-            return [.log(.warning, "air[\(id)]: fetch failed: \(message); retry in \(delay) s")]
-        }
-    }
-
-    /// A stored air report at start: published at once (the current hour picked from it), fetched
-    /// again when it ages out.
-    mutating func restoreAir(_ index: Int, _ report: AirReport, fetchedAt: Int64) {
-        locations[index].slots.air.received(.init(report: report, fetchedAt: fetchedAt))
-        planner.schedules[index].air.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
-        dueAtMidnightAtLatest(index, now: fetchedAt)
-    }
-
-    /// The air request covers the local day it is made on (`forecast_days=1`): the next fetch
-    /// comes no later than just after local midnight (0–2 min of jitter), or the new day would
-    /// show Unknown until the interval ran out.
-    private mutating func dueAtMidnightAtLatest(_ index: Int, now: Int64) {
-        let midnight = locations[index].nextMidnight(after: now) + Int64.random(in: 0..<120, using: &random)
-        if planner.schedules[index].air.nextDue > midnight { planner.schedules[index].air.due(at: midnight) }
-    }
-
-    private mutating func applyStripes(_ index: Int, _ result: StripesFetchResult, now: Int64) -> [DaemonAction] {
-        let id = locations[index].config.id
-        switch result {
-        case .stripes(let data):
-            locations[index].slots.stripes.received(data)
-            // The next check is tomorrow; it fetches only when a newer year is complete.
-            planner.schedules[index].stripes.succeeded(at: now, jitter: random.fraction())
-            planner.schedules[index].stripes.due(
-                at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-            diagnostics.success(SourceKind.stripes.traits.diagnosticsKey, at: now)
-            let series = data.series
-            var actions: [DaemonAction] = [
-                .store(
-                    .stripesResponse(
-                        StoredStripes(firstYear: series.firstYear, lastYear: series.lastYear, tallies: data.tallies),
-                        fetchedAt: data.fetchedAt, location: id)),
-                .log(
-                    .info,
-                    "stripes[\(id)]: \(series.years.count) years \(series.firstYear)–\(series.lastYear), reference \(FixedPoint.format(series.referenceHundredths, scale: 2)) °C (\(series.referenceIsStandardPeriod ? "1981–2010" : "all years: fewer than 20 of 1981–2010"))"
-                ),
-            ]
-            if !series.omittedYears.isEmpty {
-                let years = series.omittedYears.map(String.init).joined(separator: ", ")
-                actions.append(
-                    .log(
-                        .info,
-                        "stripes[\(id)]: left out \(years) (fewer than \(WarmingStripes.minimumDays) daily means)"))
-            }
-            return actions
-        case .failed(let message, let retryAfter):
-            let delay = planner.schedules[index].stripes.failed(
-                at: now, retryAfter: retryAfter, jitter: random.fraction())
-            diagnostics.failure(SourceKind.stripes.traits.diagnosticsKey, at: now, message: message)
-            let kept = locations[index].stripes != nil ? "; the stored stripes stay published" : ""
-            return [.log(.warning, "stripes[\(id)]: fetch failed: \(message); retry in \(delay) s\(kept)")]
-        case .unusable(let message):
-            // A 200 whose data makes no stripes: asking again at once would spend another ≈ 120
-            // weighted calls on the same answer, so the next try is the next local day.
-            _ = planner.schedules[index].stripes.failed(at: now, retryAfter: nil, jitter: 0)
-            planner.schedules[index].stripes.due(
-                at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-            diagnostics.failure(SourceKind.stripes.traits.diagnosticsKey, at: now, message: message)
-            return [.log(.warning, "stripes[\(id)]: unusable archive answer: \(message); next try tomorrow")]
-        }
-    }
-
-    // MARK: stored responses (restarts spend no quota)
-
-    /// A stored pollen report at start: published at once, fetched again when it ages out.
-    mutating func restorePollen(_ index: Int, _ report: PollenReport, fetchedAt: Int64) {
-        locations[index].slots.pollen.received(.report(report, fetchedAt: fetchedAt))
-        planner.schedules[index].pollen.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
-    }
-
-    /// Stored stripes at start: published at once; the first check decides whether a newer
-    /// year is due.
-    mutating func restoreStripes(_ index: Int, _ data: StripesData) {
-        locations[index].slots.stripes.received(data)
-    }
-
-    /// A stored climate trend at start: current until local midnight if it is today's, else stale.
-    mutating func restoreClimate(_ index: Int, _ trend: ClimateTrend, date: CivilDate, fetchedAt: Int64, now: Int64) {
-        locations[index].slots.climate.received(.init(trend: trend, fetchedAt: fetchedAt))
-        if date == locations[index].today(at: now) {
-            planner.schedules[index].climate.due(at: locations[index].nextMidnight(after: now))
-        } else {
-            locations[index].slots.climate.stale = true
-        }
-    }
 
     // MARK: what the sinks hold
 

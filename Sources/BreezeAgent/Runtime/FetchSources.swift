@@ -13,8 +13,10 @@ import BreezeConfig
 import BreezeCore
 
 /// Which data a fetch brings. A new source is a case here, its row in ``traits``, its ``slot``
-/// and its failed ``FetchOutcome``; what a location keeps of it is a ``SourceSlot`` of
-/// ``SourceSlots``, its schedule a ``PerSource`` field of the ``FetchPlanner``.
+/// and its failed ``FetchOutcome``; what it does is its ``SourceRules`` type (its own file,
+/// routed in SourceRules.swift); what a location keeps of it is a ``SourceSlot`` of
+/// ``SourceSlots``, its schedule a ``PerSource`` field of the ``FetchPlanner``
+/// (docs/architecture.md, "Adding a source", lists every file).
 enum SourceKind: String, Sendable, Hashable, CaseIterable {
     /// `stripes`: the warming stripes' yearly archive request (SPEC §9.1), on with climate.
     /// The raw value is the source's name in Open-Meteo's call counts (`<p>/diagnostics`).
