@@ -76,7 +76,6 @@ enum AirRules: SourceRules {
         return [.log(.info, "air[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")]
     }
 
-    /// The air request covers
     /// The air request covers the local day it is made on (`forecast_days=1`): the next fetch
     /// comes no later than just after local midnight (0–2 min of jitter), or the new day would
     /// show Unknown until the interval ran out.

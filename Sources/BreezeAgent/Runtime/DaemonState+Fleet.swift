@@ -47,13 +47,7 @@ extension DaemonState {
     /// alike. Nil when it is not an Open-Meteo request (Google pollen) or would not be sent
     /// (stripes not due).
     func openMeteoRequest(_ key: FetchKey, now: Int64) -> CallLedger.OpenMeteoRequest? {
-        let weighed =
-            switch key.kind {
-            case .pollen: PollenRules.openMeteoWeight(key.location, in: self, now: now)
-            case .climate: ClimateRules.openMeteoWeight(key.location, in: self, now: now)
-            case .stripes: StripesRules.openMeteoWeight(key.location, in: self, now: now)
-            case .air: AirRules.openMeteoWeight(key.location, in: self, now: now)
-            }
+        let weighed = key.kind.rules.openMeteoWeight(key.location, in: self, now: now)
         guard let (weight, requests) = weighed else { return nil }
         return .init(
             source: key.kind.rawValue, endpoint: key.kind.traits.endpoint.url(in: config.endpoints), weight: weight,

@@ -17,22 +17,6 @@ import BreezeMQTT
     import Glibc
 #endif
 
-/// A fetch the loop is asked to run; everything it needs is in the value.
-enum FetchRequest: Sendable {
-    case pollen(LocationConfig, PollenSource, now: Int64)
-    case climate(LocationConfig, today: CivilDate, now: Int64)
-    case stripes(LocationConfig, firstYear: Int, lastYear: Int, now: Int64)
-    case air(LocationConfig, now: Int64)
-}
-
-/// What a fetch came to.
-enum FetchOutcome: Sendable {
-    case pollen(PollenFetchResult)
-    case climate(ClimateFetchResult)
-    case stripes(StripesFetchResult)
-    case air(AirFetchResult)
-}
-
 /// The clock as the daemon reads it at an event: wall time for schedules and local dates,
 /// process uptime (monotonic) for diagnostics.
 struct DaemonTime: Sendable, Equatable {

@@ -14,13 +14,13 @@ import BreezeCore
 
 /// One source's rules (SPEC §5), one type per source in its own file: what a due fetch asks
 /// for and weighs (`begin`, `openMeteoWeight`), what its result does to the location
-/// (`apply`: new data, or a SourceFailure for the one failure path,
-/// DaemonState/applyFailure(_:_:now:)), and what a stored response restores
-/// (`restore`). DaemonState routes to them by SourceKind
-/// (DaemonState/apply(_:_:now:), DaemonState/begin(_:now:)); they read and change the
+/// (`apply`: new data, or a ``SourceFailure`` for the one failure path,
+/// ``DaemonState/applyFailure(_:_:now:)``), and what a stored response restores
+/// (`restore`). ``DaemonState`` routes to them through ``SourceKind/rules`` and
+/// ``FetchOutcome/apply(to:in:now:)`` (both in FetchSources.swift); they read and change the
 /// state they are handed, and nothing else.
 protocol SourceRules {
-    /// What the source's fetch comes to (its case of FetchOutcome).
+    /// What the source's fetch comes to (its case of ``FetchOutcome``).
     associatedtype Result
     /// What the source's stored response is read back as.
     associatedtype Stored
@@ -65,7 +65,7 @@ struct RestoredResponse: Sendable {
 enum SourceApplied {
     /// New data (or a source's own answer, such as a rejected key): these actions.
     case applied([DaemonAction])
-    /// A failed fetch, applied alike for every source (DaemonState/applyFailure(_:_:now:)).
+    /// A failed fetch, applied alike for every source (``DaemonState/applyFailure(_:_:now:)``).
     case failed(SourceFailure)
 }
 
@@ -88,13 +88,7 @@ struct SourceFailure {
 extension DaemonState {
     /// A finished fetch, routed to its source's rules.
     mutating func apply(_ key: FetchKey, _ outcome: FetchOutcome, now: Int64) -> [DaemonAction] {
-        let applied =
-            switch outcome {
-            case .pollen(let result): PollenRules.apply(result, key.location, in: &self, now: now)
-            case .climate(let result): ClimateRules.apply(result, key.location, in: &self, now: now)
-            case .stripes(let result): StripesRules.apply(result, key.location, in: &self, now: now)
-            case .air(let result): AirRules.apply(result, key.location, in: &self, now: now)
-            }
+        let applied = outcome.apply(to: key.location, in: &self, now: now)
         switch applied {
         case .applied(let actions): return actions
         case .failed(let failure): return applyFailure(key, failure, now: now)
@@ -120,35 +114,20 @@ extension DaemonState {
     /// The stored responses location `index` reads back at start, in the order they are
     /// restored (pollen, climate, air, stripes), with their names in `state_dir`.
     func storedResponseNames(_ index: Int) -> [(kind: SourceKind, name: String)] {
-        [
-            PollenRules.storedName(in: self).map { (SourceKind.pollen, $0) },
-            ClimateRules.storedName(in: self).map { (SourceKind.climate, $0) },
-            AirRules.storedName(in: self).map { (SourceKind.air, $0) },
-            StripesRules.storedName(in: self).map { (SourceKind.stripes, $0) },
-        ].compactMap { $0 }
+        SourceKind.restoreOrder.compactMap { kind in kind.rules.storedName(in: self).map { (kind, $0) } }
     }
 
     /// Stored responses read back at start, by their sources' rules.
     mutating func restore(_ index: Int, _ responses: [RestoredResponse], now: Int64) -> [DaemonAction] {
         responses.flatMap { restored in
-            switch restored.kind {
-            case .pollen: PollenRules.restore(stored: restored.response, index, in: &self, now: now)
-            case .climate: ClimateRules.restore(stored: restored.response, index, in: &self, now: now)
-            case .stripes: StripesRules.restore(stored: restored.response, index, in: &self, now: now)
-            case .air: AirRules.restore(stored: restored.response, index, in: &self, now: now)
-            }
+            restored.kind.rules.restore(stored: restored.response, index, in: &self, now: now)
         }
     }
 
     /// Prepares a due fetch, by its source's rules: the pollen source and the Google cap, the
     /// stripes' yearly check; counts the call and marks it started.
     mutating func begin(_ key: FetchKey, now: Int64) -> (FetchRequest?, [DaemonAction]) {
-        switch key.kind {
-        case .pollen: PollenRules.begin(key.location, in: &self, now: now)
-        case .climate: ClimateRules.begin(key.location, in: &self, now: now)
-        case .stripes: StripesRules.begin(key.location, in: &self, now: now)
-        case .air: AirRules.begin(key.location, in: &self, now: now)
-        }
+        key.kind.rules.begin(key.location, in: &self, now: now)
     }
 
     /// Counts an Open-Meteo call of a fetch that starts now (location and day, and the weighted

@@ -112,7 +112,6 @@ enum StripesRules: SourceRules {
         return [.log(.info, "stripes[\(id)]: restored \(tallies.firstYear)–\(tallies.lastYear)")]
     }
 
-    /// The next daily check
     /// The next daily check: after local midnight, 0–5 min of jitter.
     private static func dueTomorrow(_ index: Int, in state: inout DaemonState, now: Int64) {
         state.planner.schedules[index].stripes.due(
