@@ -719,4 +719,15 @@ struct DaemonStateTests {
         #expect(CallKey(storageKey: "home") == nil)
         #expect(CallKey(storageKey: "home.bing") == nil)
     }
+
+    @Test("the MQTT version the broker accepted: a fallback from 5 is the state's warning, the configured one nothing")
+    func protocolFallbackIsAWarning() throws {
+        var state = Self.machine(try Self.config())
+        let fallBack = state.handle(.brokerProtocol(.v311), at: Self.at(Self.t0))
+        #expect(
+            Self.logs(fallBack, .warning) == [
+                "mqtt: the broker refused MQTT 5; fell back to MQTT \(MQTTProtocolVersion.v311) (set mqtt.protocol to choose)"
+            ])
+        #expect(state.handle(.brokerProtocol(.v5), at: Self.at(Self.t0)).isEmpty)
+    }
 }

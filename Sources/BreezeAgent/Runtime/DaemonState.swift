@@ -50,6 +50,8 @@ enum DaemonEvent: Sendable {
     /// At start (`once`: when prepared), the stored responses of a location the loop read from
     /// `state_dir` (``DaemonState/storedResponseNames(_:)``): restored by their sources' rules.
     case restored(location: Int, [RestoredResponse])
+    /// `once`, connected: the MQTT version the broker accepted (``DaemonAction/prepareOnce``).
+    case brokerProtocol(MQTTProtocolVersion)
 }
 
 /// A write to `state_dir`.
@@ -245,6 +247,7 @@ struct DaemonState {
         lastEventAt = now
         // Before any fetch, in every mode: only the state changes (and what is logged).
         if case .restored(let index, let responses) = event { return restore(index, responses, now: now) }
+        if case .brokerProtocol(let version) = event { return protocolFallback(version) }
         if oneShot != nil { return handleOneShot(event, at: time) }
         var actions: [DaemonAction] = []
         switch event {
@@ -298,11 +301,21 @@ struct DaemonState {
             actions += applyRendered(key, outcome, now: now)
         case .uploaded(let index, let outcome):
             actions += applyUploaded(index, outcome, now: now)
-        case .prepared, .flushed, .outcomes, .restored:
-            break  // one-shot only; restored above
+        case .prepared, .flushed, .outcomes, .restored, .brokerProtocol:
+            break  // one-shot only; restored and brokerProtocol above
         }
         if !stopping { actions += imageActions(after: event, now: now) }
         return actions
+    }
+
+    /// The broker accepted another MQTT version than the configured one (it refused MQTT 5):
+    /// a warning, since `mqtt.protocol` chooses.
+    private func protocolFallback(_ version: MQTTProtocolVersion) -> [DaemonAction] {
+        guard version != config.mqtt.protocolVersion else { return [] }
+        return [
+            .log(
+                .warning, "mqtt: the broker refused MQTT 5; fell back to MQTT \(version) (set mqtt.protocol to choose)")
+        ]
     }
 
     /// Maps the presence child's actions to the daemon's.

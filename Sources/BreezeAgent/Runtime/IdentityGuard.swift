@@ -304,6 +304,16 @@ struct IdentityGuard: Sendable {
 }
 
 extension DaemonState {
+    /// What the daemon publishes when it leaves, connected (SPEC §16): its announcement cleared
+    /// (it goes with the run) unless another live instance's may be the one retained now, and
+    /// `offline`; QoS 1 at least, so the acknowledgements the loop waits for say they arrived.
+    var farewell: [OutgoingMessage] {
+        let qos = max(1, config.mqtt.qos)
+        let offline = OutgoingMessage(topic: layout.status, payload: Availability.offline, qos: qos, retain: true)
+        guard !identity.isOtherLive else { return [offline] }
+        return [OutgoingMessage(topic: identity.topic, payload: "", qos: qos, retain: true), offline]
+    }
+
     /// `run` without `shard`: holds the topics of locations removed from the configuration (in
     /// the published set, under `<p>/<loc>/` or a discovery config of no configured location)
     /// until the first connect has shown no other live instance on this identity (SPEC §16).
