@@ -471,21 +471,23 @@ struct DaemonStateTests {
         var (state, _) = Self.started(try Self.config())
         _ = state.handle(.mqtt(.connected), at: Self.at(Self.t0 + 7))
         var actions = state.handle(Self.message("homeassistant/status", "online"), at: Self.at(Self.t0 + 10))
-        let delays = actions.compactMap { if case .rediscover(let d) = $0 { d } else { nil } }
-        #expect(delays.count == 1)
-        #expect(delays[0] >= .seconds(1) && delays[0] <= .seconds(10))
+        // The re-send is a deadline of the one wake, 1–10 s later (whole seconds).
+        let due = try #require(state.presence.rediscoverAt)
+        #expect(due >= Self.t0 + 11 && due <= Self.t0 + 20)
+        #expect(Self.wake(actions).map { $0 <= due } == true)
+        #expect(Self.logs(actions, .info).count == 1)
         // 2,000 more births while one is pending: nothing more.
         for _ in 0..<2_000 {
             #expect(state.handle(Self.message("homeassistant/status", "online"), at: Self.at(Self.t0 + 11)).isEmpty)
         }
         #expect(state.handle(Self.message("homeassistant/status", "offline"), at: Self.at(Self.t0 + 11)).isEmpty)
-        actions = state.handle(.rediscoverDue, at: Self.at(Self.t0 + 15))
+        actions = state.handle(.tick, at: Self.at(due))
         let republished = actions.compactMap { if case .republish(let scope) = $0 { scope } else { nil } }
         #expect(republished == ["homeassistant/device/breeze_home/config"])
         #expect(Self.published(actions).map(\.topic) == ["breeze/diagnostics"])
         // The next birth is answered again.
         actions = state.handle(Self.message("homeassistant/status", "online"), at: Self.at(Self.t0 + 100))
-        #expect(actions.contains { if case .rediscover = $0 { true } else { false } })
+        #expect(state.presence.rediscoverAt != nil)
     }
 
     @Test func demoAnswersNoBirthAndAnnouncesNothing() throws {

@@ -23,9 +23,9 @@ import BreezeMQTT
 /// is reported to the state, which warns. What it still decides itself (issue 36 part 3, not
 /// moved yet): one outcome waiter at a time.
 ///
-/// Events (MQTT, signals, the timer, finished fetches, the re-discovery delay) arrive on one
-/// stream and are handled in arrival order by this task. Fetches and the re-discovery delay
-/// run as child tasks of a discarding task group, so a shutdown cancels them (curl aborts the
+/// Events (MQTT, signals, the timer, finished fetches, held-back clears) arrive on one stream
+/// and are handled in arrival order by this task. Fetches and the clears' timer run as child
+/// tasks of a discarding task group, so a shutdown cancels them (curl aborts the
 /// transfer) and waits for them before the agent says `offline`. A single timer task wakes the
 /// loop at the time the state machine asks for, so an idle agent sleeps instead of polling.
 ///
@@ -239,12 +239,6 @@ extension Agent {
             loop.timer = Task {
                 try? await clock.sleep(untilUnixTime: at)
                 if !Task.isCancelled { continuation.yield(.tick) }
-            }
-        case .rediscover(let delay):
-            let (clock, due) = (clock, clock.instant() + delay)
-            group.addTask {
-                try? await clock.sleep(until: due)
-                if !Task.isCancelled { continuation.yield(.rediscoverDue) }
             }
         case .reconnectDelay(let seconds):
             client.setReconnectDelay(seconds: seconds.map { Int($0) })

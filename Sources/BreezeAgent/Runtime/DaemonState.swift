@@ -32,8 +32,6 @@ enum DaemonEvent: Sendable {
     case fetched(FetchKey, FetchOutcome)
     /// The broker connection changed, or a message arrived on a subscribed topic.
     case mqtt(MQTTEvent)
-    /// The delay after a Home Assistant birth has passed: re-send discovery.
-    case rediscoverDue
     /// Clears held back behind a discovery change are due (``RetainedPublisher/nextClearDue``).
     case clearsDue
     case signal(Int32)
@@ -95,8 +93,6 @@ enum DaemonAction: Sendable {
     case log(LogLevel, String)
     /// Wake the loop (with ``DaemonEvent/tick``) at this Unix time; replaces the previous wake.
     case wake(at: Int64)
-    /// Send ``DaemonEvent/rediscoverDue`` after this delay.
-    case rediscover(after: Duration)
     /// Reconnect after this many seconds from now on (nil: the configured backoff; SPEC §16).
     case reconnectDelay(seconds: Int64?)
     /// Leave the loop: publish `offline`, disconnect, exit with this code.
@@ -285,8 +281,6 @@ struct DaemonState {
             actions += handleMessage(message, at: time)
         case .clearsDue:
             actions.append(.flush(persist: true))
-        case .rediscoverDue:
-            actions += perform(presence.handle(.rediscoverDue, now: now, random: &random), at: time)
         case .signal(SIGHUP):
             actions.append(
                 .log(
@@ -332,8 +326,6 @@ struct DaemonState {
                     .publish(
                         .init(topic: layout.diagnostics, payload: diagnosticsJSON(at: time), qos: 0, retain: false))
                 )
-            case .rediscover(let delay):
-                actions.append(.rediscover(after: delay))
             case .republishDiscovery:
                 for location in locations {
                     actions.append(.republish(scope: layout.location(location.config.id).deviceConfig))
@@ -421,7 +413,9 @@ struct DaemonState {
         }
         if message.topic == layout.homeAssistantBirth {
             let online = message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
-            return perform(presence.handle(.birth(online: online), now: now, random: &random), at: time)
+            let actions = perform(presence.handle(.birth(online: online), now: now, random: &random), at: time)
+            // A re-discovery asked for is a deadline of the one wake.
+            return actions.isEmpty ? [] : actions + [wake(now: now)]
         }
         let ids = locations.lazy.map(\.config.id)
         guard let intent = CommandIntent.route(message, layout: layout, locations: ids) else { return [] }
