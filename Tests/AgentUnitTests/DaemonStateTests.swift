@@ -732,4 +732,19 @@ struct DaemonStateTests {
             ])
         #expect(state.handle(.brokerProtocol(.v5), at: Self.at(Self.t0)).isEmpty)
     }
+
+    @Test("one watch of the broker's outcomes at a time: after a flush, again only once it settled")
+    func outcomesAreWatchedOnceAtATime() throws {
+        var state = Self.machine(try Self.config())
+        _ = state.start(at: Self.at(Self.t0))
+        func watches(_ actions: [DaemonAction]) -> Int {
+            actions.count { if case .watchOutcomes(let timeout) = $0 { timeout == .seconds(30) } else { false } }
+        }
+        let first = state.handle(.tick, at: Self.at(Self.t0 + 1))
+        #expect(first.contains { if case .flush = $0 { true } else { false } })
+        #expect(watches(first) == 1)
+        #expect(watches(state.handle(.tick, at: Self.at(Self.t0 + 2))) == 0)
+        #expect(state.handle(.outcomesSettled, at: Self.at(Self.t0 + 3)).isEmpty)
+        #expect(watches(state.handle(.tick, at: Self.at(Self.t0 + 4))) == 1)
+    }
 }

@@ -20,8 +20,8 @@ import BreezeMQTT
 /// `run`: the daemon's event loop. It performs ``DaemonState``'s actions, those of `start`,
 /// `beginHandover` and `holdRemovedLocations` included (``perform(_:loop:group:)``), and on
 /// leaving publishes what the state says (``DaemonState/farewell``); `once`'s protocol fallback
-/// is reported to the state, which warns. What it still decides itself (issue 36 part 3, not
-/// moved yet): one outcome waiter at a time.
+/// is reported to the state, which warns, and the one watch of the broker's outcomes at a time
+/// is the state's (``DaemonAction/watchOutcomes(timeout:)``). It decides nothing.
 ///
 /// Events (MQTT, signals, the timer, finished fetches, held-back clears) arrive on one stream
 /// and are handled in arrival order by this task. Fetches and the clears' timer run as child
@@ -109,8 +109,6 @@ extension Agent {
         let client: any BrokerConnection
         let publisher: RetainedPublisher
         let events: AsyncStream<DaemonEvent>.Continuation
-        /// One outcome waiter at a time (``DaemonAction/flush(persist:)``).
-        let outcomeWaiter = ClaimFlag()
         var timer: Task<Void, Never>?
         var timerAt: Int64?
         var clearsAt: ContinuousClock.Instant?
@@ -183,22 +181,15 @@ extension Agent {
             publisher.perform(step)
         case .flush(let persist):
             publisher.flush(persist: persist, at: clock.instant())
-            // What the broker refuses (MQTT 5 reason codes) or what a disconnect loses is
-            // logged and kept out of the published set (SPEC §12). One waiter at a time: it
-            // takes the outcomes of every publish before it settles (1,000 locations once kept
-            // thousands of 30 s waiters).
-            let outcomeWaiter = loop.outcomeWaiter
-            if outcomeWaiter.claim() {
-                let log = log
-                group.addTask {
-                    await client.waitForOutcomes(timeout: .seconds(30))
-                        .report(to: publisher, log: log, pendingIsLost: false)
-                    outcomeWaiter.release()
-                }
-            }
             // A batch is done: hand the memory its fetches and trees freed back.
             if persist { MemoryTuning.releaseFreedMemory() }
             armClears(publisher.nextClearDue, loop: &loop, group: &group)
+        case .watchOutcomes(let timeout):
+            let log = log
+            group.addTask {
+                await client.waitForOutcomes(timeout: timeout).report(to: publisher, log: log, pendingIsLost: false)
+                continuation.yield(.outcomesSettled)
+            }
         case .flushAndReport:
             let sent = publisher.flush(at: clock.instant())
             let due = publisher.nextClearDue

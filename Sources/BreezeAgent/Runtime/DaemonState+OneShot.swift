@@ -66,7 +66,7 @@ extension DaemonState {
             actions = oneShotStep(.clearsDue, now: now)
         case .outcomes(let outcomes):
             actions = oneShotStep(.outcomes(outcomes, failingImages: images.failing.map(\.image)), now: now)
-        case .mqtt, .signal, .restored, .brokerProtocol:
+        case .mqtt, .signal, .restored, .brokerProtocol, .outcomesSettled:
             break
         }
         if let at = oneShot?.nextDeadline { actions.append(.wake(at: at)) }

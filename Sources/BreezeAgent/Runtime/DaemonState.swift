@@ -50,6 +50,9 @@ enum DaemonEvent: Sendable {
     case restored(location: Int, [RestoredResponse])
     /// `once`, connected: the MQTT version the broker accepted (``DaemonAction/prepareOnce``).
     case brokerProtocol(MQTTProtocolVersion)
+    /// The outcomes watched since ``DaemonAction/watchOutcomes(timeout:)`` are settled (and
+    /// handed to the publisher): the next flush may start another watch.
+    case outcomesSettled
 }
 
 /// A write to `state_dir`.
@@ -83,6 +86,10 @@ enum DaemonAction: Sendable {
     case handover(HandoverStep)
     /// Publish what changed; `persist: false` leaves saving the published set for later.
     case flush(persist: Bool)
+    /// Wait up to `timeout` for the broker's outcomes of every publish so far; what it refused
+    /// (MQTT 5 reason codes) or a disconnect lost is logged and kept out of the published set
+    /// (SPEC §12); report back as ``DaemonEvent/outcomesSettled``.
+    case watchOutcomes(timeout: Duration)
     /// Publish every wanted topic again (after a (re)connect).
     case republishAll
     /// Publish one scope again (discovery after a Home Assistant birth).
@@ -244,6 +251,10 @@ struct DaemonState {
         // Before any fetch, in every mode: only the state changes (and what is logged).
         if case .restored(let index, let responses) = event { return restore(index, responses, now: now) }
         if case .brokerProtocol(let version) = event { return protocolFallback(version) }
+        if case .outcomesSettled = event {
+            presence.outcomesSettled()
+            return []
+        }
         if oneShot != nil { return handleOneShot(event, at: time) }
         var actions: [DaemonAction] = []
         switch event {
@@ -295,12 +306,20 @@ struct DaemonState {
             actions += applyRendered(key, outcome, now: now)
         case .uploaded(let index, let outcome):
             actions += applyUploaded(index, outcome, now: now)
-        case .prepared, .flushed, .outcomes, .restored, .brokerProtocol:
-            break  // one-shot only; restored and brokerProtocol above
+        case .prepared, .flushed, .outcomes, .restored, .brokerProtocol, .outcomesSettled:
+            break  // one-shot only; restored, brokerProtocol and outcomesSettled above
         }
         if !stopping { actions += imageActions(after: event, now: now) }
+        // One watch of the outcomes at a time: it takes the outcomes of every publish before it
+        // settles (1,000 locations once kept thousands of 30 s waiters).
+        if actions.contains(where: { if case .flush = $0 { true } else { false } }), presence.watchOutcomes() {
+            actions.append(.watchOutcomes(timeout: Self.outcomeWatch))
+        }
         return actions
     }
+
+    /// How long a watch of the broker's outcomes waits at most.
+    static let outcomeWatch: Duration = .seconds(30)
 
     /// The broker accepted another MQTT version than the configured one (it refused MQTT 5):
     /// a warning, since `mqtt.protocol` chooses.

@@ -13,7 +13,8 @@ import BreezeConfig
 import BreezeCore
 
 /// The daemon's presence on the broker (SPEC §3): the connection, its reconnect count, Home
-/// Assistant's births and the `<p>/diagnostics` cadence. A child of ``DaemonState``: it
+/// Assistant's births, the `<p>/diagnostics` cadence and the one watch of the broker's
+/// outcomes at a time. A child of ``DaemonState``: it
 /// decides, the parent maps its actions (``DaemonState`` builds the announcement and the
 /// diagnostics payload, which read other children).
 struct Presence: Sendable {
@@ -58,6 +59,8 @@ struct Presence: Sendable {
     /// Connects after the first (`<p>/diagnostics`).
     private(set) var reconnects = 0
     private(set) var nextDiagnostics: Int64 = 0
+    /// A watch of the broker's outcomes is running (``DaemonAction/watchOutcomes(timeout:)``).
+    private(set) var watchingOutcomes = false
     /// When the discovery re-send after a birth is due (whole seconds, rounded up); set, further
     /// births are folded into it.
     private(set) var rediscoverAt: Int64?
@@ -66,6 +69,16 @@ struct Presence: Sendable {
         self.broker = broker
         self.discoveryEnabled = discoveryEnabled
     }
+
+    /// Claims the one watch of the broker's outcomes; false when one is running.
+    mutating func watchOutcomes() -> Bool {
+        guard !watchingOutcomes else { return false }
+        watchingOutcomes = true
+        return true
+    }
+
+    /// The running watch settled.
+    mutating func outcomesSettled() { watchingOutcomes = false }
 
     var isConnected: Bool {
         if case .connected = connection { return true }
