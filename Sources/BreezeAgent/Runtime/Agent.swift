@@ -62,7 +62,8 @@ final class Agent {
         var generator = SystemRandomNumberGenerator()
         self.state = DaemonState(
             config: config, locations: locations, storedCalls: store.callCounts(), demo: demo, seed: generator.next())
-        state.identify(host: currentHostname(), pid: Int(getpid()), started: Timestamp.nowUnixSeconds())
+        // The start time the announcement carries is the loop's clock's, as every other time.
+        state.identify(host: currentHostname(), pid: Int(getpid()), started: clock.now().now)
         setUpImages(helper: helper)
     }
 
