@@ -744,7 +744,14 @@ struct DaemonStateTests {
         #expect(first.contains { if case .flush = $0 { true } else { false } })
         #expect(watches(first) == 1)
         #expect(watches(state.handle(.tick, at: Self.at(Self.t0 + 2))) == 0)
-        #expect(state.handle(.outcomesSettled, at: Self.at(Self.t0 + 3)).isEmpty)
+        // What the watch saw is handed to the publisher by the loop, between events.
+        let settled = state.handle(.outcomesSettled(PublishOutcomes()), at: Self.at(Self.t0 + 3))
+        #expect(settled.count == 1)
+        if case .reportOutcomes(let outcomes, let pendingIsLost) = settled.first {
+            #expect(outcomes == PublishOutcomes() && !pendingIsLost)
+        } else {
+            Issue.record("no reportOutcomes: \(settled)")
+        }
         #expect(watches(state.handle(.tick, at: Self.at(Self.t0 + 4))) == 1)
     }
 }

@@ -185,11 +185,9 @@ extension Agent {
             if persist { MemoryTuning.releaseFreedMemory() }
             armClears(publisher.nextClearDue, loop: &loop, group: &group)
         case .watchOutcomes(let timeout):
-            let log = log
-            group.addTask {
-                await client.waitForOutcomes(timeout: timeout).report(to: publisher, log: log, pendingIsLost: false)
-                continuation.yield(.outcomesSettled)
-            }
+            group.addTask { continuation.yield(.outcomesSettled(await client.waitForOutcomes(timeout: timeout))) }
+        case .reportOutcomes(let outcomes, let pendingIsLost):
+            outcomes.report(to: publisher, log: log, pendingIsLost: pendingIsLost)
         case .flushAndReport:
             let sent = publisher.flush(at: clock.instant())
             let due = publisher.nextClearDue
@@ -199,13 +197,11 @@ extension Agent {
             prepareOnce(loop: &loop, group: &group)
             continuation.yield(.prepared)
         case .awaitOutcomes(let timeout):
-            // Every QoS 1/2 publish must be acknowledged on this connection; refused ones (MQTT 5
-            // reason code, or over the packet size) and lost ones are not published.
-            let log = log
+            // Every QoS 1/2 publish must be acknowledged on this connection; the state has the
+            // refused and lost ones reported (``DaemonAction/reportOutcomes(_:pendingIsLost:)``).
             group.addTask {
                 let outcomes = await client.waitForOutcomes(timeout: timeout)
                 await client.stop()
-                outcomes.report(to: publisher, log: log)
                 continuation.yield(.outcomes(outcomes))
             }
         case .reportConnectFailure:

@@ -65,7 +65,9 @@ extension DaemonState {
         case .clearsDue:
             actions = oneShotStep(.clearsDue, now: now)
         case .outcomes(let outcomes):
-            actions = oneShotStep(.outcomes(outcomes, failingImages: images.failing.map(\.image)), now: now)
+            // Logged and kept out of the published set before the run's summary.
+            actions = [.reportOutcomes(outcomes, pendingIsLost: true)]
+            actions += oneShotStep(.outcomes(outcomes, failingImages: images.failing.map(\.image)), now: now)
         case .mqtt, .signal, .restored, .brokerProtocol, .outcomesSettled:
             break
         }

@@ -50,9 +50,10 @@ enum DaemonEvent: Sendable {
     case restored(location: Int, [RestoredResponse])
     /// `once`, connected: the MQTT version the broker accepted (``DaemonAction/prepareOnce``).
     case brokerProtocol(MQTTProtocolVersion)
-    /// The outcomes watched since ``DaemonAction/watchOutcomes(timeout:)`` are settled (and
-    /// handed to the publisher): the next flush may start another watch.
-    case outcomesSettled
+    /// The broker's outcomes watched since ``DaemonAction/watchOutcomes(timeout:)``: handed to
+    /// the publisher (``DaemonAction/reportOutcomes(_:pendingIsLost:)``); the next flush may
+    /// start another watch.
+    case outcomesSettled(PublishOutcomes)
 }
 
 /// A write to `state_dir`.
@@ -86,10 +87,14 @@ enum DaemonAction: Sendable {
     case handover(HandoverStep)
     /// Publish what changed; `persist: false` leaves saving the published set for later.
     case flush(persist: Bool)
-    /// Wait up to `timeout` for the broker's outcomes of every publish so far; what it refused
-    /// (MQTT 5 reason codes) or a disconnect lost is logged and kept out of the published set
-    /// (SPEC §12); report back as ``DaemonEvent/outcomesSettled``.
+    /// Wait up to `timeout` for the broker's outcomes of every publish so far and report them
+    /// back as ``DaemonEvent/outcomesSettled(_:)``.
     case watchOutcomes(timeout: Duration)
+    /// What the broker refused (MQTT 5 reason codes, or over the packet size) or a disconnect
+    /// lost: logged and kept out of the published set (SPEC §12), between flushes (the loop is
+    /// the publisher's one owner). `pendingIsLost`: publishes still unacknowledged count as
+    /// lost (`once`, which disconnects next).
+    case reportOutcomes(PublishOutcomes, pendingIsLost: Bool)
     /// Publish every wanted topic again (after a (re)connect).
     case republishAll
     /// Publish one scope again (discovery after a Home Assistant birth).
@@ -251,9 +256,9 @@ struct DaemonState {
         // Before any fetch, in every mode: only the state changes (and what is logged).
         if case .restored(let index, let responses) = event { return restore(index, responses, now: now) }
         if case .brokerProtocol(let version) = event { return protocolFallback(version) }
-        if case .outcomesSettled = event {
+        if case .outcomesSettled(let outcomes) = event {
             presence.outcomesSettled()
-            return []
+            return [.reportOutcomes(outcomes, pendingIsLost: false)]
         }
         if oneShot != nil { return handleOneShot(event, at: time) }
         var actions: [DaemonAction] = []

@@ -19,8 +19,8 @@ import BreezeCore
 ///
 /// A flush is ``plan(everything:now:)`` (the sends to make, the clears due, the clears held
 /// back), then the sends, then ``record(_:_:cleared:failed:)`` with what they came to.
-/// ``RetainedPublisher`` keeps it behind its lock and performs the sends after the lock; see
-/// there for the scope rules.
+/// ``RetainedPublisher`` keeps it and performs the sends (one owner, no lock); see there for the
+/// scope rules.
 struct RetainedLedger: Sendable {
     /// One scope: its tree's payloads by topic (the tree's topic order is not needed here and
     /// not kept), or nil (keep what is published) with the payloads it had before, if any.
@@ -63,13 +63,6 @@ struct RetainedLedger: Sendable {
     /// Topics the broker refused: not published, and left out of flushes until the next
     /// ``republishAll(at:)`` (a reconnect), so a refusal is not repeated at every fetch.
     var refused: Set<String> = []
-    /// Between a flush's ``plan(everything:now:)`` and its ``record(_:_:cleared:failed:)``:
-    /// the topics ``notPublished(refused:lost:)`` reported meanwhile. The sends happen outside
-    /// the publisher's lock, so a refusal of this very flush's send (an oversized payload
-    /// refused at once, an MQTT 5 PUBACK) can arrive before the record; such a topic is not
-    /// recorded as published (the refusal would otherwise be overwritten, and the published set
-    /// would claim what the broker does not hold).
-    private var forgottenDuringFlush: Set<String>?
     /// Scopes whose published topics are neither re-sent nor cleared (a shard's locations
     /// moved to another shard, until ``ShardHandover`` decides; SPEC §11).
     var held: Set<String> = []
@@ -183,10 +176,6 @@ struct RetainedLedger: Sendable {
 
     /// Forgets publishes the broker did not take (see ``RetainedPublisher/notPublished(refused:lost:)``).
     mutating func notPublished(refused: [String], lost: [String]) {
-        if forgottenDuringFlush != nil {
-            forgottenDuringFlush!.formUnion(refused)
-            forgottenDuringFlush!.formUnion(lost)
-        }
         for topic in refused {
             record(topic, nil)
             self.refused.insert(topic)
@@ -294,7 +283,6 @@ struct RetainedLedger: Sendable {
     /// Decides a flush: the wanted topics to send, the clears due now, and the clears to hold
     /// back (kept in the state with their due time, `now` + `clearDelay`).
     mutating func plan(everything: Bool, now: ContinuousClock.Instant) -> Plan {
-        forgottenDuringFlush = []
         let full = everything || needsFullPass
         let byScope = wanted(scopes: full ? Set(scopes.keys) : dirty)
         var plan = Plan(scopes: Array(byScope.keys), full: full)
@@ -368,13 +356,8 @@ struct RetainedLedger: Sendable {
     /// Records what a flush's sends came to. What could not be sent (not connected) is compared
     /// again at the next flush.
     mutating func record(_ plan: Plan, _ delivered: [Delivery], cleared: [String], failed: Bool) {
-        let forgotten = forgottenDuringFlush ?? []
-        forgottenDuringFlush = nil
         for (delivery, result) in zip(plan.deliveries, delivered) {
             switch result {
-            case .sent where forgotten.contains(delivery.topic):
-                // Refused or lost while this flush was sending: not on the broker.
-                break
             case .sent:
                 record(delivery.topic, delivery.payload, digest: delivery.digest)
             case .failed:
