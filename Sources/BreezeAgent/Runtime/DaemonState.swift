@@ -253,7 +253,8 @@ struct DaemonState {
             for index in locations.indices { locations[index].rebuildAt = .min }
         }
         lastEventAt = now
-        // Before any fetch, in every mode: only the state changes (and what is logged).
+        // Answered alike in every mode, before the one-shot routing: the stored responses read
+        // back at start, the MQTT version the broker took, the outcomes of a watch.
         if case .restored(let index, let responses) = event { return restore(index, responses, now: now) }
         if case .brokerProtocol(let version) = event { return protocolFallback(version) }
         if case .outcomesSettled(let outcomes) = event {
