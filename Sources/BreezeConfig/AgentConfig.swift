@@ -272,3 +272,12 @@ public enum LogLevel: String, Sendable, Hashable, Comparable, CaseIterable {
 
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
 }
+
+extension AgentConfig {
+    /// The topics of this configuration (`mqtt.topic_prefix`, `homeassistant.prefix`,
+    /// `shard.index`). The daemon builds it once (``DaemonState``'s `layout`) and every part
+    /// of it asks that value.
+    public var topicLayout: TopicLayout {
+        TopicLayout(prefix: mqtt.topicPrefix, discoveryPrefix: homeAssistant.prefix, shardIndex: shard?.index)
+    }
+}

@@ -392,7 +392,7 @@ struct OutputsParser {
             )
         }
         for (prefix, name) in [(topicPrefix, "mqtt.topic_prefix"), (discoveryPrefix, "homeassistant.prefix")]
-        where topic == prefix || topic.hasPrefix(prefix + "/") {
+        where TopicLayout.contains(topic, under: prefix) {
             throw r.fail(
                 key,
                 "the device topic \(doubleQuoted(topic)) lies under \(name) \(doubleQuoted(prefix)): the agent would read its own messages back; use the device's own topic"

@@ -75,8 +75,7 @@ public struct TopicLayout: Sendable, Equatable {
 
     /// Whether `topic` is Home Assistant's (`<dp>/…`: device configs, its birth topic).
     public func isDiscoveryTopic(_ topic: String) -> Bool {
-        topic.utf8.count > discoveryPrefix.utf8.count && topic.hasPrefix(discoveryPrefix)
-            && topic.utf8.dropFirst(discoveryPrefix.utf8.count).first == UInt8(ascii: "/")
+        topic != discoveryPrefix && Self.contains(topic, under: discoveryPrefix)
     }
 
     /// The `<loc>` level of a `<p>/<loc>/…` topic: the location that owns it by its place in the
@@ -87,11 +86,39 @@ public struct TopicLayout: Sendable, Equatable {
         return topic.dropFirst(locationPrefix.count).prefix { $0 != "/" }
     }
 
+    /// The levels under `<p>/` that are the agent's own topics, never a location's
+    /// (``status``, ``diagnostics``, ``agent``).
+    public static let reservedLevels: Set<Substring> = ["status", "diagnostics", "agent"]
+
+    /// The location a `<p>/<loc>/…` topic lies under: its `<loc>` level when that is not empty
+    /// and a level follows it (so not `<p>/<loc>` itself, and not `<p>/status`). It may be a
+    /// reserved level (``reservedLevels``) or a location that is not configured.
+    public func locationID(of topic: String) -> String? {
+        guard let level = locationLevel(of: topic), !level.isEmpty, level.endIndex < topic.endIndex else { return nil }
+        return String(level)
+    }
+
+    /// Whether `topic` is a Home Assistant device config (`<dp>/device/…/config`), any agent's.
+    public func isDeviceConfig(_ topic: String) -> Bool {
+        topic.hasPrefix(deviceConfigs) && topic.hasSuffix("/config")
+    }
+
+    /// Whether `topic` is a device config of this prefix's locations (`<dp>/device/<slug(p)>_…/config`).
+    public func isAgentDeviceConfig(_ topic: String) -> Bool {
+        topic.hasPrefix(agentDeviceConfigs) && topic.hasSuffix("/config")
+    }
+
+    /// Whether `topic` is `scope` itself or lies under it (`scope/…`): levels, not characters,
+    /// so `a/bc` is not under `a/b`.
+    public static func contains(_ topic: String, under scope: String) -> Bool {
+        topic == scope
+            || (topic.hasPrefix(scope) && topic.utf8.dropFirst(scope.utf8.count).first == UInt8(ascii: "/"))
+    }
+
     /// The command a message on `topic` carries, with the location it addresses; nil for any
     /// topic that is not one of ``LocationTopics/commandTopics``.
     public func command(on topic: String) -> (locationID: String, command: LocationCommand)? {
-        guard let level = locationLevel(of: topic), !level.isEmpty, level.endIndex < topic.endIndex else { return nil }
-        let id = String(level)
+        guard let id = locationID(of: topic) else { return nil }
         let topics = location(id)
         for command in LocationCommand.allCases where topics.topic(of: command) == topic {
             return (id, command)

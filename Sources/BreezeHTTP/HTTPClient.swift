@@ -12,7 +12,8 @@
 import Dispatch
 import Synchronization
 
-/// A GET-only HTTP/HTTPS client over libcurl's multi interface.
+/// An HTTP/HTTPS client over libcurl's multi interface: GETs (the fetches) and multipart POSTs
+/// (OpenEPaperLink uploads, ``postMultipart(_:)``).
 ///
 /// Requests run on the client's own thread (``MultiDriver``), up to ``maxConcurrent`` at once;
 /// further ones wait in arrival order. Blocking curl calls never run on the cooperative pool (two

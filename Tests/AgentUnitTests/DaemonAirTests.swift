@@ -86,7 +86,7 @@ struct DaemonAirTests {
 
     @Test func storedAirIsPublishedAtStartWithoutAFetch() throws {
         var state = T.machine(try Self.config())
-        state.restoreAir(0, Self.airReport(), fetchedAt: T.t0 - 60)
+        AirRules.restore(.init(report: Self.airReport(), fetchedAt: T.t0 - 60), 0, in: &state, now: T.t0)
         let start = state.start(at: T.at(T.t0))
         let air = try #require(Self.tree(start, "breeze/home/air"))
         #expect(air["breeze/home/air/european_aqi/value"] == "20")

@@ -471,21 +471,23 @@ struct DaemonStateTests {
         var (state, _) = Self.started(try Self.config())
         _ = state.handle(.mqtt(.connected), at: Self.at(Self.t0 + 7))
         var actions = state.handle(Self.message("homeassistant/status", "online"), at: Self.at(Self.t0 + 10))
-        let delays = actions.compactMap { if case .rediscover(let d) = $0 { d } else { nil } }
-        #expect(delays.count == 1)
-        #expect(delays[0] >= .seconds(1) && delays[0] <= .seconds(10))
+        // The re-send is a deadline of the one wake, 1–10 s later (whole seconds).
+        let due = try #require(state.presence.rediscoverAt)
+        #expect(due >= Self.t0 + 11 && due <= Self.t0 + 20)
+        #expect(Self.wake(actions).map { $0 <= due } == true)
+        #expect(Self.logs(actions, .info).count == 1)
         // 2,000 more births while one is pending: nothing more.
         for _ in 0..<2_000 {
             #expect(state.handle(Self.message("homeassistant/status", "online"), at: Self.at(Self.t0 + 11)).isEmpty)
         }
         #expect(state.handle(Self.message("homeassistant/status", "offline"), at: Self.at(Self.t0 + 11)).isEmpty)
-        actions = state.handle(.rediscoverDue, at: Self.at(Self.t0 + 15))
+        actions = state.handle(.tick, at: Self.at(due))
         let republished = actions.compactMap { if case .republish(let scope) = $0 { scope } else { nil } }
         #expect(republished == ["homeassistant/device/breeze_home/config"])
         #expect(Self.published(actions).map(\.topic) == ["breeze/diagnostics"])
         // The next birth is answered again.
         actions = state.handle(Self.message("homeassistant/status", "online"), at: Self.at(Self.t0 + 100))
-        #expect(actions.contains { if case .rediscover = $0 { true } else { false } })
+        #expect(state.presence.rediscoverAt != nil)
     }
 
     @Test func demoAnswersNoBirthAndAnnouncesNothing() throws {
@@ -718,5 +720,38 @@ struct DaemonStateTests {
         }
         #expect(CallKey(storageKey: "home") == nil)
         #expect(CallKey(storageKey: "home.bing") == nil)
+    }
+
+    @Test("the MQTT version the broker accepted: a fallback from 5 is the state's warning, the configured one nothing")
+    func protocolFallbackIsAWarning() throws {
+        var state = Self.machine(try Self.config())
+        let fallBack = state.handle(.brokerProtocol(.v311), at: Self.at(Self.t0))
+        #expect(
+            Self.logs(fallBack, .warning) == [
+                "mqtt: the broker refused MQTT 5; fell back to MQTT \(MQTTProtocolVersion.v311) (set mqtt.protocol to choose)"
+            ])
+        #expect(state.handle(.brokerProtocol(.v5), at: Self.at(Self.t0)).isEmpty)
+    }
+
+    @Test("one watch of the broker's outcomes at a time: after a flush, again only once it settled")
+    func outcomesAreWatchedOnceAtATime() throws {
+        var state = Self.machine(try Self.config())
+        _ = state.start(at: Self.at(Self.t0))
+        func watches(_ actions: [DaemonAction]) -> Int {
+            actions.count { if case .watchOutcomes(let timeout) = $0 { timeout == .seconds(30) } else { false } }
+        }
+        let first = state.handle(.tick, at: Self.at(Self.t0 + 1))
+        #expect(first.contains { if case .flush = $0 { true } else { false } })
+        #expect(watches(first) == 1)
+        #expect(watches(state.handle(.tick, at: Self.at(Self.t0 + 2))) == 0)
+        // What the watch saw is handed to the publisher by the loop, between events.
+        let settled = state.handle(.outcomesSettled(PublishOutcomes()), at: Self.at(Self.t0 + 3))
+        #expect(settled.count == 1)
+        if case .reportOutcomes(let outcomes, let pendingIsLost) = settled.first {
+            #expect(outcomes == PublishOutcomes() && !pendingIsLost)
+        } else {
+            Issue.record("no reportOutcomes: \(settled)")
+        }
+        #expect(watches(state.handle(.tick, at: Self.at(Self.t0 + 4))) == 1)
     }
 }

@@ -78,6 +78,22 @@ struct IdentityGuardTests {
         #expect(!state.diagnosticsJSON(at: D.at(now + 61)).contains("identity_conflict"))
     }
 
+    @Test("leaving: the announcement cleared and offline, QoS 1 at least; with another live instance only offline")
+    func farewell() throws {
+        var (state, _) = D.started(try D.config())
+        let now = Self.t0 + 10
+        let clear = OutgoingMessage(topic: "breeze/agent/-", payload: "", qos: 1, retain: true)
+        let offline = OutgoingMessage(topic: "breeze/status", payload: "offline", qos: 1, retain: true)
+        #expect(state.farewell == [clear, offline])
+        let connected = state.handle(.mqtt(.connected), at: D.at(now))
+        let own = try #require(D.published(connected).first { $0.topic == "breeze/agent/-" })
+        _ = state.handle(D.message("breeze/agent/-", own.payload, retain: true), at: D.at(now))
+        let other = String(decoding: Self.announcement("b7", at: now), as: UTF8.self)
+        _ = state.handle(D.message("breeze/agent/-", other, retain: true), at: D.at(now + 1))
+        #expect(state.identity.isOtherLive)
+        #expect(state.farewell == [offline])
+    }
+
     @Test("another live instance: one error naming it, answered once, in diagnostics; an earlier one is not")
     func otherInstance() throws {
         var (state, _) = D.started(try D.config())

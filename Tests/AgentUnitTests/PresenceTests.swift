@@ -52,19 +52,19 @@ struct PresenceTests {
     }
 
     @Test mutating func birthsAreFoldedIntoOneDelayedResend() throws {
+        _ = presence.handle(.started, now: Self.t0, random: &random)
         _ = presence.handle(.connected, now: Self.t0, random: &random)
         let first = presence.handle(.birth(online: true), now: Self.t0 + 1, random: &random)
-        guard case .rediscover(let delay) = try #require(first.last) else {
-            Issue.record("no re-discovery asked for: \(first)")
-            return
-        }
-        #expect(first.first == .log(.info, "Home Assistant is online: re-sending discovery in \(delay)"))
-        #expect(delay >= .seconds(1) && delay <= .seconds(10))
+        #expect(first.count == 1)
+        #expect(first.first?.isLog(startingWith: "Home Assistant is online: re-sending discovery in ") == true)
+        // The re-send is a deadline of the wake: 1–10 s later, in whole seconds.
+        let due = try #require(presence.rediscoverAt)
+        #expect(due >= Self.t0 + 2 && due <= Self.t0 + 11)
+        #expect(presence.nextDeadline == due)
         for _ in 0..<100 { #expect(presence.handle(.birth(online: true), now: Self.t0 + 2, random: &random).isEmpty) }
-        #expect(
-            presence.handle(.rediscoverDue, now: Self.t0 + 20, random: &random) == [
-                .republishDiscovery, .publishDiagnostics,
-            ])
+        #expect(presence.handle(.tick, now: due - 1, random: &random).isEmpty)
+        #expect(presence.handle(.tick, now: due, random: &random) == [.republishDiscovery, .publishDiagnostics])
+        #expect(presence.rediscoverAt == nil)
         #expect(!presence.handle(.birth(online: true), now: Self.t0 + 21, random: &random).isEmpty)
     }
 
@@ -72,8 +72,21 @@ struct PresenceTests {
         #expect(presence.handle(.birth(online: false), now: Self.t0, random: &random).isEmpty)
         var off = Presence(broker: "hub:1883", discoveryEnabled: false)
         #expect(off.handle(.birth(online: true), now: Self.t0, random: &random).isEmpty)
-        // A re-send due while disconnected republishes discovery (queued for the reconnect's
-        // republish) but sends no diagnostics.
-        #expect(off.handle(.rediscoverDue, now: Self.t0, random: &random) == [.republishDiscovery])
+        #expect(off.rediscoverAt == nil)
+    }
+
+    @Test mutating func aResendDueWhileDisconnectedRepublishesDiscoveryWithoutDiagnostics() throws {
+        _ = presence.handle(.connected, now: Self.t0, random: &random)
+        _ = presence.handle(.birth(online: true), now: Self.t0 + 1, random: &random)
+        _ = presence.handle(.disconnected(reason: "gone"), now: Self.t0 + 1, random: &random)
+        let due = try #require(presence.rediscoverAt)
+        // Queued for the reconnect's republish; diagnostics are not retained, so not sent.
+        #expect(presence.handle(.tick, now: due, random: &random) == [.republishDiscovery])
+    }
+}
+
+extension Presence.Action {
+    fileprivate func isLog(startingWith prefix: String) -> Bool {
+        if case .log(.info, let text) = self { text.hasPrefix(prefix) } else { false }
     }
 }

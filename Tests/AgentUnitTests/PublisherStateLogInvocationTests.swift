@@ -106,9 +106,9 @@ final class RecordingTransport: RetainedTransport {
     }
 
     @Test func scopeMembershipNeedsASlash() {
-        #expect(RetainedLedger.belongs("b/home/pollen/oak", to: "b/home/pollen"))
-        #expect(RetainedLedger.belongs("b/home/pollen", to: "b/home/pollen"))
-        #expect(!RetainedLedger.belongs("b/home/pollenx", to: "b/home/pollen"))
+        #expect(TopicLayout.contains("b/home/pollen/oak", under: "b/home/pollen"))
+        #expect(TopicLayout.contains("b/home/pollen", under: "b/home/pollen"))
+        #expect(!TopicLayout.contains("b/home/pollenx", under: "b/home/pollen"))
     }
 }
 

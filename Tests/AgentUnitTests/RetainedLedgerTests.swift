@@ -53,17 +53,18 @@ struct RetainedLedgerTests {
         #expect(ledger.publishedDigests["breeze/home/pollen/a"] == PayloadDigest(payload: "2"))
     }
 
-    /// The sends run outside the publisher's lock: a refusal of this flush's own send can be
-    /// reported before the flush records it, and must win (found by review of the split).
-    @Test func aRefusalReportedWhileTheFlushSendsKeepsTheTopicOutOfThePublishedSet() {
+    /// The broker's outcomes come back as events, after the flush that sent them was recorded
+    /// (the loop owns the publisher): a refusal of this flush's own send takes the topic out of
+    /// the published set then.
+    @Test func aRefusalReportedAfterTheFlushKeepsTheTopicOutOfThePublishedSet() {
         var ledger = Self.ledger()
         ledger.set(
             scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}"), ("breeze/home/pollen/a", "1")]))
         let plan = ledger.plan(everything: false, now: Self.t0)
         #expect(plan.deliveries.map(\.topic) == ["breeze/home/pollen", "breeze/home/pollen/a"])
-        // Between the sends and the record: the broker refused `a`, the connection lost nothing else.
-        ledger.notPublished(refused: ["breeze/home/pollen/a"], lost: [])
         ledger.record(plan, [.sent, .sent], cleared: [], failed: false)
+        // The outcomes: the broker refused `a`, the connection lost nothing else.
+        ledger.notPublished(refused: ["breeze/home/pollen/a"], lost: [])
         #expect(ledger.publishedDigests.keys.sorted() == ["breeze/home/pollen"])
         #expect(ledger.refused == ["breeze/home/pollen/a"])
         // Not sent again at the next flush of that tree (a refusal is not repeated until a
@@ -77,12 +78,12 @@ struct RetainedLedgerTests {
         #expect(ledger.publishedDigests["breeze/home/pollen"] == PayloadDigest(payload: #"{"v":2}"#))
     }
 
-    @Test func aTopicLostWhileTheFlushSendsIsSentAgainByTheNextFlush() {
+    @Test func aTopicLostAfterTheFlushIsSentAgainByTheNextFlush() {
         var ledger = Self.ledger()
         ledger.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}")]))
         let plan = ledger.plan(everything: false, now: Self.t0)
-        ledger.notPublished(refused: [], lost: ["breeze/home/pollen"])
         ledger.record(plan, [.sent], cleared: [], failed: false)
+        ledger.notPublished(refused: [], lost: ["breeze/home/pollen"])
         #expect(ledger.publishedCount == 0)
         ledger.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}")]))
         #expect(Self.flush(&ledger, at: Self.t0) == ["breeze/home/pollen={}"])

@@ -101,7 +101,7 @@ struct StripesDaemonStateTests {
     /// Stored 1980–2025: nothing until 10 January 2027 + this hub's spread, then 1980–2026.
     @Test func newYearIsFetchedFromTenJanuaryPlusTheSpread() throws {
         var state = T.machine(try T.config())
-        state.restoreStripes(0, try T.stripesData(T.t0 - 86_400))
+        StripesRules.restore(try T.stripesData(T.t0 - 86_400), 0, in: &state, now: T.t0)
         _ = state.start(at: T.at(T.t0))
         #expect(Self.stripesFetches(state.handle(.tick, at: T.at(T.t0 + 6))).isEmpty)
 
@@ -133,7 +133,7 @@ struct StripesDaemonStateTests {
 
     @Test func anotherFirstYearIsFetchedAtOnce() throws {
         var state = T.machine(try T.config("climate: {stripes: {first_year: 1990}}"))
-        state.restoreStripes(0, try T.stripesData(T.t0 - 86_400, first: 1980, last: 2025))
+        StripesRules.restore(try T.stripesData(T.t0 - 86_400, first: 1980, last: 2025), 0, in: &state, now: T.t0)
         _ = state.start(at: T.at(T.t0))
         let fetches = Self.stripesFetches(state.handle(.tick, at: T.at(T.t0 + 6)))
         #expect(fetches.map(\.first) == [1990])
@@ -141,7 +141,7 @@ struct StripesDaemonStateTests {
 
     @Test func failureBacksOffAndKeepsWhatIsPublished() throws {
         var state = T.machine(try T.config())
-        state.restoreStripes(0, try T.stripesData(T.t0 - 86_400, first: 1980, last: 2024))
+        StripesRules.restore(try T.stripesData(T.t0 - 86_400, first: 1980, last: 2024), 0, in: &state, now: T.t0)
         _ = state.start(at: T.at(T.t0))
         #expect(Self.stripesFetches(state.handle(.tick, at: T.at(T.t0 + 6))).count == 1)
         let now = T.t0 + 8

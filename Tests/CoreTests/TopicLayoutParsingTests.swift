@@ -53,4 +53,29 @@ struct TopicLayoutParsingTests {
         #expect(Self.layout.command(on: "breeze/home/pollen") == nil)
         #expect(Self.layout.command(on: "other/home/refresh") == nil)
     }
+
+    @Test func aLocationIDNeedsALevelBelowIt() {
+        #expect(Self.layout.locationID(of: "breeze/home/pollen") == "home")
+        #expect(Self.layout.locationID(of: "breeze/status/1") == "status")
+        #expect(Self.layout.locationID(of: "breeze/home") == nil)
+        #expect(Self.layout.locationID(of: "breeze//pollen") == nil)
+        #expect(Self.layout.locationID(of: "other/home/pollen") == nil)
+        #expect(TopicLayout.reservedLevels == ["status", "diagnostics", "agent"])
+    }
+
+    @Test func deviceConfigsAnyAgentsAndThisPrefixs() {
+        #expect(Self.layout.isDeviceConfig("homeassistant/device/other_x/config"))
+        #expect(Self.layout.isDeviceConfig("homeassistant/device/breeze_home/config"))
+        #expect(!Self.layout.isDeviceConfig("homeassistant/device/breeze_home/state"))
+        #expect(!Self.layout.isDeviceConfig("homeassistant/status"))
+        #expect(Self.layout.isAgentDeviceConfig("homeassistant/device/breeze_home/config"))
+        #expect(!Self.layout.isAgentDeviceConfig("homeassistant/device/other_x/config"))
+    }
+
+    @Test func containsReadsLevelsNotCharacters() {
+        #expect(TopicLayout.contains("a/b", under: "a/b"))
+        #expect(TopicLayout.contains("a/b/c", under: "a/b"))
+        #expect(!TopicLayout.contains("a/bc", under: "a/b"))
+        #expect(!TopicLayout.contains("a", under: "a/b"))
+    }
 }

@@ -70,9 +70,17 @@ public struct ClimateFetcher: Sendable {
         return Self.compute(bodies, today: today, years: years, fetchedAt: now, log: log, location: location.id)
     }
 
-    /// Decodes and computes; also used for stored bodies at start.
+    /// The line saying which years had no value, if any.
+    static func omittedYearsNote(_ trend: ClimateTrend, location: String) -> String? {
+        guard !trend.omittedYears.isEmpty else { return nil }
+        let years = trend.omittedYears.map(String.init).joined(separator: ", ")
+        return "climate[\(location)]: no value for \(years); left out"
+    }
+
+    /// Decodes and computes; also used for stored bodies at start (``ClimateRules``, with no
+    /// `log`: the state logs ``omittedYearsNote(_:location:)`` itself).
     public static func compute(
-        _ bodies: ClimateBodies, today: CivilDate, years: [Int], fetchedAt: Int64, log: Log, location: String
+        _ bodies: ClimateBodies, today: CivilDate, years: [Int], fetchedAt: Int64, log: Log?, location: String
     ) -> ClimateFetchResult {
         let points = ClimateRequestPlan.points(today: today, years: years)
         do {
@@ -82,10 +90,7 @@ public struct ClimateFetcher: Sendable {
                 } ?? []
             let forecast = try OpenMeteoDailyDecoder.decode(Array(bodies.forecast.utf8))
             let trend = try ClimateTrend.compute(today: today, points: points, archive: archive, forecast: forecast)
-            if !trend.omittedYears.isEmpty {
-                let years = trend.omittedYears.map(String.init).joined(separator: ", ")
-                log.info("climate[\(location)]: no value for \(years); left out")
-            }
+            if let log, let note = omittedYearsNote(trend, location: location) { log.info(note) }
             return .trend(trend, bodies: bodies, fetchedAt: fetchedAt)
         } catch let error as ClimateDecodeError {
             return .failed(message: error.description, retryAfter: nil)

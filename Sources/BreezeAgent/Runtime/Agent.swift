@@ -62,7 +62,8 @@ final class Agent {
         var generator = SystemRandomNumberGenerator()
         self.state = DaemonState(
             config: config, locations: locations, storedCalls: store.callCounts(), demo: demo, seed: generator.next())
-        state.identify(host: currentHostname(), pid: Int(getpid()), started: Timestamp.nowUnixSeconds())
+        // The start time the announcement carries is the loop's clock's, as every other time.
+        state.identify(host: currentHostname(), pid: Int(getpid()), started: clock.now().now)
         setUpImages(helper: helper)
     }
 
@@ -89,67 +90,21 @@ final class Agent {
 
     // MARK: stored responses (restarts spend no quota)
 
-    /// Loads the last good responses; a source whose stored data is still within its schedule
-    /// is not fetched again until it ages out (SPEC §5).
-    func restoreStoredResponses(now: Int64) {
+    /// Reads the last good responses from `state_dir` and hands them to the state
+    /// (``DaemonEvent/restored(location:_:)``); a source whose stored data is still within its
+    /// schedule is not fetched again until it ages out (SPEC §5). `only`: one source (`print`
+    /// restores the stripes alone: fetching them again weighs ≈ 120 of Open-Meteo's calls).
+    func restoreStoredResponses(only: SourceKind? = nil) {
         for index in state.locations.indices {
             let id = state.locations[index].config.id
-            if config.pollen.enabled {
-                let source = config.pollen.source(googleRejected: false)
-                if let stored = store.response(location: id, source: source.storeName) {
-                    let response = FetchedResponse(status: 200, body: Array(stored.body.utf8))
-                    let result = PollenFetcher.interpret(response, source: source, fetchedAt: stored.fetchedAt)
-                    if case .report(let report) = result.outcome {
-                        state.restorePollen(index, report, fetchedAt: stored.fetchedAt)
-                        log.info(
-                            "pollen[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))"
-                        )
-                    } else {
-                        log.warning("pollen[\(id)]: stored response is not usable; ignoring it")
-                    }
-                }
+            let responses = state.storedResponseNames(index).compactMap { entry -> RestoredResponse? in
+                guard only == nil || only == entry.kind,
+                    let response = store.response(location: id, source: entry.name)
+                else { return nil }
+                return RestoredResponse(kind: entry.kind, response: response)
             }
-            if config.climate.enabled,
-                let stored = store.response(location: id, source: SourceKind.climate.traits.storeName),
-                let bodies = try? JSONDecoderShim.decode(ClimateBodies.self, stored.body),
-                let date = CivilDate(iso: bodies.date)
-            {
-                let result = ClimateFetcher.compute(
-                    bodies, today: date, years: config.climate.years, fetchedAt: stored.fetchedAt, log: log,
-                    location: id)
-                if case .trend(let trend, _, _) = result {
-                    state.restoreClimate(index, trend, date: date, fetchedAt: stored.fetchedAt, now: now)
-                    log.info("climate[\(id)]: restored data for \(date)")
-                }
-            }
-            if config.air.enabled, let stored = store.response(location: id, source: SourceKind.air.traits.storeName) {
-                let result = AirFetcher.interpret(
-                    FetchedResponse(status: 200, body: Array(stored.body.utf8)), fetchedAt: stored.fetchedAt)
-                if case .report(let report) = result.outcome {
-                    state.restoreAir(index, report, fetchedAt: stored.fetchedAt)
-                    log.info("air[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")
-                } else {
-                    log.warning("air[\(id)]: stored response is not usable; ignoring it")
-                }
-            }
-            restoreStoredStripes(index)
-        }
-    }
-
-    /// The stored warming stripes of a location, if any: `print` uses them too, since fetching
-    /// them again weighs ≈ 120 of Open-Meteo's calls (the daily check refetches when due).
-    func restoreStoredStripes(_ index: Int) {
-        let id = state.locations[index].config.id
-        guard config.climate.enabled,
-            let stored = store.response(location: id, source: SourceKind.stripes.traits.storeName)
-        else { return }
-        if let tallies = try? JSONDecoderShim.decode(StoredStripes.self, stored.body),
-            let data = tallies.data(fetchedAt: stored.fetchedAt)
-        {
-            state.restoreStripes(index, data)
-            log.info("stripes[\(id)]: restored \(tallies.firstYear)–\(tallies.lastYear)")
-        } else {
-            log.warning("stripes[\(id)]: stored stripes are not usable; ignoring them")
+            guard !responses.isEmpty else { continue }
+            _ = performLogsAndWrites(state.handle(.restored(location: index, responses), at: time()))
         }
     }
 

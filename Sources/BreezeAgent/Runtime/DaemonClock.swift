@@ -10,7 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 /// The daemon loop's time: what the state machine is told at each event, and the timers its
-/// actions arm (the wake, the re-discovery delay, held-back clears), which come back as
+/// actions arm (the wake, which the re-discovery after a birth is a deadline of, and the
+/// held-back clears), which come back as
 /// events. Below the `run` loop the state, the publisher and the connect timeout read no clock:
 /// the loop asks this and passes the answer on; the render helper's timeout is a timer on it
 /// (``RenderRunner``). `once` and `print` take their time from it too

@@ -17,11 +17,15 @@ import BreezeMQTT
     import Glibc
 #endif
 
-/// `run`: the daemon's event loop. It only performs: every decision is ``DaemonState``'s.
+/// `run`: the daemon's event loop. It performs ``DaemonState``'s actions, those of `start`,
+/// `beginHandover` and `holdRemovedLocations` included (``perform(_:loop:group:)``), and on
+/// leaving publishes what the state says (``DaemonState/farewell``); `once`'s protocol fallback
+/// is reported to the state, which warns, and the one watch of the broker's outcomes at a time
+/// is the state's (``DaemonAction/watchOutcomes(timeout:)``). It decides nothing.
 ///
-/// Events (MQTT, signals, the timer, finished fetches, the re-discovery delay) arrive on one
-/// stream and are handled in arrival order by this task. Fetches and the re-discovery delay
-/// run as child tasks of a discarding task group, so a shutdown cancels them (curl aborts the
+/// Events (MQTT, signals, the timer, finished fetches, held-back clears) arrive on one stream
+/// and are handled in arrival order by this task. Fetches and the clears' timer run as child
+/// tasks of a discarding task group, so a shutdown cancels them (curl aborts the
 /// transfer) and waits for them before the agent says `offline`. A single timer task wakes the
 /// loop at the time the state machine asks for, so an idle agent sleeps instead of polling.
 ///
@@ -62,177 +66,35 @@ extension Agent {
             forwarder.cancel()
             _ = signals
         }
-
-        let startTime = time()
         var http: AgentHTTPServer?
         defer { http?.stop() }
-        switch policy {
-        case .daemon:
-            guard startDaemon(publisher: publisher, client: client, at: startTime, http: &http) else {
-                return Invocation.ExitCode.unavailable
-            }
-        case .once:
-            state.startOneShot(.once, now: startTime.now)
-            do {
-                try client.start()
-            } catch {
-                log.error("mqtt: \(error)")
-                return Invocation.ExitCode.unavailable
-            }
-        case .print:
-            for index in state.locations.indices { restoreStoredStripes(index) }
-            state.startOneShot(.print, now: startTime.now)
-        }
 
-        let outcomeWaiter = ClaimFlag()
-        let exitCode = await withDiscardingTaskGroup(returning: Int32.self) { group in
-            var timer: Task<Void, Never>?
-            var timerAt: Int64?
-            var clearsAt: ContinuousClock.Instant?
-            var exitCode: Int32?
-            // Each fetch in flight, so the watchdog's `.abandonFetch` can cancel just that one.
-            var fetches: [FetchKey: Task<FetchOutcome, Never>] = [:]
-            /// Clears held back behind a discovery change: flush again when due.
-            func armClears(_ due: ContinuousClock.Instant?) {
-                guard let due, due != clearsAt else { return }
-                clearsAt = due
-                let clock = clock
-                group.addTask {
-                    try? await clock.sleep(until: due)
-                    if !Task.isCancelled { continuation.yield(.clearsDue) }
-                }
-            }
-            continuation.yield(policy == .print ? .prepared : .tick)
+        let exitCode = await withDiscardingTaskGroup(returning: Int32?.self) { group in
+            var loop = LoopEffects(client: client, publisher: publisher, events: continuation)
+            guard start(policy, loop: &loop, group: &group, http: &http) else { return nil }
             for await event in events {
-                // The timers fire once: the next wake is armed anew, even for the same time.
-                if case .tick = event { timerAt = nil }
-                if case .clearsDue = event { clearsAt = nil }
-                if case .fetched(let key, _) = event { fetches[key] = nil }
-                for action in performLogsAndWrites(state.handle(event, at: time())) {
-                    switch action {
-                    case .fetch(let key, let request):
-                        let (fetchers, log) = (fetchers, log)
-                        let fetch = Task { await Agent.fetch(request, with: fetchers, log: log) }
-                        fetches[key] = fetch
-                        group.addTask {
-                            // A shutdown cancels the group's children, and so the fetch.
-                            let outcome = await withTaskCancellationHandler {
-                                await fetch.value
-                            } onCancel: {
-                                fetch.cancel()
-                            }
-                            // An abandoned fetch reports nothing: the state applied its failure.
-                            if !fetch.isCancelled { continuation.yield(.fetched(key, outcome)) }
-                        }
-                    case .abandonFetch(let key):
-                        fetches.removeValue(forKey: key)?.cancel()
-                    case .setScope(let scope):
-                        publisher.set(scope: scope.prefix, scope.tree)
-                    case .handover(.unsubscribe(let topics)):
-                        for topic in topics { try? client.unsubscribe(topic) }
-                    case .handover(let step):
-                        publisher.perform(step)
-                    case .flush(let persist):
-                        publisher.flush(persist: persist, at: clock.instant())
-                        // What the broker refuses (MQTT 5 reason codes) or what a disconnect
-                        // loses is logged and kept out of the published set (SPEC §12). One
-                        // waiter at a time: it takes the outcomes of every publish before it
-                        // settles (1,000 locations once kept thousands of 30 s waiters).
-                        if outcomeWaiter.claim() {
-                            let (client, log) = (client, log)
-                            group.addTask {
-                                await client.waitForOutcomes(timeout: .seconds(30))
-                                    .report(to: publisher, log: log, pendingIsLost: false)
-                                outcomeWaiter.release()
-                            }
-                        }
-                        // A batch is done: hand the memory its fetches and trees freed back.
-                        if persist { MemoryTuning.releaseFreedMemory() }
-                        armClears(publisher.nextClearDue)
-                    case .flushAndReport:
-                        let sent = publisher.flush(at: clock.instant())
-                        let due = publisher.nextClearDue
-                        armClears(due)
-                        continuation.yield(.flushed(sent: sent, clearsPending: due != nil))
-                    case .prepareOnce:
-                        prepareOnce(client: client, publisher: publisher)
-                        continuation.yield(.prepared)
-                    case .awaitOutcomes(let timeout):
-                        // Every QoS 1/2 publish must be acknowledged on this connection; refused
-                        // ones (MQTT 5 reason code, or over the packet size) and lost ones are
-                        // not published.
-                        let log = log
-                        group.addTask {
-                            let outcomes = await client.waitForOutcomes(timeout: timeout)
-                            await client.stop()
-                            outcomes.report(to: publisher, log: log)
-                            continuation.yield(.outcomes(outcomes))
-                        }
-                    case .reportConnectFailure:
-                        let reason = client.lastError.map { "\($0)" } ?? "no answer"
-                        log.error("mqtt: cannot connect to \(config.mqtt.host):\(config.mqtt.port): \(reason)")
-                    case .write(let text):
-                        writeStdout(text)
-                    case .republishAll:
-                        let sent = publisher.republishAll(at: clock.instant())
-                        log.debug("mqtt: republished \(sent) retained topics")
-                    case .republish(let scope):
-                        publisher.republish(scope: scope)
-                    case .subscribe(let topics):
-                        for topic in topics { try? client.subscribe(topic, qos: 1) }
-                    case .publish(let message):
-                        try? client.publish(message.topic, message.payload, qos: message.qos, retain: message.retain)
-                    case .wake(let at):
-                        guard at != timerAt else { break }
-                        timer?.cancel()
-                        timerAt = at
-                        let clock = clock
-                        timer = Task {
-                            try? await clock.sleep(untilUnixTime: at)
-                            if !Task.isCancelled { continuation.yield(.tick) }
-                        }
-                    case .rediscover(let delay):
-                        let (clock, due) = (clock, clock.instant() + delay)
-                        group.addTask {
-                            try? await clock.sleep(until: due)
-                            if !Task.isCancelled { continuation.yield(.rediscoverDue) }
-                        }
-                    case .reconnectDelay(let seconds):
-                        client.setReconnectDelay(seconds: seconds.map { Int($0) })
-                    case .stop(let code):
-                        exitCode = code
-                    case .render, .imageReady, .upload:
-                        // Renders and uploads run as child tasks, like fetches (ImagePipeline.swift).
-                        _ = performImageAction(action, report: { continuation.yield($0) }) { work in
-                            group.addTask { await work() }
-                        }
-                    case .log, .store:
-                        break  // performed by performLogsAndWrites
-                    }
-                }
+                loop.received(event)
+                perform(state.handle(event, at: time()), loop: &loop, group: &group)
                 refreshHTTP(http, publisher: publisher)
-                if exitCode != nil { break }
+                if loop.exitCode != nil { break }
             }
-            timer?.cancel()
+            loop.timer?.cancel()
             publisher.persist()
             // Fetches in flight are cancelled (curl aborts at its next progress callback) and
             // awaited when the group closes; their results are not applied.
             group.cancelAll()
-            return exitCode ?? Invocation.ExitCode.success
+            return loop.exitCode ?? Invocation.ExitCode.success
         }
-
+        guard let exitCode else { return Invocation.ExitCode.unavailable }
         guard policy == .daemon else {
             await client.stop()
             return exitCode
         }
         if client.isConnected {
-            // The announcement goes with the run (SPEC §16), unless another live instance's may
-            // be the one retained now.
-            if !state.identity.isOtherLive {
-                try? client.publish(state.identity.topic, "", qos: max(1, config.mqtt.qos), retain: true)
+            // What the state says on leaving (``DaemonState/farewell``), acknowledged or given up on.
+            for message in state.farewell {
+                try? client.publish(message.topic, message.payload, qos: message.qos, retain: message.retain)
             }
-            try? client.publish(
-                state.layout.status, Availability.offline, qos: max(1, config.mqtt.qos), retain: true)
             _ = await client.waitForAcknowledgements(timeout: .milliseconds(1500))
         }
         await client.stop()
@@ -240,25 +102,173 @@ extension Agent {
         return exitCode
     }
 
+    /// What the loop keeps while it performs: where events go, the one wake timer and the
+    /// held-back clears' timer it armed, each fetch in flight (so `.abandonFetch` can cancel just
+    /// that one), and the exit code once `.stop` came.
+    struct LoopEffects {
+        let client: any BrokerConnection
+        let publisher: RetainedPublisher
+        let events: AsyncStream<DaemonEvent>.Continuation
+        var timer: Task<Void, Never>?
+        var timerAt: Int64?
+        var clearsAt: ContinuousClock.Instant?
+        var fetches: [FetchKey: Task<FetchOutcome, Never>] = [:]
+        var exitCode: Int32?
+
+        /// The timers fire once: the next wake is armed anew, even for the same time.
+        mutating func received(_ event: DaemonEvent) {
+            if case .tick = event { timerAt = nil }
+            if case .clearsDue = event { clearsAt = nil }
+            if case .fetched(let key, _) = event { fetches[key] = nil }
+        }
+    }
+
+    /// The loop's first steps by policy, then its first event; false when the run stops here
+    /// (exit `unavailable`).
+    private func start(
+        _ policy: LoopPolicy, loop: inout LoopEffects, group: inout DiscardingTaskGroup, http: inout AgentHTTPServer?
+    ) -> Bool {
+        let startTime = time()
+        switch policy {
+        case .daemon:
+            guard startDaemon(at: startTime, loop: &loop, group: &group, http: &http) else { return false }
+        case .once:
+            state.startOneShot(.once, now: startTime.now)
+            do {
+                try loop.client.start()
+            } catch {
+                log.error("mqtt: \(error)")
+                return false
+            }
+        case .print:
+            restoreStoredResponses(only: .stripes)
+            state.startOneShot(.print, now: startTime.now)
+        }
+        loop.events.yield(policy == .print ? .prepared : .tick)
+        return true
+    }
+
+    /// Performs the state's actions: logs and writes here, the rest on the broker, the
+    /// publisher, the timers and the task group.
+    func perform(_ actions: [DaemonAction], loop: inout LoopEffects, group: inout DiscardingTaskGroup) {
+        for action in performLogsAndWrites(actions) { perform(action, loop: &loop, group: &group) }
+    }
+
+    private func perform(_ action: DaemonAction, loop: inout LoopEffects, group: inout DiscardingTaskGroup) {
+        let (client, publisher, continuation) = (loop.client, loop.publisher, loop.events)
+        switch action {
+        case .fetch(let key, let request):
+            let (fetchers, log) = (fetchers, log)
+            let fetch = Task { await Agent.fetch(request, with: fetchers, log: log) }
+            loop.fetches[key] = fetch
+            group.addTask {
+                // A shutdown cancels the group's children, and so the fetch.
+                let outcome = await withTaskCancellationHandler {
+                    await fetch.value
+                } onCancel: {
+                    fetch.cancel()
+                }
+                // An abandoned fetch reports nothing: the state applied its failure.
+                if !fetch.isCancelled { continuation.yield(.fetched(key, outcome)) }
+            }
+        case .abandonFetch(let key):
+            loop.fetches.removeValue(forKey: key)?.cancel()
+        case .setScope(let scope):
+            publisher.set(scope: scope.prefix, scope.tree)
+        case .handover(.unsubscribe(let topics)):
+            for topic in topics { try? client.unsubscribe(topic) }
+        case .handover(let step):
+            publisher.perform(step)
+        case .flush(let persist):
+            publisher.flush(persist: persist, at: clock.instant())
+            // A batch is done: hand the memory its fetches and trees freed back.
+            if persist { MemoryTuning.releaseFreedMemory() }
+            armClears(publisher.nextClearDue, loop: &loop, group: &group)
+        case .watchOutcomes(let timeout):
+            group.addTask { continuation.yield(.outcomesSettled(await client.waitForOutcomes(timeout: timeout))) }
+        case .reportOutcomes(let outcomes, let pendingIsLost):
+            outcomes.report(to: publisher, log: log, pendingIsLost: pendingIsLost)
+        case .flushAndReport:
+            let sent = publisher.flush(at: clock.instant())
+            let due = publisher.nextClearDue
+            armClears(due, loop: &loop, group: &group)
+            continuation.yield(.flushed(sent: sent, clearsPending: due != nil))
+        case .prepareOnce:
+            prepareOnce(loop: &loop, group: &group)
+            continuation.yield(.prepared)
+        case .awaitOutcomes(let timeout):
+            // Every QoS 1/2 publish must be acknowledged on this connection; the state has the
+            // refused and lost ones reported (``DaemonAction/reportOutcomes(_:pendingIsLost:)``).
+            group.addTask {
+                let outcomes = await client.waitForOutcomes(timeout: timeout)
+                await client.stop()
+                continuation.yield(.outcomes(outcomes))
+            }
+        case .reportConnectFailure:
+            let reason = client.lastError.map { "\($0)" } ?? "no answer"
+            log.error("mqtt: cannot connect to \(config.mqtt.host):\(config.mqtt.port): \(reason)")
+        case .write(let text):
+            writeStdout(text)
+        case .republishAll:
+            let sent = publisher.republishAll(at: clock.instant())
+            log.debug("mqtt: republished \(sent) retained topics")
+        case .republish(let scope):
+            publisher.republish(scope: scope)
+        case .subscribe(let topics):
+            for topic in topics { try? client.subscribe(topic, qos: 1) }
+        case .publish(let message):
+            try? client.publish(message.topic, message.payload, qos: message.qos, retain: message.retain)
+        case .wake(let at):
+            guard at != loop.timerAt else { break }
+            loop.timer?.cancel()
+            loop.timerAt = at
+            let clock = clock
+            loop.timer = Task {
+                try? await clock.sleep(untilUnixTime: at)
+                if !Task.isCancelled { continuation.yield(.tick) }
+            }
+        case .reconnectDelay(let seconds):
+            client.setReconnectDelay(seconds: seconds.map { Int($0) })
+        case .stop(let code):
+            loop.exitCode = code
+        case .render, .imageReady, .upload:
+            // Renders and uploads run as child tasks, like fetches (ImagePipeline.swift).
+            _ = performImageAction(action, report: { continuation.yield($0) }) { work in
+                group.addTask { await work() }
+            }
+        case .log, .store:
+            break  // performed by performLogsAndWrites
+        }
+    }
+
+    /// Clears held back behind a discovery change: flush again when due.
+    private func armClears(
+        _ due: ContinuousClock.Instant?, loop: inout LoopEffects, group: inout DiscardingTaskGroup
+    ) {
+        guard let due, due != loop.clearsAt else { return }
+        loop.clearsAt = due
+        let (clock, continuation) = (clock, loop.events)
+        group.addTask {
+            try? await clock.sleep(until: due)
+            if !Task.isCancelled { continuation.yield(.clearsDue) }
+        }
+    }
+
     /// `run`'s start: stored responses, the spread first fetches, every scope, the shard
-    /// handover, the HTTP endpoints, the connection. False when the start stops here (a port in
-    /// use, a client that cannot start); `http` is the server started, to stop in any case.
+    /// handover, the HTTP endpoints, the connection — every action of `start`, `beginHandover`
+    /// and `holdRemovedLocations` performed like any other. False when the start stops here (a
+    /// port in use, a client that cannot start); `http` is the server started, to stop in any
+    /// case.
     private func startDaemon(
-        publisher: RetainedPublisher, client: any BrokerConnection, at startTime: DaemonTime,
+        at startTime: DaemonTime, loop: inout LoopEffects, group: inout DiscardingTaskGroup,
         http: inout AgentHTTPServer?
     ) -> Bool {
-        restoreStoredResponses(now: startTime.now)
-        for case .setScope(let scope) in performLogsAndWrites(state.start(at: startTime)) {
-            publisher.set(scope: scope.prefix, scope.tree)
-        }
-        for case .handover(let step) in performLogsAndWrites(state.beginHandover(published: publisher.published)) {
-            publisher.perform(step)
-        }
+        let publisher = loop.publisher
+        restoreStoredResponses()
+        perform(state.start(at: startTime), loop: &loop, group: &group)
+        perform(state.beginHandover(published: publisher.published), loop: &loop, group: &group)
         // Removed locations are cleared once no other instance is seen (SPEC §16, IdentityGuard).
-        for case .handover(let step) in performLogsAndWrites(state.holdRemovedLocations(published: publisher.published))
-        {
-            publisher.perform(step)
-        }
+        perform(state.holdRemovedLocations(published: publisher.published), loop: &loop, group: &group)
 
         // The HTTP endpoints (SPEC §9.2), before MQTT: a port in use stops the start here.
         guard case .success(let server) = startHTTPServer() else { return false }
@@ -266,7 +276,7 @@ extension Agent {
         refreshHTTP(server, publisher: publisher)
 
         do {
-            try client.start()
+            try loop.client.start()
         } catch {
             log.error("mqtt: \(error)")
             return false
@@ -283,17 +293,12 @@ extension Agent {
         return true
     }
 
-    /// `once`, connected: a protocol fallback is a warning; the scopes of locations moved to
-    /// another shard are held (only `run` hands them over); the stored responses are restored.
-    private func prepareOnce(client: any BrokerConnection, publisher: RetainedPublisher) {
-        if client.protocolVersion != config.mqtt.protocolVersion {
-            log.warning(
-                "mqtt: the broker refused MQTT 5; fell back to MQTT \(client.protocolVersion) (set mqtt.protocol to choose)"
-            )
-        }
-        for case .handover(let step) in performLogsAndWrites(state.beginHandover(published: publisher.published)) {
-            publisher.perform(step)
-        }
-        restoreStoredResponses(now: time().now)
+    /// `once`, connected: the version the broker accepted goes to the state (a fallback is its
+    /// warning); the scopes of locations moved to another shard are held (only `run` hands them
+    /// over); the stored responses are restored.
+    private func prepareOnce(loop: inout LoopEffects, group: inout DiscardingTaskGroup) {
+        perform(state.handle(.brokerProtocol(loop.client.protocolVersion), at: time()), loop: &loop, group: &group)
+        perform(state.beginHandover(published: loop.publisher.published), loop: &loop, group: &group)
+        restoreStoredResponses()
     }
 }

@@ -47,27 +47,8 @@ extension DaemonState {
     /// alike. Nil when it is not an Open-Meteo request (Google pollen) or would not be sent
     /// (stripes not due).
     func openMeteoRequest(_ key: FetchKey, now: Int64) -> CallLedger.OpenMeteoRequest? {
-        let index = key.location
-        let weight: OpenMeteoCallWeight
-        var requests = 1
-        switch key.kind {
-        case .pollen:
-            guard config.pollen.source(googleRejected: locations[index].googleRejected) == .openMeteo else {
-                return nil
-            }
-            weight = OpenMeteoBudget.pollenRequest
-        case .air:
-            weight = AirQualityRequest.weight
-        case .climate:
-            let years = ClimateRequestPlan.points(today: locations[index].today(at: now), years: config.climate.years)
-                .filter { $0.source == .archive }.count
-            weight =
-                OpenMeteoCallWeight.request(variables: 1, rangesOfDays: Array(repeating: 1, count: years)) + .calls(1)
-            requests = years > 0 ? 2 : 1
-        case .stripes:
-            guard let (firstYear, lastYear) = stripesYears(index, now: now) else { return nil }
-            weight = StripesRequest.weight(firstYear: firstYear, lastYear: lastYear)
-        }
+        let weighed = key.kind.rules.openMeteoWeight(key.location, in: self, now: now)
+        guard let (weight, requests) = weighed else { return nil }
         return .init(
             source: key.kind.rawValue, endpoint: key.kind.traits.endpoint.url(in: config.endpoints), weight: weight,
             requests: requests)

@@ -65,8 +65,10 @@ extension DaemonState {
         case .clearsDue:
             actions = oneShotStep(.clearsDue, now: now)
         case .outcomes(let outcomes):
-            actions = oneShotStep(.outcomes(outcomes, failingImages: images.failing.map(\.image)), now: now)
-        case .mqtt, .rediscoverDue, .signal:
+            // Logged and kept out of the published set before the run's summary.
+            actions = [.reportOutcomes(outcomes, pendingIsLost: true)]
+            actions += oneShotStep(.outcomes(outcomes, failingImages: images.failing.map(\.image)), now: now)
+        case .mqtt, .signal, .restored, .brokerProtocol, .outcomesSettled:
             break
         }
         if let at = oneShot?.nextDeadline { actions.append(.wake(at: at)) }

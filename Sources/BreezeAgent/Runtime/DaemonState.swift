@@ -17,22 +17,6 @@ import BreezeMQTT
     import Glibc
 #endif
 
-/// A fetch the loop is asked to run; everything it needs is in the value.
-enum FetchRequest: Sendable {
-    case pollen(LocationConfig, PollenSource, now: Int64)
-    case climate(LocationConfig, today: CivilDate, now: Int64)
-    case stripes(LocationConfig, firstYear: Int, lastYear: Int, now: Int64)
-    case air(LocationConfig, now: Int64)
-}
-
-/// What a fetch came to.
-enum FetchOutcome: Sendable {
-    case pollen(PollenFetchResult)
-    case climate(ClimateFetchResult)
-    case stripes(StripesFetchResult)
-    case air(AirFetchResult)
-}
-
 /// The clock as the daemon reads it at an event: wall time for schedules and local dates,
 /// process uptime (monotonic) for diagnostics.
 struct DaemonTime: Sendable, Equatable {
@@ -48,8 +32,6 @@ enum DaemonEvent: Sendable {
     case fetched(FetchKey, FetchOutcome)
     /// The broker connection changed, or a message arrived on a subscribed topic.
     case mqtt(MQTTEvent)
-    /// The delay after a Home Assistant birth has passed: re-send discovery.
-    case rediscoverDue
     /// Clears held back behind a discovery change are due (``RetainedPublisher/nextClearDue``).
     case clearsDue
     case signal(Int32)
@@ -63,6 +45,15 @@ enum DaemonEvent: Sendable {
     case flushed(sent: Int, clearsPending: Bool)
     /// `once`: the broker's outcomes asked for by ``DaemonAction/awaitOutcomes(timeout:)``.
     case outcomes(PublishOutcomes)
+    /// At start (`once`: when prepared), the stored responses of a location the loop read from
+    /// `state_dir` (``DaemonState/storedResponseNames(_:)``): restored by their sources' rules.
+    case restored(location: Int, [RestoredResponse])
+    /// `once`, connected: the MQTT version the broker accepted (``DaemonAction/prepareOnce``).
+    case brokerProtocol(MQTTProtocolVersion)
+    /// The broker's outcomes watched since ``DaemonAction/watchOutcomes(timeout:)``: handed to
+    /// the publisher (``DaemonAction/reportOutcomes(_:pendingIsLost:)``); the next flush may
+    /// start another watch.
+    case outcomesSettled(PublishOutcomes)
 }
 
 /// A write to `state_dir`.
@@ -96,6 +87,14 @@ enum DaemonAction: Sendable {
     case handover(HandoverStep)
     /// Publish what changed; `persist: false` leaves saving the published set for later.
     case flush(persist: Bool)
+    /// Wait up to `timeout` for the broker's outcomes of every publish so far and report them
+    /// back as ``DaemonEvent/outcomesSettled(_:)``.
+    case watchOutcomes(timeout: Duration)
+    /// What the broker refused (MQTT 5 reason codes, or over the packet size) or a disconnect
+    /// lost: logged and kept out of the published set (SPEC §12), between flushes (the loop is
+    /// the publisher's one owner). `pendingIsLost`: publishes still unacknowledged count as
+    /// lost (`once`, which disconnects next).
+    case reportOutcomes(PublishOutcomes, pendingIsLost: Bool)
     /// Publish every wanted topic again (after a (re)connect).
     case republishAll
     /// Publish one scope again (discovery after a Home Assistant birth).
@@ -106,8 +105,6 @@ enum DaemonAction: Sendable {
     case log(LogLevel, String)
     /// Wake the loop (with ``DaemonEvent/tick``) at this Unix time; replaces the previous wake.
     case wake(at: Int64)
-    /// Send ``DaemonEvent/rediscoverDue`` after this delay.
-    case rediscover(after: Duration)
     /// Reconnect after this many seconds from now on (nil: the configured backoff; SPEC §16).
     case reconnectDelay(seconds: Int64?)
     /// Leave the loop: publish `offline`, disconnect, exit with this code.
@@ -148,9 +145,12 @@ enum DaemonAction: Sendable {
 /// uploads), ``FetchTracker`` (fetches in flight and the stuck-fetch watchdog),
 /// ``FetchPlanner`` (every location's schedules: the start spread, which fetches are due,
 /// `refresh`, the due times; its pass over the schedules also finds the watchdog's deadline);
-/// ``CommandIntent`` routes a command message. What a due fetch asks for (``begin(_:now:)``:
-/// the pollen source, the Google cap, the counts; ``pace(_:now:)``), applying its outcome, and
-/// the sinks' views are still its own.
+/// ``CommandIntent`` routes a command message. What a due fetch asks for, what its outcome and
+/// a stored response do, are each source's rules (``SourceRules``: ``PollenRules``,
+/// ``ClimateRules``, ``StripesRules``, ``AirRules``), routed by ``begin(_:now:)``,
+/// ``apply(_:_:now:)`` and ``DaemonEvent/restored(location:_:)``, with one failure path
+/// (``applyFailure(_:_:now:)``). The pacing (``pace(_:now:)``) and the sinks' views are still
+/// its own.
 struct DaemonState {
     /// Largest payload of any message the agent subscribes to (commands, births, device status,
     /// and a shard's own retained topics it watches at a handover, whose discovery configs run to
@@ -167,7 +167,8 @@ struct DaemonState {
     /// Calls per location and day, Open-Meteo's weighted calls and pacing, when the counts are
     /// saved (CallLedger.swift).
     var calls: CallLedger
-    private(set) var diagnostics = DiagnosticsCounters()
+    /// Fetch counters per source; the sources' rules count their outcomes (SourceRules.swift).
+    var diagnostics = DiagnosticsCounters()
     /// Fetches asked for and not reported back yet, and the watchdog (FetchTracker.swift).
     var fetches = FetchTracker()
     /// When each source of each location is fetched: the schedules, the start spread, due
@@ -206,8 +207,9 @@ struct DaemonState {
     ) {
         self.config = config
         self.demo = demo
+        let layout = config.topicLayout
         self.context = SinkContext(
-            config: config, layout: config.topicLayout, discoveryEnabled: config.homeAssistant.discovery && !demo)
+            config: config, layout: layout, discoveryEnabled: config.homeAssistant.discovery && !demo)
         self.sinks = Sinks.all(for: context)
         self.presence = Presence(
             broker: "\(config.mqtt.host):\(config.mqtt.port)", discoveryEnabled: context.discoveryEnabled)
@@ -216,11 +218,11 @@ struct DaemonState {
         self.planner = FetchPlanner(locations: locations.count, settings: config)
         self.calls = CallLedger(stored: storedCalls, perMinuteOverride: config.endpointsMaxCallsPerMinute)
         self.random = SplitMix64(seed: seed)
-        self.images = ImagePipeline(config: config, locations: locations, layout: config.topicLayout)
+        self.images = ImagePipeline(config: config, locations: locations, layout: layout)
         self.commandLimits = CommandLimits(locations: locations.count)
         var instance = SplitMix64(seed: seed ^ 0x9e37_79b9_7f4a_7c15)
         self.identity = IdentityGuard(
-            topic: config.topicLayout.agent, clientID: config.mqtt.clientID,
+            topic: layout.agent, clientID: config.mqtt.clientID,
             instance: String(instance.next(), radix: 16), started: 0)
     }
 
@@ -251,6 +253,14 @@ struct DaemonState {
             for index in locations.indices { locations[index].rebuildAt = .min }
         }
         lastEventAt = now
+        // Answered alike in every mode, before the one-shot routing: the stored responses read
+        // back at start, the MQTT version the broker took, the outcomes of a watch.
+        if case .restored(let index, let responses) = event { return restore(index, responses, now: now) }
+        if case .brokerProtocol(let version) = event { return protocolFallback(version) }
+        if case .outcomesSettled(let outcomes) = event {
+            presence.outcomesSettled()
+            return [.reportOutcomes(outcomes, pendingIsLost: false)]
+        }
         if oneShot != nil { return handleOneShot(event, at: time) }
         var actions: [DaemonAction] = []
         switch event {
@@ -288,8 +298,6 @@ struct DaemonState {
             actions += handleMessage(message, at: time)
         case .clearsDue:
             actions.append(.flush(persist: true))
-        case .rediscoverDue:
-            actions += perform(presence.handle(.rediscoverDue, now: now, random: &random), at: time)
         case .signal(SIGHUP):
             actions.append(
                 .log(
@@ -304,11 +312,29 @@ struct DaemonState {
             actions += applyRendered(key, outcome, now: now)
         case .uploaded(let index, let outcome):
             actions += applyUploaded(index, outcome, now: now)
-        case .prepared, .flushed, .outcomes:
-            break  // one-shot only
+        case .prepared, .flushed, .outcomes, .restored, .brokerProtocol, .outcomesSettled:
+            break  // one-shot only; restored, brokerProtocol and outcomesSettled above
         }
         if !stopping { actions += imageActions(after: event, now: now) }
+        // One watch of the outcomes at a time: it takes the outcomes of every publish before it
+        // settles (1,000 locations once kept thousands of 30 s waiters).
+        if actions.contains(where: { if case .flush = $0 { true } else { false } }), presence.watchOutcomes() {
+            actions.append(.watchOutcomes(timeout: Self.outcomeWatch))
+        }
         return actions
+    }
+
+    /// How long a watch of the broker's outcomes waits at most.
+    static let outcomeWatch: Duration = .seconds(30)
+
+    /// The broker accepted another MQTT version than the configured one (it refused MQTT 5):
+    /// a warning, since `mqtt.protocol` chooses.
+    private func protocolFallback(_ version: MQTTProtocolVersion) -> [DaemonAction] {
+        guard version != config.mqtt.protocolVersion else { return [] }
+        return [
+            .log(
+                .warning, "mqtt: the broker refused MQTT 5; fell back to MQTT \(version) (set mqtt.protocol to choose)")
+        ]
     }
 
     /// Maps the presence child's actions to the daemon's.
@@ -325,8 +351,6 @@ struct DaemonState {
                     .publish(
                         .init(topic: layout.diagnostics, payload: diagnosticsJSON(at: time), qos: 0, retain: false))
                 )
-            case .rediscover(let delay):
-                actions.append(.rediscover(after: delay))
             case .republishDiscovery:
                 for location in locations {
                     actions.append(.republish(scope: layout.location(location.config.id).deviceConfig))
@@ -414,7 +438,9 @@ struct DaemonState {
         }
         if message.topic == layout.homeAssistantBirth {
             let online = message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
-            return perform(presence.handle(.birth(online: online), now: now, random: &random), at: time)
+            let actions = perform(presence.handle(.birth(online: online), now: now, random: &random), at: time)
+            // A re-discovery asked for is a deadline of the one wake.
+            return actions.isEmpty ? [] : actions + [wake(now: now)]
         }
         let ids = locations.lazy.map(\.config.id)
         guard let intent = CommandIntent.route(message, layout: layout, locations: ids) else { return [] }
@@ -566,287 +592,14 @@ struct DaemonState {
 
     func schedule(_ key: FetchKey) -> FetchSchedule { planner[key] }
 
-    /// Prepares a fetch: picks the pollen source, applies the daily Google cap (nil when capped,
-    /// with the source due again after local midnight), counts the call and marks it started.
-    mutating func begin(_ key: FetchKey, now: Int64) -> (FetchRequest?, [DaemonAction]) {
-        let index = key.location
-        let location = locations[index].config
-        var actions: [DaemonAction] = []
-        switch key.kind {
-        case .pollen:
-            let source = config.pollen.source(googleRejected: locations[index].googleRejected)
-            if source == .google && !demo {
-                guard callsToday(index, .google, now: now) < config.pollen.maxCallsPerDay else {
-                    if locations[index].slots.pollen.notice != .dailyCap {
-                        actions.append(
-                            .log(
-                                .warning,
-                                "pollen[\(location.id)]: daily Google call cap reached (pollen.max_calls_per_day = \(config.pollen.maxCallsPerDay)); next call after local midnight"
-                            ))
-                        locations[index].slots.pollen.notice = .dailyCap
-                    }
-                    planner.schedules[index].pollen.due(at: locations[index].nextMidnight(after: now))
-                    return (nil, actions)
-                }
-            }
-            countCall(index, source == .google ? .google : .openMeteo, now: now)
-            if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            planner.schedules[index].pollen.started(at: now)
-            return (.pollen(location, source, now: now), actions)
-        case .climate:
-            countCall(index, .openMeteo, now: now)
-            if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            planner.schedules[index].climate.started(at: now)
-            return (.climate(location, today: locations[index].today(at: now), now: now), actions)
-        case .stripes:
-            // Checked daily; fetched only when due (``stripesYears(_:now:)``).
-            guard let (firstYear, lastYear) = stripesYears(index, now: now),
-                let request = openMeteoRequest(key, now: now)
-            else {
-                planner.schedules[index].stripes.due(
-                    at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-                return (nil, [])
-            }
-            countCall(index, .openMeteo, now: now)
-            calls.count(request, now: now)
-            actions.append(
-                .log(
-                    .info,
-                    "stripes[\(location.id)]: fetching \(firstYear)–\(lastYear) from the archive (\(request.weight) weighted Open-Meteo calls, once a year)"
-                ))
-            planner.schedules[index].stripes.started(at: now)
-            return (.stripes(location, firstYear: firstYear, lastYear: lastYear, now: now), actions)
-        case .air:
-            countCall(index, .openMeteo, now: now)
-            if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-            planner.schedules[index].air.started(at: now)
-            return (.air(location, now: now), actions)
-        }
-    }
-
     /// This installation's day in the 10–31 January refetch window for a location: stable across
     /// restarts (the MQTT client id defaults to `breeze-agent-<hostname>`), different per hub.
     func stripesSpread(_ index: Int) -> Int {
         StripesRequest.spread(seed: config.mqtt.clientID + "/" + locations[index].config.id)
     }
 
-    /// Applies a finished fetch to the state (SPEC §5): new data, or stale old data and a retry.
-    mutating func apply(_ key: FetchKey, _ outcome: FetchOutcome, now: Int64) -> [DaemonAction] {
-        switch outcome {
-        case .pollen(let result): return applyPollen(key.location, result, now: now)
-        case .climate(let result): return applyClimate(key.location, result, now: now)
-        case .stripes(let result): return applyStripes(key.location, result, now: now)
-        case .air(let result): return applyAir(key.location, result, now: now)
-        }
-    }
-
     /// Whether the location has usable data of a kind (fresh or stored).
     func hasData(_ key: FetchKey) -> Bool { locations[key.location].slots.status(key.kind).hasData }
-
-    private mutating func applyPollen(_ index: Int, _ result: PollenFetchResult, now: Int64) -> [DaemonAction] {
-        let id = locations[index].config.id
-        let source = result.source
-        switch result.outcome {
-        case .report(let report):
-            locations[index].slots.pollen.received(.report(report, fetchedAt: result.fetchedAt))
-            locations[index].slots.pollen.notice = nil
-            planner.schedules[index].pollen.succeeded(at: now, jitter: random.fraction())
-            diagnostics.success(source.diagnosticsKey, at: now)
-            // The response is stored first: nothing performed after it can lose it.
-            return [
-                .store(
-                    .response(
-                        .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
-                        location: id, source: source.storeName))
-            ] + report.warnings.map { .log(.warning, "pollen[\(id)]: \($0)") } + [
-                .log(.info, "pollen[\(id)]: fetched from \(source.rawValue) (\(report.days.count) days)")
-            ]
-        case .unsupportedLocation(let message):
-            locations[index].slots.pollen.received(.unsupported(message: message))
-            planner.schedules[index].pollen.succeeded(at: now, jitter: random.fraction())
-            diagnostics.success(source.diagnosticsKey, at: now)
-            var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
-            if locations[index].slots.pollen.notice != .unsupported {
-                if source == .openMeteo {
-                    actions.append(
-                        .log(
-                            .warning,
-                            "pollen[\(id)]: no key-free pollen here (\(message)); Open-Meteo covers Europe only — set pollen.api_key for Google pollen; climate keeps running"
-                        ))
-                } else {
-                    actions.append(
-                        .log(
-                            .warning,
-                            "pollen[\(id)]: Google has no pollen for this location (\(message)); pollen topics cleared")
-                    )
-                }
-                locations[index].slots.pollen.notice = .unsupported
-            }
-            return actions
-        case .keyRejected(let message):
-            diagnostics.failure(PollenSource.google.diagnosticsKey, at: now, message: message)
-            if config.pollen.source == .auto {
-                locations[index].googleRejected = true
-                planner.schedules[index].pollen.due(at: now)
-                return [
-                    .log(
-                        .error,
-                        "pollen[\(id)]: Google rejected the API key (\(message)); using key-free Open-Meteo instead"
-                    )
-                ]
-            }
-            planner.schedules[index].pollen.keyRejected(at: now)
-            locations[index].slots.pollen.failed()
-            return [
-                .log(
-                    .error,
-                    "pollen[\(id)]: Google rejected the API key (\(message)); not retrying for 24 h — fix pollen.api_key"
-                )
-            ]
-        case .failed(let message):
-            locations[index].slots.pollen.failed()
-            let delay = planner.schedules[index].pollen.failed(
-                at: now, retryAfter: result.retryAfter, jitter: random.fraction())
-            diagnostics.failure(source.diagnosticsKey, at: now, message: message)
-            return [
-                .log(.warning, "pollen[\(id)]: fetch from \(source.rawValue) failed: \(message); retry in \(delay) s")
-            ]
-        }
-    }
-
-    private mutating func applyClimate(_ index: Int, _ result: ClimateFetchResult, now: Int64) -> [DaemonAction] {
-        let id = locations[index].config.id
-        switch result {
-        case .trend(let trend, let bodies, let fetchedAt):
-            locations[index].slots.climate.received(.init(trend: trend, fetchedAt: fetchedAt))
-            planner.schedules[index].climate.due(
-                at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-            diagnostics.success(SourceKind.climate.traits.diagnosticsKey, at: now)
-            return [
-                .store(.climateResponse(bodies, fetchedAt: fetchedAt, location: id)),
-                .log(.info, "climate[\(id)]: fetched \(trend.points.count) years for \(trend.date)"),
-            ]
-        case .failed(let message, let retryAfter):
-            locations[index].slots.climate.failed()
-            let delay = planner.schedules[index].climate.failed(
-                at: now, retryAfter: retryAfter, jitter: random.fraction())
-            diagnostics.failure(SourceKind.climate.traits.diagnosticsKey, at: now, message: message)
-            return [.log(.warning, "climate[\(id)]: fetch failed: \(message); retry in \(delay) s")]
-        }
-    }
-
-    /// Applies an air fetch (SPEC §10.1, faults as §5): a report replaces the data; a failure
-    /// keeps the last good data, marks it stale and retries with backoff — nothing is cleared.
-    private mutating func applyAir(_ index: Int, _ result: AirFetchResult, now: Int64) -> [DaemonAction] {
-        let id = locations[index].config.id
-        switch result.outcome {
-        case .report(let report):
-            locations[index].slots.air.received(.init(report: report, fetchedAt: result.fetchedAt))
-            planner.schedules[index].air.succeeded(at: now, jitter: random.fraction())
-            dueAtMidnightAtLatest(index, now: now)
-            diagnostics.success(SourceKind.air.traits.diagnosticsKey, at: now)
-            return [
-                .store(
-                    .response(
-                        .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
-                        location: id, source: SourceKind.air.traits.storeName))
-            ] + report.warnings.map { .log(.warning, "air[\(id)]: \($0)") } + [
-                .log(.info, "air[\(id)]: fetched \(report.hours.count) hours")
-            ]
-        case .failed(let message):
-            locations[index].slots.air.failed()
-            let delay = planner.schedules[index].air.failed(
-                at: now, retryAfter: result.retryAfter, jitter: random.fraction())
-            diagnostics.failure(SourceKind.air.traits.diagnosticsKey, at: now, message: message)
-            return [.log(.warning, "air[\(id)]: fetch failed: \(message); retry in \(delay) s")]
-        }
-    }
-
-    /// A stored air report at start: published at once (the current hour picked from it), fetched
-    /// again when it ages out.
-    mutating func restoreAir(_ index: Int, _ report: AirReport, fetchedAt: Int64) {
-        locations[index].slots.air.received(.init(report: report, fetchedAt: fetchedAt))
-        planner.schedules[index].air.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
-        dueAtMidnightAtLatest(index, now: fetchedAt)
-    }
-
-    /// The air request covers the local day it is made on (`forecast_days=1`): the next fetch
-    /// comes no later than just after local midnight (0–2 min of jitter), or the new day would
-    /// show Unknown until the interval ran out.
-    private mutating func dueAtMidnightAtLatest(_ index: Int, now: Int64) {
-        let midnight = locations[index].nextMidnight(after: now) + Int64.random(in: 0..<120, using: &random)
-        if planner.schedules[index].air.nextDue > midnight { planner.schedules[index].air.due(at: midnight) }
-    }
-
-    private mutating func applyStripes(_ index: Int, _ result: StripesFetchResult, now: Int64) -> [DaemonAction] {
-        let id = locations[index].config.id
-        switch result {
-        case .stripes(let data):
-            locations[index].slots.stripes.received(data)
-            // The next check is tomorrow; it fetches only when a newer year is complete.
-            planner.schedules[index].stripes.succeeded(at: now, jitter: random.fraction())
-            planner.schedules[index].stripes.due(
-                at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-            diagnostics.success(SourceKind.stripes.traits.diagnosticsKey, at: now)
-            let series = data.series
-            var actions: [DaemonAction] = [
-                .store(
-                    .stripesResponse(
-                        StoredStripes(firstYear: series.firstYear, lastYear: series.lastYear, tallies: data.tallies),
-                        fetchedAt: data.fetchedAt, location: id)),
-                .log(
-                    .info,
-                    "stripes[\(id)]: \(series.years.count) years \(series.firstYear)–\(series.lastYear), reference \(FixedPoint.format(series.referenceHundredths, scale: 2)) °C (\(series.referenceIsStandardPeriod ? "1981–2010" : "all years: fewer than 20 of 1981–2010"))"
-                ),
-            ]
-            if !series.omittedYears.isEmpty {
-                let years = series.omittedYears.map(String.init).joined(separator: ", ")
-                actions.append(
-                    .log(
-                        .info,
-                        "stripes[\(id)]: left out \(years) (fewer than \(WarmingStripes.minimumDays) daily means)"))
-            }
-            return actions
-        case .failed(let message, let retryAfter):
-            let delay = planner.schedules[index].stripes.failed(
-                at: now, retryAfter: retryAfter, jitter: random.fraction())
-            diagnostics.failure(SourceKind.stripes.traits.diagnosticsKey, at: now, message: message)
-            let kept = locations[index].stripes != nil ? "; the stored stripes stay published" : ""
-            return [.log(.warning, "stripes[\(id)]: fetch failed: \(message); retry in \(delay) s\(kept)")]
-        case .unusable(let message):
-            // A 200 whose data makes no stripes: asking again at once would spend another ≈ 120
-            // weighted calls on the same answer, so the next try is the next local day.
-            _ = planner.schedules[index].stripes.failed(at: now, retryAfter: nil, jitter: 0)
-            planner.schedules[index].stripes.due(
-                at: locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &random))
-            diagnostics.failure(SourceKind.stripes.traits.diagnosticsKey, at: now, message: message)
-            return [.log(.warning, "stripes[\(id)]: unusable archive answer: \(message); next try tomorrow")]
-        }
-    }
-
-    // MARK: stored responses (restarts spend no quota)
-
-    /// A stored pollen report at start: published at once, fetched again when it ages out.
-    mutating func restorePollen(_ index: Int, _ report: PollenReport, fetchedAt: Int64) {
-        locations[index].slots.pollen.received(.report(report, fetchedAt: fetchedAt))
-        planner.schedules[index].pollen.freshUntil(fetchedAt: fetchedAt, jitter: random.fraction())
-    }
-
-    /// Stored stripes at start: published at once; the first check decides whether a newer
-    /// year is due.
-    mutating func restoreStripes(_ index: Int, _ data: StripesData) {
-        locations[index].slots.stripes.received(data)
-    }
-
-    /// A stored climate trend at start: current until local midnight if it is today's, else stale.
-    mutating func restoreClimate(_ index: Int, _ trend: ClimateTrend, date: CivilDate, fetchedAt: Int64, now: Int64) {
-        locations[index].slots.climate.received(.init(trend: trend, fetchedAt: fetchedAt))
-        if date == locations[index].today(at: now) {
-            planner.schedules[index].climate.due(at: locations[index].nextMidnight(after: now))
-        } else {
-            locations[index].slots.climate.stale = true
-        }
-    }
 
     // MARK: what the sinks hold
 

@@ -44,40 +44,66 @@ struct DeviceCommandState {
         case log(LogLevel, String)
     }
 
-    let sinks: [any DeviceCommandSink]
-    private(set) var availability: [DeviceAvailability]
-    /// What each device should show now (nil: nothing known yet).
-    private(set) var wanted: [[DeviceCommand]?]
-    /// What each device was last sent.
-    private(set) var sent: [[DeviceCommand]?]
-    /// The power state each device last reported (nil: not known since it came online).
-    private(set) var power: [Bool?]
-    /// Commands were sent to a light that must stay off; the device's answer to them tells,
-    /// against the state it reported before, whether the firmware switched it on anyway.
-    private var watchingPower: [Bool]
-    /// The power-on warning was logged (once per device and run).
-    private var warnedPowerOn: [Bool]
-    /// When each device was last sent a batch (``minimumInterval``).
-    private(set) var lastSentAt: [Int64?]
-    /// Sends held by the interval since the last batch (nonzero: one is owed).
-    private(set) var held: [Int]
+    /// Where a device stands in its command interval (``minimumInterval``).
+    enum Interval: Equatable {
+        /// Nothing sent yet (or only by `once`, which has no limit).
+        case free
+        /// The last batch went out at this time; nothing is owed.
+        case sent(at: Int64)
+        /// The last batch went out at `at`, and `count` sends came due inside the interval: one
+        /// is owed when it is up.
+        case holding(sentAt: Int64, count: Int)
+
+        /// When the last batch went out, if one did.
+        var lastSentAt: Int64? {
+            switch self {
+            case .free: nil
+            case .sent(let at), .holding(let at, _): at
+            }
+        }
+
+        /// The sends held (0: none).
+        var held: Int {
+            if case .holding(_, let count) = self { count } else { 0 }
+        }
+    }
+
+    /// Whether a light that must stay off is watched: commands were sent to it, and the
+    /// device's answer to them tells, against the state it reported before, whether the firmware
+    /// switched it on anyway. Warned once per device and run.
+    enum PowerWatch: Equatable {
+        case idle, watching, warned
+    }
+
+    /// One device output and what the agent knows of it.
+    struct Device {
+        let sink: any DeviceCommandSink
+        var availability = DeviceAvailability.unknown
+        /// What it should show now (nil: nothing known yet).
+        var wanted: [DeviceCommand]?
+        /// What it was last sent.
+        var sent: [DeviceCommand]?
+        /// The power state it last reported (nil: not known since it came online).
+        var power: Bool?
+        var powerWatch = PowerWatch.idle
+        var interval = Interval.free
+
+        init(sink: any DeviceCommandSink) { self.sink = sink }
+    }
+
+    private(set) var devices: [Device]
 
     init(sinks: [any DeviceCommandSink]) {
-        self.sinks = sinks
-        availability = Array(repeating: .unknown, count: sinks.count)
-        wanted = Array(repeating: nil, count: sinks.count)
-        sent = Array(repeating: nil, count: sinks.count)
-        power = Array(repeating: nil, count: sinks.count)
-        watchingPower = Array(repeating: false, count: sinks.count)
-        warnedPowerOn = Array(repeating: false, count: sinks.count)
-        lastSentAt = Array(repeating: nil, count: sinks.count)
-        held = Array(repeating: 0, count: sinks.count)
+        devices = sinks.map(Device.init(sink:))
     }
+
+    /// Every device's availability, in configuration order.
+    var availability: [DeviceAvailability] { devices.map(\.availability) }
 
     /// The end of the earliest interval with a send held.
     var nextDeadline: Int64? {
-        sinks.indices.compactMap { index in
-            guard held[index] > 0, let at = lastSentAt[index] else { return nil }
+        devices.compactMap { device in
+            guard case .holding(let at, _) = device.interval else { return nil }
             return FetchSchedule.sum(at, Self.minimumInterval)
         }.min()
     }
@@ -86,14 +112,17 @@ struct DeviceCommandState {
     /// count logged) otherwise (it is sent what it should show when it comes back).
     mutating func due(now: Int64, qos: Int) -> [Action] {
         var actions: [Action] = []
-        for index in sinks.indices where held[index] > 0 {
-            guard let at = lastSentAt[index], now >= FetchSchedule.sum(at, Self.minimumInterval) else { continue }
-            let count = held[index]
-            held[index] = 0
+        for index in devices.indices {
+            guard case .holding(let at, let count) = devices[index].interval,
+                now >= FetchSchedule.sum(at, Self.minimumInterval)
+            else { continue }
+            devices[index].interval = .sent(at: at)
             // A device that came back online may have rebooted: the batch goes even if unchanged.
-            guard availability[index] == .online, wanted[index] != nil else {
+            guard devices[index].availability == .online, devices[index].wanted != nil else {
                 actions.append(
-                    .log(.info, "output \(sinks[index].name): \(count) held send(s) dropped; the device is not online"))
+                    .log(
+                        .info,
+                        "output \(devices[index].sink.name): \(count) held send(s) dropped; the device is not online"))
                 continue
             }
             actions += send(index, reason: "\(count) send(s) held for \(Self.minimumInterval) s", qos: qos, now: now)
@@ -102,11 +131,11 @@ struct DeviceCommandState {
     }
 
     /// Every device's availability and power topics, for the subscriptions.
-    var availabilityTopics: [String] { sinks.flatMap { [$0.availabilityTopic] + $0.powerTopics } }
+    var availabilityTopics: [String] { devices.flatMap { [$0.sink.availabilityTopic] + $0.sink.powerTopics } }
 
     /// The broker connection is (re)established: every device is unknown until it says otherwise.
     mutating func brokerConnected() {
-        for index in availability.indices { availability[index] = .unknown }
+        for index in devices.indices { devices[index].availability = .unknown }
     }
 
     /// New data for a location: the commands of its devices (those fed by `kind`, or all), sent
@@ -115,11 +144,13 @@ struct DeviceCommandState {
         _ snapshot: LocationSnapshot, context: SinkContext, kind: SourceKind?, now: Int64
     ) -> [Action] {
         var actions: [Action] = []
-        for (index, sink) in sinks.enumerated()
-        where sink.locationID == snapshot.location.config.id && kind.map({ sink.inputs.contains($0) }) ?? true {
-            guard let commands = sink.commands(of: snapshot, context: context) else { continue }
-            wanted[index] = commands
-            guard availability[index] == .online, sent[index] != commands else { continue }
+        for index in devices.indices {
+            let sink = devices[index].sink
+            guard sink.locationID == snapshot.location.config.id, kind.map({ sink.inputs.contains($0) }) ?? true,
+                let commands = sink.commands(of: snapshot, context: context)
+            else { continue }
+            devices[index].wanted = commands
+            guard devices[index].availability == .online, devices[index].sent != commands else { continue }
             actions += send(index, reason: "data changed", qos: context.config.mqtt.qos, now: now)
         }
         return actions
@@ -129,15 +160,16 @@ struct DeviceCommandState {
     mutating func handle(_ message: MQTTMessage, qos: Int, now: Int64) -> [Action]? {
         var matched = false
         var actions: [Action] = []
-        for (index, sink) in sinks.enumerated() where sink.powerTopics.contains(message.topic) {
+        for index in devices.indices where devices[index].sink.powerTopics.contains(message.topic) {
             matched = true
+            let sink = devices[index].sink
             guard let payload = String(validating: message.payload, as: UTF8.self),
                 let report = sink.powerReport(payload)
             else { continue }
-            if report.answersCommand, watchingPower[index] {
-                watchingPower[index] = false
-                if report.on, power[index] == false, !warnedPowerOn[index] {
-                    warnedPowerOn[index] = true
+            if report.answersCommand, devices[index].powerWatch == .watching {
+                devices[index].powerWatch = .idle
+                if report.on, devices[index].power == false {
+                    devices[index].powerWatch = .warned
                     actions.append(
                         .log(
                             .warning,
@@ -145,26 +177,27 @@ struct DeviceCommandState {
                         ))
                 }
             }
-            power[index] = report.on
+            devices[index].power = report.on
         }
-        for (index, sink) in sinks.enumerated() where sink.availabilityTopic == message.topic {
+        for index in devices.indices where devices[index].sink.availabilityTopic == message.topic {
             matched = true
+            let sink = devices[index].sink
             guard let payload = String(validating: message.payload, as: UTF8.self),
                 let new = sink.availability(payload)
             else { continue }
-            let old = availability[index]
-            availability[index] = new
+            let old = devices[index].availability
+            devices[index].availability = new
             // A device that went away may come back in another power state.
-            if new != .online { power[index] = nil }
+            if new != .online { devices[index].power = nil }
             guard new == .online, old != .online else {
                 // While a send is held (a flapping status) the transitions are not logged one
                 // by one: the held send's line counts them.
-                if new == .offline, old != .offline, held[index] == 0 {
+                if new == .offline, old != .offline, devices[index].interval.held == 0 {
                     actions.append(.log(.info, "output \(sink.name): offline"))
                 }
                 continue
             }
-            if wanted[index] != nil {
+            if devices[index].wanted != nil {
                 actions += send(index, reason: "device online", qos: qos, now: now)
             } else {
                 actions.append(.log(.info, "output \(sink.name): online; nothing to show yet"))
@@ -176,37 +209,38 @@ struct DeviceCommandState {
     /// `once`: every known command, whatever the availability (a one-shot run does not wait
     /// for statuses; a command to a device that is away is simply lost).
     mutating func sendAll(qos: Int) -> [Action] {
-        sinks.indices.flatMap { wanted[$0] == nil ? [] : send($0, reason: "once", qos: qos, now: nil) }
+        devices.indices.flatMap { devices[$0].wanted == nil ? [] : send($0, reason: "once", qos: qos, now: nil) }
     }
 
     /// Sends the device its wanted commands, or holds the send when the last batch is less than
     /// ``minimumInterval`` old (`now` nil: `once`, no limit).
     private mutating func send(_ index: Int, reason: String, qos: Int, now: Int64?) -> [Action] {
-        guard var commands = wanted[index] else { return [] }
+        guard var commands = devices[index].wanted else { return [] }
+        let sink = devices[index].sink
         if let now {
-            if let at = lastSentAt[index], now < FetchSchedule.sum(at, Self.minimumInterval) {
-                held[index] += 1
-                guard held[index] == 1 else { return [] }
+            if let at = devices[index].interval.lastSentAt, now < FetchSchedule.sum(at, Self.minimumInterval) {
+                let held = devices[index].interval.held + 1
+                devices[index].interval = .holding(sentAt: at, count: held)
+                guard held == 1 else { return [] }
                 return [
                     .log(
                         .info,
-                        "output \(sinks[index].name): \(reason) within \(Self.minimumInterval) s of the last commands; held until \(FetchSchedule.sum(at, Self.minimumInterval) - now) s from now"
+                        "output \(sink.name): \(reason) within \(Self.minimumInterval) s of the last commands; held until \(FetchSchedule.sum(at, Self.minimumInterval) - now) s from now"
                     )
                 ]
             }
-            lastSentAt[index] = now
-            held[index] = 0
+            devices[index].interval = .sent(at: now)
         }
-        sent[index] = commands
-        if sinks[index].warnsWhenSwitchedOn {
-            watchingPower[index] = true
+        devices[index].sent = commands
+        if sink.warnsWhenSwitchedOn {
+            if devices[index].powerWatch != .warned { devices[index].powerWatch = .watching }
             // Not known since the device came online: ask first (answered before the command).
-            if power[index] == nil, let query = sinks[index].powerQuery { commands.insert(query, at: 0) }
+            if devices[index].power == nil, let query = sink.powerQuery { commands.insert(query, at: 0) }
         }
         var actions: [Action] = [
             .log(
                 .info,
-                "output \(sinks[index].name): \(reason); sending "
+                "output \(sink.name): \(reason); sending "
                     + commands.map { "\($0.topic) \($0.payload)" }.joined(separator: ", "))
         ]
         for command in commands {

@@ -12,9 +12,27 @@
 import BreezeConfig
 import BreezeCore
 
+/// A fetch the loop is asked to run; everything it needs is in the value.
+enum FetchRequest: Sendable {
+    case pollen(LocationConfig, PollenSource, now: Int64)
+    case climate(LocationConfig, today: CivilDate, now: Int64)
+    case stripes(LocationConfig, firstYear: Int, lastYear: Int, now: Int64)
+    case air(LocationConfig, now: Int64)
+}
+
+/// What a fetch came to.
+enum FetchOutcome: Sendable {
+    case pollen(PollenFetchResult)
+    case climate(ClimateFetchResult)
+    case stripes(StripesFetchResult)
+    case air(AirFetchResult)
+}
+
 /// Which data a fetch brings. A new source is a case here, its row in ``traits``, its ``slot``
-/// and its failed ``FetchOutcome``; what a location keeps of it is a ``SourceSlot`` of
-/// ``SourceSlots``, its schedule a ``PerSource`` field of the ``FetchPlanner``.
+/// and its failed ``FetchOutcome``; what it does is its ``SourceRules`` type (its own file,
+/// routed in SourceRules.swift); what a location keeps of it is a ``SourceSlot`` of
+/// ``SourceSlots``, its schedule a ``PerSource`` field of the ``FetchPlanner``
+/// (docs/architecture.md, "Adding a source", lists every file).
 enum SourceKind: String, Sendable, Hashable, CaseIterable {
     /// `stripes`: the warming stripes' yearly archive request (SPEC §9.1), on with climate.
     /// The raw value is the source's name in Open-Meteo's call counts (`<p>/diagnostics`).
@@ -52,6 +70,20 @@ enum SourceKind: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// Its rules (``SourceRules``): what its fetch asks for and what its results and stored
+    /// responses do.
+    var rules: any SourceRules.Type {
+        switch self {
+        case .pollen: PollenRules.self
+        case .climate: ClimateRules.self
+        case .stripes: StripesRules.self
+        case .air: AirRules.self
+        }
+    }
+
+    /// The order stored responses are restored in at start (and logged).
+    static let restoreOrder: [SourceKind] = [.pollen, .climate, .air, .stripes]
+
     /// Its position among a location's sources (``FetchesInFlight``'s bits and deadlines), in
     /// ``allCases`` order; apart from ``traits`` because the checks made for every location after
     /// every event read it.
@@ -66,6 +98,16 @@ enum SourceKind: String, Sendable, Hashable, CaseIterable {
 }
 
 extension FetchOutcome {
+    /// Applies the outcome by its source's rules (``SourceRules/apply(_:_:in:now:)``).
+    func apply(to index: Int, in state: inout DaemonState, now: Int64) -> SourceApplied {
+        switch self {
+        case .pollen(let result): PollenRules.apply(result, index, in: &state, now: now)
+        case .climate(let result): ClimateRules.apply(result, index, in: &state, now: now)
+        case .stripes(let result): StripesRules.apply(result, index, in: &state, now: now)
+        case .air(let result): AirRules.apply(result, index, in: &state, now: now)
+        }
+    }
+
     /// A fetch of `kind` that failed with `message` and no `Retry-After` (the watchdog's stuck
     /// fetch); a pollen fetch went to `pollenSource`.
     static func failure(

@@ -304,6 +304,16 @@ struct IdentityGuard: Sendable {
 }
 
 extension DaemonState {
+    /// What the daemon publishes when it leaves, connected (SPEC §16): its announcement cleared
+    /// (it goes with the run) unless another live instance's may be the one retained now, and
+    /// `offline`; QoS 1 at least, so the acknowledgements the loop waits for say they arrived.
+    var farewell: [OutgoingMessage] {
+        let qos = max(1, config.mqtt.qos)
+        let offline = OutgoingMessage(topic: layout.status, payload: Availability.offline, qos: qos, retain: true)
+        guard !identity.isOtherLive else { return [offline] }
+        return [OutgoingMessage(topic: identity.topic, payload: "", qos: qos, retain: true), offline]
+    }
+
     /// `run` without `shard`: holds the topics of locations removed from the configuration (in
     /// the published set, under `<p>/<loc>/` or a discovery config of no configured location)
     /// until the first connect has shown no other live instance on this identity (SPEC §16).
@@ -311,16 +321,14 @@ extension DaemonState {
         guard config.shard == nil else { return [] }
         let configured = Set(config.locations.map(\.id))
         let configs = Set(config.locations.map { layout.location($0.id).deviceConfig })
-        let reserved = Set(["status", "diagnostics", "agent"])
         var ids = Set<String>()
         var scopes = Set<String>()
         for topic in published.keys {
-            if let level = layout.locationLevel(of: topic), !level.isEmpty, level.endIndex < topic.endIndex {
-                let id = String(level)
-                guard !configured.contains(id), !reserved.contains(id) else { continue }
+            if let id = layout.locationID(of: topic) {
+                guard !configured.contains(id), !TopicLayout.reservedLevels.contains(Substring(id)) else { continue }
                 ids.insert(id)
                 scopes.insert(layout.location(id).base)
-            } else if topic.hasPrefix(layout.deviceConfigs), topic.hasSuffix("/config"), !configs.contains(topic) {
+            } else if layout.isDeviceConfig(topic), !configs.contains(topic) {
                 scopes.insert(topic)
             }
         }

@@ -50,15 +50,3 @@ enum MemoryTuning {
         #endif
     }
 }
-
-/// A flag one task claims and releases (the daemon's single outcome waiter).
-final class ClaimFlag: Sendable {
-    private let claimed = Atomic<Bool>(false)
-
-    /// True when it was free and is now claimed.
-    func claim() -> Bool {
-        claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
-    }
-
-    func release() { claimed.store(false, ordering: .releasing) }
-}

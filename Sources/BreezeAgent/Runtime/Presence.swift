@@ -13,7 +13,8 @@ import BreezeConfig
 import BreezeCore
 
 /// The daemon's presence on the broker (SPEC §3): the connection, its reconnect count, Home
-/// Assistant's births and the `<p>/diagnostics` cadence. A child of ``DaemonState``: it
+/// Assistant's births, the `<p>/diagnostics` cadence and the one watch of the broker's
+/// outcomes at a time. A child of ``DaemonState``: it
 /// decides, the parent maps its actions (``DaemonState`` builds the announcement and the
 /// diagnostics payload, which read other children).
 struct Presence: Sendable {
@@ -36,9 +37,7 @@ struct Presence: Sendable {
         case disconnected(reason: String)
         /// A message on Home Assistant's birth topic.
         case birth(online: Bool)
-        /// The re-discovery delay asked for by ``Action/rediscover(after:)`` has passed.
-        case rediscoverDue
-        /// The timer fired: diagnostics when their time has come.
+        /// The timer fired: the re-discovery and diagnostics whose time has come.
         case tick
     }
 
@@ -47,8 +46,6 @@ struct Presence: Sendable {
         case announce
         /// Publish `<p>/diagnostics` now (only asked for while connected: it is not retained).
         case publishDiagnostics
-        /// Send the re-discovery event after this delay (births are folded into one re-send).
-        case rediscover(after: Duration)
         /// Publish every location's Home Assistant device config again.
         case republishDiscovery
         case log(LogLevel, String)
@@ -62,21 +59,34 @@ struct Presence: Sendable {
     /// Connects after the first (`<p>/diagnostics`).
     private(set) var reconnects = 0
     private(set) var nextDiagnostics: Int64 = 0
-    /// A discovery re-send is scheduled: further births are folded into it.
-    private(set) var rediscoverPending = false
+    /// A watch of the broker's outcomes is running (``DaemonAction/watchOutcomes(timeout:)``).
+    private(set) var watchingOutcomes = false
+    /// When the discovery re-send after a birth is due (whole seconds, rounded up); set, further
+    /// births are folded into it.
+    private(set) var rediscoverAt: Int64?
 
     init(broker: String, discoveryEnabled: Bool) {
         self.broker = broker
         self.discoveryEnabled = discoveryEnabled
     }
 
+    /// Claims the one watch of the broker's outcomes; false when one is running.
+    mutating func watchOutcomes() -> Bool {
+        guard !watchingOutcomes else { return false }
+        watchingOutcomes = true
+        return true
+    }
+
+    /// The running watch settled.
+    mutating func outcomesSettled() { watchingOutcomes = false }
+
     var isConnected: Bool {
         if case .connected = connection { return true }
         return false
     }
 
-    /// The next time this child needs the loop: the next diagnostics.
-    var nextDeadline: Int64 { nextDiagnostics }
+    /// The next time this child needs the loop: a pending re-discovery, the next diagnostics.
+    var nextDeadline: Int64 { min(nextDiagnostics, rediscoverAt ?? .max) }
 
     /// - Parameter random: the parent's seeded generator (the re-announce delay's jitter).
     mutating func handle(_ event: Event, now: Int64, random: inout SplitMix64) -> [Action] {
@@ -95,21 +105,24 @@ struct Presence: Sendable {
         case .birth(let online):
             // Births while a re-send is pending are folded into it (SPEC §3): a flapping Home
             // Assistant, or a flood of `online`, costs one re-send.
-            guard discoveryEnabled, online, !rediscoverPending else { return [] }
-            rediscoverPending = true
+            guard discoveryEnabled, online, rediscoverAt == nil else { return [] }
             let delay = DiscoveryNaming.reannounceDelay(using: &random)
-            return [
-                .log(.info, "Home Assistant is online: re-sending discovery in \(delay)"), .rediscover(after: delay),
-            ]
-        case .rediscoverDue:
-            rediscoverPending = false
-            return [.republishDiscovery] + diagnostics()
+            // A deadline of the one wake, in the machine's whole seconds.
+            let (seconds, attoseconds) = delay.components
+            rediscoverAt = now + seconds + (attoseconds > 0 ? 1 : 0)
+            return [.log(.info, "Home Assistant is online: re-sending discovery in \(delay)")]
         case .tick:
-            guard now >= nextDiagnostics else { return [] }
+            var actions: [Action] = []
+            if let at = rediscoverAt, now >= at {
+                // Queued for the reconnect's republish while disconnected; no diagnostics then.
+                rediscoverAt = nil
+                actions += [.republishDiscovery] + diagnostics()
+            }
+            guard now >= nextDiagnostics else { return actions }
             // Skipped while disconnected (not retained), but always rescheduled, or the
             // timer would keep firing at a time already past.
             nextDiagnostics = now + Self.diagnosticsInterval
-            return diagnostics()
+            return actions + diagnostics()
         }
     }
 

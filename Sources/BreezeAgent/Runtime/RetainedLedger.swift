@@ -19,8 +19,8 @@ import BreezeCore
 ///
 /// A flush is ``plan(everything:now:)`` (the sends to make, the clears due, the clears held
 /// back), then the sends, then ``record(_:_:cleared:failed:)`` with what they came to.
-/// ``RetainedPublisher`` keeps it behind its lock and performs the sends after the lock; see
-/// there for the scope rules.
+/// ``RetainedPublisher`` keeps it and performs the sends (one owner, no lock); see there for the
+/// scope rules.
 struct RetainedLedger: Sendable {
     /// One scope: its tree's payloads by topic (the tree's topic order is not needed here and
     /// not kept), or nil (keep what is published) with the payloads it had before, if any.
@@ -63,13 +63,6 @@ struct RetainedLedger: Sendable {
     /// Topics the broker refused: not published, and left out of flushes until the next
     /// ``republishAll(at:)`` (a reconnect), so a refusal is not repeated at every fetch.
     var refused: Set<String> = []
-    /// Between a flush's ``plan(everything:now:)`` and its ``record(_:_:cleared:failed:)``:
-    /// the topics ``notPublished(refused:lost:)`` reported meanwhile. The sends happen outside
-    /// the publisher's lock, so a refusal of this very flush's send (an oversized payload
-    /// refused at once, an MQTT 5 PUBACK) can arrive before the record; such a topic is not
-    /// recorded as published (the refusal would otherwise be overwritten, and the published set
-    /// would claim what the broker does not hold).
-    private var forgottenDuringFlush: Set<String>?
     /// Scopes whose published topics are neither re-sent nor cleared (a shard's locations
     /// moved to another shard, until ``ShardHandover`` decides; SPEC §11).
     var held: Set<String> = []
@@ -183,10 +176,6 @@ struct RetainedLedger: Sendable {
 
     /// Forgets publishes the broker did not take (see ``RetainedPublisher/notPublished(refused:lost:)``).
     mutating func notPublished(refused: [String], lost: [String]) {
-        if forgottenDuringFlush != nil {
-            forgottenDuringFlush!.formUnion(refused)
-            forgottenDuringFlush!.formUnion(lost)
-        }
         for topic in refused {
             record(topic, nil)
             self.refused.insert(topic)
@@ -251,7 +240,7 @@ struct RetainedLedger: Sendable {
                 // listed: full passes skip every topic of a settled scope.
                 for group in publishedGroups(under: scope) {
                     for (topic, payload) in group.payloads
-                    where Self.belongs(topic, to: scope) && pendingClears[topic] == nil
+                    where TopicLayout.contains(topic, under: scope) && pendingClears[topic] == nil
                         && innermostScope(of: topic) == scope
                     {
                         wanted.payloads[topic] = payload
@@ -261,7 +250,7 @@ struct RetainedLedger: Sendable {
                 continue
             }
             for group in publishedGroups(under: scope) {
-                for (topic, digest) in group.digests where Self.belongs(topic, to: scope) {
+                for (topic, digest) in group.digests where TopicLayout.contains(topic, under: scope) {
                     // A topic is kept by the innermost scope that contains it: under a kept
                     // `<p>/<loc>/climate`, the topics of its own `…/climate/stripes` scope are
                     // that scope's to publish or clear, not climate's to keep.
@@ -276,10 +265,6 @@ struct RetainedLedger: Sendable {
             result[scope] = wanted
         }
         return result
-    }
-
-    static func belongs(_ topic: String, to scope: String) -> Bool {
-        topic == scope || (topic.hasPrefix(scope) && topic.utf8.dropFirst(scope.utf8.count).first == UInt8(ascii: "/"))
     }
 
     // MARK: a flush
@@ -298,7 +283,6 @@ struct RetainedLedger: Sendable {
     /// Decides a flush: the wanted topics to send, the clears due now, and the clears to hold
     /// back (kept in the state with their due time, `now` + `clearDelay`).
     mutating func plan(everything: Bool, now: ContinuousClock.Instant) -> Plan {
-        forgottenDuringFlush = []
         let full = everything || needsFullPass
         let byScope = wanted(scopes: full ? Set(scopes.keys) : dirty)
         var plan = Plan(scopes: Array(byScope.keys), full: full)
@@ -333,7 +317,7 @@ struct RetainedLedger: Sendable {
         var gone: [String] = []
         let heldScopes = held
         func isHeld(_ topic: String) -> Bool {
-            !heldScopes.isEmpty && heldScopes.contains { Self.belongs(topic, to: $0) }
+            !heldScopes.isEmpty && heldScopes.contains { TopicLayout.contains(topic, under: $0) }
         }
         if full {
             for group in published.values {
@@ -348,8 +332,8 @@ struct RetainedLedger: Sendable {
             for scope in byScope.keys {
                 for group in publishedGroups(under: scope) {
                     for topic in group.digests.keys
-                    where Self.belongs(topic, to: scope) && wantedPayloads[topic] == nil && !kept.contains(topic)
-                        && innermostScope(of: topic) == scope && !isHeld(topic)
+                    where TopicLayout.contains(topic, under: scope) && wantedPayloads[topic] == nil
+                        && !kept.contains(topic) && innermostScope(of: topic) == scope && !isHeld(topic)
                     {
                         gone.append(topic)
                     }
@@ -372,13 +356,8 @@ struct RetainedLedger: Sendable {
     /// Records what a flush's sends came to. What could not be sent (not connected) is compared
     /// again at the next flush.
     mutating func record(_ plan: Plan, _ delivered: [Delivery], cleared: [String], failed: Bool) {
-        let forgotten = forgottenDuringFlush ?? []
-        forgottenDuringFlush = nil
         for (delivery, result) in zip(plan.deliveries, delivered) {
             switch result {
-            case .sent where forgotten.contains(delivery.topic):
-                // Refused or lost while this flush was sending: not on the broker.
-                break
             case .sent:
                 record(delivery.topic, delivery.payload, digest: delivery.digest)
             case .failed:

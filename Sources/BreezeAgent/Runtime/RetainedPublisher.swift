@@ -11,7 +11,6 @@
 
 import BreezeConfig
 public import BreezeCore
-import Synchronization
 
 /// Where retained messages go: the MQTT client in production, a recorder in unit tests.
 public protocol RetainedTransport: Sendable {
@@ -41,10 +40,12 @@ public protocol RetainedTransport: Sendable {
 /// again. With `dropsFlushedTrees` (the daemon) a scope's tree is dropped once flushed and the
 /// owner sets every scope again before ``republishAll(at:)``.
 ///
-/// The decisions are a value, ``RetainedLedger``, kept behind this class's lock; the class
-/// performs them: sends (after the lock), and saves to the ``StateStore``.
-public final class RetainedPublisher: Sendable {
-    private let state: Mutex<RetainedLedger>
+/// The decisions are a value, ``RetainedLedger``; the class performs them: sends, and saves to
+/// the ``StateStore``. It has one owner, the daemon's loop (or `once`'s steps, a test), which
+/// calls it between events: the broker's outcomes come back as events and reach it through
+/// ``notPublished(refused:lost:)`` between flushes, never during one, so it needs no lock.
+public final class RetainedPublisher {
+    private var state: RetainedLedger
     private let transport: any RetainedTransport
     private let store: StateStore?
     /// The bytes a ``BinaryPayload`` reference on a topic stands for (the ``ImageStore``); nil
@@ -75,7 +76,7 @@ public final class RetainedPublisher: Sendable {
             grouping: grouping, clearDelay: clearDelay, clearsAtOnce: clearsAtOnce,
             dropsFlushedTrees: dropsFlushedTrees, deviceConfigs: deviceConfigs)
         if let store { Self.load(into: &ledger, from: store) }
-        self.state = Mutex(ledger)
+        self.state = ledger
     }
 
     /// Reads the per-group files (a topic filed under another group than the grouping gives now
@@ -107,13 +108,13 @@ public final class RetainedPublisher: Sendable {
     /// When the earliest held-back clear is due; nil when none is waiting. The owner arms a
     /// timer for it and flushes again at (or after) that time (the daemon's `clearsDue` event):
     /// the publisher itself reads no clock, the time of every flush is its argument.
-    public var nextClearDue: ContinuousClock.Instant? { state.withLock { $0.nextClearDue } }
+    public var nextClearDue: ContinuousClock.Instant? { state.nextClearDue }
 
     /// Sets what a scope should hold; `nil` keeps what is published under it. A Home Assistant
     /// device config (under `deviceConfigs`) that drops components of the one published before
     /// names them for removal (``RetainedLedger/set(scope:_:)``).
     public func set(scope: String, _ tree: TopicTree?) {
-        state.withLock { $0.set(scope: scope, tree) }
+        state.set(scope: scope, tree)
     }
 
     /// Publishes what changed since the last flush; returns how many messages were sent.
@@ -131,7 +132,7 @@ public final class RetainedPublisher: Sendable {
 
     /// Saves the groups of the published set a flush left unsaved (only those: one file each).
     public func persist() {
-        save(state.withLock { $0.takeUnsaved() })
+        save(state.takeUnsaved())
     }
 
     private func save(_ groups: [(String, PublishedGroup)]) {
@@ -144,15 +145,12 @@ public final class RetainedPublisher: Sendable {
     /// by the republish after the reconnect). Neither stays in the persisted published set.
     public func notPublished(refused: [String], lost: [String]) {
         guard !refused.isEmpty || !lost.isEmpty else { return }
-        let groups = state.withLock { state in
-            state.notPublished(refused: refused, lost: lost)
-            return state.takeUnsaved()
-        }
-        save(groups)
+        state.notPublished(refused: refused, lost: lost)
+        save(state.takeUnsaved())
     }
 
     /// Topics left out of flushes because the broker refused them.
-    public var refusedTopics: Set<String> { state.withLock { $0.refused } }
+    public var refusedTopics: Set<String> { state.refused }
 
     /// Publishes every wanted topic again (after a reconnect the broker may have lost them);
     /// `now` as for ``flush(persist:at:)``.
@@ -164,9 +162,7 @@ public final class RetainedPublisher: Sendable {
     /// Publishes the wanted topics under one scope again (e.g. discovery after Home Assistant restarts).
     @discardableResult
     public func republish(scope: String) -> Int {
-        let topics = state.withLock { state in
-            state.wanted(scopes: [scope])[scope]?.payloads ?? [:]
-        }
+        let topics = state.wanted(scopes: [scope])[scope]?.payloads ?? [:]
         var sent = 0
         for topic in topics.keys.sorted() where deliver(topic, topics[topic]!) == .sent {
             sent += 1
@@ -186,48 +182,44 @@ public final class RetainedPublisher: Sendable {
 
     /// Holds the published topics under `scopes`: not re-sent, not cleared, until released.
     public func hold(scopes: [String]) {
-        state.withLock { $0.hold(scopes: scopes) }
+        state.hold(scopes: scopes)
     }
 
     /// Drops topics from the published set without sending anything: the agent no longer
     /// answers for them (another shard re-published them, or the broker no longer holds them).
     public func forget(topics: [String]) {
-        state.withLock { $0.forget(topics: topics) }
+        state.forget(topics: topics)
     }
 
     /// Stops holding `scopes`: the next flush clears what is still published under them (and
     /// under no other scope).
     public func release(scopes: [String]) {
-        state.withLock { $0.release(scopes: scopes) }
+        state.release(scopes: scopes)
     }
 
     /// The retained topics as the agent believes the broker holds them, with their digests.
-    public var published: [String: PayloadDigest] { state.withLock { $0.publishedDigests } }
+    public var published: [String: PayloadDigest] { state.publishedDigests }
 
     /// How many retained topics the agent believes the broker holds.
-    public var publishedCount: Int { state.withLock { $0.publishedCount } }
+    public var publishedCount: Int { state.publishedCount }
 
     /// The digest of what was last published on one topic (nil: nothing).
-    public func publishedDigest(_ topic: String) -> PayloadDigest? { state.withLock { $0.digest(topic) } }
+    public func publishedDigest(_ topic: String) -> PayloadDigest? { state.digest(topic) }
 
     /// What was last published on a topic whose payload is kept whole (a Home Assistant device
     /// config, ``PublishedGrouping/keepsPayload(_:)``); nil for any other topic.
-    public func publishedPayload(_ topic: String) -> String? { state.withLock { $0.publishedPayload(topic) } }
+    public func publishedPayload(_ topic: String) -> String? { state.publishedPayload(topic) }
 
     /// Everything the agent wants on the broker now (kept scopes included), by digest.
-    public var wanted: [String: PayloadDigest] { state.withLock { $0.wantedDigests } }
+    public var wanted: [String: PayloadDigest] { state.wantedDigests }
 
-    /// A flush: the lock decides (``RetainedLedger/plan(everything:now:)``), the sends happen
-    /// after it, and the lock records what they came to (``RetainedLedger/record(_:_:cleared:failed:)``).
-    /// Sending never happens under the lock: a send enters the broker client, which takes its own.
-    ///
-    /// Two flushes never overlap: the scopes are set and flushed by one owner at a time (the
-    /// daemon's loop, `once`'s steps). What may run beside a flush is ``notPublished(refused:lost:)``
-    /// (the outcomes of publishes) and the readers. A topic it reports between the decision and
-    /// the record may be this flush's own send (refused at once for its size, or by an MQTT 5
-    /// PUBACK): the record leaves it out of the published set, as the single locked pass did.
+    /// A flush: the ledger decides (``RetainedLedger/plan(everything:now:)``), the sends happen,
+    /// and the ledger records what they came to (``RetainedLedger/record(_:_:cleared:failed:)``).
+    /// Nothing runs beside it (one owner): a refusal of this flush's own send (refused at once
+    /// for its size, or by an MQTT 5 PUBACK) is reported later, as an event, and the
+    /// ``notPublished(refused:lost:)`` it leads to takes the topic out of the published set.
     private func publish(everything: Bool, persist: Bool, now: ContinuousClock.Instant) -> Int {
-        let plan = state.withLock { $0.plan(everything: everything, now: now) }
+        let plan = state.plan(everything: everything, now: now)
         let delivered = plan.deliveries.map { deliver($0.topic, $0.payload) }
         var cleared: [String] = []
         var failed = delivered.contains(.failed)
@@ -238,11 +230,8 @@ public final class RetainedPublisher: Sendable {
                 failed = true
             }
         }
-        let groups = state.withLock { state in
-            state.record(plan, delivered, cleared: cleared, failed: failed)
-            return persist ? state.takeUnsaved() : []
-        }
-        save(groups)
+        state.record(plan, delivered, cleared: cleared, failed: failed)
+        if persist { save(state.takeUnsaved()) }
         return delivered.count { $0 == .sent } + cleared.count
     }
 }

@@ -70,6 +70,16 @@ struct SourceSlots: Sendable {
         }
     }
 
+    /// A failed fetch of `kind` (``SourceSlot/failed()``).
+    mutating func failed(_ kind: SourceKind) {
+        switch kind {
+        case .pollen: pollen.failed()
+        case .climate: climate.failed()
+        case .stripes: stripes.failed()
+        case .air: air.failed()
+        }
+    }
+
     /// Every source's stale flag.
     var stale: PerSource<Bool> {
         PerSource(pollen: pollen.stale, climate: climate.stale, stripes: stripes.stale, air: air.stale)

@@ -115,10 +115,3 @@ extension OutputConfig {
         return output
     }
 }
-
-extension AgentConfig {
-    /// The topics of this configuration (`mqtt.topic_prefix`, `homeassistant.prefix`, `shard.index`).
-    var topicLayout: TopicLayout {
-        TopicLayout(prefix: mqtt.topicPrefix, discoveryPrefix: homeAssistant.prefix, shardIndex: shard?.index)
-    }
-}

@@ -102,11 +102,13 @@ public struct PublishedGrouping: Sendable {
     /// Longest group name (a file name part); longer levels go to ``other``.
     static let maximumNameBytes = 64
 
+    private let layout: TopicLayout?
     private let prefix: String?
     private let devices: String?
 
     /// Groups by `layout`'s prefix and discovery prefix.
     public init(layout: TopicLayout) {
+        self.layout = layout
         prefix = layout.locationPrefix
         devices = layout.agentDeviceConfigs
     }
@@ -114,6 +116,7 @@ public struct PublishedGrouping: Sendable {
     /// Groups by the second topic level (`<p>/<loc>/…` for a one-level prefix); for tests and
     /// tools that have no layout.
     public init() {
+        layout = nil
         prefix = nil
         devices = nil
     }
@@ -136,8 +139,8 @@ public struct PublishedGrouping: Sendable {
     public func group(covering scope: String) -> String? {
         let group = group(of: scope)
         guard group == Self.other else { return group }
+        if let layout, TopicLayout.contains(layout.prefix, under: scope) { return nil }
         let levels = scope + "/"
-        if let prefix, prefix.hasPrefix(levels) { return nil }
         if let devices, devices.hasPrefix(levels) || levels.hasPrefix(devices) { return nil }
         if prefix == nil { return nil }
         return Self.other
@@ -165,8 +168,7 @@ public struct PublishedGrouping: Sendable {
     /// device configs, whose next version must name the components the published one had
     /// (``HomeAssistantDiscovery/addingRemovals(to:replacing:)``), across restarts too.
     public func keepsPayload(_ topic: String) -> Bool {
-        guard let devices, topic.hasPrefix(devices) else { return false }
-        return topic.hasSuffix("/config")
+        layout?.isAgentDeviceConfig(topic) ?? false
     }
 }
 

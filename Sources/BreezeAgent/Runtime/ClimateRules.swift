@@ -1,0 +1,97 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import BreezeConfig
+import BreezeCore
+
+/// The daily climate trend (SPEC §6): fetched once per local day, current until midnight.
+enum ClimateRules: SourceRules {
+    static let kind = SourceKind.climate
+
+    static func begin(_ index: Int, in state: inout DaemonState, now: Int64) -> (FetchRequest?, [DaemonAction]) {
+        state.countStart(FetchKey(location: index, kind: kind), api: .openMeteo, now: now)
+        let location = state.locations[index]
+        return (.climate(location.config, today: location.today(at: now), now: now), [])
+    }
+
+    /// The archive's years (one range each) and the forecast's call; two HTTP requests when
+    /// any year comes from the archive.
+    static func openMeteoWeight(_ index: Int, in state: DaemonState, now: Int64) -> (
+        weight: OpenMeteoCallWeight, requests: Int
+    )? {
+        let years = ClimateRequestPlan.points(
+            today: state.locations[index].today(at: now), years: state.config.climate.years
+        ).filter { $0.source == .archive }.count
+        let weight =
+            OpenMeteoCallWeight.request(variables: 1, rangesOfDays: Array(repeating: 1, count: years)) + .calls(1)
+        return (weight, years > 0 ? 2 : 1)
+    }
+
+    static func apply(_ result: ClimateFetchResult, _ index: Int, in state: inout DaemonState, now: Int64)
+        -> SourceApplied
+    {
+        let id = state.locations[index].config.id
+        switch result {
+        case .trend(let trend, let bodies, let fetchedAt):
+            state.locations[index].slots.climate.received(.init(trend: trend, fetchedAt: fetchedAt))
+            state.planner.schedules[index].climate.due(
+                at: state.locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &state.random))
+            state.diagnostics.success(kind.traits.diagnosticsKey, at: now)
+            return .applied([
+                .store(.climateResponse(bodies, fetchedAt: fetchedAt, location: id)),
+                .log(.info, "climate[\(id)]: fetched \(trend.points.count) years for \(trend.date)"),
+            ])
+        case .failed(let message, let retryAfter):
+            return .failed(
+                SourceFailure(message: message, retryAfter: retryAfter, diagnosticsKey: kind.traits.diagnosticsKey))
+        }
+    }
+
+    /// A stored climate trend: current until local midnight if it is today's, else stale.
+    static func restore(_ stored: StoredClimate, _ index: Int, in state: inout DaemonState, now: Int64) {
+        state.locations[index].slots.climate.received(.init(trend: stored.trend, fetchedAt: stored.fetchedAt))
+        if stored.date == state.locations[index].today(at: now) {
+            state.planner.schedules[index].climate.due(at: state.locations[index].nextMidnight(after: now))
+        } else {
+            state.locations[index].slots.climate.stale = true
+        }
+    }
+
+    static func storedName(in state: DaemonState) -> String? {
+        state.config.climate.enabled ? kind.traits.storeName : nil
+    }
+
+    /// The stored bodies are computed again (the trend is not stored); bodies that do not
+    /// decode or compute are skipped without a word, as a missing file is.
+    static func restore(
+        stored: StateStore.StoredResponse, _ index: Int, in state: inout DaemonState, now: Int64
+    ) -> [DaemonAction] {
+        let id = state.locations[index].config.id
+        guard let bodies = try? JSONDecoderShim.decode(ClimateBodies.self, stored.body),
+            let date = CivilDate(iso: bodies.date),
+            case .trend(let trend, _, _) = ClimateFetcher.compute(
+                bodies, today: date, years: state.config.climate.years, fetchedAt: stored.fetchedAt, log: nil,
+                location: id)
+        else { return [] }
+        restore(.init(trend: trend, date: date, fetchedAt: stored.fetchedAt), index, in: &state, now: now)
+        let note = ClimateFetcher.omittedYearsNote(trend, location: id)
+        return (note.map { [DaemonAction.log(.info, $0)] } ?? []) + [
+            .log(.info, "climate[\(id)]: restored data for \(date)")
+        ]
+    }
+}
+
+/// A stored climate trend, the day it was computed for, and when it was fetched.
+struct StoredClimate {
+    var trend: ClimateTrend
+    var date: CivilDate
+    var fetchedAt: Int64
+}

@@ -1,0 +1,154 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import BreezeConfig
+import BreezeCore
+
+/// Pollen (SPEC §5, §7): Google or Open-Meteo by `pollen.source` (`auto` falls back to
+/// Open-Meteo when Google rejects the key), the daily Google cap, a location no source covers.
+enum PollenRules: SourceRules {
+    static let kind = SourceKind.pollen
+
+    static func begin(_ index: Int, in state: inout DaemonState, now: Int64) -> (FetchRequest?, [DaemonAction]) {
+        let location = state.locations[index].config
+        let source = state.config.pollen.source(googleRejected: state.locations[index].googleRejected)
+        var actions: [DaemonAction] = []
+        if source == .google && !state.demo {
+            let cap = state.config.pollen.maxCallsPerDay
+            guard state.callsToday(index, .google, now: now) < cap else {
+                if state.locations[index].slots.pollen.notice != .dailyCap {
+                    actions.append(
+                        .log(
+                            .warning,
+                            "pollen[\(location.id)]: daily Google call cap reached (pollen.max_calls_per_day = \(cap)); next call after local midnight"
+                        ))
+                    state.locations[index].slots.pollen.notice = .dailyCap
+                }
+                state.planner.schedules[index].pollen.due(at: state.locations[index].nextMidnight(after: now))
+                return (nil, actions)
+            }
+        }
+        state.countStart(FetchKey(location: index, kind: kind), api: source == .google ? .google : .openMeteo, now: now)
+        return (.pollen(location, source, now: now), actions)
+    }
+
+    static func openMeteoWeight(_ index: Int, in state: DaemonState, now: Int64) -> (
+        weight: OpenMeteoCallWeight, requests: Int
+    )? {
+        guard state.config.pollen.source(googleRejected: state.locations[index].googleRejected) == .openMeteo else {
+            return nil
+        }
+        return (OpenMeteoBudget.pollenRequest, 1)
+    }
+
+    static func apply(_ result: PollenFetchResult, _ index: Int, in state: inout DaemonState, now: Int64)
+        -> SourceApplied
+    {
+        let id = state.locations[index].config.id
+        let source = result.source
+        switch result.outcome {
+        case .report(let report):
+            state.locations[index].slots.pollen.received(.report(report, fetchedAt: result.fetchedAt))
+            state.locations[index].slots.pollen.notice = nil
+            state.planner.schedules[index].pollen.succeeded(at: now, jitter: state.random.fraction())
+            state.diagnostics.success(source.diagnosticsKey, at: now)
+            // The response is stored first: nothing performed after it can lose it.
+            return .applied(
+                [
+                    .store(
+                        .response(
+                            .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
+                            location: id, source: source.storeName))
+                ] + report.warnings.map { .log(.warning, "pollen[\(id)]: \($0)") } + [
+                    .log(.info, "pollen[\(id)]: fetched from \(source.rawValue) (\(report.days.count) days)")
+                ])
+        case .unsupportedLocation(let message):
+            state.locations[index].slots.pollen.received(.unsupported(message: message))
+            state.planner.schedules[index].pollen.succeeded(at: now, jitter: state.random.fraction())
+            state.diagnostics.success(source.diagnosticsKey, at: now)
+            var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
+            if state.locations[index].slots.pollen.notice != .unsupported {
+                if source == .openMeteo {
+                    actions.append(
+                        .log(
+                            .warning,
+                            "pollen[\(id)]: no key-free pollen here (\(message)); Open-Meteo covers Europe only — set pollen.api_key for Google pollen; climate keeps running"
+                        ))
+                } else {
+                    actions.append(
+                        .log(
+                            .warning,
+                            "pollen[\(id)]: Google has no pollen for this location (\(message)); pollen topics cleared")
+                    )
+                }
+                state.locations[index].slots.pollen.notice = .unsupported
+            }
+            return .applied(actions)
+        case .keyRejected(let message):
+            state.diagnostics.failure(PollenSource.google.diagnosticsKey, at: now, message: message)
+            if state.config.pollen.source == .auto {
+                state.locations[index].googleRejected = true
+                state.planner.schedules[index].pollen.due(at: now)
+                return .applied([
+                    .log(
+                        .error,
+                        "pollen[\(id)]: Google rejected the API key (\(message)); using key-free Open-Meteo instead"
+                    )
+                ])
+            }
+            state.planner.schedules[index].pollen.keyRejected(at: now)
+            state.locations[index].slots.pollen.failed()
+            return .applied([
+                .log(
+                    .error,
+                    "pollen[\(id)]: Google rejected the API key (\(message)); not retrying for 24 h — fix pollen.api_key"
+                )
+            ])
+        case .failed(let message):
+            return .failed(
+                SourceFailure(
+                    message: message, retryAfter: result.retryAfter, diagnosticsKey: source.diagnosticsKey,
+                    attempt: "fetch from \(source.rawValue)"))
+        }
+    }
+
+    /// A stored pollen report: published at once, fetched again when it ages out.
+    static func restore(_ stored: StoredPollen, _ index: Int, in state: inout DaemonState, now: Int64) {
+        state.locations[index].slots.pollen.received(.report(stored.report, fetchedAt: stored.fetchedAt))
+        state.planner.schedules[index].pollen.freshUntil(fetchedAt: stored.fetchedAt, jitter: state.random.fraction())
+    }
+
+    static func storedName(in state: DaemonState) -> String? {
+        state.config.pollen.enabled ? state.config.pollen.source(googleRejected: false).storeName : nil
+    }
+
+    static func restore(
+        stored: StateStore.StoredResponse, _ index: Int, in state: inout DaemonState, now: Int64
+    ) -> [DaemonAction] {
+        let id = state.locations[index].config.id
+        let source = state.config.pollen.source(googleRejected: false)
+        let response = FetchedResponse(status: 200, body: Array(stored.body.utf8))
+        guard
+            case .report(let report) = PollenFetcher.interpret(response, source: source, fetchedAt: stored.fetchedAt)
+                .outcome
+        else { return [.log(.warning, "pollen[\(id)]: stored response is not usable; ignoring it")] }
+        restore(.init(report: report, fetchedAt: stored.fetchedAt), index, in: &state, now: now)
+        return [
+            .log(.info, "pollen[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")
+        ]
+    }
+}
+
+/// A stored pollen report and when it was fetched.
+struct StoredPollen {
+    var report: PollenReport
+    var fetchedAt: Int64
+}
