@@ -14,6 +14,7 @@
 import BreezeCore
 import BreezeHTTP
 import BreezeMQTT
+import BreezeTestSupport
 import Synchronization
 import Testing
 
@@ -23,27 +24,43 @@ import Testing
 /// take milliseconds; every wait is on an event the broker saw.
 @Suite("The daemon loop against an in-memory broker and a hand-moved clock")
 struct DaemonLoopTests {
-    /// Answers every GET with a one-day Google pollen body (grass, tree and weed at index 2)
-    /// and counts the requests.
+    /// Answers every GET with `answer` (by default a one-day Google pollen body: grass, tree
+    /// and weed at index 2) and counts the requests.
     final class PollenAnswers: HTTPFetching {
         private let count = Mutex(0)
+        private let answer: FetchedResponse
         var requests: Int { count.withLock { $0 } }
+
+        init(_ answer: FetchedResponse = FetchedResponse(status: 200, body: FanOutLimitTests.googleBody(plants: 0))) {
+            self.answer = answer
+        }
 
         func get(
             _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
         ) async throws(CurlError) -> FetchedResponse {
             count.withLock { $0 += 1 }
-            return FetchedResponse(status: 200, body: FanOutLimitTests.googleBody(plants: 0))
+            return answer
         }
+    }
+
+    /// The agent's log lines, each a ``TestEvents`` report (so ``eventually(bound:_:)`` wakes).
+    final class LogLines: Sendable {
+        private let lines = Mutex<[String]>([])
+        func append(_ line: String) {
+            lines.withLock { $0.append(line) }
+            TestEvents.shared.report()
+        }
+        func containing(_ text: String) -> [String] { lines.withLock { $0.filter { $0.contains(text) } } }
     }
 
     /// The agent's loop on `broker` and `clock`, fetching from `answers`, in a task the test
     /// cancels to stop it (no signal watcher in the shared test process).
     static func run(
-        _ config: AgentConfig, clock: ManualDaemonClock, broker: InMemoryBroker, answers: PollenAnswers
+        _ config: AgentConfig, clock: ManualDaemonClock, broker: InMemoryBroker, answers: PollenAnswers,
+        lines: LogLines? = nil
     ) -> Task<Int32, Never> {
         Task {
-            let log = Log(level: .debug, timestamps: false, sink: { _ in })
+            let log = Log(level: .debug, timestamps: false, sink: { lines?.append($0) })
             let agent = Agent(
                 config: config, log: log, store: StateStore(directory: nil, log: log), http: answers, demo: false,
                 clock: clock)
@@ -139,6 +156,52 @@ struct DaemonLoopTests {
         _ = await broker.next(after: mark) { $0.topic == layout.diagnostics }
         #expect(broker.received[mark...].filter { $0.topic == deviceConfig }.count == 1)
 
+        run.cancel()
+        #expect(await run.value == Invocation.ExitCode.success)
+    }
+
+    /// Google's answer to a key it does not know (API-FACTS.md): 400, reason API_KEY_INVALID.
+    static let rejectedKey = FetchedResponse(
+        status: 400,
+        body: Array(
+            #"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}"#
+                .utf8))
+
+    /// With `source: google` a rejected key is asked again a day later, not at once and not on
+    /// a backoff: a day of the loop's life with the diagnostics cadence (300 s) as the barrier
+    /// after every step, so "no second request" is seen, not waited for.
+    @Test(.timeLimit(.minutes(1)))
+    func aRejectedKeyIsAskedAgainADayLaterAndNotBefore() async throws {
+        let config = try DaemonStateTests.config(
+            "climate: {enabled: false}", pollen: "source: google, api_key: test-key-123456")
+        let layout = config.topicLayout
+        let (clock, broker, answers) = (
+            ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), PollenAnswers(Self.rejectedKey)
+        )
+        let lines = LogLines()
+        let run = Self.run(config, clock: clock, broker: broker, answers: answers, lines: lines)
+        _ = await broker.next(after: 0) { $0.topic == layout.status }
+        // The first fetch within the start spread: rejected at 6 s, the day counted from there.
+        clock.advance(by: .seconds(6))
+        #expect(await eventually(bound: .seconds(20)) { !lines.containing("rejected the API key").isEmpty })
+        #expect(answers.requests == 1)
+        // To 24 h after the rejection less one step: the diagnostics every 300 s, no request.
+        let step: Int64 = 300
+        var mark = broker.mark
+        clock.advance(by: .seconds(step - 6))
+        _ = await broker.next(after: mark) { $0.topic == layout.diagnostics }
+        for _ in 0..<(FetchSchedule.rejectedKeyDelay / step - 1) {
+            mark = broker.mark
+            clock.advance(by: .seconds(step))
+            _ = await broker.next(after: mark) { $0.topic == layout.diagnostics }
+        }
+        #expect(answers.requests == 1)
+        #expect(answers.requests == 1)
+        #expect(lines.containing("rejected the API key").count == 1)
+        // A day after the rejection (6 s past the last step): asked again, once.
+        clock.advance(by: .seconds(6))
+        #expect(await eventually(bound: .seconds(20)) { lines.containing("rejected the API key").count == 2 })
+        #expect(answers.requests == 2)
         run.cancel()
         #expect(await run.value == Invocation.ExitCode.success)
     }

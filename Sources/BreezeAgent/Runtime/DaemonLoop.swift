@@ -191,8 +191,11 @@ extension Agent {
         case .flushAndReport:
             let sent = publisher.flush(at: clock.instant())
             let due = publisher.nextClearDue
-            armClears(due, loop: &loop, group: &group)
+            // `.flushed` is queued before the clears' timer exists: a `.clearsDue` that came
+            // first would find `once` still flushing and be dropped, and `once` would then wait
+            // for it for ever (seen on a loaded machine with a clock moved at once).
             continuation.yield(.flushed(sent: sent, clearsPending: due != nil))
+            armClears(due, loop: &loop, group: &group)
         case .prepareOnce:
             prepareOnce(loop: &loop, group: &group)
             continuation.yield(.prepared)
