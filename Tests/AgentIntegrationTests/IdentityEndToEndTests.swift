@@ -123,7 +123,11 @@ struct IdentityEndToEndTests {
             let b = try AgentProcess(["run", "--config", homeOnly], logDirectory: second.directory)
             defer { Task { await b.terminate() } }
             #expect(await b.waitForLine("mqtt: connected to"), "\(b.stderr)")
-            try await Task.sleep(for: .seconds(8))
+            // 5 s after connecting (IdentityGuard.settleSeconds) b decides on office's topics and
+            // says so; the clears would have been actions of that same step.
+            #expect(
+                await b.waitForLine("not clearing the topics of removed location(s) office", timeout: .seconds(20)),
+                "\(b.stderr)")
             let officeAfter = try await BrokerView.snapshot(port: port, ["\(prefix)/office/#"])
             #expect(
                 officeAfter.count == officeBefore.count,
