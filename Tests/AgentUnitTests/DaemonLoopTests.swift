@@ -15,6 +15,7 @@ import BreezeCore
 import BreezeHTTP
 import BreezeMQTT
 import BreezeTestSupport
+import Foundation
 import Synchronization
 import Testing
 
@@ -24,47 +25,25 @@ import Testing
 /// take milliseconds; every wait is on an event the broker saw.
 @Suite("The daemon loop against an in-memory broker and a hand-moved clock")
 struct DaemonLoopTests {
-    /// Answers every GET with `answer` (by default a one-day Google pollen body: grass, tree
-    /// and weed at index 2) and counts the requests.
-    final class PollenAnswers: HTTPFetching {
-        private let count = Mutex(0)
-        private let answer: FetchedResponse
-        var requests: Int { count.withLock { $0 } }
+    typealias Answers = OnceLoopTests.Answers
+    typealias Lines = OnceLoopTests.Lines
 
-        init(_ answer: FetchedResponse = FetchedResponse(status: 200, body: FanOutLimitTests.googleBody(plants: 0))) {
-            self.answer = answer
-        }
-
-        func get(
-            _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
-        ) async throws(CurlError) -> FetchedResponse {
-            count.withLock { $0 += 1 }
-            return answer
-        }
-    }
-
-    /// The agent's log lines, each a ``TestEvents`` report (so ``eventually(bound:_:)`` wakes).
-    final class LogLines: Sendable {
-        private let lines = Mutex<[String]>([])
-        func append(_ line: String) {
-            lines.withLock { $0.append(line) }
-            TestEvents.shared.report()
-        }
-        func containing(_ text: String) -> [String] { lines.withLock { $0.filter { $0.contains(text) } } }
+    /// A one-day Google pollen body (grass, tree and weed at index 2) for every GET.
+    static func pollenAnswers(
+        _ answer: FetchedResponse = FetchedResponse(status: 200, body: FanOutLimitTests.googleBody(plants: 0))
+    ) -> Answers {
+        Answers { _, _ in answer }
     }
 
     /// The agent's loop on `broker` and `clock`, fetching from `answers`, in a task the test
     /// cancels to stop it (no signal watcher in the shared test process).
     static func run(
-        _ config: AgentConfig, clock: ManualDaemonClock, broker: InMemoryBroker, answers: PollenAnswers,
-        lines: LogLines? = nil
+        _ config: AgentConfig, clock: ManualDaemonClock, broker: InMemoryBroker, answers: Answers,
+        lines: Lines = Lines(), stateDirectory: String? = nil
     ) -> Task<Int32, Never> {
         Task {
-            let log = Log(level: .debug, timestamps: false, sink: { lines?.append($0) })
-            let agent = Agent(
-                config: config, log: log, store: StateStore(directory: nil, log: log), http: answers, demo: false,
-                clock: clock)
-            return await agent.run(client: broker, signals: [])
+            await OnceLoopTests.agent(config, clock: clock, answers: answers, lines: lines, stateDirectory: stateDirectory)
+                .run(client: broker, signals: [])
         }
     }
 
@@ -74,7 +53,7 @@ struct DaemonLoopTests {
         let layout = config.topicLayout
         let home = layout.location("home")
         let (clock, broker, answers) = (
-            ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), PollenAnswers()
+            ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), Self.pollenAnswers()
         )
         let run = Self.run(config, clock: clock, broker: broker, answers: answers)
 
@@ -129,7 +108,7 @@ struct DaemonLoopTests {
         let layout = config.topicLayout
         let deviceConfig = layout.location("home").deviceConfig
         let (clock, broker, answers) = (
-            ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), PollenAnswers()
+            ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), Self.pollenAnswers()
         )
         let run = Self.run(config, clock: clock, broker: broker, answers: answers)
         _ = await broker.next(after: 0) { $0.topic == layout.status }
@@ -176,9 +155,9 @@ struct DaemonLoopTests {
             "climate: {enabled: false}", pollen: "source: google, api_key: test-key-123456")
         let layout = config.topicLayout
         let (clock, broker, answers) = (
-            ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), PollenAnswers(Self.rejectedKey)
+            ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), Self.pollenAnswers(Self.rejectedKey)
         )
-        let lines = LogLines()
+        let lines = Lines()
         let run = Self.run(config, clock: clock, broker: broker, answers: answers, lines: lines)
         _ = await broker.next(after: 0) { $0.topic == layout.status }
         // The first fetch within the start spread: rejected at 6 s, the day counted from there.
@@ -204,5 +183,40 @@ struct DaemonLoopTests {
         #expect(answers.requests == 2)
         run.cancel()
         #expect(await run.value == Invocation.ExitCode.success)
+    }
+
+    /// A restart with the responses in `state_dir` fetches nothing they cover: the second run
+    /// publishes the restored tree and asks no API, through the start spread and the first
+    /// diagnostics (the barrier), on a hand-moved clock.
+    @Test(.timeLimit(.minutes(1)))
+    func aWarmRestartFetchesNothingItRestored() async throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = try DaemonStateTests.config("climate: {enabled: false}")
+        let layout = config.topicLayout
+        let grass = layout.location("home").pollenItem("grass") + "/value"
+
+        let (clock, broker, answers) = (ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), Self.pollenAnswers())
+        let first = Self.run(config, clock: clock, broker: broker, answers: answers, stateDirectory: directory)
+        _ = await broker.next(after: 0) { $0.topic == layout.status }
+        clock.advance(by: .seconds(6))
+        _ = await broker.next(after: 0) { $0.topic == grass }
+        #expect(answers.requests == 1)
+        first.cancel()
+        #expect(await first.value == Invocation.ExitCode.success)
+
+        // A minute later, a new broker (nothing retained) and a fetcher that counts.
+        let (again, fresh, counted) = (
+            ManualDaemonClock(start: DaemonStateTests.t0 + 60), InMemoryBroker(), Self.pollenAnswers()
+        )
+        let second = Self.run(config, clock: again, broker: fresh, answers: counted, stateDirectory: directory)
+        let restored = await fresh.next(after: 0) { $0.topic == grass }
+        #expect(restored.text == "2" && restored.retain)
+        let mark = fresh.mark
+        again.advance(by: .seconds(300))
+        _ = await fresh.next(after: mark) { $0.topic == layout.diagnostics }
+        #expect(counted.requests == 0, "a restored source was fetched again")
+        second.cancel()
+        #expect(await second.value == Invocation.ExitCode.success)
     }
 }

@@ -43,11 +43,15 @@ struct OnceLoopTests {
         }
     }
 
-    /// The log lines an agent wrote.
+    /// The log lines an agent wrote, each a ``TestEvents`` report (``eventually(bound:_:)`` wakes).
     final class Lines: Sendable {
         private let lines = Mutex<[String]>([])
         var all: [String] { lines.withLock { $0 } }
-        func append(_ line: String) { lines.withLock { $0.append(line) } }
+        func append(_ line: String) {
+            lines.withLock { $0.append(line) }
+            TestEvents.shared.report()
+        }
+        func containing(_ text: String) -> [String] { all.filter { $0.contains(text) } }
     }
 
     static func agent(
