@@ -338,8 +338,18 @@ struct HTTPEndpointTests {
         "a missing libmicrohttpd: exit 69 naming libmicrohttpd12, no crash",
         .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")))
     func missingLibrary() async throws {
+        // The folder the agent's loader looks in: this machine's, or, for the arm64 binary
+        // under qemu-user (`make test-arm64`), the arm64 sysroot's (QEMU_LD_PREFIX). Hiding
+        // the amd64 library from the arm64 agent hid nothing: it started, ran as a daemon
+        // against port 1 and this test waited for it for ever.
+        let binary = try agentBinary()
+        let libraries =
+            try Self.elfMachine(binary) == 183
+            ? (ProcessInfo.processInfo.environment["QEMU_LD_PREFIX"] ?? "") + "/usr/lib/aarch64-linux-gnu"
+            : "/usr/lib/x86_64-linux-gnu"
         let library = try #require(
-            try? FileManager.default.destinationOfSymbolicLink(atPath: "/usr/lib/x86_64-linux-gnu/libmicrohttpd.so.12"))
+            try? FileManager.default.destinationOfSymbolicLink(atPath: libraries + "/libmicrohttpd.so.12"),
+            "no libmicrohttpd.so.12 in \(libraries)")
         let sandbox = try AgentSandbox()
         try sandbox.writeConfig(
             port: 1,
@@ -349,21 +359,34 @@ struct HTTPEndpointTests {
             http: {listen: "127.0.0.1:\(try FreePort.loopback())"}
             \(sandbox.apis.endpointsYAML)
             """)
-        let script =
-            "mount --bind /dev/null /usr/lib/x86_64-linux-gnu/\(library) && exec \"$0\" run --config \"$1\""
+        let script = "mount --bind /dev/null \"$2\" && exec \"$0\" run --config \"$1\""
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-        process.arguments = ["-m", "sh", "-c", script, try agentBinary(), sandbox.configPath]
+        process.arguments = ["-m", "sh", "-c", script, binary, sandbox.configPath, libraries + "/" + library]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        // An agent that found the library anyway runs as a daemon: ended after 60 s (it then
+        // exits 0, and the checks below say what it printed) rather than waited for.
+        let bound = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: bound)
+        defer { bound.cancel() }
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 69, "\(stderr)")
         #expect(stderr.contains("error: http: cannot load libmicrohttpd.so.12 ("), "\(stderr)")
         #expect(stderr.contains("apt install libmicrohttpd12"), "\(stderr)")
         #expect(sandbox.apis.totalRequests == 0)
+    }
+
+    /// An ELF file's `e_machine` (62 x86-64, 183 AArch64).
+    static func elfMachine(_ path: String) throws -> Int {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        let header = [UInt8](try handle.read(upToCount: 20) ?? Data())
+        try #require(header.count == 20 && header.starts(with: [0x7F, 0x45, 0x4C, 0x46]), "\(path) is not an ELF file")
+        return Int(header[18]) | Int(header[19]) << 8
     }
 
     /// `/proc/<pid>/maps`, read to its end (procfs reports size 0, so no read-by-size helper).
