@@ -49,8 +49,11 @@ public enum AddonEntry {
         let supervisor = nonEmpty(environment["BREEZE_SUPERVISOR_URL"]) ?? "http://supervisor"
         let token = environment["SUPERVISOR_TOKEN"] ?? environment["HASSIO_TOKEN"] ?? ""
         if token.isEmpty { log.warning("add-on: SUPERVISOR_TOKEN is not set; the Supervisor will refuse the requests") }
-        let (broker, home) = await askSupervisor(
+        let (broker, answeredHome) = await askSupervisor(
             supervisor, token: token, log: log, retry: retryDelays(environment))
+        let timeZones = TimeZoneResolver()
+        let (home, homeWarnings) = AddonConfig.usableHome(answeredHome) { (try? timeZones.load($0)) != nil }
+        for warning in homeWarnings { log.warning(warning) }
 
         let plan: AddonConfig.Plan
         do {
@@ -60,7 +63,8 @@ public enum AddonEntry {
             return Invocation.ExitCode.configuration
         }
         do {
-            _ = try check(plan, file: configPath, currentYear: currentYear(), hostname: currentHostname())
+            _ = try check(
+                plan, file: configPath, currentYear: currentYear(), hostname: currentHostname(), timeZones: timeZones)
         } catch {
             printError("breeze-agent: \(error)")
             return Invocation.ExitCode.configuration
