@@ -232,8 +232,19 @@ public final class HTTPServer: Sendable {
     private static let onRequest: cmhd_handler = { context, request in
         guard let context, let request else { return 0 }
         let callbacks = Unmanaged<Callbacks>.fromOpaque(context).takeUnretainedValue()
-        let parsed = HTTPServer.request(from: request.pointee)
-        let response = callbacks.handler(parsed)
+        // A query the C side did not parse (cmicrohttpd.c, on_uri) is answered here, the same
+        // for every endpoint: an encoded NUL as a path with one is (404), too many arguments 414.
+        let response: HTTPServerResponse
+        switch request.pointee.query_problem {
+        case CMHD_QUERY_NUL:
+            response = HTTPServerResponse(status: 404, contentType: "text/plain; charset=utf-8", text: "not found\n")
+        case CMHD_QUERY_TOO_MANY:
+            response = HTTPServerResponse(
+                status: 414, contentType: "text/plain; charset=utf-8",
+                text: "more than \(CMHD_MAX_QUERY_ARGUMENTS) query arguments\n")
+        default:
+            response = callbacks.handler(HTTPServer.request(from: request.pointee))
+        }
         return HTTPServer.respond(request.pointee.connection, response)
     }
 
