@@ -30,19 +30,25 @@ public struct HTTPServerRequest: Sendable, Equatable {
     public var query: [(key: String, value: String?)]
     /// The peer's address, nil when unknown.
     public var peer: IPAddress?
+    /// The `Host` header as sent (a port included), nil when there was none.
+    public var host: String?
 
-    public init(method: String, path: String, query: [(key: String, value: String?)] = [], peer: IPAddress?) {
+    public init(
+        method: String, path: String, query: [(key: String, value: String?)] = [], peer: IPAddress?,
+        host: String? = nil
+    ) {
         self.method = method
         self.path = path
         self.query = query
         self.peer = peer
+        self.host = host
     }
 
     /// True when the query has `name`, with or without a value.
     public func hasQuery(_ name: String) -> Bool { query.contains { $0.key == name } }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.method == rhs.method && lhs.path == rhs.path && lhs.peer == rhs.peer
+        lhs.method == rhs.method && lhs.path == rhs.path && lhs.peer == rhs.peer && lhs.host == rhs.host
             && lhs.query.map(\.key) == rhs.query.map(\.key) && lhs.query.map(\.value) == rhs.query.map(\.value)
     }
 }
@@ -265,7 +271,8 @@ public final class HTTPServer: Sendable {
         let peer = withUnsafeBytes(of: raw.peer_bytes) { address(family: raw.peer_family, bytes: $0.baseAddress) }
         return HTTPServerRequest(
             method: raw.method.map { String(cString: $0) } ?? "",
-            path: raw.path.map { String(cString: $0) } ?? "", query: query, peer: peer)
+            path: raw.path.map { String(cString: $0) } ?? "", query: query, peer: peer,
+            host: raw.host.map { String(cString: $0) })
     }
 
     /// An address from the C side's family (4, 6; anything else: unknown) and bytes.

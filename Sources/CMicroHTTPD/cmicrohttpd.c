@@ -40,6 +40,7 @@ static struct {
     __typeof__(MHD_destroy_response) *destroy_response;
     __typeof__(MHD_get_connection_values) *get_connection_values;
     __typeof__(MHD_get_connection_info) *get_connection_info;
+    __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
 } mhd;
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -92,6 +93,7 @@ int cmhd_load(const char *library, char *error, size_t error_size) {
     RESOLVE(destroy_response, MHD_destroy_response);
     RESOLVE(get_connection_values, MHD_get_connection_values);
     RESOLVE(get_connection_info, MHD_get_connection_info);
+    RESOLVE(lookup_connection_value, MHD_lookup_connection_value);
 #undef RESOLVE
     loaded = 1;
     pthread_mutex_unlock(&load_lock);
@@ -389,6 +391,7 @@ static enum MHD_Result on_request(void *context, struct MHD_Connection *connecti
     request.method = method;
     request.path = t->path;
     request.query_problem = t->query_problem;
+    request.host = mhd.lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
     request.connection = connection;
 
     char peer[INET6_ADDRSTRLEN] = "";

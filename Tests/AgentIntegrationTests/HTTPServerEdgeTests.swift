@@ -55,6 +55,7 @@ struct HTTPServerEdgeTests {
         #expect(request.query.map(\.value) == [nil, "1", "/"])
         #expect(request.hasQuery("strict"))
         #expect(request.peer == IPAddress("127.0.0.1"))
+        #expect(request.host == "h")
 
         // HEAD: headers with the body's length, no body.
         let head = RawHTTP.request(server.port, "HEAD /x HTTP/1.1\r\nHost: h\r\n\r\n")

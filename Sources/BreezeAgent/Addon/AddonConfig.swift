@@ -538,6 +538,10 @@ public enum AddonConfig {
                 .map([
                     ("listen", .quoted("0.0.0.0:\(ingressPort)")),
                     ("allow", .list(ingressAllow.map(AddonNode.quoted))),
+                    // The ingress proxy passes the browser's Host on (whatever name Home
+                    // Assistant is reached by); only it and loopback can connect, so the DNS
+                    // rebinding check has nothing to guard here (docs/http.md, `hosts`).
+                    ("hosts", .list([.quoted(HTTPSettings.anyHost)])),
                 ])
             ))
         top.append(("state_dir", .quoted(stateDir)))

@@ -43,6 +43,8 @@ typedef struct cmhd_request {
     /// 0, or why the query was not parsed (no arguments then): CMHD_QUERY_TOO_MANY (more than
     /// CMHD_MAX_QUERY_ARGUMENTS), CMHD_QUERY_NUL (an encoded NUL, `%00`, in it).
     int query_problem;
+    /// The `Host` header as sent, NULL when there was none.
+    const char *host;
     /// The peer's address as text (`127.0.0.1`, `::1`), "" when unknown.
     const char *peer;
     /// The peer's address: family 4 or 6 (0 when unknown) and its 4 or 16 bytes.
