@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "CMicroHTTPD"),
         .target(name: "BreezeServe", dependencies: ["CMicroHTTPD", "BreezeCore"]),
         // The process itself: its command line from an ELF constructor (glibc hands it argc/argv; the Swift runtime
-        // reads /proc/self/cmdline, which a chroot or a minimal sandbox does not have).
+        // reads /proc/self/cmdline, which a chroot or a minimal sandbox does not have) and the add-on's drop of root.
         .target(name: "CProcess"),
         .target(name: "BreezeCore"),
         // The configuration: parse and validate the YAML, the effective config `check-config`
