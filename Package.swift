@@ -53,13 +53,18 @@ let package = Package(
         // compiled against <microhttpd.h> for its types, not linked against the library.
         .target(name: "CMicroHTTPD"),
         .target(name: "BreezeServe", dependencies: ["CMicroHTTPD", "BreezeCore"]),
+        // The process itself: its command line from an ELF constructor (glibc hands it argc/argv; the Swift runtime
+        // reads /proc/self/cmdline, which a chroot or a minimal sandbox does not have) and the add-on's drop of root.
+        .target(name: "CProcess"),
         .target(name: "BreezeCore"),
         // The configuration: parse and validate the YAML, the effective config `check-config`
         // prints, the file reads. No daemon, no MQTT client, no curl (fuzz/run.sh builds it alone).
         .target(name: "BreezeConfig", dependencies: ["BreezeCore", "BreezeYAML"]),
         .target(
             name: "BreezeAgent",
-            dependencies: ["BreezeConfig", "BreezeCore", "BreezeMQTT", "BreezeHTTP", "BreezeYAML", "BreezeServe"]
+            dependencies: [
+                "BreezeConfig", "BreezeCore", "BreezeMQTT", "BreezeHTTP", "BreezeYAML", "BreezeServe", "CProcess",
+            ]
         ),
         .executableTarget(
             name: "breeze-agent",
@@ -135,6 +140,7 @@ let swiftSettings: [SwiftSetting] = [
     .unsafeFlags(["-require-explicit-sendable"]),
 ]
 
-for target in package.targets where target.type != .system && target.name != "CMicroHTTPD" {
+let cTargets: Set<String> = ["CMicroHTTPD", "CProcess"]
+for target in package.targets where target.type != .system && !cTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }

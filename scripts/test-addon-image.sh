@@ -193,11 +193,21 @@ for arch in "${archs[@]}"; do
     check "$arch: the Supervisor was asked for /services/mqtt and /core/api/config with the token" bash -c \
         "grep -q '\"/services/mqtt\", \"authorized\": true, \"status\": 200' '$work/$name/requests.jsonl' && grep -q '\"/core/api/config\", \"authorized\": true, \"status\": 200' '$work/$name/requests.jsonl' && ! grep -q '\"authorized\": false' '$work/$name/requests.jsonl'"
     pid=$(podman inspect --format '{{.State.Pid}}' "$name")
+    # Started as root (to read options.json), then dropped for good (docs/home-assistant.md,
+    # "Privileges"): the image's breeze-agent user, no capability in any set, no_new_privs, and
+    # no Supervisor token in the process's environment.
     puid=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo "?")
-    check "$arch: the entrypoint runs as root (uid $puid)" test "$puid" = 0
+    caps=$(awk '/^Cap(Inh|Prm|Eff|Bnd|Amb):/ { printf "%s ", $2 }' "/proc/$pid/status" 2>/dev/null)
+    nnp=$(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+    grep '^Uid:\|^Cap\|^NoNewPrivs' "/proc/$pid/status" 2>/dev/null | tr '\t' ' ' | sed "s/^/  $arch: /"
+    check "$arch: the agent runs as breeze-agent, not root (uid $puid)" test "$puid" != 0 -a "$puid" != "?"
+    check "$arch: no capabilities in any set ($caps)" \
+        test "$caps" = "0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000 "
+    check "$arch: no_new_privs set ($nnp)" test "$nnp" = 1
+    check "$arch: the Supervisor token is not in /proc/<pid>/environ" bash -c "! grep -qaF '$token' /proc/$pid/environ"
     config=$work/$name/data/breeze-agent.yaml
-    check "$arch: /data/breeze-agent.yaml written, mode 0600, owner root ($(stat -c '%a %U' "$config" 2>/dev/null))" \
-        test "$(stat -c '%a %u' "$config" 2>/dev/null)" = "600 0"
+    check "$arch: /data/breeze-agent.yaml written, mode 0600, owner breeze-agent ($(stat -c '%a %u' "$config" 2>/dev/null))" \
+        test "$(stat -c '%a %u' "$config" 2>/dev/null)" = "600 $puid"
     check "$arch: it holds the Supervisor's password, Home Assistant's name and state_dir /data" bash -c \
         "grep -qF 'password: \"$password\"' '$config' && grep -q 'name: \"Zuhause\"' '$config' && grep -q '^state_dir: \"/data\"' '$config'"
     code=$(curl -s -o /dev/null -w '%{http_code}' -m 10 "http://127.0.0.1:$hport/healthz" || true)

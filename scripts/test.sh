@@ -40,4 +40,7 @@ if ldd "$bin" | grep -q 'libswift'; then echo "release binary links Swift runtim
 # libmicrohttpd is loaded with dlopen only when http: is configured (SPEC §9.2 lean path).
 if ldd "$bin" | grep -q 'microhttpd'; then echo "release binary links libmicrohttpd:" >&2; ldd "$bin" >&2; exit 1; fi
 test/release/calendar.sh "$bin"
+# Without /proc the binary still reads its own command line and never becomes the daemon by
+# mistake (test/release/no-proc.sh: a chroot holding only the binary and its libraries).
+test/release/no-proc.sh "$bin"
 echo "test: passed (unit and integration suites, no retries)"

@@ -20,6 +20,12 @@ import BreezeYAML
 /// `BREEZE_MQTT_USERNAME`, `BREEZE_MQTT_PASSWORD`) win over the file; an empty variable counts
 /// as unset. Relative paths (`state_dir`, `*_file`) are relative to the working directory.
 public enum ConfigLoader {
+    /// The largest configuration file read (docs/operations.md); the add-on checks the file it
+    /// generates against it before writing.
+    public static let maximumFileBytes = 1 << 20
+    /// The longest MQTT user name, password or client id: a two-byte length prefix.
+    public static let mqttStringLimit = 65_535
+
     /// Loads the file at `path`. `currentYear` bounds `climate.years`; `hostname` makes the default client id.
     public static func load(
         path: String, environment: [String: String], currentYear: Int, hostname: String,
@@ -27,7 +33,7 @@ public enum ConfigLoader {
     ) throws(ConfigError) -> AgentConfig {
         let bytes: [UInt8]
         do {
-            bytes = try PosixFile.read(path)
+            bytes = try PosixFile.read(path, limit: maximumFileBytes)
         } catch {
             throw ConfigError(
                 file: path, line: nil, keyPath: "", message: "cannot read the configuration file: \(error.reason)")
@@ -191,6 +197,23 @@ private struct ConfigParser {
         if let value = environment["BREEZE_MQTT_USERNAME"] { username = value }
         if let value = environment["BREEZE_MQTT_PASSWORD"] {
             password = Secret(value, origin: "environment BREEZE_MQTT_PASSWORD")
+        }
+        // MQTT writes each of these with a two-byte length (MQTT 5 §1.5.4 and §1.5.6, 3.1.1
+        // §1.5.3): a longer one cannot be sent, and the broker's silence would be misread as an
+        // MQTT 3.1.1-only broker. Refused here, where the key can be named.
+        let fields: [(key: String, variable: String?, bytes: Int?)] = [
+            ("username", "BREEZE_MQTT_USERNAME", username?.utf8.count),
+            ("password", "BREEZE_MQTT_PASSWORD", password?.value.utf8.count),
+            ("client_id", nil, clientID.utf8.count),
+        ]
+        for field in fields {
+            guard let bytes = field.bytes, bytes > ConfigLoader.mqttStringLimit else { continue }
+            let message = "is \(bytes) bytes; MQTT carries at most \(ConfigLoader.mqttStringLimit) bytes here"
+            if let variable = field.variable, environment[variable] != nil {
+                throw ConfigError(file: nil, line: nil, keyPath: "\(variable) (environment)", message: message)
+            }
+            let key = field.key == "password" && r.isPresent("password_file") ? "password_file" : field.key
+            throw r.fail(key, message)
         }
         return MQTTSettings(
             host: host, port: port, username: username, password: password, clientID: clientID, topicPrefix: prefix,

@@ -134,6 +134,7 @@ public func renderEffective(_ c: AgentConfig) -> String {
         line(2, "listen", quoted(http.listenText))
         line(2, "allow", "[" + http.allow.map { quoted($0.description) }.joined(separator: ", ") + "]")
         line(2, "max_per_ip", String(http.maxPerIP))
+        if !http.hosts.isEmpty { line(2, "hosts", "[" + http.hosts.map { quoted($0) }.joined(separator: ", ") + "]") }
     } else {
         // max_concurrent alone (the API client's bound) starts no server.
         line(0, "http", "", comment: "server off: no listen")

@@ -19,6 +19,7 @@ import BreezeYAML
 ///   listen: "127.0.0.1:8765"        # an IPv4 or [IPv6] address and a port; the default
 ///   allow: [127.0.0.1/32, 192.168.1.0/24, "fd00::/8"]   # default: loopback only
 ///   max_per_ip: 8                   # connections at once from one address, 1–256
+///   hosts: [hub.local]              # names the server answers to besides IP literals and localhost
 /// ```
 public struct HTTPSettings: Sendable, Equatable {
     /// The address to listen on (a literal, `0.0.0.0` or `::` for every interface).
@@ -30,6 +31,9 @@ public struct HTTPSettings: Sendable, Equatable {
     public var allowExplicit: Bool
     /// Connections at once from one peer address (SPEC §16).
     public var maxPerIP: Int
+    /// Host names (lower case, no port) a request's `Host` may carry besides an IP literal and
+    /// `localhost`: a DNS-rebinding page names its own host, which is in none of them (403).
+    public var hosts: [String] = []
 
     public init(
         address: IPAddress, port: Int, allow: [CIDR] = CIDR.loopback, allowExplicit: Bool = false,
@@ -40,6 +44,24 @@ public struct HTTPSettings: Sendable, Equatable {
         self.allow = allow
         self.allowExplicit = allowExplicit
         self.maxPerIP = maxPerIP
+    }
+
+    /// The `hosts` entry that turns the `Host` check off: for a server only a proxy that passes
+    /// the browser's `Host` on can reach (the add-on behind Home Assistant's ingress).
+    public static let anyHost = "*"
+
+    /// `name` lower-cased without a trailing dot when it is a DNS name (letters, digits, `-`, `.`,
+    /// at most 253 bytes, no empty label), else nil.
+    public static func hostName(_ name: String) -> String? {
+        var lower = name.lowercased()
+        if lower.hasSuffix(".") { lower.removeLast() }
+        guard !lower.isEmpty, lower.utf8.count <= 253,
+            lower.split(separator: ".", omittingEmptySubsequences: false).allSatisfy({ !$0.isEmpty }),
+            lower.utf8.allSatisfy({
+                ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x2e
+            })
+        else { return nil }
+        return lower
     }
 
     /// `127.0.0.1:8765`, `[::1]:8765`.
@@ -65,9 +87,11 @@ public struct HTTPSettings: Sendable, Equatable {
     public static let defaultMaxPerIP = 8
     static let maxPerIPRange = 1...256
     /// The keys that turn the server on.
-    static let serverKeys = ["listen", "allow", "max_per_ip"]
+    static let serverKeys = ["listen", "allow", "max_per_ip", "hosts"]
     /// The keys of `http:`; `max_concurrent` tunes the HTTP *client* (SPEC §11, FleetConfig).
-    static let keys = ["listen", "allow", "max_per_ip", "max_concurrent"]
+    static let keys = ["listen", "allow", "max_per_ip", "hosts", "max_concurrent"]
+    /// At most this many `hosts` entries, each a DNS name of at most 253 bytes.
+    static let maximumHosts = 32
 
     /// Parses `a.b.c.d:port` or `[v6]:port`; nil when it is not one (host names are refused:
     /// what a name resolves to can change under a running server).
@@ -138,6 +162,29 @@ enum HTTPConfigParser {
             }
             settings.allow = allow
             settings.allowExplicit = true
+        }
+        if let node = r.node("hosts") {
+            let expected = "a list of host names like [hub.local, pollen.example.org]"
+            guard case .sequence(let items) = node.kind, items.count <= HTTPSettings.maximumHosts else {
+                throw r.fail(
+                    "hosts",
+                    "expected \(expected) (at most \(HTTPSettings.maximumHosts)), got \(MappingReader.describe(node))",
+                    at: node)
+            }
+            for (index, item) in items.enumerated() {
+                if item.scalarText == HTTPSettings.anyHost {
+                    settings.hosts.append(HTTPSettings.anyHost)
+                    continue
+                }
+                guard let text = item.scalarText, let name = HTTPSettings.hostName(text) else {
+                    throw ConfigError(
+                        file: top.file, line: item.line, keyPath: "http.hosts[\(index)]",
+                        message:
+                            "expected a host name of letters, digits, - and . (at most 253 bytes, no port), got \(MappingReader.describe(item))"
+                    )
+                }
+                settings.hosts.append(name)
+            }
         }
         config.http = settings
     }

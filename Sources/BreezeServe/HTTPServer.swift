@@ -30,19 +30,25 @@ public struct HTTPServerRequest: Sendable, Equatable {
     public var query: [(key: String, value: String?)]
     /// The peer's address, nil when unknown.
     public var peer: IPAddress?
+    /// The `Host` header as sent (a port included), nil when there was none.
+    public var host: String?
 
-    public init(method: String, path: String, query: [(key: String, value: String?)] = [], peer: IPAddress?) {
+    public init(
+        method: String, path: String, query: [(key: String, value: String?)] = [], peer: IPAddress?,
+        host: String? = nil
+    ) {
         self.method = method
         self.path = path
         self.query = query
         self.peer = peer
+        self.host = host
     }
 
     /// True when the query has `name`, with or without a value.
     public func hasQuery(_ name: String) -> Bool { query.contains { $0.key == name } }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.method == rhs.method && lhs.path == rhs.path && lhs.peer == rhs.peer
+        lhs.method == rhs.method && lhs.path == rhs.path && lhs.peer == rhs.peer && lhs.host == rhs.host
             && lhs.query.map(\.key) == rhs.query.map(\.key) && lhs.query.map(\.value) == rhs.query.map(\.value)
     }
 }
@@ -232,8 +238,19 @@ public final class HTTPServer: Sendable {
     private static let onRequest: cmhd_handler = { context, request in
         guard let context, let request else { return 0 }
         let callbacks = Unmanaged<Callbacks>.fromOpaque(context).takeUnretainedValue()
-        let parsed = HTTPServer.request(from: request.pointee)
-        let response = callbacks.handler(parsed)
+        // A query the C side did not parse (cmicrohttpd.c, on_uri) is answered here, the same
+        // for every endpoint: an encoded NUL as a path with one is (404), too many arguments 414.
+        let response: HTTPServerResponse
+        switch request.pointee.query_problem {
+        case CMHD_QUERY_NUL:
+            response = HTTPServerResponse(status: 404, contentType: "text/plain; charset=utf-8", text: "not found\n")
+        case CMHD_QUERY_TOO_MANY:
+            response = HTTPServerResponse(
+                status: 414, contentType: "text/plain; charset=utf-8",
+                text: "more than \(CMHD_MAX_QUERY_ARGUMENTS) query arguments\n")
+        default:
+            response = callbacks.handler(HTTPServer.request(from: request.pointee))
+        }
         return HTTPServer.respond(request.pointee.connection, response)
     }
 
@@ -254,7 +271,8 @@ public final class HTTPServer: Sendable {
         let peer = withUnsafeBytes(of: raw.peer_bytes) { address(family: raw.peer_family, bytes: $0.baseAddress) }
         return HTTPServerRequest(
             method: raw.method.map { String(cString: $0) } ?? "",
-            path: raw.path.map { String(cString: $0) } ?? "", query: query, peer: peer)
+            path: raw.path.map { String(cString: $0) } ?? "", query: query, peer: peer,
+            host: raw.host.map { String(cString: $0) })
     }
 
     /// An address from the C side's family (4, 6; anything else: unknown) and bytes.

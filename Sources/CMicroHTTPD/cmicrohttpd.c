@@ -40,6 +40,7 @@ static struct {
     __typeof__(MHD_destroy_response) *destroy_response;
     __typeof__(MHD_get_connection_values) *get_connection_values;
     __typeof__(MHD_get_connection_info) *get_connection_info;
+    __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
 } mhd;
 
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -92,6 +93,7 @@ int cmhd_load(const char *library, char *error, size_t error_size) {
     RESOLVE(destroy_response, MHD_destroy_response);
     RESOLVE(get_connection_values, MHD_get_connection_values);
     RESOLVE(get_connection_info, MHD_get_connection_info);
+    RESOLVE(lookup_connection_value, MHD_lookup_connection_value);
 #undef RESOLVE
     loaded = 1;
     pthread_mutex_unlock(&load_lock);
@@ -162,15 +164,46 @@ static int hex_value(char c) {
     return -1;
 }
 
+/// What on_uri learns from the request target as sent: the request's context in on_request,
+/// freed in on_completed.
+typedef struct target {
+    /// CMHD_QUERY_TOO_MANY, CMHD_QUERY_NUL or 0.
+    int query_problem;
+    /// The decoded path (see cmhd_request.path).
+    char path[];
+} target;
+
+/// The query's arguments as libmicrohttpd splits them (at every `&`), and whether one holds an
+/// encoded NUL (`%00`), which libmicrohttpd's decoding would cut the value at.
+static int query_problem(const char *query) {
+    size_t count = 1;
+    for (const char *c = query; *c != 0; c++) {
+        if (*c == '&') count += 1;
+        if (*c == '%' && c[1] == '0' && c[2] == '0') return CMHD_QUERY_NUL;
+    }
+    return count > CMHD_MAX_QUERY_ARGUMENTS ? CMHD_QUERY_TOO_MANY : 0;
+}
+
 /// Called with the request target as sent, before libmicrohttpd decodes it: the path (up to
-/// `?`) decoded here, `%2F` and `%00` kept as written (see cmhd_request.path). What it returns
-/// is the request's context in on_request, freed in on_completed.
+/// `?`) decoded here, `%2F` and `%00` kept as written (see cmhd_request.path).
+///
+/// A query libmicrohttpd must not parse (too many arguments: each takes room in the
+/// connection's 16 KiB memory pool, and a pool run dry closes the connection with no answer;
+/// an encoded NUL) is emptied here: libmicrohttpd has found the `?` before this call and parses
+/// the text after it afterwards (connection.c, parse_initial_message_line, "log callback
+/// before we modify URI *or* args"), so a NUL written after the `?` leaves it nothing to parse.
+/// The text is libmicrohttpd's own read buffer (the header's `const` notwithstanding), writable
+/// for the whole request. on_request then answers 414 or 404.
 static void *on_uri(void *context, const char *uri, struct MHD_Connection *connection) {
     (void)context;
     (void)connection;
     size_t length = strcspn(uri, "?");
-    char *path = malloc(length + 1);
-    if (path == NULL) return NULL;
+    int problem = uri[length] == '?' ? query_problem(uri + length + 1) : 0;
+    if (problem != 0) ((char *)uri)[length + 1] = 0;
+    target *t = malloc(sizeof *t + length + 1);
+    if (t == NULL) return NULL;
+    t->query_problem = problem;
+    char *path = t->path;
     static const char digits[] = "0123456789ABCDEF";
     size_t out = 0;
     for (size_t index = 0; index < length; index++) {
@@ -195,7 +228,7 @@ static void *on_uri(void *context, const char *uri, struct MHD_Connection *conne
         index += 2;
     }
     path[out] = 0;
-    return path;
+    return t;
 }
 
 static void on_completed(void *context, struct MHD_Connection *connection, void **request_context,
@@ -350,13 +383,15 @@ static enum MHD_Result on_request(void *context, struct MHD_Connection *connecti
     server *s = context;
     head_arrived(s, connection);
     // on_uri's copy of the path; NULL only when it could not allocate one.
-    const char *path = connection_context != NULL ? *connection_context : NULL;
-    if (path == NULL) return MHD_NO;
+    const target *t = connection_context != NULL ? *connection_context : NULL;
+    if (t == NULL) return MHD_NO;
 
     cmhd_request request;
     memset(&request, 0, sizeof request);
     request.method = method;
-    request.path = path;
+    request.path = t->path;
+    request.query_problem = t->query_problem;
+    request.host = mhd.lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
     request.connection = connection;
 
     char peer[INET6_ADDRSTRLEN] = "";

@@ -16,5 +16,12 @@ import BreezeAgent
     import Glibc
 #endif
 
-let code = await AgentMain.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: Environment.current)
+// Not CommandLine.arguments: without /proc it loses the arguments (ProcessArguments), and a
+// command that cannot be read must never become the daemon.
+guard let arguments = ProcessArguments.afterProgramName() else {
+    let message = ProcessArguments.unreadableMessage + "\n"
+    _ = message.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+    exit(Invocation.ExitCode.usage)
+}
+let code = await AgentMain.main(arguments: arguments, environment: Environment.current)
 exit(code)

@@ -170,11 +170,42 @@ struct AddonSupervisorTests {
         let page = await pollHTTP(timeout: .seconds(10)) { RawHTTP.get(httpPort, "/healthz").status == 200 }
         #expect(page, "\(agent.log)")
         #expect(written.contains("allow:") && written.contains("\"172.30.32.2\""), "\(written)")
+        // Issue 39 item 1: the token is gone from the process, and root too when there was root.
+        try Self.expectPrivilegesDropped(pid: agent.pid, log: agent.log)
         #expect(await agent.terminate() == 0)
         // The agent's exit and the broker's delivery of its last publish are two events: wait
         // for the second (a fresh-clone run read "online" right after the exit).
         let offline = await eventually(bound: .seconds(10)) { view.payload("breeze/status") == "offline" }
         #expect(offline, "\(String(describing: view.payload("breeze/status")))")
+    }
+
+    /// `/proc/<pid>/environ` holds neither the token nor the Supervisor's address; started as
+    /// root with a `breeze-agent` user on the machine, the process runs as that user with every
+    /// capability set empty and no_new_privs (docs/home-assistant.md, "Privileges").
+    static func expectPrivilegesDropped(pid: Int32, log: String) throws {
+        let environ = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
+        let variables = environ.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        #expect(!variables.contains { $0.contains(token) }, "the token is readable in /proc/\(pid)/environ")
+        #expect(!variables.contains { $0.hasPrefix("BREEZE_SUPERVISOR_URL=") && $0.count > 22 })
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        func field(_ name: String) -> String {
+            status.split(separator: "\n").first { $0.hasPrefix(name + ":") }.map {
+                $0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
+            } ?? "?"
+        }
+        #expect(field("NoNewPrivs") == "1", "\(status)")
+        guard geteuid() == 0, let user = getpwnam(AddonPrivileges.user) else {
+            #expect(log.contains("add-on: started as uid") || log.contains("add-on: no user"), "\(log)")
+            return
+        }
+        let uid = user.pointee.pw_uid
+        let ids = field("Uid").split(whereSeparator: { $0 == "\t" || $0 == " " }).compactMap { UInt32($0) }
+        #expect(ids.count == 4 && ids.allSatisfy { $0 == uid }, "Uid: \(field("Uid"))")
+        #expect(field("Groups").isEmpty, "Groups: \(field("Groups"))")
+        for set in ["CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"] {
+            #expect(field(set) == "0000000000000000", "\(set): \(field(set))")
+        }
+        #expect(log.contains("add-on: running as breeze-agent (uid \(uid)"), "\(log)")
     }
 
     @Test func optionsWithAGoogleKeyAndAnExtraLocation() async throws {

@@ -158,6 +158,14 @@ struct EndToEndImageTests {
             #expect(upload.filename == "tag.jpg" && upload.contentType == "image/jpeg")
             #expect(upload.file == jpeg)
 
+            // The same data again (a restart, issue 39): the tag already shows this JPEG
+            // (state_dir/uploads.json), so nothing is sent.
+            let (same, _, logSame) = try await AgentProcess.run(
+                ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory, timeout: .seconds(60))
+            #expect(same == 0, "\(logSame)")
+            #expect(ap.uploads.count == 1, "\(logSame)")
+            #expect(logSame.contains("unchanged since the access point took it"), "\(logSame)")
+
             // New data (grass today 3 → 5): a new image.
             let before = try await BrokerView.snapshot(port: port, ["\(prefix)/home/pollen/max/#"])
             let higher = try googleBody(zone: Self.zone) { days in

@@ -98,7 +98,7 @@ struct HTTPEndpointTests {
         #expect((sources["climate"]?["consecutive_failures"] as? Int ?? 0) >= 1)
         #expect(RawHTTP.get(running.httpPort, "/healthz?strict").status == 503)
         // HEAD: the same status and headers, no body.
-        let head = RawHTTP.request(running.httpPort, "HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        let head = RawHTTP.request(running.httpPort, "HEAD /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         #expect(head.status == 200)
         #expect(head.body.isEmpty)
 
@@ -189,7 +189,7 @@ struct HTTPEndpointTests {
                 "/%2e%2e/%2e%2e/etc/passwd", "/images/home/../../metrics", "/api/state.json/", "/index.html",
                 "/healthz%00junk", "/healthz%00", "/metrics%00.txt", "/api/state.json%00x",
             ] {
-                let response = RawHTTP.request(http, "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+                let response = RawHTTP.request(http, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 #expect(response.status == 404, "\(path): \(response.head)")
             }
             // The status page and its JSON (SPEC §13) are the two pages at exact paths.
@@ -198,18 +198,18 @@ struct HTTPEndpointTests {
             }
             for method in ["POST", "PUT", "DELETE", "OPTIONS"] {
                 let response = RawHTTP.request(
-                    http, "\(method) /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+                    http, "\(method) /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello")
                 #expect(response.status == 405, "\(method): \(response.head)")
                 #expect(response.header("Allow") == "GET, HEAD")
             }
             // A 100 KB header: refused by libmicrohttpd (431) or the connection closed, never served.
             let big = String(repeating: "a", count: 100 * 1024)
-            let oversized = RawHTTP.request(http, "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\n\r\n")
+            let oversized = RawHTTP.request(http, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(big)\r\n\r\n")
             #expect(oversized.status != 200, "\(oversized.head)")
             #expect(oversized.status == nil || [413, 414, 431].contains(oversized.status!), "\(oversized.head)")
             // A 20 KB URL likewise.
             let longURL = RawHTTP.request(
-                http, "GET /healthz?\(String(repeating: "x", count: 20 * 1024)) HTTP/1.1\r\nHost: x\r\n\r\n")
+                http, "GET /healthz?\(String(repeating: "x", count: 20 * 1024)) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             #expect(longURL.status != 200, "\(longURL.head)")
             // Garbage is not a request.
             let garbage = RawHTTP.request(http, "\u{1}\u{2}\u{3} nonsense\r\n\r\n")
@@ -229,7 +229,8 @@ struct HTTPEndpointTests {
                 let response = RawHTTP.get(running.httpPort, path)
                 #expect(response.status == nil && response.head.isEmpty, "\(path): \(response.head)")
             }
-            #expect(RawHTTP.request(running.httpPort, "POST /healthz HTTP/1.1\r\nHost: x\r\n\r\n").status == nil)
+            #expect(
+                RawHTTP.request(running.httpPort, "POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").status == nil)
             await running.agent.terminate()
         }
     }
@@ -282,7 +283,7 @@ struct HTTPEndpointTests {
             for index in 0..<100 {
                 let fd = try RawHTTP.connect(running.httpPort, receiveBuffer: 1024, from: "127.0.0.\(2 + index % 20)")
                 sockets.append(fd)
-                RawHTTP.send(fd, "GET \(index % 2 == 0 ? "/metrics" : "/healthz") HTTP/1.1\r\nHost: x\r\n\r\n")
+                RawHTTP.send(fd, "GET \(index % 2 == 0 ? "/metrics" : "/healthz") HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             }
 
             // Meanwhile the MQTT side works: a refresh is fetched and its topics published.

@@ -37,7 +37,7 @@ struct HTTPFloodTests {
         let start = clock.now
         guard let fd = connect(port, from: "127.0.0.1", seconds: 1) else { return (nil, start.duration(to: clock.now)) }
         defer { close(fd) }
-        RawHTTP.send(fd, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        RawHTTP.send(fd, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         let response = RawHTTP.parse(RawHTTP.readAll(fd))
         let took = start.duration(to: clock.now)
         return (took <= .seconds(1) ? response.status : nil, took)
@@ -120,7 +120,7 @@ struct HTTPFloodTests {
             // Another address is not affected by the first one's connections.
             let other = try #require(Self.connect(port, from: "127.0.0.3", seconds: 2))
             defer { close(other) }
-            RawHTTP.send(other, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            RawHTTP.send(other, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             #expect(RawHTTP.parse(RawHTTP.readAll(other)).status == 200)
             // With one of the eight closed, the address is served again.
             close(held.removeLast())

@@ -272,6 +272,46 @@ struct AddonConfigTests {
         #expect(line?.contains("\n") == false)
     }
 
+    /// Issue 39 item 7: `advanced` is blamed only for the keys it set.
+    @Test func anAnnouncedHostsErrorIsNotBlamedOnAdvancedSettingAnotherMQTTKey() {
+        let options = #"{"advanced": "mqtt:\n  client_id: mine\n"}"#
+        do {
+            let parsed = try AddonConfig.parseOptions(options)
+            let plan = try AddonConfig.plan(
+                options: parsed, broker: .init(host: "bad host", port: 1883), home: Self.home, stateDir: "/data")
+            _ = try AddonEntry.check(plan, file: "/data/breeze-agent.yaml", currentYear: 2026, hostname: "addon")
+            Issue.record("accepted a host with a space")
+        } catch {
+            #expect(error.option == "(the Supervisor's MQTT service: mqtt.host)", "\(error)")
+        }
+        // A key advanced did set is still its own.
+        let line = failure(#"{"advanced": "mqtt:\n  client_id: mine\n  qos: 9\n"}"#)
+        #expect(line?.hasPrefix("option advanced: mqtt.qos: ") == true, "\(line ?? "nil")")
+    }
+
+    /// Issue 39 item 7: every scalar that is not a number, a boolean or null is written quoted,
+    /// so a multi-line plain scalar (a blank line in it is a line break) survives the file.
+    @Test func aMultiLinePlainScalarFromAdvancedSurvivesTheWrittenFile() throws {
+        let config = try load(#"{"advanced": "mqtt:\n  password: first\n\n    second\n  qos: 0\n"}"#)
+        #expect(config.mqtt.password?.value == "first\nsecond")
+        #expect(config.mqtt.qos == 0)
+    }
+
+    /// Issue 39 item 2: the file is checked against the agent's 1 MiB read limit before it is
+    /// written; the error names the limit.
+    @Test func aGeneratedConfigOverTheReadLimitIsRefusedBeforeWriting() throws {
+        let long = String(repeating: "k", count: 1 << 20)
+        let options = try AddonConfig.parseOptions(#"{"advanced": "pollen:\n  api_key: \#(long)\n"}"#)
+        do {
+            let plan = try AddonConfig.plan(options: options, broker: Self.broker, home: Self.home, stateDir: "/data")
+            Issue.record("planned \(plan.text.utf8.count) bytes")
+        } catch {
+            #expect(error.option == "advanced")
+            #expect(error.message.contains("over the 1 MiB the agent reads"), "\(error.message.prefix(200))")
+            #expect(!error.description.contains("kkkk"))
+        }
+    }
+
     @Test func emptyAdvancedChangesNothing() throws {
         let parsed = try AddonConfig.parseOptions(##"{"advanced": "# nothing here\n"}"##)
         let plain = try AddonConfig.parseOptions("{}")
@@ -284,6 +324,34 @@ struct AddonConfigTests {
         let home = AddonConfig.Home(latitude: "1", longitude: "2", timeZone: "Not/AZone")
         let line = failure("{}", home: home)
         #expect(line?.hasPrefix("option home_location (Home Assistant's timezone): ") == true, "\(line ?? "nil")")
+    }
+
+    /// Issue 39 item 4: values the user cannot edit from the add-on never stop it.
+    @Test func aLongHomeNameIsCutAtACharacterBoundaryWithOneWarning() throws {
+        var home = Self.home
+        home.name = String(repeating: "花", count: 100)  // 300 bytes, 3 per character
+        let (usable, warnings) = AddonConfig.usableHome(home) { _ in true }
+        #expect(usable.name == String(repeating: "花", count: 85))
+        #expect(warnings.count == 1 && warnings[0].contains("300 bytes"), "\(warnings)")
+        // A character of several scalars is kept whole or dropped whole.
+        home.name = String(repeating: "a", count: 255) + "👩‍👩‍👧"
+        #expect(AddonConfig.usableHome(home) { _ in true }.home.name == String(repeating: "a", count: 255))
+        // The cut name goes through the agent's own checks.
+        home.name = String(repeating: "花", count: 100)
+        #expect(
+            try load("{}", home: AddonConfig.usableHome(home) { _ in true }.home).locations[0].name.utf8.count == 255)
+        // Within the bound: untouched, no warning.
+        #expect(AddonConfig.usableHome(Self.home) { _ in true } == (Self.home, []))
+    }
+
+    @Test func aTimeZoneTheImageLacksIsUTCWithOneWarning() throws {
+        var home = Self.home
+        home.timeZone = "America/Ciudad_Juarez_2099"
+        let (usable, warnings) = AddonConfig.usableHome(home) { TimeZoneResolver().isValid($0) }
+        #expect(usable.timeZone == "UTC")
+        #expect(warnings.count == 1 && warnings[0].contains("using UTC"), "\(warnings)")
+        let config = try load(#"{"locations": [{"id": "cabin", "latitude": 1, "longitude": 2}]}"#, home: usable)
+        #expect(config.locations.map(\.timezone) == ["UTC", "UTC"])
     }
 
     // MARK: text round trip
@@ -381,6 +449,24 @@ struct AddonConfigTests {
         (200, #"{"result": "ok", "data": {"port": 1883}}"#, "unexpected-/services/mqtt"),
         (200, #"{"host": "h", "port": 1883}"#, "unexpected-/services/mqtt"),
         (200, "<html>", "unexpected-/services/mqtt"),
+        // A wrong type is an unusable answer, never coerced (issue 39, item 8).
+        (
+            200, #"{"result": "ok", "data": {"host": "h", "port": 1883, "password": ["pw"]}}"#,
+            "unexpected-/services/mqtt"
+        ),
+        (200, #"{"result": "ok", "data": {"host": "h", "port": 1883, "username": true}}"#, "unexpected-/services/mqtt"),
+        (200, #"{"result": "ok", "data": {"host": "h", "port": 1883, "password": 1234}}"#, "unexpected-/services/mqtt"),
+        (200, #"{"result": "ok", "data": {"host": "h", "port": 1883, "ssl": "yes"}}"#, "unexpected-/services/mqtt"),
+        (200, #"{"result": "ok", "data": {"host": "h", "port": +1883}}"#, "unexpected-/services/mqtt"),
+        (200, #"{"result": "ok", "data": {"host": "h", "port": 0x1p5}}"#, "unexpected-/services/mqtt"),
+        (200, #"{"result": "ok", "data": {"host": "h", "port": "+1883"}}"#, "unexpected-/services/mqtt"),
+        (200, #"{"result": "ok", "data": {"host": 1, "port": 1883}}"#, "unexpected-/services/mqtt"),
+        // Longer than MQTT carries (a 2 MB password): waited on, not written (items 2 and 3).
+        (
+            200,
+            #"{"result": "ok", "data": {"host": "h", "port": 1883, "password": "\#(String(repeating: "p", count: 65_536))"}}"#,
+            "unexpected-/services/mqtt"
+        ),
     ])
     func brokerNotUsable(status: Int, body: String, key: String) {
         guard case .failure(let wait) = AddonConfig.broker(status: status, body: Self.bytes(body)) else {
@@ -389,6 +475,7 @@ struct AddonConfigTests {
         }
         #expect(wait.key == key)
         #expect(!wait.message.contains("\n"))
+        #expect(!wait.message.contains("ppppp"), "a password is never echoed")
     }
 
     @Test func homeAnswer() throws {
@@ -411,6 +498,9 @@ struct AddonConfigTests {
         (200, #"{"longitude": 1}"#, "unexpected-/core/api/config"),
         (200, #"{"latitude": 91, "longitude": 1}"#, "unexpected-/core/api/config"),
         (200, #"{"latitude": "52", "longitude": 1}"#, "unexpected-/core/api/config"),
+        (200, #"{"latitude": 0x1p5, "longitude": 1}"#, "unexpected-/core/api/config"),
+        (200, #"{"latitude": 1, "longitude": 1, "location_name": true}"#, "unexpected-/core/api/config"),
+        (200, #"{"latitude": 1, "longitude": 1, "time_zone": ["UTC"]}"#, "unexpected-/core/api/config"),
     ])
     func homeNotUsable(status: Int, body: String, key: String) {
         guard case .failure(let wait) = AddonConfig.home(status: status, body: Self.bytes(body)) else {

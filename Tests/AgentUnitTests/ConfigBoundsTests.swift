@@ -51,6 +51,35 @@ struct ConfigBoundsTests {
         #expect(config.climate.refreshCooldown == .seconds(86_400))
     }
 
+    // MARK: MQTT's two-byte strings
+
+    @Test(
+        "an MQTT user name, password or client id over 65,535 bytes is refused at config time, naming the limit",
+        arguments: ["username", "password", "client_id"])
+    func mqttStringsOverTheTwoByteLength(key: String) throws {
+        let long = String(repeating: "u", count: 65_536)
+        let error = try #require(ConfigSandbox().failure("mqtt:\n  \(key): \(long)\n" + oneLocation))
+        #expect(error.keyPath == "mqtt.\(key)" && error.line == 2, "\(error)")
+        #expect(error.message.contains("65536 bytes") && error.message.contains("at most 65535"), "\(error)")
+        #expect(!error.description.contains("uuuu"), "the value is not echoed")
+        // 65,535 bytes fit.
+        let fits = String(repeating: "u", count: 65_535)
+        #expect(throws: Never.self) { try ConfigSandbox().load("mqtt:\n  \(key): \(fits)\n" + oneLocation) }
+    }
+
+    @Test("an over-long password from the environment or a password_file is named as such")
+    func mqttStringsFromElsewhere() throws {
+        let sandbox = try ConfigSandbox()
+        let long = String(repeating: "p", count: 65_536)
+        let fromEnvironment = try #require(
+            sandbox.failure(oneLocation, environment: ["BREEZE_MQTT_PASSWORD": long]))
+        #expect(fromEnvironment.keyPath == "BREEZE_MQTT_PASSWORD (environment)", "\(fromEnvironment)")
+        #expect(!fromEnvironment.description.contains("pppp"))
+        let file = try sandbox.write("password", long)
+        let fromFile = try #require(sandbox.failure("mqtt:\n  password_file: \(file)\n" + oneLocation))
+        #expect(fromFile.keyPath == "mqtt.password_file", "\(fromFile)")
+    }
+
     // MARK: the Google key in clear
 
     @Test("a Google key over plain http:// to a non-loopback host is refused at the endpoint's line")

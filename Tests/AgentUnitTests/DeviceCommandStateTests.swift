@@ -38,8 +38,9 @@ struct DeviceCommandStateTests {
         return .pollen(.init(source: .google, outcome: .report(report), body: Array("{}".utf8), fetchedAt: now))
     }
 
+    /// The device commands among `actions` (the agent's own `<p>/diagnostics` left out).
     static func sent(_ actions: [DaemonAction]) -> [String] {
-        D.published(actions).map { message in
+        D.published(actions).filter { $0.topic != "breeze/diagnostics" }.map { message in
             #expect(!message.retain, "device commands are not retained: \(message.topic)")
             return "\(message.topic) \(message.payload)"
         }

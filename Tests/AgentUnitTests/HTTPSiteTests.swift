@@ -114,7 +114,7 @@ struct HTTPSiteTests {
             ),
             (
                 "http: {listn: \"127.0.0.1:1\"}",
-                "config.yaml:3: http.listn: unknown key \"listn\"; did you mean \"listen\"? (known keys: listen, allow, max_per_ip, max_concurrent)"
+                "config.yaml:3: http.listn: unknown key \"listn\"; did you mean \"listen\"? (known keys: listen, allow, max_per_ip, hosts, max_concurrent)"
             ),
             ("http: [1]", "config.yaml:3: http: expected a mapping of keys, got a list"),
             ("http: {max_per_ip: 0}", "config.yaml:3: http.max_per_ip: expected an integer 1–256, got \"0\""),
@@ -141,6 +141,46 @@ struct HTTPSiteTests {
         #expect(try sandbox.load(text).http == config.http)
         let defaults = renderEffective(try sandbox.load(oneLocation + "\nhttp:\n"))
         #expect(defaults.contains("http:  # allow: the default, loopback only\n  listen: \"127.0.0.1:8765\"\n"))
+    }
+
+    /// Issue 39 item 8: the `Host` a request names is an IP literal, localhost, or in
+    /// `http.hosts`; a DNS-rebinding page's own name is refused.
+    @Test func theHostHeaderIsCheckedAgainstLiteralsLocalhostAndHTTPHosts() throws {
+        let config = try #require(
+            try ConfigSandbox().load(
+                oneLocation + "\nhttp: {listen: \"0.0.0.0:8765\", hosts: [Hub.Local., pollen.example.org]}\n"
+            )
+            .http)
+        #expect(config.hosts == ["hub.local", "pollen.example.org"])
+        #expect(
+            renderEffective(try ConfigSandbox().load(oneLocation + "\nhttp: {hosts: [hub.local]}\n")).contains(
+                "  hosts: [\"hub.local\"]\n"))
+        let site = HTTPSite(allow: CIDR.loopback, hosts: config.hosts)
+        func status(_ host: String?) -> Int {
+            var request = Self.request("/healthz")
+            request.host = host
+            return site.respond(to: request, snapshot: try! Self.snapshot()).status
+        }
+        for host in [
+            nil, "127.0.0.1", "127.0.0.1:8765", "192.168.1.5:8765", "[::1]:8765", "[fd00::1]", "localhost",
+            "LOCALHOST:8765", "hub.local", "Hub.Local:8765", "pollen.example.org.",
+        ] {
+            #expect(status(host) == 200, "\(host ?? "nil")")
+        }
+        for host in [
+            "evil.example", "evil.example:8765", "hub.local.evil.example", "", "[::1", "a b", "localhost.evil",
+        ] {
+            #expect(status(host) == 403, "\(host)")
+        }
+        // "*" (what the add-on writes behind the ingress proxy) turns the check off.
+        let any = try #require(try ConfigSandbox().load(oneLocation + "\nhttp: {hosts: [\"*\"]}\n").http)
+        var proxied = Self.request("/healthz")
+        proxied.host = "homeassistant.example.org:8123"
+        #expect(
+            HTTPSite(allow: CIDR.loopback, hosts: any.hosts).respond(to: proxied, snapshot: try Self.snapshot()).status
+                == 200)
+        let bad = try #require(ConfigSandbox().failure(oneLocation + "\nhttp: {hosts: [\"hub:8765\"]}\n"))
+        #expect(bad.keyPath == "http.hosts[0]", "\(bad)")
     }
 
     @Test func maxPerIPDefaultsToEightAndTurnsTheServerOn() throws {

@@ -78,6 +78,26 @@ struct IdentityGuardTests {
         #expect(!state.diagnosticsJSON(at: D.at(now + 61)).contains("identity_conflict"))
     }
 
+    @Test("a suspect named after quick drops carries its own announcement time as seen_at, not 1970")
+    func suspectSeenAtIsItsOwnTime() throws {
+        var (state, _) = D.started(try D.config())
+        var now = Self.t0 + 10
+        _ = state.handle(.mqtt(.connected), at: D.at(now))
+        // Delivered before this connection's own announcement came back: a suspect only.
+        let announced = now - 20
+        let suspect = String(decoding: Self.announcement("b7", at: announced), as: UTF8.self)
+        #expect(state.handle(D.message("breeze/agent/-", suspect, retain: true), at: D.at(now)).isEmpty)
+        _ = state.handle(.mqtt(.disconnected(reason: "connection lost")), at: D.at(now + 1))
+        for _ in 0..<2 {
+            now += 5
+            _ = state.handle(.mqtt(.connected), at: D.at(now))
+            _ = state.handle(.mqtt(.disconnected(reason: "connection lost")), at: D.at(now + 1))
+        }
+        let json = state.diagnosticsJSON(at: D.at(now + 2))
+        #expect(json.contains(#""instance":"b7""#), "\(json)")
+        #expect(json.contains(#""seen_at":"\#(UTCTimestamp.rfc3339(unixSeconds: announced))""#), "\(json)")
+    }
+
     @Test("leaving: the announcement cleared and offline, QoS 1 at least; with another live instance only offline")
     func farewell() throws {
         var (state, _) = D.started(try D.config())

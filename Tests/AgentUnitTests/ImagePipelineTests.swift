@@ -162,6 +162,30 @@ struct ImagePipelineTests {
         #expect(Self.uploads(state.handle(.tick, at: D.at(t0 + 100))).isEmpty)
     }
 
+    /// Issue 39: every restart uploaded every image again (one e-ink refresh per tag per
+    /// restart). What the access point accepted is saved; the same bytes are not sent again.
+    @Test func anImageTheAccessPointAlreadyTookIsNotUploadedAgainAfterARestart() throws {
+        var (first, _) = Self.rendering(try Self.config())
+        _ = first.handle(.rendered(Self.key, .image(Self.jpeg)), at: D.at(t0 + 8))
+        let ok = first.handle(.uploaded(0, .status(200)), at: D.at(t0 + 9))
+        let saved = ok.compactMap { action -> [String: String]? in
+            if case .store(.uploadedImages(let digests)) = action { digests } else { nil }
+        }
+        let key = "http://127.0.0.1:9 0000021CBA123456"
+        #expect(saved == [[key: PayloadDigest(bytes: Self.jpeg).description]], "\(saved)")
+
+        // The next run: the same render is not uploaded, a different one is.
+        var (second, _) = Self.rendering(try Self.config())
+        second.images.restoreUploaded(try #require(saved.first))
+        let same = second.handle(.rendered(Self.key, .image(Self.jpeg)), at: D.at(t0 + 8))
+        #expect(Self.uploads(same).isEmpty)
+        #expect(D.logs(same, .info).contains { $0.contains("unchanged since the access point took it") })
+        #expect(Self.uploads(second.handle(.tick, at: D.at(t0 + 100))).isEmpty)
+        _ = second.handle(.fetched(D.pollenKey, Self.otherPollen(t0 + 170)), at: D.at(t0 + 170))
+        let changed = second.handle(.rendered(Self.key, .image(Self.jpeg + [9])), at: D.at(t0 + 171))
+        #expect(Self.uploads(changed).map(\.jpeg) == [Self.jpeg + [9]])
+    }
+
     @Test func busyAndNetworkErrorsAreRetriedWithJitteredBackoff() throws {
         var (state, _) = Self.rendering(try Self.config())
         _ = state.handle(.rendered(Self.key, .image(Self.jpeg)), at: D.at(t0 + 8))

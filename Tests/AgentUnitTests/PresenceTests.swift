@@ -51,6 +51,31 @@ struct PresenceTests {
         #expect(presence.nextDeadline == Self.t0 + 610 + Presence.diagnosticsInterval)
     }
 
+    /// Issue 39: Home Assistant meeting a running agent subscribes to the diagnostics topic
+    /// only once it has created the entities from the discovery sent in the same moment, so the
+    /// diagnostics of that moment can pass it by: they go out once more 30 s later.
+    @Test mutating func diagnosticsFollowEachConnectAndEachRediscoveryOnceMore() throws {
+        _ = presence.handle(.started, now: Self.t0, random: &random)
+        _ = presence.handle(.connected, now: Self.t0 + 1, random: &random)
+        #expect(presence.nextDeadline == Self.t0 + 1 + Presence.diagnosticsFollowUp)
+        #expect(presence.handle(.tick, now: Self.t0 + 30, random: &random).isEmpty)
+        #expect(presence.handle(.tick, now: Self.t0 + 31, random: &random) == [.publishDiagnostics])
+        // Once: the regular cadence is unchanged.
+        #expect(presence.handle(.tick, now: Self.t0 + 32, random: &random).isEmpty)
+        #expect(presence.nextDeadline == Self.t0 + Presence.diagnosticsInterval)
+        // A birth: discovery and diagnostics at the re-send, diagnostics once more 30 s later.
+        _ = presence.handle(.birth(online: true), now: Self.t0 + 40, random: &random)
+        let due = try #require(presence.rediscoverAt)
+        #expect(presence.handle(.tick, now: due, random: &random) == [.republishDiscovery, .publishDiagnostics])
+        #expect(presence.nextDeadline == due + Presence.diagnosticsFollowUp)
+        #expect(
+            presence.handle(.tick, now: due + Presence.diagnosticsFollowUp, random: &random) == [.publishDiagnostics])
+        // Disconnected when the follow-up is due: nothing (diagnostics are not retained).
+        _ = presence.handle(.connected, now: Self.t0 + 100, random: &random)
+        _ = presence.handle(.disconnected(reason: "lost"), now: Self.t0 + 101, random: &random)
+        #expect(presence.handle(.tick, now: Self.t0 + 130, random: &random).isEmpty)
+    }
+
     @Test mutating func birthsAreFoldedIntoOneDelayedResend() throws {
         _ = presence.handle(.started, now: Self.t0, random: &random)
         _ = presence.handle(.connected, now: Self.t0, random: &random)

@@ -192,6 +192,14 @@ final class RecordingTransport: RetainedTransport {
     func rejectsBadCommandLines(arguments: [String]) {
         #expect(throws: Invocation.UsageError.self) { try Invocation.parse(arguments) }
     }
+
+    /// The constructor-kept command line is this process's own (the test runner has /proc, so
+    /// the runtime's copy is the reference); the release binary without /proc is
+    /// test/release/no-proc.sh.
+    @Test func processArgumentsAreTheRuntimesOwn() throws {
+        let kept = try #require(ProcessArguments.afterProgramName())
+        #expect(kept == Array(CommandLine.arguments.dropFirst()))
+    }
 }
 
 @Suite struct RetainedPublisherIncrementalTests {

@@ -187,6 +187,40 @@ struct RenderRunnerTests {
         #expect(open.filter { $0 > 3 } == [], "descriptors past the three pipes and ls's own: \(open)")
     }
 
+    /// Issue 39 item 1: the helper gets an explicit environment, never the agent's own (the
+    /// Supervisor's token, a password from the environment).
+    @Test func theHelperSeesOnlyTheListedVariables() async throws {
+        let path = try Self.script("cat >/dev/null; exec env")
+        defer { unlink(path) }
+        guard case .image(let bytes) = await RenderRunner(helper: path).render(Self.request) else {
+            Issue.record("the env script failed")
+            return
+        }
+        let names = Set(
+            String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+                line.split(separator: "=", maxSplits: 1).first.map(String.init)
+            })
+        // The shell adds its own (PWD, and with some shells SHLVL and _); nothing else is allowed.
+        let allowed = Set(RenderRunner.helperVariables).union(["PWD", "SHLVL", "_", "OLDPWD"])
+        #expect(names.isSubset(of: allowed), "the helper saw \(names.subtracting(allowed).sorted())")
+        #expect(names.contains("PATH"))
+        // This test process has variables of its own (HOME at least) that must not reach it.
+        let own = Set(ProcessInfo.processInfo.environment.keys)
+        #expect(!own.subtracting(allowed).isEmpty && own.subtracting(allowed).isDisjoint(with: names))
+    }
+
+    @Test func theHelperEnvironmentIsTheListAndAPath() {
+        let environment = [
+            "SUPERVISOR_TOKEN": "t", "BREEZE_MQTT_PASSWORD": "p", "LANG": "C.UTF-8", "HOME": "/root",
+            "FONTCONFIG_FILE": "/etc/fonts/fonts.conf",
+        ]
+        #expect(
+            RenderRunner.helperEnvironment(environment) == [
+                "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "FONTCONFIG_FILE=/etc/fonts/fonts.conf",
+            ])
+        #expect(RenderRunner.helperEnvironment(["PATH": "/x"]) == ["PATH=/x"])
+    }
+
     @Test func aChildWithoutItsOwnProcessGroupIsStillKilled() throws {
         // Under qemu-user the emulated posix_spawn is a fork that can hang before the child's
         // setpgid: there is no group with the helper's pid, so kill(-pid) fails with ESRCH. The

@@ -263,27 +263,70 @@ public enum AddonConfig {
         public static func == (a: Wait, b: Wait) -> Bool { a.key == b.key }
     }
 
+    /// The longest host name the Supervisor may announce (DNS's 253 bytes).
+    static let maximumHostBytes = 253
+
     /// `GET /services/mqtt`: `{"result": "ok", "data": {host, port, ssl, username, password}}`;
     /// 400 "Service not enabled" when no broker is announced (docs/home-assistant.md).
+    ///
+    /// A field of the wrong JSON type (a password given as a list, `ssl: "yes"`, a port `+1883`)
+    /// or longer than MQTT can carry makes the whole answer unusable: it is waited on like an
+    /// unreachable Supervisor, never coerced (a dropped password would connect without one).
     public static func broker(status: Int, body: [UInt8]) -> Result<Broker, Wait> {
         let endpoint = "/services/mqtt"
         if let wait = statusWait(endpoint, status: status, body: body) { return .failure(wait) }
         guard let root = json(body), let data = member(root, "data"), case .mapping = data.kind,
             member(root, "result")?.scalarText == "ok"
         else { return .failure(unexpected(endpoint, "no {\"result\": \"ok\", \"data\": {…}}")) }
-        guard let host = member(data, "host")?.scalarText, !host.isEmpty else {
-            return .failure(unexpected(endpoint, "no host"))
+        guard case .some(.some(let host)) = jsonString(member(data, "host")), !host.isEmpty else {
+            return .failure(unexpected(endpoint, "no host (a JSON string)"))
         }
-        // An integer in the Supervisor's schema, a string in its documentation's example: both.
-        guard let portText = member(data, "port")?.scalarText, let port = Int(portText), (1...65535).contains(port)
+        guard host.utf8.count <= maximumHostBytes else {
+            return .failure(unexpected(endpoint, "host is \(host.utf8.count) bytes, at most \(maximumHostBytes)"))
+        }
+        // An integer in the Supervisor's schema, a string in its documentation's example: both,
+        // written as decimal digits only.
+        guard let portNode = member(data, "port"), case .scalar(let portText, _) = portNode.kind,
+            !portText.isEmpty, portText.utf8.count <= 5, portText.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            let port = Int(portText), (1...65535).contains(port)
         else {
-            return .failure(unexpected(endpoint, "no port 1–65535"))
+            return .failure(unexpected(endpoint, "no port 1–65535 (decimal digits)"))
         }
-        let text = { (key: String) -> String? in member(data, key).flatMap { $0.isNull ? nil : $0.scalarText } }
+        var strings: [String: String] = [:]
+        for key in ["username", "password"] {
+            guard let value = jsonString(member(data, key)) else {
+                return .failure(unexpected(endpoint, "\(key) is not a JSON string"))
+            }
+            guard let value, !value.isEmpty else { continue }
+            guard value.utf8.count <= ConfigLoader.mqttStringLimit else {
+                return .failure(
+                    unexpected(
+                        endpoint,
+                        "\(key) is \(value.utf8.count) bytes; MQTT carries at most \(ConfigLoader.mqttStringLimit)"))
+            }
+            strings[key] = value
+        }
+        guard let ssl = jsonBool(member(data, "ssl")) else {
+            return .failure(unexpected(endpoint, "ssl is not true or false"))
+        }
         return .success(
-            Broker(
-                host: host, port: port, username: text("username").flatMap { $0.isEmpty ? nil : $0 },
-                password: text("password").flatMap { $0.isEmpty ? nil : $0 }, ssl: text("ssl") == "true"))
+            Broker(host: host, port: port, username: strings["username"], password: strings["password"], ssl: ssl))
+    }
+
+    /// A JSON string member: `.some(nil)` when absent or null, nil when of another type.
+    private static func jsonString(_ node: YAMLNode?) -> String?? {
+        guard let node, !node.isNull else { return .some(nil) }
+        guard node.tag == nil, case .scalar(let text, let style) = node.kind, style != .plain else { return nil }
+        return .some(text)
+    }
+
+    /// A JSON boolean member (absent or null: false); nil when of another type.
+    private static func jsonBool(_ node: YAMLNode?) -> Bool? {
+        guard let node, !node.isNull else { return false }
+        guard node.tag == nil, case .scalar(let text, .plain) = node.kind, text == "true" || text == "false" else {
+            return nil
+        }
+        return text == "true"
     }
 
     /// `GET /core/api/config`: Home Assistant's `/api/config`, passed through without the envelope.
@@ -293,23 +336,61 @@ public enum AddonConfig {
         guard let root = json(body), case .mapping = root.kind else {
             return .failure(unexpected(endpoint, "not a JSON object"))
         }
+        // A JSON number written as one (no sign but `-`, no hex), at most 64 characters.
         func number(_ key: String, _ range: Double) -> String? {
-            guard let node = member(root, key), case .scalar(let text, .plain) = node.kind, let value = Double(text),
-                abs(value) <= range
+            guard let node = member(root, key), node.tag == nil, case .scalar(let text, .plain) = node.kind,
+                text.utf8.count <= 64,
+                text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || "-.eE+".utf8.contains($0) }),
+                !text.hasPrefix("+"), let value = Double(text), abs(value) <= range
             else { return nil }
             return text
         }
         guard let latitude = number("latitude", 90), let longitude = number("longitude", 180) else {
-            return .failure(unexpected(endpoint, "no latitude and longitude"))
+            return .failure(unexpected(endpoint, "no latitude and longitude (JSON numbers)"))
         }
-        let text = { (key: String) -> String? in
-            member(root, key).flatMap { $0.isNull ? nil : $0.scalarText }.flatMap { $0.isEmpty ? nil : $0 }
+        var strings: [String: String] = [:]
+        for key in ["time_zone", "location_name"] {
+            guard let value = jsonString(member(root, key)) else {
+                return .failure(unexpected(endpoint, "\(key) is not a JSON string"))
+            }
+            if let value, !value.isEmpty { strings[key] = value }
         }
-        let temperature = member(root, "unit_system").flatMap { member($0, "temperature") }?.scalarText
+        guard let temperature = jsonString(member(root, "unit_system").flatMap { member($0, "temperature") }) else {
+            return .failure(unexpected(endpoint, "unit_system.temperature is not a JSON string"))
+        }
         return .success(
             Home(
-                latitude: latitude, longitude: longitude, timeZone: text("time_zone"), name: text("location_name"),
-                temperatureUnit: temperature))
+                latitude: latitude, longitude: longitude, timeZone: strings["time_zone"],
+                name: strings["location_name"], temperatureUnit: temperature))
+    }
+
+    /// Home Assistant's values the user cannot fix from the add-on, made usable with one warning
+    /// each: a home name longer than the agent takes is cut at a character boundary; a time zone
+    /// this image's zoneinfo lacks becomes UTC (for the home and every location without its own).
+    public static func usableHome(_ home: Home, zoneExists: (String) -> Bool) -> (home: Home, warnings: [String]) {
+        var result = home
+        var warnings: [String] = []
+        let limit = ImageBounds.maximumTextBytes
+        if let name = home.name, name.utf8.count > limit {
+            var cut = ""
+            var bytes = 0
+            for character in name {
+                bytes += character.utf8.count
+                guard bytes <= limit else { break }
+                cut.append(character)
+            }
+            result.name = cut.isEmpty ? nil : cut
+            warnings.append(
+                "add-on: Home Assistant's home name is \(name.utf8.count) bytes, more than the \(limit) the agent takes; using its first \(cut.count) characters"
+            )
+        }
+        if let zone = home.timeZone, !zoneExists(zone) {
+            result.timeZone = "UTC"
+            warnings.append(
+                "add-on: Home Assistant's time zone \(doubleQuoted(String(zone.prefix(64)))) is not in this image's zoneinfo; using UTC (a location's own timezone option overrides it)"
+            )
+        }
+        return (result, warnings)
     }
 
     private static func statusWait(_ endpoint: String, status: Int, body: [UInt8]) -> Wait? {
@@ -348,8 +429,9 @@ public enum AddonConfig {
     public struct Plan: Sendable {
         /// The configuration file's text (secrets in it: written 0600, never logged).
         public var text: String
-        /// Top-level keys `advanced` set: errors under them are the advanced text's.
-        var advancedKeys: Set<String>
+        /// The key paths `advanced` set (`mqtt.tls.ca_file`; a list or a scalar ends a path):
+        /// errors at, under or above one of them are the advanced text's.
+        var advancedPaths: [String]
         /// 1 when the home location is first in `locations`, else 0.
         var homeOffset: Int
 
@@ -357,7 +439,7 @@ public enum AddonConfig {
         /// (home first) → `locations[0].timezone`; `pollen.api_key` → `google_api_key`.
         public func option(forKeyPath path: String) -> String {
             let head = String(path.prefix { $0 != "." && $0 != "[" })
-            if advancedKeys.contains(head) { return "advanced: \(path)" }
+            if advancedPaths.contains(where: { Self.related(path, $0) }) { return "advanced: \(path)" }
             switch head {
             case "locations":
                 guard path.hasPrefix("locations["), let close = path.firstIndex(of: "]"),
@@ -373,9 +455,18 @@ public enum AddonConfig {
             case "air": return "air"
             case "mqtt": return "(the Supervisor's MQTT service: \(path))"
             case "profiles", "images", "outputs", "log_level": return path
-            case "": return advancedKeys.isEmpty ? "(the generated configuration)" : "advanced"
+            case "": return advancedPaths.isEmpty ? "(the generated configuration)" : "advanced"
             default: return "advanced: \(path)"
             }
+        }
+
+        /// True when `a` is `b`, or one is inside the other (`mqtt.tls` and `mqtt.tls.ca_file`,
+        /// `images` and `images[0].id`).
+        static func related(_ a: String, _ b: String) -> Bool {
+            func inside(_ inner: String, _ outer: String) -> Bool {
+                inner == outer || inner.hasPrefix(outer + ".") || inner.hasPrefix(outer + "[")
+            }
+            return inside(a, b) || inside(b, a)
         }
     }
 
@@ -447,15 +538,31 @@ public enum AddonConfig {
                 .map([
                     ("listen", .quoted("0.0.0.0:\(ingressPort)")),
                     ("allow", .list(ingressAllow.map(AddonNode.quoted))),
+                    // The ingress proxy passes the browser's Host on (whatever name Home
+                    // Assistant is reached by); only it and loopback can connect, so the DNS
+                    // rebinding check has nothing to guard here (docs/http.md, `hosts`).
+                    ("hosts", .list([.quoted(HTTPSettings.anyHost)])),
                 ])
             ))
         top.append(("state_dir", .quoted(stateDir)))
         top.append(("log_level", .quoted(options.logLevel)))
         let merged = AddonNode.map(top).merging(.map(options.advanced))
-        return Plan(
+        let plan = Plan(
             text: "# Written by `breeze-agent addon` from the add-on's options and the Supervisor (SPEC §15).\n"
                 + merged.yaml(indent: 0),
-            advancedKeys: Set(options.advanced.map(\.0)), homeOffset: options.homeLocation ? 1 : 0)
+            advancedPaths: AddonNode.map(options.advanced).leafPaths(under: ""),
+            homeOffset: options.homeLocation ? 1 : 0)
+        // Checked before anything is written: a file the agent would refuse to read is never
+        // written. The Supervisor's answers are bounded (host, MQTT login, numbers), so what
+        // is too long here is the options' own text.
+        let bytes = plan.text.utf8.count
+        guard bytes <= ConfigLoader.maximumFileBytes else {
+            throw OptionError(
+                plan.advancedPaths.isEmpty ? "(the generated configuration)" : "advanced",
+                "the configuration these options make is \(bytes) bytes, over the \(ConfigLoader.maximumFileBytes >> 20) MiB the agent reads"
+            )
+        }
+        return plan
     }
 }
 
@@ -474,7 +581,11 @@ indirect enum AddonNode: Sendable {
         }
         switch node.kind {
         case .scalar(let text, let style):
-            self = style == .plain && node.tag == nil ? .plain(node.isNull ? "null" : text) : .quoted(text)
+            // Plain only for what the agent reads as a number, a boolean or null; any other
+            // scalar is written double-quoted (a multi-line plain one would not survive).
+            self =
+                style == .plain && node.tag == nil && Self.staysPlain(text)
+                ? .plain(node.isNull ? "null" : text) : .quoted(text)
         case .sequence(let items):
             var values: [AddonNode] = []
             for item in items { values.append(try AddonNode(item, option: option)) }
@@ -489,6 +600,21 @@ indirect enum AddonNode: Sendable {
             }
             self = .map(values)
         }
+    }
+
+    /// A plain scalar the agent's loader reads as null, a boolean or a number (MappingReader).
+    static func staysPlain(_ text: String) -> Bool {
+        switch text.lowercased() {
+        case "", "~", "null", "true", "false", "yes", "no", "on", "off": return true
+        default: return text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) && Double(text) != nil
+        }
+    }
+
+    /// Paths of the scalars and lists in this mapping, prefixed with `path` (`mqtt.tls.ca_file`).
+    func leafPaths(under path: String) -> [String] {
+        guard case .map(let pairs) = self else { return [path] }
+        if pairs.isEmpty, !path.isEmpty { return [path] }
+        return pairs.flatMap { key, value in value.leafPaths(under: path.isEmpty ? key : path + "." + key) }
     }
 
     /// The scalar's text, nil for a collection.

@@ -49,8 +49,13 @@ public enum AddonEntry {
         let supervisor = nonEmpty(environment["BREEZE_SUPERVISOR_URL"]) ?? "http://supervisor"
         let token = environment["SUPERVISOR_TOKEN"] ?? environment["HASSIO_TOKEN"] ?? ""
         if token.isEmpty { log.warning("add-on: SUPERVISOR_TOKEN is not set; the Supervisor will refuse the requests") }
-        let (broker, home) = await askSupervisor(
+        let (broker, answeredHome) = await askSupervisor(
             supervisor, token: token, log: log, retry: retryDelays(environment))
+        // The token is needed for nothing else: gone from the process before anything else runs.
+        AddonPrivileges.forgetSupervisor()
+        let timeZones = TimeZoneResolver()
+        let (home, homeWarnings) = AddonConfig.usableHome(answeredHome) { (try? timeZones.load($0)) != nil }
+        for warning in homeWarnings { log.warning(warning) }
 
         let plan: AddonConfig.Plan
         do {
@@ -60,7 +65,8 @@ public enum AddonEntry {
             return Invocation.ExitCode.configuration
         }
         do {
-            _ = try check(plan, file: configPath, currentYear: currentYear(), hostname: currentHostname())
+            _ = try check(
+                plan, file: configPath, currentYear: currentYear(), hostname: currentHostname(), timeZones: timeZones)
         } catch {
             printError("breeze-agent: \(error)")
             return Invocation.ExitCode.configuration
@@ -75,9 +81,32 @@ public enum AddonEntry {
             "add-on: wrote \(configPath) (mode 0600): \(options.homeLocation ? "home location \(doubleQuoted(home.name ?? "Home")), " : "")"
                 + "\(options.locationCount) more location(s), broker \(broker.host):\(broker.port)"
                 + "\(broker.username.map { " as \($0)" } ?? "")\(broker.ssl ? " with TLS" : "")")
+        switch AddonPrivileges.drop(dataDirectory: dataDir, keep: optionsPath) {
+        case .dropped(let uid, let gid):
+            log.info(
+                "add-on: running as \(AddonPrivileges.user) (uid \(uid), gid \(gid)) with no capabilities and no_new_privs"
+            )
+        case .notRoot(let uid):
+            log.info("add-on: started as uid \(uid), not root: no_new_privs set, nothing else to drop")
+        case .noSuchUser:
+            log.warning(
+                "add-on: no user \(AddonPrivileges.user) in /etc/passwd: running as root (no_new_privs set); the add-on image has one"
+            )
+        case .failed(let reason):
+            printError("breeze-agent: add-on: cannot drop root: \(reason)")
+            return Invocation.ExitCode.configuration
+        }
         var agentEnvironment = environment
         agentEnvironment["BREEZE_CONFIG"] = nil
-        return await AgentMain.main(arguments: ["run", "--config", configPath], environment: agentEnvironment)
+        for name in AddonPrivileges.supervisorVariables { agentEnvironment[name] = nil }
+        // The agent starts afresh as `run --config <file>` in this process (the same pid, so
+        // the Supervisor's signals reach it): a new image with this thread's dropped rights
+        // for all its threads and no trace of the token.
+        let reason = AddonPrivileges.execAgent(
+            executable: RenderRunner.ownExecutable() ?? "/usr/bin/breeze-agent", configPath: configPath,
+            environment: agentEnvironment)
+        printError("breeze-agent: add-on: \(reason)")
+        return Invocation.ExitCode.configuration
     }
 
     /// The agent's own checks of the generated text (ranges, time zones, ids an output names),

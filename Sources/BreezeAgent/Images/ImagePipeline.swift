@@ -62,6 +62,8 @@ struct ImagePipeline {
         case flush
         /// POST a JPEG to an access point; it comes back as ``DaemonEvent/uploaded(_:_:)``.
         case upload(Int, OpenEPaperLinkUpload)
+        /// Save what each tag's access point last accepted (``uploadedDigests``).
+        case saveUploaded([String: String])
         case log(LogLevel, String)
     }
 
@@ -101,6 +103,11 @@ struct ImagePipeline {
         var retryDelay: Int64 = 0
         /// Answered 400: not sent again until the configuration changes.
         var rejected = false
+        /// The digest (``PayloadDigest``) of the JPEG the access point last accepted, kept in
+        /// `state_dir` across restarts: a render with the same bytes is not sent again.
+        var acceptedDigest: String?
+        /// The digest of the JPEG on its way.
+        var sentDigest: String?
         var uploaded = 0
         var failed = 0
     }
@@ -211,7 +218,19 @@ extension ImagePipeline {
                 ),
             ]
             if config.format == .jpeg {
+                let digest = PayloadDigest(bytes: bytes).description
                 for index in tags.indices where tags[index].image == key.index {
+                    // The access point already shows these bytes (an earlier run sent them):
+                    // one e-ink refresh and upload fewer per restart.
+                    if tags[index].acceptedDigest == digest, !tags[index].inFlight {
+                        tags[index].pending = nil
+                        actions.append(
+                            .log(
+                                .info,
+                                "openepaperlink[\(tags[index].output.mac)]: image \(config.id) unchanged since the access point took it; not uploaded"
+                            ))
+                        continue
+                    }
                     tags[index].pending = bytes
                     tags[index].pendingVersion += 1
                     // A new image goes out at once, whatever the backoff of the old one.
@@ -269,6 +288,24 @@ extension ImagePipeline {
 
     // MARK: OpenEPaperLink
 
+    /// What each tag's access point last accepted: `"<ap> <mac>"` → the JPEG's digest.
+    var uploadedDigests: [String: String] {
+        var result: [String: String] = [:]
+        for tag in tags {
+            if let digest = tag.acceptedDigest { result[Self.uploadKey(tag.output)] = digest }
+        }
+        return result
+    }
+
+    static func uploadKey(_ output: OpenEPaperLinkOutput) -> String { output.accessPoint + " " + output.mac }
+
+    /// At start: what the access points accepted in an earlier run (`state_dir/uploads.json`).
+    mutating func restoreUploaded(_ digests: [String: String]) {
+        for index in tags.indices {
+            tags[index].acceptedDigest = digests[Self.uploadKey(tags[index].output)]
+        }
+    }
+
     /// Starts the upload of every tag with a JPEG waiting whose retry time has come (one in
     /// flight per tag; a tag answered 400 waits for a configuration change).
     mutating func startUploads(now: Int64) -> [Action] {
@@ -278,6 +315,7 @@ extension ImagePipeline {
             guard let jpeg = tag.pending, !tag.inFlight, !tag.rejected, now >= tag.retryAt else { continue }
             tags[index].inFlight = true
             tags[index].sentVersion = tag.pendingVersion
+            tags[index].sentDigest = PayloadDigest(bytes: jpeg).description
             let image = images[tag.image].config
             actions.append(
                 .upload(
@@ -305,13 +343,15 @@ extension ImagePipeline {
             tags[index].uploaded += 1
             tags[index].retryDelay = 0
             tags[index].retryAt = 0
+            tags[index].acceptedDigest = tags[index].sentDigest
             let log = Action.log(.info, "\(name): image \(output.image) uploaded")
+            let save = Action.saveUploaded(uploadedDigests)
             // A newer JPEG rendered while this one was on its way goes out now.
             guard tags[index].sentVersion == tags[index].pendingVersion else {
-                return [log] + startUploads(now: now)
+                return [log, save] + startUploads(now: now)
             }
             tags[index].pending = nil
-            return [log]
+            return [log, save]
         case .status(400):
             tags[index].rejected = true
             tags[index].failed += 1
@@ -425,6 +465,7 @@ extension DaemonState {
             case .show(let scope): .setScope(scope)
             case .flush: .flush(persist: true)
             case .upload(let index, let upload): .upload(index, upload)
+            case .saveUploaded(let digests): .store(.uploadedImages(digests))
             case .log(let level, let text): .log(level, text)
             }
         }

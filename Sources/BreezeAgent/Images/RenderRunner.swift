@@ -70,6 +70,29 @@ final class RenderRunner: Sendable {
         return candidates.first { access($0, X_OK) == 0 }
     }
 
+    /// The variables the helper may see, and only when the agent has them: what the C library,
+    /// fontconfig and the sanitizer runtimes read. Nothing of the agent's own (the Supervisor's
+    /// token, `BREEZE_*`, credentials) reaches the helper: Cairo and libjpeg parse what the
+    /// agent hands them, and a flaw there must not find a secret (issue 39).
+    static let helperVariables: [String] = [
+        "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "FONTCONFIG_FILE", "FONTCONFIG_PATH", "ASAN_OPTIONS",
+        "LSAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS",
+    ]
+
+    /// `NAME=value` for each of ``helperVariables`` set in `environment`, `PATH` always
+    /// (a default when the agent has none).
+    static func helperEnvironment(_ environment: [String: String]) -> [String] {
+        var result: [String] = []
+        for name in helperVariables {
+            if let value = environment[name] {
+                result.append("\(name)=\(value)")
+            } else if name == "PATH" {
+                result.append("PATH=/usr/local/bin:/usr/bin:/bin")
+            }
+        }
+        return result
+    }
+
     /// `/proc/self/exe`, resolved.
     static func ownExecutable() -> String? {
         var buffer = [CChar](repeating: 0, count: 4096)
@@ -276,14 +299,19 @@ final class RenderRunner: Sendable {
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = [strdup(helper), nil]
         defer { for pointer in argv { free(pointer) } }
-        var spawned = posix_spawn(&pid, helper, &actions, &attributes, argv, environ)
+        // An explicit environment, never the agent's own (a token, a password given as
+        // BREEZE_MQTT_PASSWORD): see ``helperEnvironment(_:)``.
+        let envp: [UnsafeMutablePointer<CChar>?] =
+            Self.helperEnvironment(Environment.current).map { strdup($0) } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+        var spawned = posix_spawn(&pid, helper, &actions, &attributes, argv, envp)
         // ETXTBSY: another thread's fork holds the file open for writing for a moment (a helper
         // just installed or written); try a few times.
         var attempts = 0
         while spawned == ETXTBSY && attempts < 10 {
             attempts += 1
             usleep(20_000)
-            spawned = posix_spawn(&pid, helper, &actions, &attributes, argv, environ)
+            spawned = posix_spawn(&pid, helper, &actions, &attributes, argv, envp)
         }
         close(stdinPipe[0])
         close(stdoutPipe[1])

@@ -64,6 +64,8 @@ final class Agent {
             config: config, locations: locations, storedCalls: store.callCounts(), demo: demo, seed: generator.next())
         // The start time the announcement carries is the loop's clock's, as every other time.
         state.identify(host: currentHostname(), pid: Int(getpid()), started: clock.now().now)
+        // What the access points already show: an unchanged image is not uploaded again.
+        state.images.restoreUploaded(store.uploadedImages())
         setUpImages(helper: helper)
     }
 
@@ -189,6 +191,8 @@ final class Agent {
             store.saveCallCounts(counts)
         case .unit(let unit, let location):
             store.saveUnit(unit, for: location)
+        case .uploadedImages(let digests):
+            store.saveUploadedImages(digests)
         }
     }
 }

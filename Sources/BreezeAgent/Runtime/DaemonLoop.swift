@@ -151,6 +151,13 @@ extension Agent {
     /// Performs the state's actions: logs and writes here, the rest on the broker, the
     /// publisher, the timers and the task group.
     func perform(_ actions: [DaemonAction], loop: inout LoopEffects, group: inout DiscardingTaskGroup) {
+        var actions = actions
+        if state.demo {
+            // Sample data never reaches a real device (DemoGuard); an upload counts as accepted.
+            let filtered = DemoGuard.filter(actions, prefix: config.mqtt.topicPrefix)
+            actions = filtered.actions
+            for index in filtered.uploads { loop.events.yield(.uploaded(index, .status(200))) }
+        }
         for action in performLogsAndWrites(actions) { perform(action, loop: &loop, group: &group) }
     }
 

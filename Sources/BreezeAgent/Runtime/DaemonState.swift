@@ -64,6 +64,8 @@ enum StoreWrite: Sendable {
     case removeResponse(location: String, source: String)
     case callCounts([String: StateStore.CallCount])
     case unit(String, location: String)
+    /// What each OpenEPaperLink access point last accepted (``ImagePipeline/uploadedDigests``).
+    case uploadedImages([String: String])
 }
 
 /// A message outside the retained tree (availability, diagnostics, clearing a retained command).

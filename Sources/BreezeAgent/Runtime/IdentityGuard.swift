@@ -289,11 +289,18 @@ struct IdentityGuard: Sendable {
     /// The `identity_conflict` member of `<p>/diagnostics`; nil when there is none.
     var diagnostics: JSONValue? {
         guard other != nil || reconnectDelay != nil else { return nil }
+        // A live instance was seen when its announcement arrived; a suspect (named only after
+        // quick drops) was never seen live: its own announcement time is what is known of it.
+        let shown: (announcement: AgentAnnouncement, seenAt: Int64)? =
+            if let other { (other, otherSeenAt) } else if reconnectDelay != nil, let suspect {
+                (suspect, suspect.at)
+            } else { nil }
         let seen: JSONValue =
-            (other ?? (reconnectDelay != nil ? suspect : nil)).map {
+            shown.map {
                 .object([
-                    "instance": .string($0.instance), "host": .string($0.host), "pid": .integer($0.pid),
-                    "started": .string($0.started), "seen_at": .string(UTCTimestamp.rfc3339(unixSeconds: otherSeenAt)),
+                    "instance": .string($0.announcement.instance), "host": .string($0.announcement.host),
+                    "pid": .integer($0.announcement.pid), "started": .string($0.announcement.started),
+                    "seen_at": .string(UTCTimestamp.rfc3339(unixSeconds: $0.seenAt)),
                 ])
             } ?? .null
         return .object([

@@ -20,6 +20,11 @@ import BreezeCore
 struct Presence: Sendable {
     /// How often `<p>/diagnostics` is published (not retained); also at every connect and birth.
     static let diagnosticsInterval: Int64 = 300
+    /// `<p>/diagnostics` once more this long after each connect and each re-discovery: Home
+    /// Assistant creates the entities from the discovery published in the same moment and
+    /// subscribes to their state topic only then, so it can miss the first one and show
+    /// `api_calls_today` unknown until the next interval (issue 39).
+    static let diagnosticsFollowUp: Int64 = 30
 
     /// The connection as the daemon last heard of it.
     enum Connection: Sendable, Equatable {
@@ -64,6 +69,8 @@ struct Presence: Sendable {
     /// When the discovery re-send after a birth is due (whole seconds, rounded up); set, further
     /// births are folded into it.
     private(set) var rediscoverAt: Int64?
+    /// When the follow-up diagnostics after a connect or a re-discovery are due.
+    private(set) var followUpAt: Int64?
 
     init(broker: String, discoveryEnabled: Bool) {
         self.broker = broker
@@ -86,7 +93,7 @@ struct Presence: Sendable {
     }
 
     /// The next time this child needs the loop: a pending re-discovery, the next diagnostics.
-    var nextDeadline: Int64 { min(nextDiagnostics, rediscoverAt ?? .max) }
+    var nextDeadline: Int64 { min(nextDiagnostics, rediscoverAt ?? .max, followUpAt ?? .max) }
 
     /// - Parameter random: the parent's seeded generator (the re-announce delay's jitter).
     mutating func handle(_ event: Event, now: Int64, random: inout SplitMix64) -> [Action] {
@@ -97,6 +104,7 @@ struct Presence: Sendable {
         case .connected:
             if connection != .neverConnected { reconnects += 1 }
             connection = .connected(since: now)
+            followUpAt = now + Self.diagnosticsFollowUp
             // Diagnostics at once, so Home Assistant's sensors are not unknown for minutes.
             return [.log(.info, "mqtt: connected to \(broker)"), .announce, .publishDiagnostics]
         case .disconnected(let reason):
@@ -113,16 +121,24 @@ struct Presence: Sendable {
             return [.log(.info, "Home Assistant is online: re-sending discovery in \(delay)")]
         case .tick:
             var actions: [Action] = []
+            var due = false
             if let at = rediscoverAt, now >= at {
                 // Queued for the reconnect's republish while disconnected; no diagnostics then.
                 rediscoverAt = nil
-                actions += [.republishDiscovery] + diagnostics()
+                actions.append(.republishDiscovery)
+                due = true
+                followUpAt = now + Self.diagnosticsFollowUp
+            } else if let at = followUpAt, now >= at {
+                followUpAt = nil
+                due = true
             }
-            guard now >= nextDiagnostics else { return actions }
-            // Skipped while disconnected (not retained), but always rescheduled, or the
-            // timer would keep firing at a time already past.
-            nextDiagnostics = now + Self.diagnosticsInterval
-            return actions + diagnostics()
+            if now >= nextDiagnostics {
+                // Skipped while disconnected (not retained), but always rescheduled, or the
+                // timer would keep firing at a time already past.
+                nextDiagnostics = now + Self.diagnosticsInterval
+                due = true
+            }
+            return due ? actions + diagnostics() : actions
         }
     }
 

@@ -73,7 +73,8 @@ extension Agent {
             return (image.format.contentType, image.bytes)
         }
         return HTTPSite(
-            allow: settings.allow, images: images, pages: StatusEndpoints.pages(config: config, demo: state.demo))
+            allow: settings.allow, images: images, pages: StatusEndpoints.pages(config: config, demo: state.demo),
+            hosts: settings.hosts)
     }
 
     /// Starts the HTTP server when `http:` is configured (nil otherwise): loads libmicrohttpd

@@ -37,11 +37,35 @@ struct HTTPSite: Sendable {
     let images: ImageLookup?
     /// Extra pages by exact path (`/`, `/api/state.json`).
     let pages: [String: PageProvider]
+    /// `http.hosts`: names a request's `Host` may carry besides IP literals and `localhost`.
+    let hosts: [String]
 
-    init(allow: [CIDR], images: ImageLookup? = nil, pages: [String: PageProvider] = [:]) {
+    init(allow: [CIDR], images: ImageLookup? = nil, pages: [String: PageProvider] = [:], hosts: [String] = []) {
         self.allow = allow
         self.images = images
         self.pages = pages
+        self.hosts = hosts
+    }
+
+    /// True for a request whose `Host` is an IP literal, `localhost` (or a name under it), one
+    /// of ``hosts``, or absent (HTTP/1.0; libmicrohttpd refuses an HTTP/1.1 request without
+    /// one). A DNS-rebinding page reaches the server under its own name, none of these: the
+    /// server would otherwise serve it pollen data and location names (issue 39, item 8).
+    func admitsHost(_ host: String?) -> Bool {
+        guard let host, !hosts.contains(HTTPSettings.anyHost) else { return true }
+        var name = Substring(host)
+        if name.hasPrefix("[") {
+            guard let close = name.firstIndex(of: "]") else { return false }
+            return IPAddress(String(name[name.index(after: name.startIndex)..<close])) != nil
+        }
+        if let colon = name.lastIndex(of: ":"),
+            name[name.index(after: colon)...].allSatisfy({ $0.isASCII && $0.isNumber })
+        {
+            name = name[..<colon]
+        }
+        if IPAddress(String(name)) != nil { return true }
+        guard let lower = HTTPSettings.hostName(String(name)) else { return false }
+        return lower == "localhost" || lower.hasSuffix(".localhost") || hosts.contains(lower)
     }
 
     /// Sent with every answer: nothing here is meant to be sniffed, framed or cached by a proxy.
@@ -66,6 +90,9 @@ struct HTTPSite: Sendable {
     private func route(_ request: HTTPServerRequest, snapshot: ServeSnapshot) -> HTTPServerResponse {
         // The peer first: a peer outside `allow` learns nothing, not even which paths exist.
         guard admits(request.peer) else { return Self.text(403, "forbidden\n") }
+        guard admitsHost(request.host) else {
+            return Self.text(403, "forbidden: this server does not answer to that Host name (http.hosts)\n")
+        }
         guard request.method == "GET" || request.method == "HEAD" else {
             return Self.text(
                 405, "method not allowed: this server is read-only (GET, HEAD)\n", [("Allow", "GET, HEAD")])

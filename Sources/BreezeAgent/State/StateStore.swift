@@ -216,6 +216,9 @@ public final class StateStore: Sendable {
     }
 
     public func callCounts() -> [String: CallCount] { load("calls.json") ?? [:] }
+    /// `"<ap> <mac>"` → the digest of the JPEG that access point last accepted for that tag.
+    public func uploadedImages() -> [String: String] { load("uploads.json") ?? [:] }
+    public func saveUploadedImages(_ digests: [String: String]) { save(digests, "uploads.json") }
     public func saveCallCounts(_ counts: [String: CallCount]) { save(counts, "calls.json") }
 
     public func response(location: String, source: String) -> StoredResponse? {

@@ -22,6 +22,12 @@
 extern "C" {
 #endif
 
+/// The most query arguments a request may have (docs/operations.md, Limits); more is answered
+/// 414 without libmicrohttpd parsing any of them.
+#define CMHD_MAX_QUERY_ARGUMENTS 64
+#define CMHD_QUERY_TOO_MANY 1
+#define CMHD_QUERY_NUL 2
+
 /// One request as the handler sees it. Every pointer is valid during the handler call only.
 typedef struct cmhd_request {
     const char *method;
@@ -34,6 +40,11 @@ typedef struct cmhd_request {
     const char *const *query_keys;
     const char *const *query_values;
     size_t query_count;
+    /// 0, or why the query was not parsed (no arguments then): CMHD_QUERY_TOO_MANY (more than
+    /// CMHD_MAX_QUERY_ARGUMENTS), CMHD_QUERY_NUL (an encoded NUL, `%00`, in it).
+    int query_problem;
+    /// The `Host` header as sent, NULL when there was none.
+    const char *host;
     /// The peer's address as text (`127.0.0.1`, `::1`), "" when unknown.
     const char *peer;
     /// The peer's address: family 4 or 6 (0 when unknown) and its 4 or 16 bytes.

@@ -1,0 +1,88 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import CProcess
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What the add-on gives up once it no longer needs it (docs/home-assistant.md, "Privileges"):
+/// the Supervisor's token once the Supervisor has answered, and root once
+/// `/data/breeze-agent.yaml` is written. The Supervisor starts every add-on as the image's user
+/// with the container runtime's default capabilities and no seccomp change of ours; the image
+/// must start as root only to read `/data/options.json` (the Supervisor writes it 0600 as root).
+enum AddonPrivileges {
+    /// The variables that carry the Supervisor's token or address (HASSIO_TOKEN is its old name).
+    static let supervisorVariables = ["SUPERVISOR_TOKEN", "HASSIO_TOKEN", "BREEZE_SUPERVISOR_URL"]
+
+    /// The user the agent runs as in the add-on: the §14 image's system user.
+    static let user = "breeze-agent"
+
+    /// Removes the Supervisor's token and address from the process: overwritten where the kernel
+    /// keeps the starting environment (what `/proc/<pid>/environ` shows), then unset, so neither
+    /// the agent nor anything it starts can read them.
+    static func forgetSupervisor() {
+        for name in supervisorVariables { _ = cproc_forget_variable(name) }
+    }
+
+    /// The outcome of ``drop(dataDirectory:keep:)``, for one log line.
+    enum Outcome: Equatable {
+        /// Now `user` with `uid`/`gid`, no capabilities, no_new_privs.
+        case dropped(uid: UInt32, gid: UInt32)
+        /// Not root to begin with: no_new_privs set, nothing else to drop.
+        case notRoot(uid: UInt32)
+        /// Root without a `breeze-agent` entry in /etc/passwd: stays root (no_new_privs set).
+        case noSuchUser
+        /// A step failed: the process must not go on (exit 78).
+        case failed(String)
+    }
+
+    /// Gives the data folder to `breeze-agent` (except `keep`, options.json, which the
+    /// Supervisor rewrites as root at every start), then becomes that user for good.
+    static func drop(dataDirectory: String, keep: String) -> Outcome {
+        guard geteuid() == 0 else {
+            let code = cproc_set_no_new_privs()
+            return code == 0 ? .notRoot(uid: geteuid()) : .failed("PR_SET_NO_NEW_PRIVS: \(errnoText(code))")
+        }
+        guard let entry = getpwnam(user) else {
+            let code = cproc_set_no_new_privs()
+            return code == 0 ? .noSuchUser : .failed("PR_SET_NO_NEW_PRIVS: \(errnoText(code))")
+        }
+        let uid = entry.pointee.pw_uid
+        let gid = entry.pointee.pw_gid
+        let chowned = cproc_chown_tree(dataDirectory, uid, gid, keep)
+        guard chowned == 0 else { return .failed("cannot give \(dataDirectory) to \(user): \(errnoText(chowned))") }
+        var step: UnsafePointer<CChar>?
+        let code = cproc_drop_privileges(uid, gid, &step)
+        guard code == 0 else {
+            return .failed("\(step.map { String(cString: $0) } ?? "drop"): \(errnoText(code))")
+        }
+        return .dropped(uid: uid, gid: gid)
+    }
+
+    /// Replaces this process with `executable run --config <configPath>` and `environment`
+    /// (the Supervisor's variables already out of it): the only way to have every thread of
+    /// the agent dropped (capabilities and no_new_privs belong to each thread, and this process
+    /// already runs several), and the new image never held the token in its memory. Returns
+    /// only on failure, with the reason.
+    static func execAgent(executable: String, configPath: String, environment: [String: String]) -> String {
+        let words = ["breeze-agent", "run", "--config", configPath]
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] =
+            environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        let code = cproc_exec(executable, argv, envp)
+        return "cannot start \(executable) run: \(errnoText(code))"
+    }
+
+    private static func errnoText(_ code: Int32) -> String { String(cString: strerror(code)) }
+}

@@ -1,0 +1,48 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+@testable import BreezeAgent
+import BreezeConfig
+import BreezeCore
+import Testing
+
+/// `--demo` with a real configuration: sample data never reaches the user's devices (issue 39).
+@Suite("Demo guard")
+struct DemoGuardTests {
+    @Test func devicePublishesAndUploadsBecomeLogLinesAndTheDemoTreeStays() {
+        let own = OutgoingMessage(topic: "breeze-demo/home/pollen/level", payload: "3", qos: 1, retain: true)
+        let wled = OutgoingMessage(topic: "wled/kitchen/api", payload: #"{"on":true}"#, qos: 1, retain: false)
+        let upload = OpenEPaperLinkUpload(
+            url: "http://ap.local/imgupload", mac: "0000021F0B2B7A1C", filename: "tag.jpg", jpeg: [1, 2, 3])
+        let (actions, uploads) = DemoGuard.filter(
+            [.publish(own), .publish(wled), .upload(4, upload), .log(.info, "x")], prefix: "breeze-demo")
+        #expect(uploads == [4])
+        #expect(actions.count == 4)
+        guard case .publish(let kept) = actions[0] else {
+            Issue.record("the demo's own topic was not kept: \(actions[0])")
+            return
+        }
+        #expect(kept == own)
+        let lines = actions.compactMap { if case .log(_, let text) = $0 { text } else { nil } }
+        #expect(lines.contains(#"demo: would send to "wled/kitchen/api" (qos 1): "{\"on\":true}""#), "\(lines)")
+        #expect(
+            lines.contains(
+                "demo: would upload tag.jpg (3 bytes) to the OpenEPaperLink access point for tag 0000021F0B2B7A1C"),
+            "\(lines)")
+        #expect(!actions.contains { if case .upload = $0 { true } else { false } })
+        // A topic that only starts like the prefix is someone else's.
+        let lookalike = OutgoingMessage(topic: "breeze-demo2/x", payload: "1", qos: 0, retain: false)
+        #expect(
+            DemoGuard.filter([.publish(lookalike)], prefix: "breeze-demo").actions.allSatisfy {
+                if case .log = $0 { true } else { false }
+            })
+    }
+}
