@@ -313,7 +313,8 @@ final class Canvas {
             var extents = cairo_text_extents_t()
             cairo_text_extents(context, run.text, &extents)
             // The last run's ink may reach past its advance (an italic-like overhang).
-            width += i == pieces.count - 1 ? max(extents.x_advance, extents.width + max(0, extents.x_bearing)) : extents.x_advance
+            let isLast = i == pieces.count - 1
+            width += isLast ? max(extents.x_advance, extents.width + max(0, extents.x_bearing)) : extents.x_advance
         }
         width /= 100
         unitWidths[face, default: [:]][text] = width

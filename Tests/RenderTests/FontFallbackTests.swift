@@ -41,7 +41,7 @@ import Testing
         let a = try Self.render("Ort " + names.0).pixels
         let swappedAlike = a == (try Self.render("Ort " + names.1)).pixels
         let likeBoxes = a == (try Self.render("Ort " + Self.boxes.0)).pixels
-        #expect(!swappedAlike, "\(names.0) and \(names.1) render alike: drawn as boxes (is fonts-wqy-microhei installed?)")
+        #expect(!swappedAlike, "\(names.0) and \(names.1) render alike: boxes (is fonts-wqy-microhei installed?)")
         #expect(!likeBoxes, "\(names.0) renders as the missing-glyph boxes")
     }
 
