@@ -5,7 +5,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors -X
 CONFIG ?= config/local.yaml
 
 .PHONY: run test build binary deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \
-	arm64-toolchain test-arm64 image test-image addon-image test-addon-image release release-repro publish test-release
+	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-repro publish test-release
 
 deps:
 	scripts/deps.sh
@@ -84,16 +84,23 @@ test-arm64:
 image:
 	ARCH=$(ARCH) scripts/image.sh
 
+# build/breeze-agent-full_<version>_<arch>.oci.tar (localhost/breeze-agent:<version>-full-<arch>):
+# the image above plus the render helper, its library closure and its fonts (SPEC §19); the
+# add-on's base.
+image-full:
+	ARCH=$(ARCH) BREEZE_IMAGE_FULL=1 scripts/image.sh
+
 # Both images run under podman against a loopback broker; sizes against the 80 MB goal.
 test-image:
 	scripts/test-image.sh
 
-# build/breeze-agent-addon_<version>_<arch>.oci.tar: the image above with the Home Assistant
+# build/breeze-agent-addon_<version>_<arch>.oci.tar: the -full image above with the Home Assistant
 # add-on's Dockerfile applied (entrypoint `breeze-agent addon`, root, io.hass labels).
 addon-image:
 	ARCH=$(ARCH) scripts/addon-image.sh
 
-# Both add-on images under podman against a stand-in Supervisor, APIs and a login-only broker.
+# Both add-on images under podman against a stand-in Supervisor, APIs and a login-only broker,
+# with `images:` drawn by the helper inside and read back from the broker.
 test-addon-image:
 	scripts/test-addon-image.sh
 

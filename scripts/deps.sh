@@ -2,7 +2,7 @@
 # Installs the Debian packages breeze-agent builds and tests with, only those missing.
 # Usage: scripts/deps.sh [extra-package ...]
 set -euo pipefail
-pkgs=(pkg-config libmosquitto-dev libcurl4-openssl-dev libyaml-dev libmicrohttpd-dev libcairo2-dev libjpeg62-turbo-dev fonts-dejavu-core mosquitto mosquitto-clients openssl ca-certificates tzdata faketime "$@")
+pkgs=(pkg-config libmosquitto-dev libcurl4-openssl-dev libyaml-dev libmicrohttpd-dev libcairo2-dev libjpeg62-turbo-dev fonts-dejavu-core fonts-wqy-microhei mosquitto mosquitto-clients openssl ca-certificates tzdata faketime "$@")
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,7 +2,9 @@
 # `make publish` (SPEC §18): publishes a release folder that `make release` wrote.
 #   images  each image index (breeze-agent, breeze-agent-addon) pushed with skopeo to
 #           $REGISTRY/<name> as <v>, <major>.<minor> and latest — one name for amd64 and arm64 —
-#           and each single-architecture image as <v>-amd64, <v>-arm64
+#           and each single-architecture image as <v>-amd64, <v>-arm64; the -full image (the
+#           render helper and its fonts, SPEC §19) into $REGISTRY/breeze-agent as <v>-full,
+#           <major>.<minor>-full, latest-full and <v>-full-amd64, <v>-full-arm64
 #   files   the apt repository to $PUBLISH_TARGET/apt/ (pool/ first, dists/ last, so a client
 #           never reads a Release naming files not there yet), the keyring beside it
 #           ($PUBLISH_TARGET/apt/breeze-agent-archive-keyring.gpg), and every release file to
@@ -33,24 +35,26 @@ if [ "${PUBLISH_IMAGES:-1}" != 0 ]; then
     registry=${REGISTRY:-ghcr.io/breeze-agent}
     skopeo_args=(--dest-tls-verify="${REGISTRY_TLS_VERIFY:-true}")
     if [ -n "${REGISTRY_USER:-}" ]; then skopeo_args+=(--dest-creds "$REGISTRY_USER:${REGISTRY_TOKEN:?REGISTRY_TOKEN is not set}"); fi
-    for name in breeze-agent breeze-agent-addon; do
+    # archive name, repository, tag suffix
+    for image in "breeze-agent breeze-agent" "breeze-agent-full breeze-agent -full" "breeze-agent-addon breeze-agent-addon"; do
+        read -r name repository suffix <<<"$image"
         archive=$release/${name}_${v}.oci.tar
         [ -f "$archive" ] || { echo "publish: $archive is missing" >&2; exit 1; }
-        dest=docker://$registry/$name
+        dest=docker://$registry/$repository
         # --all: the index and both images; --preserve-digests: the layers as built (no
         # recompression), so the registry serves the bytes SHA256SUMS and the SBOMs describe.
-        skopeo copy --quiet --all --preserve-digests "${skopeo_args[@]}" "oci-archive:$archive" "$dest:$v" >&2
+        skopeo copy --quiet --all --preserve-digests "${skopeo_args[@]}" "oci-archive:$archive" "$dest:$v$suffix" >&2
         for tag in "$minor" latest; do
             skopeo copy --quiet --all --preserve-digests --src-tls-verify="${REGISTRY_TLS_VERIFY:-true}" \
-                "${skopeo_args[@]}" "$dest:$v" "$dest:$tag" >&2
+                "${skopeo_args[@]}" "$dest:$v$suffix" "$dest:$tag$suffix" >&2
         done
         # Each architecture also under <v>-<arch>: the add-on's Dockerfile builds on
-        # breeze-agent:<v>-<arch> (a `docker build` per architecture, as Home Assistant's builder
-        # runs it), and a user may pin one.
+        # breeze-agent:<v>-full-<arch> (a `docker build` per architecture, as Home Assistant's
+        # builder runs it), and a user may pin one.
         for arch in amd64 arm64; do
-            skopeo copy --quiet --preserve-digests "${skopeo_args[@]}" "oci-archive:$release/${name}_${v}_$arch.oci.tar" "$dest:$v-$arch" >&2
+            skopeo copy --quiet --preserve-digests "${skopeo_args[@]}" "oci-archive:$release/${name}_${v}_$arch.oci.tar" "$dest:$v$suffix-$arch" >&2
         done
-        echo "publish: $registry/$name: $v, $minor, latest (amd64 + arm64), $v-amd64, $v-arm64" >&2
+        echo "publish: $registry/$repository: $v$suffix, $minor$suffix, latest$suffix (amd64 + arm64), $v$suffix-amd64, $v$suffix-arm64" >&2
     done
 fi
 

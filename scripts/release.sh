@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `make release` (SPEC §18): everything a release publishes, in build/release/<version>/:
 #   breeze-agent_<v>_{amd64,arm64}.deb, breeze-agent-render_<v>_{amd64,arm64}.deb
-#   breeze-agent_<v>_{amd64,arm64}.oci.tar, breeze-agent-addon_<v>_{amd64,arm64}.oci.tar
-#                          the single-architecture images (§14, §15)
-#   breeze-agent_<v>.oci.tar, breeze-agent-addon_<v>.oci.tar
+#   breeze-agent_<v>_{amd64,arm64}.oci.tar, breeze-agent-full_<v>_{amd64,arm64}.oci.tar,
+#   breeze-agent-addon_<v>_{amd64,arm64}.oci.tar
+#                          the single-architecture images (§14; §19: -full carries the render
+#                          helper and its fonts; §15: the add-on, built on -full)
+#   breeze-agent_<v>.oci.tar, breeze-agent-full_<v>.oci.tar, breeze-agent-addon_<v>.oci.tar
 #                          per image an OCI image index over amd64 + arm64 (what `make publish`
 #                          pushes as one name; scripts/oci-pack.py --index)
 #   <file>.spdx.json       an SPDX 2.3 SBOM per .deb and per image (scripts/sbom.py)
@@ -77,13 +79,16 @@ for arch in amd64 arm64; do
     deb=$(ARCH=$arch scripts/deb.sh)
     render=$(ARCH=$arch scripts/deb-render.sh)
     image=$(ARCH=$arch BREEZE_DEB_ARCHIVE=$deb scripts/image.sh)
-    addon=$(ARCH=$arch BREEZE_IMAGE_ARCHIVE=$image scripts/addon-image.sh)
-    for file in "$deb" "$render" "$image" "$addon"; do cp "$file" "$file.spdx.json" "$out/"; done
+    full=$(ARCH=$arch BREEZE_DEB_ARCHIVE=$deb BREEZE_RENDER_ARCHIVE=$render BREEZE_IMAGE_FULL=1 scripts/image.sh)
+    addon=$(ARCH=$arch BREEZE_IMAGE_ARCHIVE=$full scripts/addon-image.sh)
+    for file in "$deb" "$render" "$image" "$full" "$addon"; do cp "$file" "$file.spdx.json" "$out/"; done
 done
-# Per image, one index over both architectures.
-for name in breeze-agent breeze-agent-addon; do
+# Per image, one index over both architectures (the -full one is published as breeze-agent:<v>-full).
+for name in breeze-agent breeze-agent-full breeze-agent-addon; do
+    tag=$version
+    [ "$name" != breeze-agent-full ] || tag=$version-full
     python3 scripts/oci-pack.py --index "$out/${name}_${version}_amd64.oci.tar" "$out/${name}_${version}_arm64.oci.tar" \
-        --tag "$version" --epoch "$SOURCE_DATE_EPOCH" --out "$out/${name}_${version}.oci.tar" >&2
+        --tag "$tag" --epoch "$SOURCE_DATE_EPOCH" --out "$out/${name}_${version}.oci.tar" >&2
 done
 checks=()
 for f in "$out"/*.deb; do checks+=(--deb "$f"); done

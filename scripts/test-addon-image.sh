@@ -13,22 +13,32 @@
 # with the Supervisor's login; /data/breeze-agent.yaml written 0600 with the password in it and
 # not in the log; the log on stdout; SIGTERM -> `offline` retained and exit 0 within 2 s. On the
 # first architecture, a control run with a wrong password announced shows the tree check fails.
+# Images (SPEC §19): the options also set two locations, one named with accents and one with
+# CJK characters, and three `images:` (two PNGs, one JPEG) that the render helper in the image
+# draws; each is read back from the broker (mosquitto_sub -N) and checked by
+# test/addon/image_check.py (IHDR or SOF0 size, a full PNG decode, e-ink inks only); the log has
+# no error line; nothing was written in the container outside /data (`podman diff`) and /data
+# holds no font cache. The helper is also run alone in the image, as root (the add-on) and as
+# breeze-agent (the -full image's user), on test/addon/render-request.json with FC_DEBUG=16:
+# fontconfig must take every font folder's cache as valid and write none.
+#   BREEZE_TEST_IMAGE_DIR=<dir>  keep the images read back there (<arch>-<id>.<ext>) to look at
 # Podman flags from this machine's facts (SPEC §14): runc, host network, ulimits.
 # Usage: scripts/test-addon-image.sh [amd64] [arm64]    (default: both). Needs root.
 #   BREEZE_IMAGE_REGISTRY=<registry>/<owner>  as the Supervisor installs the add-on: the name
 #                         config.yaml's `image:` gives, its registry and owner replaced by this
 #                         one, tagged with config.yaml's `version`, pulled for the architecture
 #                         (`podman pull --platform linux/<arch>`: the Supervisor's
-#                         `DockerInterface.install` pulls with platform=MAP_ARCH[arch]); the §14
-#                         image the Dockerfile builds on is pulled from there as <version>-<arch>
-#                         (scripts/test-release.sh; BREEZE_REGISTRY_TLS_VERIFY=false: plain HTTP)
-#   BREEZE_REUSE_IMAGE=1  use build/breeze-agent_<version>_<arch>.oci.tar when it exists (.ci/run
-#                         sets it: `make test-image` built them moments before); otherwise
-#                         scripts/image.sh builds the §14 image first.
+#                         `DockerInterface.install` pulls with platform=MAP_ARCH[arch])
+#                         (scripts/test-release.sh; BREEZE_REGISTRY_TLS_VERIFY=false: plain HTTP).
+#                         The -full image the Dockerfile builds on is pulled as <version>-full-<arch>.
+#   BREEZE_REUSE_IMAGE=1  use build/breeze-agent-full_<version>_<arch>.oci.tar when it exists;
+#                         otherwise scripts/image.sh (BREEZE_IMAGE_FULL=1) builds the -full image first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" -eq 0 ] || { echo "test-addon-image: run as root (podman, chroot)" >&2; exit 1; }
 scripts/deps.sh podman runc mosquitto mosquitto-clients python3-yaml >&2
+image_dir=${BREEZE_TEST_IMAGE_DIR:-}
+[ -z "$image_dir" ] || mkdir -p "$image_dir"
 archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=(amd64 arm64)
 version=$(tr -d '[:space:]' <VERSION)
@@ -76,15 +86,16 @@ start_broker() {
     exit 1
 }
 
-# start_standins NAME ANNOUNCED_PASSWORD HTTP_PORT: the Supervisor (announcing the broker at
-# $port) and the APIs for one run; writes $work/NAME/data/options.json, sets $supervisor_url.
+# start_standins NAME ANNOUNCED_PASSWORD HTTP_PORT [OPTIONS_JSON]: the Supervisor (announcing the
+# broker at $port) and the APIs for one run; writes $work/NAME/data/options.json with the
+# options the user set (JSON, default none), sets $supervisor_url.
 start_standins() {
-    local name=$1 announced=$2 hport=$3
+    local name=$1 announced=$2 hport=$3 options=${4:-"{}"}
     mkdir -p "$work/$name/data"
     chmod 0700 "$work/$name/data"
     BREEZE_STANDIN_TOKEN=$token BREEZE_STANDIN_MQTT_PASSWORD=$announced python3 test/addon/standins.py \
         --addon-config ha-addon/breeze_agent/config.yaml --data "$work/$name/data" --mqtt-port "$port" \
-        --advanced "$(printf 'climate: {years: [2010]}\nhttp: {listen: "127.0.0.1:%s"}\n' "$hport")" \
+        --advanced "$(printf 'climate: {years: [2010]}\nhttp: {listen: "127.0.0.1:%s"}\n' "$hport")" --options "$options" \
         --state "$work/$name/standins.json" --requests "$work/$name/requests.jsonl" 2>"$work/$name/standins.log" &
     pids+=($!)
     for _ in $(seq 1 300); do [ -s "$work/$name/standins.json" ] && break; sleep 0.1; done
@@ -105,8 +116,34 @@ run_addon() {
 }
 
 # The tree check both runs use: messages under breeze/home/ seen by the viewer.
-tree_count() { grep -c '^breeze/home/' "$1" || true; }
+tree_count() { grep -ac '^breeze/home/' "$1" || true; }
 tree_min=100
+
+# The images run's options (SPEC §19): two more locations, named with accents and with CJK
+# characters (placed in Europe, where the key-free pollen API answers), and images that show
+# the names (a heading from 150x150) as PNG, and the e-ink tag size as JPEG.
+# id location kind width height palette format
+images=(
+    "town koeln pollen 400 300 color png"
+    "tag cjk climate 400 300 bwr png"
+    "door home pollen 296 128 bwr jpeg"
+)
+images_options=$(python3 -c '
+import json, sys
+images = [dict(zip(("id", "location", "kind", "width", "height", "palette", "format"), line.split())) for line in sys.argv[1:]]
+for image in images:
+    image["width"], image["height"] = int(image["width"]), int(image["height"])
+print(json.dumps({"locations": [
+    {"id": "koeln", "name": "Köln-Mülheim, Straße à l’Œuvre", "latitude": 50.96, "longitude": 7.0, "timezone": "Europe/Berlin"},
+    {"id": "cjk", "name": "東京 · 서울 · とうきょう", "latitude": 52.4, "longitude": 13.06, "timezone": "Europe/Berlin"}],
+    "images": images}, ensure_ascii=False))' "${images[@]}")
+images_seen() {   # images_seen FILE: every image's topic is in FILE (mosquitto_sub -v)
+    local i id loc
+    for i in "${images[@]}"; do
+        read -r id loc _ <<<"$i"
+        grep -aq "^breeze/$loc/image/$id " "$1" || return 1
+    done
+}
 
 first=1
 for arch in "${archs[@]}"; do
@@ -123,14 +160,14 @@ for arch in "${archs[@]}"; do
             || { cat "$work/pull-$arch"; bad "$arch: the Supervisor's pull of $tag for linux/$arch"; continue; }
         ok "$arch: pulled $tag for linux/$arch, the name config.yaml gives ($image)"
         base_image=$BREEZE_IMAGE_REGISTRY/breeze-agent
-        podman pull --arch "$arch" "$tls" "$base_image:$version-$arch" >/dev/null 2>&1 || bad "$arch: podman pull $base_image:$version-$arch"
+        podman pull --arch "$arch" "$tls" "$base_image:$version-full-$arch" >/dev/null 2>&1 || bad "$arch: podman pull $base_image:$version-full-$arch"
         origin="pulled from the registry"
     else
-        base=build/breeze-agent_${version}_${arch}.oci.tar
+        base=build/breeze-agent-full_${version}_${arch}.oci.tar
         if [ "${BREEZE_REUSE_IMAGE:-}" = 1 ] && [ -f "$base" ]; then
             echo "test-addon-image: reusing $base (BREEZE_REUSE_IMAGE=1)"
         else
-            base=$(ARCH=$arch scripts/image.sh)
+            base=$(ARCH=$arch BREEZE_IMAGE_FULL=1 scripts/image.sh)
         fi
         archive=$(BREEZE_IMAGE_ARCHIVE=$base ARCH=$arch scripts/addon-image.sh)
         tag=localhost/breeze-agent-addon:$version-$arch
@@ -151,7 +188,7 @@ for arch in "${archs[@]}"; do
         "$(inspect '{{index .Config.Labels "io.hass.type"}} {{index .Config.Labels "io.hass.arch"}} {{index .Config.Labels "io.hass.version"}}')" = "app $build_arch $version"
     check "$arch: /data is a volume, logs on stdout (BREEZE_LOG_STREAM=stdout)" bash -c \
         "podman image inspect --format '{{json .Config.Volumes}} {{json .Config.Env}}' '$tag' | grep -q '\"/data\".*BREEZE_LOG_STREAM=stdout'"
-    # The Dockerfile a release builds (docker/podman build over the §14 image) must give this
+    # The Dockerfile a release builds (docker/podman build over the -full image) must give this
     # image: same config (bar buildah's own label), same layers.
     built=localhost/breeze-agent-addon-dockerfile-test:$version-$arch
     if podman build --pull=never --build-arg "BUILD_ARCH=$build_arch" --build-arg "BUILD_VERSION=$version" \
@@ -171,14 +208,15 @@ for arch in "${archs[@]}"; do
     failures_before=$failures
     hport=$(scripts/free-port.sh)
     start_broker "$name"
-    start_standins "$name" "$password" "$hport"
+    start_standins "$name" "$password" "$hport" "$images_options"
     run_addon "$name" "$tag"
     seen=$work/$name/seen
     # The first fetches are spread over the start's first seconds (slower under qemu): wait for
-    # the subtrees, not a fixed time.
+    # the subtrees and the images, not a fixed time.
     for _ in $(seq 1 600); do
-        grep -q '^breeze/status online' "$seen" && grep -q '^breeze/home/climate/unit ' "$seen" \
-            && grep -q '^breeze/home/pollen/' "$seen" && grep -q '^homeassistant/.*Zuhause' "$seen" && break
+        grep -aq '^breeze/status online' "$seen" && grep -aq '^breeze/home/climate/unit ' "$seen" \
+            && grep -aq '^breeze/home/pollen/' "$seen" && grep -aq '^homeassistant/.*Zuhause' "$seen" \
+            && images_seen "$seen" && break
         [ "$(podman inspect --format '{{.State.Running}}' "$name")" = true ] || break
         sleep 0.2
     done
@@ -212,6 +250,45 @@ for arch in "${archs[@]}"; do
         "grep -qF 'password: \"$password\"' '$config' && grep -q 'name: \"Zuhause\"' '$config' && grep -q '^state_dir: \"/data\"' '$config'"
     code=$(curl -s -o /dev/null -w '%{http_code}' -m 10 "http://127.0.0.1:$hport/healthz" || true)
     check "$arch: the status page answers /healthz with 200 (got $code)" test "$code" = 200
+    # The images, as a subscriber gets them: the retained payload's bytes.
+    for i in "${images[@]}"; do
+        read -r id loc kind width height palette format <<<"$i"
+        ext=$([ "$format" = jpeg ] && echo jpg || echo png)
+        file=$work/$name/$id.$ext
+        "${sub[@]}" -t "breeze/$loc/image/$id" -C 1 -W 5 -N --retained-only >"$file" 2>/dev/null || true
+        if result=$(python3 test/addon/image_check.py "$file" "$format" "$width" "$height" "$palette"); then
+            ok "$arch: breeze/$loc/image/$id ($kind, $palette) read back from the broker: $result"
+        else
+            bad "$arch: breeze/$loc/image/$id ($kind $width x $height $palette $format): $result"
+        fi
+        [ -z "$image_dir" ] || cp "$file" "$image_dir/$arch-$id.$ext"
+    done
+    check "$arch: the log has no error line" bash -c "! grep -aE '(^| )error: ' <(podman logs '$name' 2>&1)"
+    # Fonts without surprises: the helper wrote nothing in the container (no font cache under
+    # /root or /var/cache), and nothing in /data but the agent's own files.
+    # (`C /etc` is podman's: the mount points of /etc/hosts and /etc/resolv.conf.)
+    changed=$(podman diff "$name" 2>&1 | grep -vx 'C /etc' | tr '\n' ' ' || true)
+    check "$arch: nothing written in the container outside /data (podman diff, less C /etc: ${changed:-nothing})" test -z "$changed"
+    check "$arch: no font cache in /data" bash -c "! find '$work/$name/data' -iname '*fontconfig*' -o -name '*.cache-*' | grep -q ."
+    for user in root breeze-agent; do
+        out=$work/$name/helper-$user.png
+        "${podman_run[@]}" --rm -i --user "$user" -e FC_DEBUG=16 --entrypoint /usr/libexec/breeze-agent/breeze-agent-render \
+            "$tag" <test/addon/render-request.json >"$out" 2>"$out.stderr" && helper_rc=0 || helper_rc=$?
+        # fontconfig prints its debug lines with stdio on stdout, flushed at exit after the image
+        # (written with write(2)): what follows the PNG's IEND chunk is fontconfig's.
+        python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); i = d.find(b"IEND\xaeB`\x82"); i = len(d) if i < 0 else i + 8
+open(sys.argv[1], "wb").write(d[:i]); open(sys.argv[2], "wb").write(d[i:])' "$out" "$out.fc"
+        cat "$out.stderr" >>"$out.fc"
+        valid=$(grep -c '^FcCacheTimeValid' "$out.fc" || true)
+        stale=$(awk '/^FcCacheTimeValid/ { if ($(NF - 3) != $NF) n++ } END { print n + 0 }' "$out.fc")
+        check "$arch: the helper alone as $user (exit $helper_rc): a valid 800x480 PNG" \
+            bash -c "[ '$helper_rc' = 0 ] && python3 test/addon/image_check.py '$out' png 800 480 color"
+        check "$arch: as $user fontconfig read its caches ($valid folders, $stale stale) and wrote none" bash -c \
+            "[ '$valid' -ge 3 ] && [ '$stale' = 0 ] && ! grep -qE 'FcDirCacheWrite|CACHEDIR.TAG|Fontconfig (error|warning)' '$out.fc' \
+             && grep -q 'dir: /usr/share/fonts/truetype/dejavu' '$out.fc' && grep -q 'dir: /usr/share/fonts/truetype/wqy' '$out.fc'"
+        [ "$failures" -eq "$failures_before" ] || { echo "-- fontconfig's debug lines and the helper's stderr as $user:"; head -30 "$out.fc"; }
+        [ -z "$image_dir" ] || cp "$out" "$image_dir/$arch-helper-$user.png"
+    done
     sigterm_checks "$arch" "$name" "$work/$name/log"
     run_stop_s=$stop_s
     retained=$("${sub[@]}" -t breeze/status -C 1 -W 3 --retained-only 2>/dev/null || true)

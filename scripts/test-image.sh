@@ -2,7 +2,8 @@
 # `make test-image`: both images (scripts/image.sh) loaded and run under podman as
 # packaging/docker-compose.yml runs the agent, against a mosquitto on the loopback (the agent
 # with --demo: sample data, topics under breeze-demo/): the tree read back with mosquitto_sub,
-# the process's user, the log, SIGTERM -> `offline` retained and exit 0 within 2 s. The arm64
+# the process's user, the log, SIGTERM -> `offline` retained and exit 0 within 2 s, and that it
+# carries no render helper (the -full image does: scripts/test-addon-image.sh). The arm64
 # image runs under qemu-user (binfmt). Prints each image's uncompressed size against the
 # 80 MB goal. Podman flags from this machine's facts: runc, host network, ulimits.
 # Usage: scripts/test-image.sh [amd64] [arm64]    (default: both). Needs root.
@@ -95,6 +96,13 @@ for arch in "${archs[@]}"; do
         "[ \"\$(stat -c %u \"\$(podman volume inspect --format '{{.Mountpoint}}' '$volume')\")\" = '$puid' ]"
     podman rm -f "$name" >/dev/null 2>&1 || true
     podman volume rm -f "$volume" >/dev/null 2>&1 || true
+    # Lean (SPEC §19): the render helper and Cairo are the -full image's, not this one's.
+    if "${podman_run[@]}" --rm --entrypoint /usr/libexec/breeze-agent/breeze-agent-render "$tag" </dev/null >/dev/null 2>"$work/helper-$arch"; then
+        bad "$arch: the plain image runs a render helper"
+    else
+        check "$arch: the plain image has no render helper ($(grep -io 'no such file or directory\|not found' "$work/helper-$arch" | head -1))" \
+            grep -qiE 'no such file or directory|not found' "$work/helper-$arch"
+    fi
     head -5 "$work/log-$arch"
     verdict="met"
     awk -v s="$size" -v g="$goal_mb" 'BEGIN { exit !(s <= g * 1000000) }' || verdict="MISSED"

@@ -12,8 +12,9 @@
 #   5. the images from empty podman storage: scripts/test-image.sh pulls
 #      <registry>/breeze-agent:<v> with `--arch arm64` and `--arch amd64` and runs each against a
 #      broker (the tree, the user, SIGTERM); scripts/test-add-on-image.sh pulls the add-on as the
-#      Supervisor does, by the name config.yaml gives, for each architecture, and runs it with no
-#      options against a stand-in Supervisor and a login-only broker (the tree);
+#      Supervisor does, by the name config.yaml gives, for each architecture, and runs it against
+#      a stand-in Supervisor and a login-only broker (the tree; the images its render helper
+#      draws, read back from the broker; the -full image it builds on pulled as <v>-full-<arch>);
 #   6. apt in four Debian trees (bookworm/trixie x amd64/arm64, arm64 under qemu-user; cached
 #      by scripts/rootfs-common.sh, each run on an overlay): a repository changed after signing
 #      and an unsigned one are refused by apt (amd64 trees: apt 2.6 and 3.0; apt's error shown);
@@ -108,15 +109,27 @@ registry=127.0.0.1:$reg_port/breeze-agent
 apt_url=http://127.0.0.1:$www_port/apt
 publish=(env REGISTRY="$registry" REGISTRY_TLS_VERIFY=false PUBLISH_TARGET="$work/www" scripts/publish.sh)
 if "${publish[@]}" "$out"; then ok "make publish to $registry and $work/www"; else bad "make publish"; fi
-for name in breeze-agent breeze-agent-addon; do
-    raw=$(skopeo inspect --raw --tls-verify=false "docker://$registry/$name:$version" 2>&1 || true)
-    echo "skopeo inspect --raw docker://$registry/$name:$version"
+for ref in breeze-agent:$version breeze-agent:$version-full breeze-agent-addon:$version; do
+    raw=$(skopeo inspect --raw --tls-verify=false "docker://$registry/$ref" 2>&1 || true)
+    echo "skopeo inspect --raw docker://$registry/$ref"
     python3 -m json.tool <<<"$raw" 2>/dev/null || echo "$raw"
     platforms=$(python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(d["mediaType"], " ".join(sorted(m["platform"]["os"] + "/" + m["platform"]["architecture"] for m in d["manifests"])))' "$raw" 2>/dev/null || true)
-    check "$name:$version is an OCI image index over linux/amd64 and linux/arm64 ($platforms)" \
+    check "$ref is an OCI image index over linux/amd64 and linux/arm64 ($platforms)" \
         test "$platforms" = "application/vnd.oci.image.index.v1+json linux/amd64 linux/arm64"
+done
+# breeze-agent holds the plain image and the -full one (SPEC §19), each under its own tags.
+for name in breeze-agent breeze-agent-addon; do
+    suffixes=("")
+    [ "$name" != breeze-agent ] || suffixes+=(-full)
+    want=$(for s in "${suffixes[@]}"; do printf '%s\n' "$version$s" "${version%.*}$s" "latest$s" "$version$s-amd64" "$version$s-arm64"; done | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
     tags=$(skopeo list-tags --tls-verify=false "docker://$registry/$name" 2>/dev/null | python3 -c 'import json, sys; print(" ".join(sorted(json.load(sys.stdin)["Tags"])))' || true)
-    check "$name tags: $tags" test "$tags" = "$(printf '%s\n' "$version" "${version%.*}" latest "$version-amd64" "$version-arm64" | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')"
+    check "$name tags: $tags" test "$tags" = "$want"
+done
+# The plain image stays lean and the -full one carries the helper: sizes from the registry.
+for arch in amd64 arm64; do
+    plain=$(skopeo inspect --raw --tls-verify=false "docker://$registry/breeze-agent:$version-$arch" 2>/dev/null | python3 -c 'import json, sys; print(sum(l["size"] for l in json.load(sys.stdin)["layers"]))' || echo 0)
+    fullsize=$(skopeo inspect --raw --tls-verify=false "docker://$registry/breeze-agent:$version-full-$arch" 2>/dev/null | python3 -c 'import json, sys; print(sum(l["size"] for l in json.load(sys.stdin)["layers"]))' || echo 0)
+    check "breeze-agent:$version-$arch is smaller than $version-full-$arch (compressed $plain and $fullsize bytes)" test "$plain" -gt 0 -a "$plain" -lt "$fullsize"
 done
 
 # 4. Signatures, checksums, SBOMs, as a user checks them: from what was published.
@@ -168,7 +181,7 @@ else
 fi
 grep -E '^(ok|FAIL) |^(amd64|arm64): ' "$work/test-image.log" | sed 's/^/  image: /'
 if "${pulled[@]}" scripts/test-addon-image.sh >"$work/test-addon-image.log" 2>&1; then
-    ok "the add-on pulled by config.yaml's name for amd64 and arm64 ran with no options and published the tree (scripts/test-addon-image.sh)"
+    ok "the add-on pulled by config.yaml's name for amd64 and arm64 ran, published the tree and drew its images (scripts/test-addon-image.sh)"
 else
     bad "scripts/test-addon-image.sh against the registry"
     tail -40 "$work/test-addon-image.log"

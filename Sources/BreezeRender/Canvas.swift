@@ -87,11 +87,17 @@ struct Rect: Sendable {
 }
 
 /// The two faces drawn: DejaVu Sans, and its condensed cut when a word must fit a narrow cell.
+/// Characters DejaVu has no glyph for (CJK above all) are drawn in `fallbackFamily` when the
+/// system has it (docs/images.md, "Fonts").
 struct Face: Hashable, Sendable {
     var condensed: Bool
     var bold: Bool
 
     var family: String { condensed ? "DejaVu Sans Condensed" : "DejaVu Sans" }
+
+    /// Chinese, Japanese (kana) and Korean (Hangul): fonts-wqy-microhei, in the -full image and the add-on.
+    /// (Droid Sans Fallback, fonts-droid-fallback, has no Hangul.)
+    static let fallbackFamily = "WenQuanYi Micro Hei"
 
     static let regular = Face(condensed: false, bold: false)
     static let bold = Face(condensed: false, bold: true)
@@ -107,6 +113,13 @@ final class Canvas {
     let context: OpaquePointer
     /// Text advance per pixel of font size, by face and text (widths scale linearly: hint metrics off).
     private var unitWidths: [Face: [String: Double]] = [:]
+    /// Whether a family (regular or bold) has a glyph for a character, as asked of its font.
+    private var coverage: [FamilyKey: [Unicode.Scalar: Bool]] = [:]
+
+    private struct FamilyKey: Hashable {
+        var family: String
+        var bold: Bool
+    }
 
     /// The smallest font size drawn, in pixels (SPEC §9.2: text at least 12 px).
     static let minimumFontSize = 12.0
@@ -243,20 +256,67 @@ final class Canvas {
 
     // MARK: text
 
-    private func select(_ face: Face, size: Double) {
+    private func select(_ family: String, bold: Bool, size: Double) {
         cairo_select_font_face(
-            context, face.family, CAIRO_FONT_SLANT_NORMAL, face.bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL
+            context, family, CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL
         )
         cairo_set_font_size(context, size)
+    }
+
+    /// Whether the font fontconfig gives for `family` has a glyph for `scalar` (glyph 0 is the
+    /// missing-glyph box: Cairo's toy font API draws one font and never falls back by itself).
+    private func covers(_ family: String, bold: Bool, _ scalar: Unicode.Scalar) -> Bool {
+        let key = FamilyKey(family: family, bold: bold)
+        if let known = coverage[key]?[scalar] { return known }
+        select(family, bold: bold, size: 100)
+        var glyphs: UnsafeMutablePointer<cairo_glyph_t>?
+        var count: Int32 = 0
+        let status = String(Character(scalar)).withCString { utf8 in
+            cairo_scaled_font_text_to_glyphs(
+                cairo_get_scaled_font(context), 0, 0, utf8, -1, &glyphs, &count, nil, nil, nil
+            )
+        }
+        var found = status == CAIRO_STATUS_SUCCESS && count > 0
+        if let glyphs {
+            for i in 0..<Int(count) where glyphs[i].index == 0 { found = false }
+            cairo_glyph_free(glyphs)
+        }
+        coverage[key, default: [:]][scalar] = found
+        return found
+    }
+
+    /// `text` cut into runs of one family each: the face's own, and the fallback family for the
+    /// characters the face lacks and the fallback has. A character neither has stays in the
+    /// face's run (drawn as its box), so text without such characters is one run, drawn as before.
+    func runs(_ text: String, _ face: Face) -> [(text: String, family: String)] {
+        var result: [(text: String, family: String)] = []
+        for scalar in text.unicodeScalars {
+            let family =
+                covers(face.family, bold: face.bold, scalar) || !covers(Face.fallbackFamily, bold: face.bold, scalar)
+                ? face.family : Face.fallbackFamily
+            if let last = result.last, last.family == family {
+                result[result.count - 1].text.unicodeScalars.append(scalar)
+            } else {
+                result.append((String(scalar), family))
+            }
+        }
+        return result
     }
 
     /// The advance of `text` at font size 1 (multiply by the size).
     func unitWidth(_ text: String, _ face: Face) -> Double {
         if let known = unitWidths[face]?[text] { return known }
-        select(face, size: 100)
-        var extents = cairo_text_extents_t()
-        cairo_text_extents(context, text, &extents)
-        let width = max(extents.x_advance, extents.width + max(0, extents.x_bearing)) / 100
+        let pieces = runs(text, face)
+        var width = 0.0
+        for (i, run) in pieces.enumerated() {
+            select(run.family, bold: face.bold, size: 100)
+            var extents = cairo_text_extents_t()
+            cairo_text_extents(context, run.text, &extents)
+            // The last run's ink may reach past its advance (an italic-like overhang).
+            let isLast = i == pieces.count - 1
+            width += isLast ? max(extents.x_advance, extents.width + max(0, extents.x_bearing)) : extents.x_advance
+        }
+        width /= 100
         unitWidths[face, default: [:]][text] = width
         return width
     }
@@ -281,7 +341,6 @@ final class Canvas {
     ) {
         // Measure first: measuring selects the face at its own size.
         let width = textWidth(text, face, size: size)
-        select(face, size: size)
         let x: Double
         switch align {
         case .leading: x = rect.x
@@ -292,7 +351,11 @@ final class Canvas {
         let baseline = rect.midY + 0.73 * size / 2
         setColor(color)
         cairo_move_to(context, x.rounded(), baseline.rounded())
-        cairo_show_text(context, text)
+        // Each run moves the current point on by its advance, so the next starts where it ends.
+        for run in runs(text, face) {
+            select(run.family, bold: face.bold, size: size)
+            cairo_show_text(context, run.text)
+        }
         cairo_new_path(context)
     }
 

@@ -54,6 +54,7 @@ def main():
     parser.add_argument("--addon-config", required=True, help="ha-addon/breeze_agent/config.yaml")
     parser.add_argument("--data", required=True, help="the folder mounted as /data")
     parser.add_argument("--advanced", default="", help="YAML appended to `advanced` after the endpoints")
+    parser.add_argument("--options", default="{}", help="JSON: options the user set (images, locations, …)")
     parser.add_argument("--mqtt-port", type=int, required=True)
     parser.add_argument("--state", required=True)
     parser.add_argument("--requests", required=True)
@@ -108,6 +109,7 @@ def main():
     # options.json as the Supervisor writes it: config.yaml's defaults, then the user's options.
     with open(args.addon_config, encoding="utf-8") as f:
         options = dict(yaml.safe_load(f)["options"])
+    options.update(json.loads(args.options))
     options["advanced"] = "\n".join(api.endpoints_yaml()) + "\n" + args.advanced
     path = os.path.join(args.data, "options.json")
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

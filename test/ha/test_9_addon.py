@@ -1,7 +1,9 @@
 """Scenario "add-on" (SPEC §15, issue 28 item 4): the release agent started as the Home Assistant
 add-on starts it (`breeze-agent addon`), with the add-on's default options, against a stand-in
 Supervisor whose answers come from this suite's real Home Assistant and broker. Home Assistant
-must then show one device named as it names its home, with the entities the defaults produce.
+must then show one device named as it names its home, with the entities the defaults produce,
+plus the one image the `images` option adds (SPEC §19): `wall`, the image the repository's
+dashboard (ha/dashboards/breeze.yaml) shows in its picture card, screenshotted here.
 
 The stand-in is written from the Supervisor's documented API (docs/home-assistant.md, "Runtime
 environment", and the sources cited there): requests carry `Authorization: Bearer
@@ -16,11 +18,14 @@ _check_access].
 `/data` is a temporary folder whose `options.json` is what the Supervisor writes for an add-on
 nobody configured: the `options` defaults of ha-addon/breeze_agent/config.yaml [SV apps/app.py
 write_options], plus the one thing this machine needs, `advanced` pointing the agent at the
-suite's API stand-in and its status page at a free loopback port."""
+suite's API stand-in and its status page at a free loopback port, and one `images` entry. The
+agent finds its render helper next to itself (the release build), as the add-on's image has it
+at /usr/libexec/breeze-agent (the image itself is run by scripts/test-addon-image.sh)."""
 
 import dataclasses
 import json
 import os
+import shutil
 import stat
 import subprocess
 import threading
@@ -32,8 +37,10 @@ import yaml
 
 from checks import agent_scenario, assert_device, assert_entities, registry_of_device, device_of, settle, state
 from checks import wait_for_entities
-from expected import location_entities
+from expected import Entity, location_entities
 from harness import ROOT, free_port, stop_process, wait_for
+from test_7_images import image_proxy, retained_bytes
+from test_8_dashboards import DASHBOARD, LOGIN_PAGE, SCREENSHOTS, screenshot
 
 # The agent's defaults: topic prefix `breeze`, the home location's id `home` (SPEC §15).
 PREFIX = "breeze"
@@ -42,6 +49,10 @@ TYPES = ["grass", "tree", "weed"]
 # Key-free pollen (pollen_source auto, no Google key): the plants of the Open-Meteo response.
 PLANTS = ["alder", "birch", "olive", "graminales", "mugwort", "ragweed"]
 CONFIG_YAML = os.path.join(ROOT, "ha-addon", "breeze_agent", "config.yaml")
+# The image the dashboard's picture card shows (image.breeze_home_image_wall), as a user adds it.
+IMAGE = {"id": "wall", "location": "home", "kind": "climate", "width": 400, "height": 300, "palette": "color",
+         "format": "png"}
+IMAGE_ENTITY = "image.%s_image_wall" % DEVICE
 TOKEN = "test-supervisor-token"
 BROKER_LOGIN = ("addons", "Ieh6ohs4ae")  # what the Mosquitto add-on announces for add-ons
 
@@ -122,6 +133,7 @@ def default_options(api, status_port):
     with open(CONFIG_YAML) as f:
         options = dict(yaml.safe_load(f)["options"])
     options["advanced"] = "\n".join(api.endpoints_yaml() + ["http:", "  listen: 127.0.0.1:%d" % status_port])
+    options["images"] = [IMAGE]
     return options
 
 
@@ -148,7 +160,7 @@ def forget_earlier_home_device(hass, broker):
 def expected_entities(remembered):
     """One key-free location with the default config; plants the user had enabled stay enabled."""
     return [dataclasses.replace(e, enabled=True) if e.entity_id in remembered else e
-            for e in location_entities(PREFIX, "home", TYPES, PLANTS)]
+            for e in location_entities(PREFIX, "home", TYPES, PLANTS)] + [Entity(IMAGE_ENTITY, IMAGE_ENTITY[6:])]
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +175,7 @@ def scenario(hass, broker, api, agent_bin, workdir):
 
     def setup():
         wait_for_entities(hass, DEVICE, expected_entities(remembered), ready=[
-            "sensor.breeze_home_pollen_grass", "sensor.breeze_home_climate_current"], timeout=90)
+            "sensor.breeze_home_pollen_grass", "sensor.breeze_home_climate_current", IMAGE_ENTITY], timeout=90)
 
     try:
         for value in agent_scenario("add-on", hass, agent, since, setup, settle_for=3):
@@ -257,3 +269,33 @@ def test_no_mqtt_warnings_or_errors(hass, scenario):
 # Entity id → state, and the entities disabled by default that came back enabled, for the closing summary.
 SHOWN = {}
 RESTORED = set()
+
+
+def test_image_entity_serves_the_rendered_png(hass, broker, scenario):
+    """The `images` option's PNG: on the broker at its size, and Home Assistant serves those bytes."""
+    payload = retained_bytes(broker, "%s/home/image/wall" % PREFIX)
+    assert payload.startswith(b"\x89PNG\r\n\x1a\n") and payload[12:16] == b"IHDR", payload[:24]
+    assert (int.from_bytes(payload[16:20], "big"), int.from_bytes(payload[20:24], "big")) == (400, 300)
+    content_type, served = image_proxy(hass, IMAGE_ENTITY)
+    assert content_type == "image/png" and served == payload
+    assert "error:" not in scenario["agent"].log_text()
+
+
+def test_dashboard_picture_card_shows_the_image(hass, scenario, workdir):
+    """The repository's dashboard with the add-on's device: the picture card's entity has the
+    image, and headless Chromium screenshots the page (ha-addon-dashboard-1280.png with
+    BREEZE_HA_SCREENSHOT_DIR). Entities of the other scenarios (a risk profile) are not there."""
+    with open(os.path.join(hass.dir, "www", "breeze-login.html"), "w") as f:
+        f.write(LOGIN_PAGE % (json.dumps(hass.token), hass.DASHBOARD_URL))
+    with open(DASHBOARD, encoding="utf-8") as f:
+        assert IMAGE_ENTITY in f.read()
+    assert state(hass, IMAGE_ENTITY) not in (None, "unknown", "unavailable")
+    path = os.path.join(workdir, "addon-dashboard-1280.png")
+    screenshot(hass, path, 1280, 1300)
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head.startswith(b"\x89PNG\r\n\x1a\n") and int.from_bytes(head[16:20], "big") == 1280
+    SCREENSHOTS.append(path)
+    target = os.environ.get("BREEZE_HA_SCREENSHOT_DIR")
+    if target:
+        shutil.copyfile(path, os.path.join(target, "ha-addon-dashboard-1280.png"))
