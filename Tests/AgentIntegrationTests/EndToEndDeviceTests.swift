@@ -9,7 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+@testable import BreezeAgent
 import BreezeConfig
+import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport
 import Foundation
@@ -19,7 +21,8 @@ import Testing
     import Glibc
 #endif
 
-/// SPEC §8 end to end: the built binary with `--demo` data, a real mosquitto, and a stand-in
+/// SPEC §8 end to end: the built binary on the demo's data (served by the loopback APIs:
+/// `--demo` itself commands no device), a real mosquitto, and a stand-in
 /// for each device (DeviceStandIns.swift) receiving the agent's payloads after `once` and
 /// during `run` — a device reboot re-sends, a repeated `online` does not, a light with
 /// `power: leave` is not switched on, and an output removed from the config is cleaned up.
@@ -33,6 +36,46 @@ struct EndToEndDeviceTests {
         + #"{"id":2,"start":40,"stop":60,"frz":false,"fx":0,"col":[[52,199,89]]}]}"#
     static let tasmotaColor = "#ff3b30"
     static let indicator = ##"{"color":"#ff3b30"}"##
+
+    /// The demo's answers (``DemoResponder``'s bodies) from the loopback APIs, for "today" in
+    /// Europe/Berlin (the devices' location): the agent runs on a real configuration with the
+    /// demo's values, since `--demo` commands no device (issue 39; DemoGuard).
+    static func demoRoutes() -> FakeAPIs.Routes {
+        @Sendable func today() -> CivilDate {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "Europe/Berlin")!
+            let parts = calendar.dateComponents([.year, .month, .day], from: Date())
+            return CivilDate(year: parts.year!, month: parts.month!, day: parts.day!)!
+        }
+        @Sendable func json(_ body: String) -> LoopbackHTTPServer.Action {
+            .respond(status: 200, headers: [("Content-Type", "application/json")], body: Array(body.utf8))
+        }
+        @Sendable func date(_ text: String?) -> CivilDate? { text.flatMap { CivilDate(iso: $0) } }
+        return FakeAPIs.Routes(
+            google: { request in
+                json(DemoResponder.googlePollen(start: today(), days: Int(request.queryValue("days") ?? "5") ?? 5))
+            },
+            climate: { request in
+                let dates = (request.queryValue("start_date") ?? "").split(separator: ",").compactMap { CivilDate(iso: $0) }
+                return json(DemoResponder.climate(dates: dates, timezone: request.queryValue("timezone") ?? "GMT"))
+            },
+            stripes: { request in
+                guard let start = date(request.queryValue("start_date")), let end = date(request.queryValue("end_date"))
+                else { return .respond(status: 400) }
+                return json(
+                    DemoResponder.dailyMeans(from: start, through: end, timezone: request.queryValue("timezone") ?? "GMT"))
+            })
+    }
+
+    /// The demo's configuration settings (AgentMain.applyDemo) on the loopback APIs.
+    static func demoLike(_ sandbox: AgentSandbox) -> String {
+        """
+        homeassistant: {discovery: false}
+        pollen: {source: google, api_key: breeze-demo-sample-data-no-key}
+        \(sandbox.apis.endpointsYAML)
+
+        """
+    }
 
     struct Devices {
         let id = shortID()
@@ -86,17 +129,17 @@ struct EndToEndDeviceTests {
         )
     }
 
-    @Test("once --demo: each device gets its payload; display ≤ 1024 bytes; no power-on with power: leave")
+    @Test("once (the demo's data): each device gets its payload; display ≤ 1024 bytes; no power-on with power: leave")
     func once() async throws {
         try await MosquittoBroker.withPlainBroker { port in
-            let sandbox = try AgentSandbox()
+            let sandbox = try AgentSandbox(routes: Self.demoRoutes())
             let devices = Devices(port: port)
             try await devices.connect()
             defer { Task { await devices.stop() } }
-            try sandbox.writeConfig(port: port, prefix: "ignored-by-demo", devices.config())
+            try sandbox.writeConfig(port: port, prefix: "breeze-demo", Self.demoLike(sandbox) + devices.config())
 
             let (status, _, log) = try await AgentProcess.run(
-                ["once", "--demo", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+                ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)
             #expect(status == 0, "\(log)")
 
             let wled = devices.wled
@@ -144,20 +187,20 @@ struct EndToEndDeviceTests {
         }
     }
 
-    /// SPEC §8 `climate_stripes`: after `once --demo` the strip shows the stripes the agent
+    /// SPEC §8 `climate_stripes`: after `once` the strip shows the stripes the agent
     /// published on `<p>/<loc>/climate/stripes/colors`, one LED per year from LED 0, the LEDs
     /// past the last year black.
-    @Test("once --demo: a WLED strip with show: climate_stripes shows the published stripes")
+    @Test("once (the demo's data): a WLED strip with show: climate_stripes shows the published stripes")
     func climateStripes() async throws {
         try await MosquittoBroker.withPlainBroker { port in
-            let sandbox = try AgentSandbox()
+            let sandbox = try AgentSandbox(routes: Self.demoRoutes())
             let id = shortID()
             let wled = WLEDStandIn(port: port, topic: "wled/\(id)")
             try await wled.connect()
             defer { Task { await wled.stop() } }
             try sandbox.writeConfig(
-                port: port, prefix: "ignored-by-demo",
-                """
+                port: port, prefix: "breeze-demo",
+                Self.demoLike(sandbox) + """
                 locations:
                   - {id: dev\(id), name: Home, latitude: 52.52, longitude: 13.405, timezone: Europe/Berlin}
                 outputs:
@@ -165,7 +208,7 @@ struct EndToEndDeviceTests {
 
                 """)
             let (status, _, log) = try await AgentProcess.run(
-                ["once", "--demo", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+                ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)
             #expect(status == 0, "\(log)")
 
             let colorsTopic = "breeze-demo/dev\(id)/climate/stripes/colors"
@@ -189,10 +232,10 @@ struct EndToEndDeviceTests {
         }
     }
 
-    @Test("run --demo: sent on start, not on a repeated online; re-sent after a reboot; removal cleans up")
+    @Test("run (the demo's data): sent on start, not on a repeated online; re-sent after a reboot; removal cleans up")
     func run() async throws {
         try await MosquittoBroker.withPlainBroker { port in
-            let sandbox = try AgentSandbox()
+            let sandbox = try AgentSandbox(routes: Self.demoRoutes())
             let devices = Devices(port: port)
             try await devices.connect()
             defer { Task { await devices.stop() } }
@@ -203,11 +246,11 @@ struct EndToEndDeviceTests {
             try await lamp.connect()
             defer { Task { await lamp.stop() } }
             try sandbox.writeConfig(
-                port: port, prefix: "ignored-by-demo",
-                devices.config() + "  - {type: tasmota, topic: lamp_\(devices.id)}\n")
+                port: port, prefix: "breeze-demo",
+                Self.demoLike(sandbox) + devices.config() + "  - {type: tasmota, topic: lamp_\(devices.id)}\n")
 
             var agent = try AgentProcess(
-                ["run", "--demo", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+                ["run", "--config", sandbox.configPath], logDirectory: sandbox.directory)
             #expect(await eventually(bound: .seconds(20)) { wled.apiCommands.count == 1 }, "\(agent.log)")
             #expect(await eventually(bound: .seconds(10)) { tasmota.colorCommands.count == 1 }, "\(agent.log)")
             #expect(await eventually(bound: .seconds(10)) { awtrix.loop.count == 2 }, "\(agent.log)")
@@ -257,9 +300,10 @@ struct EndToEndDeviceTests {
             #expect(await agent.terminate() == 0)
 
             // WLED and Awtrix leave the config: WLED is no longer driven, Tasmota still is.
-            try sandbox.writeConfig(port: port, prefix: "ignored-by-demo", devices.config(wled: false, awtrix: false))
+            try sandbox.writeConfig(
+                port: port, prefix: "breeze-demo", Self.demoLike(sandbox) + devices.config(wled: false, awtrix: false))
             agent = try AgentProcess(
-                ["run", "--demo", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+                ["run", "--config", sandbox.configPath], logDirectory: sandbox.directory)
             #expect(await eventually(bound: .seconds(20)) { tasmota.colorCommands.count == 3 }, "\(agent.log)")
             // WLED's retained `online` would have come with the agent's subscriptions, as
             // Tasmota's did; a removed output is not subscribed to (DeviceCommandStateTests

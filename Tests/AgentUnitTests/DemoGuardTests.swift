@@ -45,4 +45,27 @@ struct DemoGuardTests {
                 if case .log = $0 { true } else { false }
             })
     }
+
+    @Test func aDevicesRetainedScopeIsLeftAloneAndTheDemoScopesStay() {
+        func tree(_ topic: String, _ payload: String) -> TopicTree {
+            var tree = TopicTree()
+            tree.set(topic, payload)
+            return tree
+        }
+        let own = SinkScope(prefix: "breeze-demo/home/pollen", tree: tree("breeze-demo/home/pollen/level", "3"))
+        let clock = SinkScope(prefix: "awtrix_kitchen/custom/breeze", tree: tree("awtrix_kitchen/custom/breeze", "{}"))
+        let cleared = SinkScope(prefix: "homeassistant/device/x/config", tree: nil)
+        let (actions, _) = DemoGuard.filter([.setScope(own), .setScope(clock), .setScope(cleared)], prefix: "breeze-demo")
+        #expect(actions.count == 2)
+        guard case .setScope(let kept) = actions.first else {
+            Issue.record("the demo's own scope was not kept: \(actions)")
+            return
+        }
+        #expect(kept == own)
+        guard case .log(_, let line) = actions.last else {
+            Issue.record("no line for the device's scope: \(actions)")
+            return
+        }
+        #expect(line == #"demo: would keep 1 retained topic(s) under "awtrix_kitchen/custom/breeze" (a device's)"#)
+    }
 }

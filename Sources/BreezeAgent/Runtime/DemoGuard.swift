@@ -16,8 +16,8 @@ import BreezeCore
 /// its `outputs:` name the user's WLED, Awtrix and Tasmota topics and OpenEPaperLink access
 /// points. In demo mode the loop passes its actions through ``filter(_:prefix:)``: what the
 /// agent publishes under its own (demo) prefix goes to the broker as usual; a publish anywhere
-/// else — a device's command topic — and an image upload become one log line each saying what
-/// would have been sent, and an upload is reported back as accepted so the image pipeline
+/// else — a device's command topic —, a device's retained scope (an Awtrix clock's apps) and an
+/// image upload become one log line each saying what would have been sent, and an upload is reported back as accepted so the image pipeline
 /// carries on as it would.
 enum DemoGuard {
     /// `actions` with every publish outside `prefix/` and every upload replaced by a log line;
@@ -33,6 +33,15 @@ enum DemoGuard {
                         .info,
                         "demo: would send to \(quotedForLog(message.topic)) (qos \(message.qos)\(message.retain ? ", retained" : "")): \(doubleQuoted(message.payload, maxScalars: 512))"
                     ))
+            case .setScope(let scope) where !scope.prefix.hasPrefix(prefix + "/"):
+                // A device's retained topics (an Awtrix clock's apps and indicator): left alone.
+                if let tree = scope.tree, !tree.isEmpty {
+                    kept.append(
+                        .log(
+                            .info,
+                            "demo: would keep \(tree.count) retained topic(s) under \(quotedForLog(scope.prefix)) (a device's)"
+                        ))
+                }
             case .upload(let index, let upload):
                 kept.append(
                     .log(
