@@ -56,14 +56,17 @@ struct EndToEndDeviceTests {
                 json(DemoResponder.googlePollen(start: today(), days: Int(request.queryValue("days") ?? "5") ?? 5))
             },
             climate: { request in
-                let dates = (request.queryValue("start_date") ?? "").split(separator: ",").compactMap { CivilDate(iso: $0) }
+                let dates = (request.queryValue("start_date") ?? "").split(separator: ",").compactMap {
+                    CivilDate(iso: $0)
+                }
                 return json(DemoResponder.climate(dates: dates, timezone: request.queryValue("timezone") ?? "GMT"))
             },
             stripes: { request in
                 guard let start = date(request.queryValue("start_date")), let end = date(request.queryValue("end_date"))
                 else { return .respond(status: 400) }
                 return json(
-                    DemoResponder.dailyMeans(from: start, through: end, timezone: request.queryValue("timezone") ?? "GMT"))
+                    DemoResponder.dailyMeans(
+                        from: start, through: end, timezone: request.queryValue("timezone") ?? "GMT"))
             })
     }
 
@@ -201,12 +204,12 @@ struct EndToEndDeviceTests {
             try sandbox.writeConfig(
                 port: port, prefix: "breeze-demo",
                 Self.demoLike(sandbox) + """
-                locations:
-                  - {id: dev\(id), name: Home, latitude: 52.52, longitude: 13.405, timezone: Europe/Berlin}
-                outputs:
-                  - {type: wled, topic: wled/\(id), show: climate_stripes, leds: 60}
+                    locations:
+                      - {id: dev\(id), name: Home, latitude: 52.52, longitude: 13.405, timezone: Europe/Berlin}
+                    outputs:
+                      - {type: wled, topic: wled/\(id), show: climate_stripes, leds: 60}
 
-                """)
+                    """)
             let (status, _, log) = try await AgentProcess.run(
                 ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)
             #expect(status == 0, "\(log)")

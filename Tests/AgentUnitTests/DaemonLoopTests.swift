@@ -42,8 +42,10 @@ struct DaemonLoopTests {
         lines: Lines = Lines(), stateDirectory: String? = nil
     ) -> Task<Int32, Never> {
         Task {
-            await OnceLoopTests.agent(config, clock: clock, answers: answers, lines: lines, stateDirectory: stateDirectory)
-                .run(client: broker, signals: [])
+            await OnceLoopTests.agent(
+                config, clock: clock, answers: answers, lines: lines, stateDirectory: stateDirectory
+            )
+            .run(client: broker, signals: [])
         }
     }
 
@@ -196,7 +198,9 @@ struct DaemonLoopTests {
         let layout = config.topicLayout
         let grass = layout.location("home").pollenItem("grass") + "/value"
 
-        let (clock, broker, answers) = (ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), Self.pollenAnswers())
+        let (clock, broker, answers) = (
+            ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), Self.pollenAnswers()
+        )
         let first = Self.run(config, clock: clock, broker: broker, answers: answers, stateDirectory: directory)
         _ = await broker.next(after: 0) { $0.topic == layout.status }
         clock.advance(by: .seconds(6))

@@ -55,7 +55,8 @@ struct DemoGuardTests {
         let own = SinkScope(prefix: "breeze-demo/home/pollen", tree: tree("breeze-demo/home/pollen/level", "3"))
         let clock = SinkScope(prefix: "awtrix_kitchen/custom/breeze", tree: tree("awtrix_kitchen/custom/breeze", "{}"))
         let cleared = SinkScope(prefix: "homeassistant/device/x/config", tree: nil)
-        let (actions, _) = DemoGuard.filter([.setScope(own), .setScope(clock), .setScope(cleared)], prefix: "breeze-demo")
+        let (actions, _) = DemoGuard.filter(
+            [.setScope(own), .setScope(clock), .setScope(cleared)], prefix: "breeze-demo")
         #expect(actions.count == 2)
         guard case .setScope(let kept) = actions.first else {
             Issue.record("the demo's own scope was not kept: \(actions)")

@@ -197,7 +197,9 @@ struct MQTTRefusalTests {
         // so once this one is acknowledged, so is every re-sent one. Only it may count.
         try client.publish("burst/after", payload, qos: 1, retain: true)
         let later = await client.waitForOutcomes(timeout: .seconds(10))
-        #expect(later.accepted == 1 && later.allAccepted, "acknowledgements on the new connection were counted: \(later.accepted)")
+        #expect(
+            later.accepted == 1 && later.allAccepted,
+            "acknowledgements on the new connection were counted: \(later.accepted)")
         #expect(later.lost.isEmpty)
         // libmosquitto did re-send (some of) the lost ones on the new connection and the broker
         // took them: those acknowledgements were the ones that must not count.
