@@ -468,3 +468,56 @@ struct PollenHourlyStatusTests {
         #expect(google.now.isEmpty && google.airOut == nil)
     }
 }
+
+@Suite("Hourly pollen in Home Assistant discovery")
+struct PollenHourlyDiscoveryTests {
+    static func components(hourly: Bool, profiles: [DiscoveryInput.Profile]) throws -> [String: [String: Any]] {
+        var input = DiscoveryInput(
+            agentVersion: "1.2.3", location: .init(id: "home", name: "Home"), pollenAvailable: true,
+            pollenItems: [
+                .init(id: "grass", name: "Grass", isPlant: false, hasIndex: true),
+                .init(id: "tree", name: "Tree", isPlant: false, hasIndex: true),
+                .init(id: "weed", name: "Weed", isPlant: false, hasIndex: true),
+                .init(id: "birch", name: "Birch", isPlant: true, hasIndex: true),
+            ], climateEnabled: false)
+        input.hourlyPollen = hourly
+        input.profiles = profiles
+        return try discoveryComponents(decodeDiscovery(HomeAssistantDiscovery.deviceConfig(for: input)))
+    }
+
+    @Test func openMeteoLocationsAnnounceNowAndAirOut() throws {
+        let comps = try Self.components(hourly: true, profiles: [.init(id: "anna-2", name: "Anna")])
+        let best = try #require(comps["pollen_air_out"])
+        #expect(best["platform"] as? String == "sensor" && best["name"] as? String == "Best time to air out")
+        #expect(best["device_class"] as? String == "timestamp")
+        #expect(best["state_topic"] as? String == "breeze/home/pollen/air_out")
+        #expect(best["value_template"] as? String == "{{ value_json.start }}")
+        #expect(best["json_attributes_topic"] as? String == "breeze/home/pollen/air_out")
+        #expect(best["unique_id"] as? String == "breeze_home_pollen_air_out")
+        let good = try #require(comps["pollen_air_out_now"])
+        #expect(good["platform"] as? String == "binary_sensor" && good["name"] as? String == "Good time to air out")
+        #expect(good["state_topic"] as? String == "breeze/home/pollen/air_out/now")
+        #expect(good["payload_on"] as? String == "ON" && good["payload_off"] as? String == "OFF")
+        #expect(good["device_class"] == nil)
+        let anna = try #require(comps["risk_anna_2_air_out"])
+        #expect(anna["name"] as? String == "Anna Best time to air out")
+        #expect(anna["state_topic"] as? String == "breeze/home/risk/anna-2/air_out")
+        #expect(comps["risk_anna_2_air_out_now"]?["state_topic"] as? String == "breeze/home/risk/anna-2/air_out/now")
+        for type in ["grass", "tree", "weed"] {
+            let now = try #require(comps["pollen_\(type)_now"])
+            #expect(now["state_topic"] as? String == "breeze/home/pollen/\(type)/now/level")
+            #expect(now["device_class"] as? String == "enum")
+            #expect(now["value_template"] as? String == HomeAssistantDiscovery.levelTemplate)
+            #expect(now["enabled_by_default"] == nil)
+        }
+        #expect(comps["pollen_birch_now"] == nil)
+        // Every component still has its qos.
+        #expect(comps.values.allSatisfy { $0["qos"] as? Int == 1 })
+    }
+
+    @Test func googleLocationsAnnounceNoneOfThem() throws {
+        let comps = try Self.components(hourly: false, profiles: [.init(id: "anna", name: "Anna")])
+        #expect(comps.keys.filter { $0.contains("air_out") || $0.hasSuffix("_now") }.isEmpty)
+        #expect(comps["risk_anna"] != nil)
+    }
+}
