@@ -40,7 +40,8 @@ def pytest_terminal_summary(terminalreporter):
     if dashboards is not None and dashboards.ATTRIBUTES:
         terminalreporter.write_sep("-", "dashboards scenario: pollen card attributes as Home Assistant reported them")
         # One type and one plant in full, the card attributes of the others.
-        full = ("sensor.breeze_home_pollen_grass", "sensor.breeze_home_pollen_birch")
+        full = ("sensor.breeze_home_pollen_grass", "sensor.breeze_home_pollen_birch", "sensor.breeze_home_pollen_max",
+                "sensor.breeze_home_pollen_air_out")
         for entity_id, attributes in dashboards.ATTRIBUTES.items():
             shown = attributes if entity_id in full else {
                 k: attributes[k] for k in ("attribution", "icon", "code", "forecast") if k in attributes}

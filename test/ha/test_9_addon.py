@@ -148,13 +148,13 @@ def forget_earlier_home_device(hass, broker):
 def expected_entities(remembered):
     """One key-free location with the default config; plants the user had enabled stay enabled."""
     return [dataclasses.replace(e, enabled=True) if e.entity_id in remembered else e
-            for e in location_entities(PREFIX, "home", TYPES, PLANTS)]
+            for e in location_entities(PREFIX, "home", TYPES, PLANTS, indexed=PLANTS, hourly=True)]
 
 
 @pytest.fixture(scope="module")
 def scenario(hass, broker, api, agent_bin, workdir):
     remembered = forget_earlier_home_device(hass, broker)
-    RESTORED.update(e.entity_id for e in location_entities(PREFIX, "home", TYPES, PLANTS)
+    RESTORED.update(e.entity_id for e in location_entities(PREFIX, "home", TYPES, PLANTS, indexed=PLANTS, hourly=True)
                     if not e.enabled and e.entity_id in remembered)
     supervisor = Supervisor(hass, broker)
     status_port = free_port()

@@ -226,7 +226,8 @@ public enum HomeAssistantDiscovery {
         if input.pollenAvailable && input.hourlyPollen {
             for profile in input.profiles {
                 addAirOut(
-                    "risk_" + DiscoveryNaming.slug(profile.id), name: profile.name, topic: topics.riskAirOut(profile.id),
+                    "risk_" + DiscoveryNaming.slug(profile.id), name: profile.name,
+                    topic: topics.riskAirOut(profile.id),
                     to: &components)
             }
         }
