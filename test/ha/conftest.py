@@ -61,6 +61,8 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line("%-52s %s" % (entity_id, value))
         terminalreporter.write_line("disabled by default, but enabled in an earlier scenario and restored so: %s"
                                     % (", ".join(sorted(addon.RESTORED)) or "none"))
+        terminalreporter.write_line("enabled by default, but disabled in an earlier scenario and restored so: %s"
+                                    % (", ".join(sorted(addon.RESTORED_DISABLED)) or "none"))
     if SCENARIO_PROBLEMS:
         terminalreporter.write_sep("-", "homeassistant.components.mqtt WARNING/ERROR lines per scenario")
         for name, lines in SCENARIO_PROBLEMS.items():
