@@ -24,6 +24,8 @@ public struct AgentConfig: Sendable {
     public var air = AirSettings()
     /// `profiles:` (SPEC §10.2), in file order.
     public var profiles: [RiskProfile] = []
+    /// `air_out:` (SPEC §20): the window to air out (Open-Meteo pollen only).
+    public var airOut = AirOutSettings()
     public var endpoints: Endpoints
     /// As written (may be relative to the working directory); an unwritable one is the runtime's warning.
     public var stateDir: String

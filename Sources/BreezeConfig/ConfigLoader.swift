@@ -104,7 +104,7 @@ private struct ConfigParser {
             root, path: "",
             keys: [
                 "mqtt", "homeassistant", "locations", "pollen", "climate", "air", "profiles", "endpoints", "state_dir",
-                "log_level", "outputs", "shard", "http", "images",
+                "log_level", "outputs", "shard", "http", "images", "air_out",
             ],
             file: file)
         let mqtt = try parseMQTT(top.rawNode("mqtt"))
@@ -130,6 +130,7 @@ private struct ConfigParser {
             climateEnabled: climate.enabled, profiles: config.profiles.map(\.id), images: config.images
         ).parseAll(top.rawNode("outputs"))
         try ShardConfig.apply(top, to: &config)
+        try AirOutConfig.apply(top, to: &config)
         try HTTPConfigParser.apply(top, to: &config)
         try FleetConfig.apply(top, to: &config)
         return config

@@ -104,6 +104,10 @@ public func renderEffective(_ c: AgentConfig) -> String {
     line(2, "enabled", String(c.air.enabled))
     line(2, "interval", durationText(c.air.interval))
 
+    line(0, "air_out", "")
+    line(2, "window", String(c.airOut.window))
+    line(2, "hours", quoted(c.airOut.hours.description))
+
     if c.profiles.isEmpty {
         out.append("# profiles: none")
     } else {

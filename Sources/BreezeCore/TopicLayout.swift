@@ -152,6 +152,13 @@ public struct LocationTopics: Sendable, Equatable {
     public func pollenItem(_ itemID: String) -> String { pollen + "/" + itemID }
     /// `<p>/<loc>/pollen/<item>/d<N>`: forecast day N (1…4) of an item.
     public func pollenItem(_ itemID: String, day: Int) -> String { pollenItem(itemID) + "/d" + String(day) }
+    /// `<p>/<loc>/pollen/<item>/now` (+ `/value`, `/level`, `/color`): the current local hour
+    /// (SPEC §20, Open-Meteo only).
+    public func pollenNow(_ itemID: String) -> String { ScalarTopics.now(pollenItem(itemID)) }
+    /// `<p>/<loc>/pollen/<item>/peak_at`: today's highest hour, ISO 8601 local time (SPEC §20).
+    public func pollenPeakAt(_ itemID: String) -> String { pollenItem(itemID) + "/peak_at" }
+    /// `<p>/<loc>/pollen/air_out` (+ `/now`): the best hours to air out (SPEC §20).
+    public var pollenAirOut: String { pollen + "/air_out" }
     /// `<p>/<loc>/pollen/max`.
     public var pollenMax: String { pollen + "/max" }
     /// `<p>/<loc>/pollen/peak` (+ `/date`, `/level`, `/color`): the expected peak (SPEC §7.1).
@@ -196,6 +203,8 @@ public struct LocationTopics: Sendable, Equatable {
     public func riskProfile(_ profileID: String) -> String { risk + "/" + profileID }
     /// `<p>/<loc>/risk/<profile>/alert`.
     public func riskAlert(_ profileID: String) -> String { riskProfile(profileID) + "/alert" }
+    /// `<p>/<loc>/risk/<profile>/air_out` (+ `/now`): the profile's hours to air out (SPEC §20).
+    public func riskAirOut(_ profileID: String) -> String { riskProfile(profileID) + "/air_out" }
 
     // MARK: displays
 
@@ -239,4 +248,6 @@ public enum ScalarTopics {
     public static func trend(_ topic: String) -> String { topic + "/trend" }
     /// `<t>/date` (the peak's day).
     public static func date(_ topic: String) -> String { topic + "/date" }
+    /// `<t>/now`: an item's current hour, or whether now is a good time to air out (SPEC §20).
+    public static func now(_ topic: String) -> String { topic + "/now" }
 }

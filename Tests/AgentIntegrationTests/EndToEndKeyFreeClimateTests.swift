@@ -129,7 +129,16 @@ struct EndToEndKeyFreeClimateTests {
                 tree.keys.filter { $0.hasPrefix(base + "/") }.map {
                     String($0.dropFirst(base.count + 1).split(separator: "/")[0])
                 })
-            #expect(ids == Set(Self.expected.keys).union(["max", "peak", "updated_at", "stale"]))
+            #expect(ids == Set(Self.expected.keys).union(["max", "peak", "updated_at", "stale", "air_out"]))
+            // SPEC §20: the hourly topics, from the same body (no other request was made).
+            for id in Self.expected.keys {
+                #expect(tree["\(base)/\(id)/now/level"] != nil, "\(id)")
+                #expect(tree["\(base)/\(id)/now/color"]?.hasPrefix("#") == true, "\(id)")
+            }
+            #expect(["ON", "OFF"].contains(tree["\(base)/air_out/now"] ?? ""))
+            let airOut = try #require(parseJSON(tree["\(base)/air_out"]) as? [String: Any])
+            #expect(airOut["window_h"] as? Int == 2)
+            #expect(airOut["allergens"] as? [String] == ["grass", "tree", "weed"])
 
             let alder = try #require(parseJSON(tree["\(base)/alder"]) as? [String: Any])
             #expect(alder["is_plant"] as? Bool == true)

@@ -473,6 +473,7 @@ struct ConfigLoaderTests {
             #expect(config.mqtt.topicPrefix == defaults.mqtt.topicPrefix)
             #expect(config.pollen.interval == defaults.pollen.interval)
             #expect(config.climate == defaults.climate)
+            #expect(config.airOut == defaults.airOut)
             #expect(config.endpoints == defaults.endpoints)
             #expect(config.stateDir == defaults.stateDir)
             #expect(config.pollen.colors.moderate == HexColor(hex: "#ff9500"))

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-import BreezeCore
+@testable import BreezeCore
 import Foundation
 import Testing
 
@@ -99,10 +99,14 @@ struct DiscoveryCardAttributesTests {
                 #expect(tomorrow["json_attributes_topic"] == nil && tomorrow["icon"] as? String == "mdi:flower-pollen")
             }
         }
-        // The max keeps its own JSON and carries no card attributes (a card would take it for an item).
+        // The max carries the overall-risk attributes (SPEC §17.1): `top_pollen_codes` tells the
+        // card it is the summary, not an item.
         let max = try #require(comps["pollen_max"])
-        #expect(max["json_attributes_topic"] as? String == "breeze/home/pollen/max")
-        #expect(max["json_attributes_template"] == nil)
+        #expect(max["json_attributes_topic"] as? String == "breeze/home/pollen")
+        #expect(max["json_attributes_template"] as? String == PollenCardAttributes.overallRiskTemplate)
+        let template = PollenCardAttributes.overallRiskTemplate
+        #expect(template.contains("top_pollen_codes=ns.codes") && !template.contains("top_value"))
+        #expect(template.contains("attribution=value_json.attribution") && template.contains("forecast=ns.forecast"))
     }
 
     /// What the template reads: the summary's attribution, today's item in `items` (every field

@@ -202,10 +202,9 @@ struct DiscoveryTests {
             #expect(component["state_class"] as? String == "measurement")
             #expect(component["suggested_display_precision"] as? Int == 0)
             #expect(component["state_topic"] as? String == "breeze/home/pollen/\(item)/value")
-            // The items read the location's summary through a template (SPEC §17), the max its own JSON.
-            let attributes = item == "max" ? "breeze/home/pollen/max" : "breeze/home/pollen"
-            #expect(component["json_attributes_topic"] as? String == attributes)
-            #expect((component["json_attributes_template"] != nil) == (item != "max"))
+            // Every one reads the location's summary through a template (SPEC §17, §17.1).
+            #expect(component["json_attributes_topic"] as? String == "breeze/home/pollen")
+            #expect(component["json_attributes_template"] != nil)
             #expect(component["unit_of_measurement"] == nil)
         }
     }
@@ -223,6 +222,23 @@ struct DiscoveryTests {
             }
         }
         #expect(comps["pollen_max"]?["enabled_by_default"] == nil)
+    }
+
+    /// SPEC §17.1: a plant with an index today is announced enabled; one with a code and a name
+    /// only stays disabled.
+    @Test func plantsWithAnIndexTodayAreAnnouncedEnabled() throws {
+        let withIndex: [DiscoveryInput.PollenItem] = [
+            .init(id: "grass", name: "Grass", isPlant: false, hasIndex: false),
+            .init(id: "birch", name: "Birch", isPlant: true, hasIndex: true),
+            .init(id: "oak", name: "Oak", isPlant: true, hasIndex: false),
+        ]
+        let comps = try config(input(pollenItems: withIndex))
+        for metric in ["pollen_birch", "pollen_birch_level", "pollen_grass", "pollen_grass_level"] {
+            #expect(comps[metric]?["enabled_by_default"] == nil, "\(metric)")
+        }
+        for metric in ["pollen_oak", "pollen_oak_level"] {
+            #expect(comps[metric]?["enabled_by_default"] as? Bool == false, "\(metric)")
+        }
     }
 
     @Test func enumLevelSensorsHaveOptionsButNoStateClassOrUnit() throws {

@@ -156,6 +156,21 @@ import Testing
                 == .unsupportedLocation(message: "Open-Meteo has no pollen for this location (all values null)"))
     }
 
+    /// The most negative `utc_offset_seconds` an `Int` holds: its magnitude does not fit, and
+    /// `abs` of it trapped in the air decoder's offset check. Both readers of the air-quality
+    /// body refuse or skip it instead.
+    @Test func theMostNegativeOffsetIsRefusedNotATrap() {
+        let body = Array(
+            #"{"utc_offset_seconds":-9223372036854775808,"hourly":{"time":["2026-06-01T00:00"],"european_aqi":[20],"grass_pollen":[1.0]}}"#
+                .utf8)
+        #expect(
+            AirQualityDecoder.interpret(httpStatus: 200, body: body)
+                == .failed(message: "Open-Meteo air-quality response with utc_offset_seconds -9223372036854775808"))
+        if case .report(let report) = OpenMeteoPollen.interpret(httpStatus: 200, body: body) {
+            #expect(report.hourly == nil)
+        }
+    }
+
     // MARK: Climate
 
     @Test func everySavedClimateInputGivesAnOutcome() {

@@ -40,7 +40,8 @@ def pytest_terminal_summary(terminalreporter):
     if dashboards is not None and dashboards.ATTRIBUTES:
         terminalreporter.write_sep("-", "dashboards scenario: pollen card attributes as Home Assistant reported them")
         # One type and one plant in full, the card attributes of the others.
-        full = ("sensor.breeze_home_pollen_grass", "sensor.breeze_home_pollen_birch")
+        full = ("sensor.breeze_home_pollen_grass", "sensor.breeze_home_pollen_birch", "sensor.breeze_home_pollen_max",
+                "sensor.breeze_home_pollen_air_out")
         for entity_id, attributes in dashboards.ATTRIBUTES.items():
             shown = attributes if entity_id in full else {
                 k: attributes[k] for k in ("attribution", "icon", "code", "forecast") if k in attributes}
@@ -60,6 +61,8 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line("%-52s %s" % (entity_id, value))
         terminalreporter.write_line("disabled by default, but enabled in an earlier scenario and restored so: %s"
                                     % (", ".join(sorted(addon.RESTORED)) or "none"))
+        terminalreporter.write_line("enabled by default, but disabled in an earlier scenario and restored so: %s"
+                                    % (", ".join(sorted(addon.RESTORED_DISABLED)) or "none"))
     if SCENARIO_PROBLEMS:
         terminalreporter.write_sep("-", "homeassistant.components.mqtt WARNING/ERROR lines per scenario")
         for name, lines in SCENARIO_PROBLEMS.items():

@@ -25,9 +25,16 @@ def slug(text):
 TREND_OPTIONS = ["rising", "falling", "steady"]
 
 
-def location_entities(prefix, location, pollen_types=(), plants=(), climate=True, forecast=True):
+# The plants of the Google fixture with an index on its first day: announced enabled (SPEC §17.1).
+GOOGLE_INDEXED = ("pine", "birch", "olive", "graminales", "alder")
+
+
+def location_entities(prefix, location, pollen_types=(), plants=(), climate=True, forecast=True, indexed=(),
+                      hourly=False):
     """Entities of one location's device. `pollen_types`/`plants`: the lower-case item ids;
-    none at all means pollen is off for the location. `forecast`: the items have a day 1."""
+    none at all means pollen is off for the location. `forecast`: the items have a day 1.
+    `indexed`: the plants with an index when first announced, so enabled (SPEC §17.1).
+    `hourly`: the pollen is Open-Meteo's, with the "now" and air-out entities (SPEC §20)."""
     device = slug(prefix) + "_" + slug(location)
     out = []
 
@@ -41,11 +48,16 @@ def location_entities(prefix, location, pollen_types=(), plants=(), climate=True
         add("sensor", "pollen_trend", device_class="enum")
         add("sensor", "pollen_peak", device_class="enum")
         for item in list(pollen_types) + list(plants):
-            enabled = item in pollen_types
+            enabled = item in pollen_types or item in indexed
             add("sensor", "pollen_" + item, state_class="measurement", enabled=enabled)
             add("sensor", "pollen_%s_level" % item, device_class="enum", enabled=enabled)
-            if enabled and forecast:
+            if item in pollen_types and forecast:
                 add("sensor", "pollen_%s_tomorrow" % item, state_class="measurement")
+        if hourly:
+            for item in pollen_types:
+                add("sensor", "pollen_%s_now" % item, device_class="enum")
+            add("sensor", "pollen_air_out", device_class="timestamp")
+            add("binary_sensor", "pollen_air_out_now")
     if climate:
         add("sensor", "climate_current", device_class="temperature", unit="°C", state_class="measurement")
         add("sensor", "climate_baseline", device_class="temperature", unit="°C", state_class="measurement")
@@ -72,25 +84,30 @@ US_AQI_OPTIONS = ["Good", "Moderate", "Unhealthy for sensitive groups", "Unhealt
 UV_OPTIONS = ["Low", "Moderate", "High", "Very high", "Extreme"]
 
 
-def air_entities(prefix, location, profiles=()):
-    """Entities `air.enabled` (SPEC §10.1) and `profiles:` (§10.2) add to a location's device."""
+def air_entities(prefix, location, profiles=(), hourly=False, air=True):
+    """Entities `air.enabled` (SPEC §10.1) and `profiles:` (§10.2) add to a location's device;
+    `hourly`: each profile's air-out pair too (SPEC §20, Open-Meteo pollen)."""
     device = slug(prefix) + "_" + slug(location)
     out = []
 
     def add(platform, metric, **kwargs):
         out.append(Entity("%s.%s_%s" % (platform, device, metric), "%s_%s" % (device, metric), **kwargs))
 
-    for index in ("european_aqi", "us_aqi"):
+    for index in ("european_aqi", "us_aqi") if air else ():
         add("sensor", "air_" + index, device_class="aqi", state_class="measurement")
         add("sensor", "air_%s_level" % index, device_class="enum")
-    add("sensor", "air_pm2_5", device_class="pm25", unit=PARTICULATE_UNIT, state_class="measurement")
-    add("sensor", "air_pm10", device_class="pm10", unit=PARTICULATE_UNIT, state_class="measurement")
-    for uv in ("uv_index", "uv_index_max"):
-        add("sensor", "air_" + uv, unit="UV index", state_class="measurement")
-        add("sensor", "air_%s_level" % uv, device_class="enum")
-    add("sensor", "air_updated_at", device_class="timestamp", category="diagnostic")
-    add("binary_sensor", "air_stale", device_class="problem", category="diagnostic")
+    if air:
+        add("sensor", "air_pm2_5", device_class="pm25", unit=PARTICULATE_UNIT, state_class="measurement")
+        add("sensor", "air_pm10", device_class="pm10", unit=PARTICULATE_UNIT, state_class="measurement")
+        for uv in ("uv_index", "uv_index_max"):
+            add("sensor", "air_" + uv, unit="UV index", state_class="measurement")
+            add("sensor", "air_%s_level" % uv, device_class="enum")
+        add("sensor", "air_updated_at", device_class="timestamp", category="diagnostic")
+        add("binary_sensor", "air_stale", device_class="problem", category="diagnostic")
     for profile in profiles:
         add("sensor", "risk_" + slug(profile), device_class="enum")
         add("binary_sensor", "risk_%s_alert" % slug(profile))
+        if hourly:
+            add("sensor", "risk_%s_air_out" % slug(profile), device_class="timestamp")
+            add("binary_sensor", "risk_%s_air_out_now" % slug(profile))
     return out

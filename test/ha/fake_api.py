@@ -73,6 +73,7 @@ class FakeAPI:
         self.failing = set()        # lat: HTTP 503 for every API
         self.null_years = {}        # lat -> set of years whose temperature is null
         self.outside_europe = set()  # lat: air quality answers with the New York body
+        self.pollen_hourly = {}     # lat -> 96 grass tenths from today 00:00 UTC (a designed hourly day)
         self.requests = []
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -130,6 +131,9 @@ class FakeAPI:
         return 200, json.dumps(doc, ensure_ascii=False).encode()
 
     def _air(self, lat):
+        designed = self._lookup(self.pollen_hourly, lat)
+        if designed is not None:
+            return 200, self._designed_pollen(designed)
         doc = copy.deepcopy(self.air_outside if self._lookup(self.outside_europe, lat) else self.air_europe)
         times = doc["hourly"]["time"]
         offset = doc["utc_offset_seconds"]
@@ -138,6 +142,20 @@ class FakeAPI:
         shift = (local_today - first_local).days * 86400
         doc["hourly"]["time"] = [t + shift for t in times]
         return 200, json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
+
+    @staticmethod
+    def _designed_pollen(grass):
+        """Four UTC days of hourly pollen from today 00:00 as Open-Meteo writes them (ISO times,
+        one decimal): grass as given, every other plant 0.0 (SPEC §20 scenarios)."""
+        start = datetime.datetime.combine(today(), datetime.time(0), datetime.timezone.utc)
+        times = [(start + datetime.timedelta(hours=h)).strftime("%Y-%m-%dT%H:%M") for h in range(len(grass))]
+        hourly = {"time": times}
+        for name in ("alder", "birch", "grass", "mugwort", "olive", "ragweed"):
+            hourly[name + "_pollen"] = ["@%s@" % tenths_text(grass[h] if name == "grass" else 0) for h in range(len(grass))]
+        doc = {"latitude": 52.5, "longitude": 13.4, "generationtime_ms": 0.4, "utc_offset_seconds": 0,
+               "timezone": "GMT", "timezone_abbreviation": "GMT", "elevation": 38.0, "hourly": hourly}
+        text = json.dumps(doc, separators=(",", ":"))
+        return text.replace('"@', "").replace('@"', "").encode()
 
     def _air_indexes(self, lat, lon):
         """The indexes of SPEC §10.1's request for a location in UTC: today's hours 00:00–23:00."""

@@ -188,12 +188,15 @@ class HomeAssistant:
     DASHBOARD_URL = "breeze-pollen"
     DASHBOARD_FILE = "dashboards/breeze.yaml"
     BLUEPRINT_PATH = "breeze_agent/pollen_alert.yaml"
+    AIR_OUT_BLUEPRINT_PATH = "breeze_agent/air_out.yaml"
 
     def _install_dashboards(self):
         for source, target in [
                 (os.path.join(ROOT, "ha", "dashboards", "breeze.yaml"), os.path.join(self.dir, self.DASHBOARD_FILE)),
                 (os.path.join(ROOT, "ha", "blueprints", "automation", self.BLUEPRINT_PATH),
-                 os.path.join(self.dir, "blueprints", "automation", self.BLUEPRINT_PATH))]:
+                 os.path.join(self.dir, "blueprints", "automation", self.BLUEPRINT_PATH)),
+                (os.path.join(ROOT, "ha", "blueprints", "automation", self.AIR_OUT_BLUEPRINT_PATH),
+                 os.path.join(self.dir, "blueprints", "automation", self.AIR_OUT_BLUEPRINT_PATH))]:
             os.makedirs(os.path.dirname(target), exist_ok=True)
             shutil.copyfile(source, target)
         with open(os.path.join(self.dir, "automations.yaml"), "w") as f:

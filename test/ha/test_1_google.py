@@ -5,7 +5,7 @@ import pytest
 
 from checks import (agent_scenario, assert_device, assert_entities, device_of, press_refresh, settle, state,
                     wait_for_entities, wait_gone, wait_state)
-from expected import LEVEL_OPTIONS, location_entities
+from expected import GOOGLE_INDEXED, LEVEL_OPTIONS, location_entities
 from harness import Agent, wait_for
 
 PREFIX = "breeze"
@@ -43,7 +43,7 @@ def scenario(hass, broker, api, agent_bin, workdir):
     agent = Agent(agent_bin, workdir, "google", config(broker, api))
     def setup():
         for loc in ("home", "office", "sea"):
-            wait_for_entities(hass, "breeze_" + loc, location_entities(PREFIX, loc, TYPES, PLANTS), ready=[
+            wait_for_entities(hass, "breeze_" + loc, location_entities(PREFIX, loc, TYPES, PLANTS, indexed=GOOGLE_INDEXED), ready=[
                 "binary_sensor.breeze_%s_pollen_stale" % loc, "binary_sensor.breeze_%s_climate_stale" % loc,
                 "sensor.breeze_%s_pollen_tree" % loc, "sensor.breeze_%s_climate_current" % loc])
     yield from agent_scenario("google", hass, agent, since, setup)
@@ -58,7 +58,7 @@ STATES = {}
 
 
 def test_entities(hass, scenario):
-    expected = location_entities(PREFIX, "home", TYPES, PLANTS)
+    expected = location_entities(PREFIX, "home", TYPES, PLANTS, indexed=GOOGLE_INDEXED)
     assert_entities(hass, "breeze_home", expected)
     states = hass.states()
     STATES.update({e.entity_id: states[e.entity_id]["state"] if e.enabled else "(disabled by default)"
@@ -182,9 +182,9 @@ def test_unsupported_location_removes_pollen_entities(hass, scenario, api):
     press_refresh(hass, api, "button.breeze_sea_refresh", "google")
     remaining = location_entities(PREFIX, "sea", climate=True)
     kept = {e.entity_id for e in remaining}
-    gone = [e for e in location_entities(PREFIX, "sea", TYPES, PLANTS) if e.entity_id not in kept]
+    gone = [e for e in location_entities(PREFIX, "sea", TYPES, PLANTS, indexed=GOOGLE_INDEXED) if e.entity_id not in kept]
     LEFT_BEHIND["unsupported"] = wait_gone(hass, "breeze_sea", gone)
-    wait_for_entities(hass, "breeze_sea", [e for e in location_entities(PREFIX, "sea", TYPES, PLANTS)
+    wait_for_entities(hass, "breeze_sea", [e for e in location_entities(PREFIX, "sea", TYPES, PLANTS, indexed=GOOGLE_INDEXED)
                                            if e.entity_id in kept or not e.enabled])
     settle(6)
     assert hass.mqtt_problems(since) == []
@@ -193,7 +193,7 @@ def test_unsupported_location_removes_pollen_entities(hass, scenario, api):
 def test_removing_a_location_removes_its_device(hass, scenario, broker, api):
     since = hass.log_offset()
     scenario["agent"].restart(config(broker, api, locations=("home", "sea")))
-    office = location_entities(PREFIX, "office", TYPES, PLANTS)
+    office = location_entities(PREFIX, "office", TYPES, PLANTS, indexed=GOOGLE_INDEXED)
     wait_gone(hass, "breeze_office", office)
     wait_for("office device removed", lambda: device_of(hass, "breeze_office") is None)
     settle(6)
@@ -212,9 +212,9 @@ def test_disabling_pollen_removes_pollen_entities(hass, scenario, broker, api):
     scenario["agent"].restart(config(broker, api, locations=("home", "sea"), pollen=False))
     remaining = location_entities(PREFIX, "home", climate=True)
     kept = {e.entity_id for e in remaining}
-    gone = [e for e in location_entities(PREFIX, "home", TYPES, PLANTS) if e.entity_id not in kept]
+    gone = [e for e in location_entities(PREFIX, "home", TYPES, PLANTS, indexed=GOOGLE_INDEXED) if e.entity_id not in kept]
     LEFT_BEHIND["pollen disabled"] = wait_gone(hass, "breeze_home", gone)
-    wait_for_entities(hass, "breeze_home", [e for e in location_entities(PREFIX, "home", TYPES, PLANTS)
+    wait_for_entities(hass, "breeze_home", [e for e in location_entities(PREFIX, "home", TYPES, PLANTS, indexed=GOOGLE_INDEXED)
                                             if e.entity_id in kept or not e.enabled])
     settle(6)
     assert hass.mqtt_problems(since) == []

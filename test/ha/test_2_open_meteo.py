@@ -30,7 +30,7 @@ def scenario(hass, broker, api, agent_bin, workdir):
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "open-meteo", config(broker, api))
     def setup():
-        wait_for_entities(hass, "breezeom_brno", location_entities(PREFIX, "brno", TYPES, PLANTS), ready=[
+        wait_for_entities(hass, "breezeom_brno", location_entities(PREFIX, "brno", TYPES, PLANTS, indexed=PLANTS, hourly=True), ready=[
             "sensor.breezeom_brno_pollen_tree", "sensor.breezeom_brno_climate_current"])
         wait_for_entities(hass, "breezeom_new_york", location_entities(PREFIX, "new-york", climate=True),
                           ready=["sensor.breezeom_new_york_climate_current"])
@@ -39,7 +39,7 @@ def scenario(hass, broker, api, agent_bin, workdir):
 
 def test_device_and_entities(hass, scenario):
     assert_device(hass, "breezeom_brno", "Breeze Brno")
-    assert_entities(hass, "breezeom_brno", location_entities(PREFIX, "brno", TYPES, PLANTS))
+    assert_entities(hass, "breezeom_brno", location_entities(PREFIX, "brno", TYPES, PLANTS, indexed=PLANTS, hourly=True))
 
 
 def test_states(hass, scenario):

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from checks import agent_scenario, settle, state, wait_for_entities
-from expected import location_entities
+from expected import GOOGLE_INDEXED, location_entities
 from harness import Agent, wait_for
 
 PREFIX = "breezers"
@@ -25,7 +25,7 @@ def scenario(hass, broker, api, agent_bin, workdir):
     since = hass.log_offset()
     agent = Agent(agent_bin, workdir, "restart", lines + api.endpoints_yaml())
     def setup():
-        wait_for_entities(hass, "breezers_home", location_entities(PREFIX, "home", TYPES, PLANTS), ready=[
+        wait_for_entities(hass, "breezers_home", location_entities(PREFIX, "home", TYPES, PLANTS, indexed=GOOGLE_INDEXED), ready=[
             "sensor.breezers_home_pollen_grass", "sensor.breezers_home_climate_current"])
     yield from agent_scenario("restart", hass, agent, since, setup)
 

@@ -21,8 +21,10 @@ def doc_text():
 
 def documented_entities():
     """One location's entities as the docs table shows them: the plant row names birch as its
-    example (one plant stands for all), the profile rows name `anna`."""
-    return location_entities("breeze", "home", TYPES, ["birch"]) + air_entities("breeze", "home", ["anna"])
+    example (one plant stands for all), the profile rows name `anna`; with key-free pollen
+    (the hourly rows, SPEC §20)."""
+    return (location_entities("breeze", "home", TYPES, ["birch"], hourly=True)
+            + air_entities("breeze", "home", ["anna"], hourly=True))
 
 
 def resolve_short(first, short, known):

@@ -8,7 +8,7 @@ import datetime
 import pytest
 
 from checks import agent_scenario, assert_device, assert_entities, settle, state, wait_for_entities
-from expected import (EUROPEAN_AQI_OPTIONS, PARTICULATE_UNIT, RISK_OPTIONS, US_AQI_OPTIONS, UV_OPTIONS,
+from expected import (GOOGLE_INDEXED, EUROPEAN_AQI_OPTIONS, PARTICULATE_UNIT, RISK_OPTIONS, US_AQI_OPTIONS, UV_OPTIONS,
                       air_entities, location_entities)
 from fake_api import air_hour, tenths_text
 from harness import Agent, wait_for
@@ -39,7 +39,7 @@ def config(broker, api):
 
 
 def entities():
-    return location_entities(PREFIX, "frankfurt", TYPES, PLANTS) + air_entities(PREFIX, "frankfurt", PROFILES)
+    return location_entities(PREFIX, "frankfurt", TYPES, PLANTS, indexed=GOOGLE_INDEXED) + air_entities(PREFIX, "frankfurt", PROFILES)
 
 
 @pytest.fixture(scope="module")

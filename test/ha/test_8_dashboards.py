@@ -28,6 +28,12 @@ TYPES = {"grass": "mdi:grass", "tree": "mdi:tree", "weed": "mdi:flower-tulip"}
 PLANTS = ["hazel", "ash", "cottonwood", "oak", "pine", "birch", "olive", "graminales", "ragweed", "alder",
           "mugwort"]
 CARD_KEYS = {"offset", "date", "has_index", "value", "category", "color_hex"}
+AIR_OUT = "sensor.breeze_home_pollen_air_out"
+AIR_OUT_NOW = "binary_sensor.breeze_home_pollen_air_out_now"
+# The dashboard's entities that only key-free (Open-Meteo) pollen has.
+HOURLY = sorted([AIR_OUT, AIR_OUT_NOW, "sensor.breeze_home_risk_anna_air_out",
+                 "binary_sensor.breeze_home_risk_anna_air_out_now"]
+                + ["sensor.breeze_home_pollen_%s_now" % t for t in TYPES])
 DASHBOARD = os.path.join(ROOT, "ha", "dashboards", "breeze.yaml")
 # Entity id -> attributes as Home Assistant reported them (closing summary).
 ATTRIBUTES = {}
@@ -135,7 +141,26 @@ def test_other_sensors_carry_no_card_attributes(hass, scenario):
     carry it (a level or tomorrow sensor would be taken for an item)."""
     states = hass.states()
     google = sorted(e for e, s in states.items() if "pollen data from Google" in str(s["attributes"].get("attribution")))
-    assert google == sorted(entity_id(i) for i in list(TYPES) + PLANTS)
+    # The max carries it as the overall risk (SPEC §17.1), told apart by `top_pollen_codes`.
+    assert google == sorted(entity_id(i) for i in list(TYPES) + PLANTS + ["max"])
+
+
+def test_max_sensor_is_the_cards_overall_risk(hass, scenario):
+    """SPEC §17.1: the card's first row reads a sensor with `top_pollen_codes` (the day's highest
+    type codes, upper case), no `top_value`, an attribution and a forecast."""
+    attributes = hass.state(entity_id("max"))["attributes"]
+    ATTRIBUTES[entity_id("max")] = attributes
+    assert state(hass, entity_id("max")) == "2"
+    assert attributes["top_pollen_codes"] == ["GRASS"], attributes  # grass 2, tree 0, weed no index
+    assert "top_value" not in attributes
+    assert "pollen data from Google" in attributes["attribution"]
+    assert attributes["id"] == "grass" and attributes["level"] == "Moderate"
+    forecast = attributes["forecast"]
+    assert [d["offset"] for d in forecast] == [1, 2, 3, 4], forecast
+    for entry in forecast:
+        assert CARD_KEYS <= set(entry) and entry["has_index"] == (entry["value"] is not None), entry
+    # The fixture's second day: grass 3, tree 1 (weed no index): GRASS at 3.
+    assert (forecast[0]["value"], forecast[0]["category"], forecast[0]["top_pollen_codes"]) == (3, "Moderate", ["GRASS"])
 
 
 def test_blueprint_loads(hass, scenario):
@@ -230,7 +255,9 @@ def test_dashboard_loads_in_yaml_mode_and_its_entities_exist(hass, scenario):
     states = hass.states()
     missing = [e for e in entities if e not in states]
     unavailable = [e for e in entities if e in states and states[e]["state"] == "unavailable"]
-    assert (missing, unavailable) == ([], [])
+    # Google pollen: the key-free source's hourly entities (SPEC §20) do not exist, and the
+    # dashboard's conditional cards that show them stay hidden (the Open-Meteo tests below).
+    assert (missing, unavailable) == (HOURLY, [])
     # The plant card lists the enabled plants in season: the fixture has two today.
     plants = [e for e in entities if e.startswith("sensor.breeze_home_pollen_") and e[26:] in PLANTS]
     assert sorted(e for e in plants if states[e]["attributes"].get("in_season") is True) == [
@@ -272,19 +299,18 @@ def screenshot(hass, path, width, height):
     assert out.returncode == 0 and os.path.getsize(path) > 10000, (out.returncode, out.stderr[-2000:])
 
 
-@pytest.mark.parametrize("width,height", [(1280, 1300), (390, 2300)])
-def test_dashboard_screenshot(hass, scenario, workdir, width, height):
+def shoot(hass, workdir, name, width, height, entities):
+    """Screenshots the dashboard as `name-<width>.png` (kept in BREEZE_HA_SCREENSHOT_DIR as
+    `ha-<name>-<width>.png`), with none of `entities` unavailable before or after the browser looked
+    (e.g. an MQTT entry reload)."""
     with open(os.path.join(hass.dir, "www", "breeze-login.html"), "w") as f:
         f.write(LOGIN_PAGE % (json.dumps(hass.token), hass.DASHBOARD_URL))
-    path = os.path.join(workdir, "dashboard-%d.png" % width)
-    with open(DASHBOARD, encoding="utf-8") as f:
-        entities = set(dashboard_entities(yaml.safe_load(f)))
+    path = os.path.join(workdir, "%s-%d.png" % (name, width))
 
     def unavailable():
         return sorted(e for e, s in hass.states().items() if e in entities and s["state"] == "unavailable")
     assert unavailable() == []
     screenshot(hass, path, width, height)
-    # Nothing turned unavailable while the browser looked (e.g. an MQTT entry reload).
     assert unavailable() == []
     with open(path, "rb") as f:
         head = f.read(24)
@@ -293,9 +319,125 @@ def test_dashboard_screenshot(hass, scenario, workdir, width, height):
     SCREENSHOTS.append(path)
     target = os.environ.get("BREEZE_HA_SCREENSHOT_DIR")
     if target:
-        shutil.copyfile(path, os.path.join(target, "ha-dashboard-%d.png" % width))
+        shutil.copyfile(path, os.path.join(target, "ha-%s-%d.png" % (name, width)))
+
+
+@pytest.mark.parametrize("width,height", [(1280, 1300), (390, 2300)])
+def test_dashboard_screenshot(hass, scenario, workdir, width, height):
+    with open(DASHBOARD, encoding="utf-8") as f:
+        entities = set(dashboard_entities(yaml.safe_load(f)))
+    shoot(hass, workdir, "dashboard", width, height, entities)
 
 
 def test_no_mqtt_warnings_or_errors(hass, scenario):
     settle(3)
     assert hass.mqtt_problems(scenario["since"]) == []
+
+
+# ---------------------------------------------------------------- key-free pollen (SPEC §20)
+# The same agent (and state folder) switched to Open-Meteo, as a user without a Google key
+# would: the Google-only plants are removed, the hourly entities appear. The API stand-in
+# serves a designed hourly day (grass High every hour but the ones chosen as Low).
+
+def om_config(broker, api):
+    lines = config(broker, api)
+    at = lines.index("  source: google")
+    lines[at:at + 3] = ["  source: open-meteo"]  # no api_key, no Google cap
+    return lines + ["air_out:", "  window: 2", '  hours: "00-24"']
+
+
+def designed_grass(hour, low):
+    """96 hours from today 00:00 UTC: grass 80.0 grains/m³ (High), 12.0 (Low) at hour + k for k in `low`."""
+    grass = [800] * 96
+    for k in low:
+        grass[hour + k] = 120
+    return grass
+
+
+def utc_hour():
+    return datetime.datetime.now(datetime.timezone.utc).hour
+
+
+def today_at(hour):
+    return datetime.datetime.combine(today(), datetime.time(0), datetime.timezone.utc) + datetime.timedelta(hours=hour)
+
+
+@pytest.fixture(scope="module")
+def open_meteo(hass, scenario, api, broker):
+    hour = utc_hour()
+    api.pollen_hourly[LAT] = designed_grass(hour, [3, 4])
+    since = hass.log_offset()
+    scenario["agent"].restart(om_config(broker, api))
+    wait_for("the hourly entities", lambda: all(
+        state(hass, e) not in (None, "unknown", "unavailable") for e in HOURLY), timeout=120, interval=1.0)
+    # The Google-only plants go: the agent sends their removal entries once (SPEC §3).
+    wait_for("the Google-only plants removed", lambda: all(
+        state(hass, entity_id(p)) is None for p in ("hazel", "ash", "cottonwood", "oak", "pine")),
+        timeout=60, interval=1.0)
+    return {"hour": hour, "since": since}
+
+
+def test_air_out_entities(hass, open_meteo):
+    start = today_at(open_meteo["hour"] + 3)
+    best = hass.state(AIR_OUT)
+    ATTRIBUTES[AIR_OUT] = best["attributes"]
+    assert datetime.datetime.fromisoformat(best["state"]) == start, best
+    assert best["attributes"]["device_class"] == "timestamp"
+    attributes = best["attributes"]
+    assert datetime.datetime.fromisoformat(attributes["end"].replace("Z", "+00:00")) == start + datetime.timedelta(hours=2)
+    assert (attributes["level"], attributes["value"], attributes["window_h"]) == ("Low", 1, 2), attributes
+    assert attributes["allergens"] == ["grass", "tree", "weed"] and attributes["stale"] is False
+    anna = hass.state("sensor.breeze_home_risk_anna_air_out")
+    assert datetime.datetime.fromisoformat(anna["state"]) == start, anna
+    # Grass is High this hour, so it is not a good time now.
+    assert state(hass, AIR_OUT_NOW) == "off"
+    assert state(hass, "binary_sensor.breeze_home_risk_anna_air_out_now") == "off"
+    assert state(hass, "sensor.breeze_home_pollen_grass_now") == "High"
+    assert state(hass, "sensor.breeze_home_pollen_tree_now") == "No pollen"
+    assert hass.state(AIR_OUT_NOW)["attributes"]["friendly_name"] == "Breeze Home Good time to air out"
+    assert best["attributes"]["friendly_name"] == "Breeze Home Best time to air out"
+
+
+def test_air_out_blueprint_loads(hass, open_meteo):
+    blueprints = hass.ws({"type": "blueprint/list", "domain": "automation"})[0]
+    entry = blueprints.get(hass.AIR_OUT_BLUEPRINT_PATH)
+    assert entry is not None and "error" not in entry, entry
+    metadata = entry["metadata"]
+    assert set(metadata["input"]) == {"air_out_sensor", "notify_action", "title", "covers", "purifiers"}
+    # Home Assistant reads a filter's one domain back as a list.
+    assert metadata["input"]["air_out_sensor"]["selector"]["entity"]["filter"][0] == {
+        "integration": "mqtt", "domain": ["binary_sensor"]}
+
+
+def test_air_out_blueprint_fires_when_it_turns_on(hass, open_meteo, api):
+    body = {"alias": "Air out test", "description": "",
+            "use_blueprint": {"path": hass.AIR_OUT_BLUEPRINT_PATH, "input": {"air_out_sensor": AIR_OUT_NOW}}}
+    assert hass.post("/api/config/automation/config/air_out_test", body) == {"result": "ok"}
+    automation = "automation.air_out_test"
+    wait_state(hass, automation, "on")
+    notification = "breeze_air_out_" + AIR_OUT_NOW.replace(".", "_")
+    assert notification not in notifications(hass)
+    # Grass drops to Low from this hour: the window is now, and the sensor turns on.
+    hour = utc_hour()
+    api.pollen_hourly[LAT] = designed_grass(hour, [0, 1, 2])
+    press_refresh(hass, api, "button.breeze_home_refresh", "air_quality")
+    wait_state(hass, AIR_OUT_NOW, "on")
+    fired = wait_for("the air-out notification", lambda: notifications(hass).get(notification))
+    FIRED.append({k: fired[k] for k in ("notification_id", "title", "message", "created_at")})
+    assert fired["title"] == "Good time to air out"
+    end = datetime.datetime.fromisoformat(hass.state(AIR_OUT)["attributes"]["end"].replace("Z", "+00:00"))
+    assert fired["message"] == "Breeze Home Good time to air out: pollen is low now (until %s)." % end.strftime("%H:%M"), fired
+    assert hass.state(automation)["attributes"].get("last_triggered") is not None
+    assert datetime.datetime.fromisoformat(state(hass, AIR_OUT)) <= datetime.datetime.now(datetime.timezone.utc)
+
+
+@pytest.mark.parametrize("width,height", [(1280, 1500)])
+def test_dashboard_screenshot_with_the_air_out_rows(hass, open_meteo, workdir, width, height):
+    states = hass.states()
+    assert [e for e in HOURLY if e not in states or states[e]["state"] == "unavailable"] == []
+    shoot(hass, workdir, "dashboard-air-out", width, height, set(HOURLY))
+
+
+def test_no_mqtt_warnings_or_errors_with_open_meteo(hass, open_meteo):
+    settle(3)
+    assert hass.mqtt_problems(open_meteo["since"]) == []

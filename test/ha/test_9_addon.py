@@ -140,34 +140,43 @@ def default_options(api, status_port):
 def forget_earlier_home_device(hass, broker):
     """Earlier scenarios used the same prefix and location id (`breeze_home`): remove that device
     the documented way (an empty retained config), then clear the retained state topics, so what
-    Home Assistant shows afterwards is the add-on's alone. Returns the entity ids the user had
-    enabled (test_8 enables the plants): Home Assistant remembers a deleted entity's settings and
-    restores them when the same unique id comes back (seen on 2026.2.3: the plants came back
-    enabled), so for those the add-on's device is not what a fresh installation shows."""
+    Home Assistant shows afterwards is the add-on's alone. Returns the entity ids that were
+    enabled and those that were disabled: Home Assistant remembers a deleted entity's settings
+    and restores them when the same unique id comes back (seen on 2026.2.3: the plants test_8
+    enabled came back enabled; plant level sensors Google announced disabled came back disabled
+    although the key-free source announces them enabled, SPEC §17.1), so for those the add-on's
+    device is not what a fresh installation shows."""
     device = device_of(hass, DEVICE)
-    enabled = set()
+    enabled, disabled = set(), set()
     if device is not None:
-        enabled = {e for e, entry in registry_of_device(hass, device).items() if entry["disabled_by"] is None}
+        registry = registry_of_device(hass, device)
+        enabled = {e for e, entry in registry.items() if entry["disabled_by"] is None}
+        disabled = set(registry) - enabled
     subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(broker.port), "-r", "-n",
                     "-t", "homeassistant/device/%s/config" % DEVICE], check=True)
     wait_for("the earlier %s device removed" % DEVICE, lambda: device_of(hass, DEVICE) is None, timeout=30)
     subprocess.run(["mosquitto_sub", "-h", "127.0.0.1", "-p", str(broker.port), "-t", PREFIX + "/#",
                     "--remove-retained", "--retained-only", "-W", "2"], capture_output=True)
     settle(1)
-    return enabled
+    return enabled, disabled
 
 
 def expected_entities(remembered):
-    """One key-free location with the default config; plants the user had enabled stay enabled."""
-    return [dataclasses.replace(e, enabled=True) if e.entity_id in remembered else e
-            for e in location_entities(PREFIX, "home", TYPES, PLANTS)] + [Entity(IMAGE_ENTITY, IMAGE_ENTITY[6:])]
+    """One key-free location with the default config; what an earlier scenario left enabled or
+    disabled stays so."""
+    enabled, disabled = remembered
+    return [dataclasses.replace(e, enabled=True) if e.entity_id in enabled
+            else dataclasses.replace(e, enabled=False) if e.entity_id in disabled else e
+            for e in location_entities(PREFIX, "home", TYPES, PLANTS, indexed=PLANTS, hourly=True)] + [
+                Entity(IMAGE_ENTITY, IMAGE_ENTITY[6:])]
 
 
 @pytest.fixture(scope="module")
 def scenario(hass, broker, api, agent_bin, workdir):
     remembered = forget_earlier_home_device(hass, broker)
-    RESTORED.update(e.entity_id for e in location_entities(PREFIX, "home", TYPES, PLANTS)
-                    if not e.enabled and e.entity_id in remembered)
+    fresh = location_entities(PREFIX, "home", TYPES, PLANTS, indexed=PLANTS, hourly=True)
+    RESTORED.update(e.entity_id for e in fresh if not e.enabled and e.entity_id in remembered[0])
+    RESTORED_DISABLED.update(e.entity_id for e in fresh if e.enabled and e.entity_id in remembered[1])
     supervisor = Supervisor(hass, broker)
     status_port = free_port()
     since = hass.log_offset()
@@ -269,6 +278,8 @@ def test_no_mqtt_warnings_or_errors(hass, scenario):
 # Entity id → state, and the entities disabled by default that came back enabled, for the closing summary.
 SHOWN = {}
 RESTORED = set()
+# Enabled by default, but disabled when an earlier scenario registered them (the closing summary).
+RESTORED_DISABLED = set()
 
 
 def test_image_entity_serves_the_rendered_png(hass, broker, scenario):

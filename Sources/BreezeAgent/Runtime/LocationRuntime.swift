@@ -115,6 +115,13 @@ struct LocationRuntime: Sendable {
         }
     }
 
+    /// Whether the pollen data has hourly values (Open-Meteo): its `now` and `air_out` topics
+    /// follow the local hour.
+    var hasHourlyPollen: Bool {
+        if case .report(let report, _) = pollen { return report.hourly != nil }
+        return false
+    }
+
     /// The first instant of the next local hour after `now` (the air topics show the current hour).
     func nextLocalHour(after now: Int64) -> Int64 {
         let offset = Int64(zone.utcOffset(atUnixTime: now))
@@ -125,11 +132,12 @@ struct LocationRuntime: Sendable {
 
     /// The next time what the sinks show of this location changes without a fetch: local
     /// midnight (today changes), the 24 h / 48 h freshness edges of the pollen data, the next
-    /// local hour when air is shown. Between two such times a location is rebuilt only when a
-    /// fetch of it finishes.
+    /// local hour when air or hourly pollen is shown. Between two such times a location is rebuilt only when a
+    /// fetch of it finishes. The hourly pollen topics (SPEC §20, Open-Meteo) move on the hour
+    /// too: they are read from the data already fetched, no call is made for them.
     func nextContentEdge(after now: Int64) -> Int64 {
         var edge = nextMidnight(after: now)
-        if air != nil { edge = min(edge, nextLocalHour(after: now)) }
+        if air != nil || hasHourlyPollen { edge = min(edge, nextLocalHour(after: now)) }
         if case .report(_, let fetchedAt) = pollen {
             for lifetime in [fetchedAt + PollenSelection.forecastLifetime, fetchedAt + PollenSelection.todayLifetime]
             where lifetime > now {

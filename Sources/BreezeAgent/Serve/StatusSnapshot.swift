@@ -75,10 +75,16 @@ extension StatusSnapshot {
                     pollen = .unavailable("No pollen here.")
                 }
             case .selected(let selection, let fetchedAt):
-                pollen = .data(StatusPollen(selection: selection, fetchedAt: fetchedAt, palette: palette))
+                let view = selection.hourlyView(zone: location.zone, now: now, fetchedAt: fetchedAt)
+                pollen = .data(
+                    StatusPollen(
+                        selection: selection, fetchedAt: fetchedAt, palette: palette, view: view,
+                        airOut: config.airOut))
                 attribute(selection.source.attribution(year: selection.today.year))
                 risks = config.profiles.map {
-                    StatusRisk(assessment: RiskAssessment.evaluate(profile: $0, selection: selection), palette: palette)
+                    StatusRisk(
+                        assessment: RiskAssessment.evaluate(profile: $0, selection: selection), palette: palette,
+                        view: view, airOut: config.airOut)
                 }
             }
 

@@ -36,7 +36,8 @@ struct AirTreeSink: RetainedSink {
     }
 }
 
-/// `<p>/<loc>/risk/<profile>…` (SPEC §10.2), from the same pollen selection as the pollen tree.
+/// `<p>/<loc>/risk/<profile>…` (SPEC §10.2), from the same pollen selection as the pollen tree;
+/// with Open-Meteo each profile's `air_out` too (SPEC §20).
 ///
 /// No profiles, pollen off or unsupported here: the scope is cleared (nothing to assess).
 struct RiskTreeSink: RetainedSink {
@@ -49,10 +50,12 @@ struct RiskTreeSink: RetainedSink {
         case _ where profiles.isEmpty: tree = TopicTree()
         case .unknown: tree = nil
         case .unavailable: tree = TopicTree()
-        case .selected(let selection, _):
+        case .selected(let selection, let fetchedAt):
             tree = RiskTopics.tree(
                 topics: snapshot.topics, profiles: profiles, selection: selection,
-                palette: context.config.pollen.colors)
+                palette: context.config.pollen.colors,
+                view: selection.hourlyView(zone: snapshot.location.zone, now: snapshot.now, fetchedAt: fetchedAt),
+                airOut: context.config.airOut)
         }
         return [SinkScope(prefix: snapshot.topics.risk, tree: tree)]
     }

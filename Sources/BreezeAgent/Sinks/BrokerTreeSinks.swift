@@ -12,7 +12,9 @@
 import BreezeConfig
 import BreezeCore
 
-/// `<p>/<loc>/pollen…` (SPEC §3): the pollen tree of the selected days.
+/// `<p>/<loc>/pollen…` (SPEC §3): the pollen tree of the selected days, and with Open-Meteo the
+/// hourly topics at the snapshot's moment (SPEC §20: `now`, `peak_at`, `air_out`; the daemon
+/// wakes at each local hour for them, ``LocationRuntime/nextContentEdge(after:)``).
 struct PollenTreeSink: RetainedSink {
     var inputs: Set<SourceKind> { [.pollen] }
 
@@ -22,9 +24,16 @@ struct PollenTreeSink: RetainedSink {
         case .unknown: tree = nil
         case .unavailable: tree = TopicTree()
         case .selected(let selection, let fetchedAt):
-            tree = PollenTopics.tree(
+            var pollen = PollenTopics.tree(
                 topics: snapshot.topics, selection: selection, fetchedAt: fetchedAt,
                 palette: context.config.pollen.colors)
+            // Open-Meteo's hourly topics (SPEC §20); none for Google.
+            pollen.merge(
+                PollenTopics.hourlyTree(
+                    topics: snapshot.topics, selection: selection,
+                    view: selection.hourlyView(zone: snapshot.location.zone, now: snapshot.now, fetchedAt: fetchedAt),
+                    airOut: context.config.airOut, palette: context.config.pollen.colors))
+            tree = pollen
         }
         return [SinkScope(prefix: snapshot.topics.pollen, tree: tree)]
     }

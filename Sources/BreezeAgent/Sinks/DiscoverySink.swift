@@ -24,12 +24,16 @@ struct DiscoverySink: RetainedSink {
         let scope = snapshot.topics.deviceConfig
         let items: [DiscoveryInput.PollenItem]
         var forecast = false
+        var hourly = false
         switch snapshot.pollen {
         case .unknown: return [SinkScope(prefix: scope, tree: nil)]
         case .unavailable: items = []
         case .selected(let selection, _):
-            items = selection.items.map { .init(id: $0.topicID, name: $0.name, isPlant: $0.isPlant) }
+            items = selection.items.map {
+                .init(id: $0.topicID, name: $0.name, isPlant: $0.isPlant, hasIndex: $0.value != nil)
+            }
             forecast = selection.days.count > 1
+            hourly = selection.hourly != nil
         }
         let config = context.config
         var input = DiscoveryInput(
@@ -38,6 +42,7 @@ struct DiscoverySink: RetainedSink {
             pollenAvailable: !items.isEmpty, pollenItems: items, climateEnabled: config.climate.enabled,
             pollenForecast: forecast)
         input.airEnabled = config.air.enabled
+        input.hourlyPollen = hourly
         // Risk needs pollen: without it the risk topics are cleared, and so are its entities.
         input.profiles = items.isEmpty ? [] : config.profiles.map { .init(id: $0.id, name: $0.name) }
         input.images = config.images.filter { $0.location == snapshot.location.config.id }.map {

@@ -91,7 +91,8 @@ public enum AirQualityDecoder {
         guard let times = response.times else {
             return .failed(message: "Open-Meteo air-quality response without hourly times")
         }
-        guard abs(response.utcOffsetSeconds) <= maximumOffsetSeconds else {
+        // `.magnitude`: `abs(Int.min)` traps (FuzzRegressionTests.theMostNegativeOffsetIsRefusedNotATrap).
+        guard response.utcOffsetSeconds.magnitude <= maximumOffsetSeconds else {
             return .failed(
                 message: "Open-Meteo air-quality response with utc_offset_seconds \(response.utcOffsetSeconds)")
         }

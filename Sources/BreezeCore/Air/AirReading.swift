@@ -35,9 +35,7 @@ public struct AirReading: Sendable, Hashable {
     /// - `uv_index_max`: the largest non-null `uv_index` of the entries whose local date (by the
     ///   zone's rules at that instant) is today.
     public static func select(report: AirReport, zone: ZoneRules, now: Int64) -> AirReading {
-        let offset = Int64(zone.utcOffset(atUnixTime: now))
-        let local = now + offset
-        let hourStart = local - local.floorModulo(3_600) - offset
+        let hourStart = zone.localHourStart(containing: now)
         let today = zone.localDate(atUnixTime: now)
 
         var tenths: [AirMetric: Int] = [:]
@@ -54,6 +52,17 @@ public struct AirReading: Sendable, Hashable {
 
     /// A metric's value in tenths, nil when Unknown.
     public func value(_ metric: AirMetric) -> Int? { tenths[metric] }
+}
+
+extension ZoneRules {
+    /// The instant the local hour containing `now` starts: its local time is now floored to the
+    /// hour (with a half-hour zone that is :30 or :45 UTC; in the repeated hour of a DST
+    /// fall-back, the occurrence `now` is in). The air and the hourly pollen match entries on it.
+    public func localHourStart(containing now: Int64) -> Int64 {
+        let offset = Int64(utcOffset(atUnixTime: now))
+        let local = now + offset
+        return local - local.floorModulo(3_600) - offset
+    }
 }
 
 extension Int64 {

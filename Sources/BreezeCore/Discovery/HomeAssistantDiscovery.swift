@@ -29,13 +29,20 @@ public struct DiscoveryInput: Sendable, Equatable {
         public var id: String
         /// The display name (localized by the source), e.g. `Grass`.
         public var name: String
-        /// Plants are many and rarely wanted on a dashboard: they start disabled in Home Assistant.
+        /// Plants are many: those without an index today start disabled in Home Assistant.
         public var isPlant: Bool
-        public init(id: String, name: String, isPlant: Bool) {
+        /// The item has an index today (SPEC §17.1): a plant that has one when its sensor is
+        /// first announced is announced enabled. Home Assistant applies `enabled_by_default`
+        /// only at an entity's first registration, so a user's later choice stands.
+        public var hasIndex: Bool
+        public init(id: String, name: String, isPlant: Bool, hasIndex: Bool = false) {
             self.id = id
             self.name = name
             self.isPlant = isPlant
+            self.hasIndex = hasIndex
         }
+        /// Whether its sensors are announced enabled: types always, plants with an index today.
+        public var enabledByDefault: Bool { !isPlant || hasIndex }
     }
 
     /// The agent's topics: `<p>` (`mqtt.topic_prefix`), `homeassistant.prefix`, and the shard
@@ -61,6 +68,9 @@ public struct DiscoveryInput: Sendable, Equatable {
     public var pollenForecast: Bool
     /// `air.enabled` (SPEC §10.1).
     public var airEnabled = false
+    /// The pollen comes from Open-Meteo, with hourly values (SPEC §20): the "now" level sensors
+    /// and the air-out entities are announced. Google: none of them.
+    public var hourlyPollen = false
     /// A risk profile as announced: id (a topic level) and display name.
     public struct Profile: Sendable, Equatable {
         public var id: String
@@ -209,9 +219,18 @@ public enum HomeAssistantDiscovery {
         let topics = input.topics
 
         if input.pollenAvailable { addPollen(input, topics: topics, to: &components) }
+        if input.pollenAvailable && input.hourlyPollen { addHourly(input, topics: topics, to: &components) }
         if input.climateEnabled { addClimate(topics: topics, to: &components) }
         if input.airEnabled { addAir(topics, to: &components) }
         addRisk(input.profiles, topics, to: &components)
+        if input.pollenAvailable && input.hourlyPollen {
+            for profile in input.profiles {
+                addAirOut(
+                    "risk_" + DiscoveryNaming.slug(profile.id), name: profile.name,
+                    topic: topics.riskAirOut(profile.id),
+                    to: &components)
+            }
+        }
         for image in input.images {
             // Raw bytes on the topic (no `image_encoding`): Home Assistant serves them as they are.
             components.add(
@@ -266,8 +285,11 @@ public enum HomeAssistantDiscovery {
     private static func addPollen(_ input: DiscoveryInput, topics: LocationTopics, to components: inout ComponentList) {
         // The summary first: an item whose code happens to be `max` then loses the clash
         // (its topics collide with the summary's anyway), and ids stay unique.
+        // The max carries what the pollen cards' overall-risk row reads (SPEC §17.1).
         components.addGroup([
-            pollenValue("pollen_max", name: "Pollen max", base: topics.pollenMax, enabled: true),
+            pollenValue(
+                "pollen_max", name: "Pollen max", base: topics.pollenMax, enabled: true,
+                attributes: .overallRisk(summary: topics.pollen)),
             pollenLevel("pollen_max_level", name: "Pollen max level", base: topics.pollenMax, enabled: true),
         ])
         // SPEC §7.1: tomorrow's `max` against today's, and the expected peak (date as an attribute).
@@ -295,9 +317,10 @@ public enum HomeAssistantDiscovery {
             let topic = topics.pollenItem(item.id)
             var group = [
                 pollenValue(
-                    metric, name: item.name + " pollen", base: topic, enabled: !item.isPlant,
+                    metric, name: item.name + " pollen", base: topic, enabled: item.enabledByDefault,
                     attributes: .card(summary: topics.pollen, item: item)),
-                pollenLevel(metric + "_level", name: item.name + " pollen level", base: topic, enabled: !item.isPlant),
+                pollenLevel(
+                    metric + "_level", name: item.name + " pollen level", base: topic, enabled: item.enabledByDefault),
             ]
             // A numeric "tomorrow" sensor per type (the `d1` value), for automations.
             if !item.isPlant && input.pollenForecast {
@@ -318,6 +341,8 @@ public enum HomeAssistantDiscovery {
         case base
         /// An item: the location's summary JSON through the pollen cards' template (SPEC §17).
         case card(summary: String, item: DiscoveryInput.PollenItem)
+        /// The max: the summary JSON through the overall-risk template (SPEC §17.1).
+        case overallRisk(summary: String)
     }
 
     /// A numeric 0–5 sensor. The `None` scalar (no index) needs no template: Home Assistant
@@ -341,6 +366,9 @@ public enum HomeAssistantDiscovery {
                     "json_attributes_template",
                     .string(PollenCardAttributes.template(itemID: item.id, isPlant: item.isPlant))))
             if !item.isPlant, let typeIcon = PollenCardAttributes.typeIcon(item.id) { icon = typeIcon }
+        case .overallRisk(let summary):
+            options.append(JSONMember("json_attributes_topic", .string(summary)))
+            options.append(JSONMember("json_attributes_template", .string(PollenCardAttributes.overallRiskTemplate)))
         }
         options.append(JSONMember("icon", .string(icon)))
         if !enabled { options.append(JSONMember("enabled_by_default", .bool(false))) }
@@ -359,6 +387,48 @@ public enum HomeAssistantDiscovery {
         ]
         if !enabled { options.append(JSONMember("enabled_by_default", .bool(false))) }
         return Component(metric: metric, platform: "sensor", name: name, options: options)
+    }
+
+    /// SPEC §20, Open-Meteo only: per type a "now" level sensor (the current local hour) and the
+    /// location's air-out entities.
+    private static func addHourly(_ input: DiscoveryInput, topics: LocationTopics, to components: inout ComponentList) {
+        for item in input.pollenItems where !item.isPlant && PollenHourly.carries(item.id) {
+            components.addGroup([
+                pollenLevel(
+                    "pollen_" + DiscoveryNaming.slug(item.id) + "_now", name: item.name + " pollen now",
+                    base: topics.pollenNow(item.id), enabled: true)
+            ])
+        }
+        addAirOut("pollen", name: nil, topic: topics.pollenAirOut, to: &components)
+    }
+
+    /// "Best time to air out" (a timestamp sensor on the window's start, the air-out JSON as
+    /// attributes) and "Good time to air out" (a binary sensor on `air_out/now`), for a location
+    /// (`name` nil) or a profile (its name in front).
+    private static func addAirOut(
+        _ metricPrefix: String, name: String?, topic: String, to components: inout ComponentList
+    ) {
+        let prefix = name.map { $0 + " " } ?? ""
+        components.addGroup([
+            Component(
+                metric: metricPrefix + "_air_out", platform: "sensor", name: prefix + "Best time to air out",
+                options: [
+                    JSONMember("state_topic", .string(topic)),
+                    // A JSON null renders `None`: Home Assistant's unknown (no window).
+                    JSONMember("value_template", .string("{{ value_json.start }}")),
+                    JSONMember("device_class", .string("timestamp")),
+                    JSONMember("json_attributes_topic", .string(topic)),
+                    JSONMember("icon", .string("mdi:window-open-variant")),
+                ]),
+            Component(
+                metric: metricPrefix + "_air_out_now", platform: "binary_sensor", name: prefix + "Good time to air out",
+                options: [
+                    JSONMember("state_topic", .string(ScalarTopics.now(topic))),
+                    JSONMember("payload_on", .string("ON")),
+                    JSONMember("payload_off", .string("OFF")),
+                    JSONMember("icon", .string("mdi:window-open-variant")),
+                ]),
+        ])
     }
 
     /// Temperatures read `celsius` from the climate JSON: the scalar topics carry the display

@@ -35,6 +35,30 @@ enum PollenCardAttributes {
         }
     }
 
+    /// The max sensor's `json_attributes_template` (SPEC §17.1): the summary's `max` with
+    /// `top_pollen_codes` (today's types with the highest value among those with an index, codes
+    /// in upper case, e.g. `["TREE"]`; empty when none has one), the `attribution`, and a
+    /// `forecast` of the following days' maxima in the item sensors' shape (plus that day's
+    /// `top_pollen_codes`). No `top_value`: the card takes a sensor with one for another kind.
+    static let overallRiskTemplate =
+        "{%- set types = ['grass', 'tree', 'weed'] -%}"
+        + "{%- set ns = namespace(top=none, codes=[], forecast=[]) -%}"
+        + "{%- for i in value_json['items'] if i.id in types and i.value is not none -%}"
+        + "{%- if ns.top is none or i.value > ns.top %}{% set ns.top = i.value %}{% set ns.codes = [i.id | upper] %}"
+        + "{%- elif i.value == ns.top %}{% set ns.codes = ns.codes + [i.id | upper] %}{% endif -%}"
+        + "{%- endfor -%}"
+        + "{%- for day in value_json.days[1:] %}{% set offset = loop.index %}"
+        + "{% set d = namespace(top=none, level='Unknown', color=none, codes=[]) %}"
+        + "{% for i in day['items'] if i.id in types and i.value is not none %}"
+        + "{% if d.top is none or i.value > d.top %}{% set d.top = i.value %}{% set d.level = i.level %}"
+        + "{% set d.color = i.color %}{% set d.codes = [i.id | upper] %}"
+        + "{% elif i.value == d.top %}{% set d.codes = d.codes + [i.id | upper] %}{% endif %}{% endfor %}"
+        + "{% set ns.forecast = ns.forecast + [{'offset': offset, 'date': day.date, 'has_index': d.top is not none,"
+        + " 'value': d.top, 'category': d.level, 'color_hex': d.color, 'top_pollen_codes': d.codes}] %}"
+        + "{% endfor -%}"
+        + "{{ dict(value_json.max, top_pollen_codes=ns.codes, attribution=value_json.attribution,"
+        + " forecast=ns.forecast) | tojson }}"
+
     /// The `json_attributes_template` of one item's numeric sensor. `itemID` is a topic id
     /// (`[a-z0-9_]+`), safe inside the template's quotes. `items` is read with brackets: in a
     /// template `value_json.items` is the mapping's method.

@@ -171,7 +171,29 @@ public enum OpenMeteoPollen {
             }
             return PollenDay(date: day, items: types + plantItems)
         }
-        return PollenReport(source: .openMeteo, region: nil, days: days, warnings: warnings)
+        return PollenReport(
+            source: .openMeteo, region: nil, days: days, warnings: warnings, hourly: hourly(from: response))
+    }
+
+    /// The hours on the time line (SPEC §20), each plant's value in tenths as the daily means
+    /// read them (null, non-finite and implausible hours missing, negatives as 0). Nil when the
+    /// offset is one no zone has (the instants could not be placed).
+    static func hourly(from response: OpenMeteoAirQualityResponse) -> PollenHourly? {
+        guard response.utcOffsetSeconds.magnitude <= AirQualityDecoder.maximumOffsetSeconds else { return nil }
+        var hours: [PollenHourly.Hour] = []
+        for (index, time) in (response.times ?? []).enumerated() where hours.count < PollenHourly.maximumHours {
+            guard let instant = AirQualityDecoder.instant(of: time, utcOffsetSeconds: response.utcOffsetSeconds)
+            else { continue }
+            var tenths: [String: Int] = [:]
+            for plant in plants {
+                let series = response.series[plant.variable] ?? []
+                guard index < series.count, let value = series[index], value.isFinite, abs(value) <= maximumGrains
+                else { continue }
+                tenths[plant.code] = Swift.max(0, Int((value * 10).rounded()))
+            }
+            hours.append(PollenHourly.Hour(instant: instant, tenths: tenths))
+        }
+        return PollenHourly(hours: hours)
     }
 
     /// One day's hourly tenths → the published mean (tenths, half up) and max, plus the whole-grain

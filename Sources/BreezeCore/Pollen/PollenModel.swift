@@ -242,12 +242,18 @@ public struct PollenReport: Sendable, Hashable {
     public var days: [PollenDay]
     /// Things worth one log line each (clamped or malformed values, skipped entries).
     public var warnings: [String]
+    /// The hourly values behind the days (Open-Meteo only; SPEC §20). Google has none.
+    public var hourly: PollenHourly?
 
-    public init(source: PollenSource, region: String? = nil, days: [PollenDay], warnings: [String] = []) {
+    public init(
+        source: PollenSource, region: String? = nil, days: [PollenDay], warnings: [String] = [],
+        hourly: PollenHourly? = nil
+    ) {
         self.source = source
         self.region = region
         self.days = days
         self.warnings = warnings
+        self.hourly = hourly
     }
 
     /// Most distinct items (types and plants) a report keeps (SPEC §12): a response listing

@@ -24,6 +24,9 @@ public struct PollenSelection: Sendable, Hashable {
     /// The runtime's stale flag, or true once the fetch is 24 h old (forecast days are gone then).
     public var stale: Bool
     public var warnings: [String]
+    /// The report's hourly values (Open-Meteo only, SPEC §20): the `now`, `peak_at` and
+    /// `air_out` topics are read from them with the clock (``PollenHourlyView``).
+    public var hourly: PollenHourly? = nil
 
     /// Forecast values are served while their fetch is younger than this (Google's terms).
     public static let forecastLifetime: Int64 = 24 * 3600
@@ -107,11 +110,16 @@ public struct PollenSelection: Sendable, Hashable {
         }
         return PollenSelection(
             source: report.source, region: report.region, today: today, days: out,
-            stale: stale || age >= forecastLifetime, warnings: warnings)
+            stale: stale || age >= forecastLifetime, warnings: warnings, hourly: report.hourly)
     }
 
     /// Today's items.
     public var items: [PollenItem] { days.first?.items ?? [] }
+
+    /// The hourly view at `now` in `zone` (SPEC §20); nil without hourly data (Google).
+    public func hourlyView(zone: ZoneRules, now: Int64, fetchedAt: Int64) -> PollenHourlyView? {
+        hourly.map { PollenHourlyView(hourly: $0, zone: zone, now: now, fetchedAt: fetchedAt, stale: stale) }
+    }
 
     /// The summary `max`: today's general type (GRASS, TREE, WEED) with the highest value,
     /// ties going to the earlier in that order; nil when none of them has an index.
@@ -163,7 +171,7 @@ public enum PollenTrend: String, Sendable {
 extension PollenItem {
     /// The item's topic segment: the code in lower case with anything outside `[a-z0-9_]`
     /// mapped to `_` (SPEC §3). Ids that would collide with the fixed topics beside the items
-    /// (`max`, `updated_at`, `stale`, `peak`) get a trailing `_`.
+    /// (`max`, `updated_at`, `stale`, `peak`, `air_out`) get a trailing `_`.
     public var topicID: String {
         var id = ""
         for scalar in code.lowercased().unicodeScalars {
@@ -173,7 +181,7 @@ extension PollenItem {
             }
         }
         if id.isEmpty { id = "_" }
-        if ["max", "updated_at", "stale", "peak"].contains(id) { id += "_" }
+        if ["max", "updated_at", "stale", "peak", "air_out"].contains(id) { id += "_" }
         return id
     }
 }

@@ -23,6 +23,15 @@
 /// <p>/<loc>/pollen/peak/date|level|color
 /// <p>/<loc>/pollen/updated_at|stale
 /// ```
+///
+/// Open-Meteo only (hourly data, SPEC §20; ``hourlyTree(topics:selection:view:airOut:palette:)``):
+///
+/// ```
+/// <p>/<loc>/pollen/<id>/now/value|level|color   the current local hour
+/// <p>/<loc>/pollen/<id>/peak_at                 today's highest hour, ISO 8601 local time
+/// <p>/<loc>/pollen/air_out                      JSON {start, end, level, value, allergens, window_h, stale, reason}
+/// <p>/<loc>/pollen/air_out/now                  ON | OFF
+/// ```
 public enum PollenTopics {
     /// The `…/value` scalar of "no index": Home Assistant reads `None` as unknown.
     public static let noValue = "None"
@@ -112,6 +121,34 @@ public enum PollenTopics {
         tree.set(topics.pollenUpdatedAt, updatedAt)
         tree.set(topics.pollenStale, selection.stale ? "true" : "false")
         return tree
+    }
+
+    /// The hourly topics of an Open-Meteo selection at the view's moment: per item `now` and
+    /// `peak_at` (left out when today has no hour above zero: the topic is cleared), and the
+    /// location's `air_out` over its three types. Empty when the selection has no hourly data
+    /// (Google): these topics do not exist there.
+    public static func hourlyTree(
+        topics: LocationTopics, selection: PollenSelection, view: PollenHourlyView?, airOut: AirOutSettings,
+        palette: PollenPalette = .standard
+    ) -> TopicTree {
+        var tree = TopicTree()
+        guard let view else { return tree }
+        for item in selection.items where PollenHourly.carries(item.topicID) {
+            setScalars(&tree, topics.pollenNow(item.topicID), view.nowValue(of: item.topicID), palette: palette)
+            if let peak = view.peakAt(of: item.topicID) {
+                tree.set(topics.pollenPeakAt(item.topicID), view.localTimeText(peak))
+            }
+        }
+        let assessment = AirOutAssessment.assess(
+            allergens: AirOutAssessment.locationAllergens, view: view, settings: airOut)
+        setAirOut(&tree, topics.pollenAirOut, assessment)
+        return tree
+    }
+
+    /// `air_out` (JSON) and `air_out/now` under `topic` (a location's or a profile's).
+    public static func setAirOut(_ tree: inout TopicTree, _ topic: String, _ assessment: AirOutAssessment) {
+        tree.set(topic, json: assessment.json)
+        tree.set(ScalarTopics.now(topic), assessment.nowPayload)
     }
 
     /// `value`, `level` and `color` under `topic`.

@@ -17,18 +17,27 @@
 /// <p>/<loc>/risk/<profile>/level    None | Low | Moderate | High | Very High | Unknown
 /// <p>/<loc>/risk/<profile>/color    #rrggbb (the pollen palette, `pollen.colors` applies)
 /// <p>/<loc>/risk/<profile>/alert    true | false
+/// <p>/<loc>/risk/<profile>/air_out  JSON as <p>/<loc>/pollen/air_out, over the profile's allergens
+/// <p>/<loc>/risk/<profile>/air_out/now   ON | OFF     (both Open-Meteo only, SPEC §20)
 /// ```
 ///
 /// `days[0]` is today, as in the pollen summary's `days`.
 public enum RiskTopics {
-    /// Evaluates every profile on the selection and builds their topics.
+    /// Evaluates every profile on the selection and builds their topics; with an hourly view
+    /// (Open-Meteo) each profile also gets its `air_out` window.
     public static func tree(
-        topics: LocationTopics, profiles: [RiskProfile], selection: PollenSelection, palette: PollenPalette = .standard
+        topics: LocationTopics, profiles: [RiskProfile], selection: PollenSelection, palette: PollenPalette = .standard,
+        view: PollenHourlyView? = nil, airOut: AirOutSettings = AirOutSettings()
     ) -> TopicTree {
         var tree = TopicTree()
         for profile in profiles {
             let assessment = RiskAssessment.evaluate(profile: profile, selection: selection)
             tree.merge(self.tree(topics: topics, assessment: assessment, palette: palette))
+            if let view {
+                PollenTopics.setAirOut(
+                    &tree, topics.riskAirOut(profile.id),
+                    AirOutAssessment.assess(allergens: profile.allergens, view: view, settings: airOut))
+            }
         }
         return tree
     }

@@ -126,7 +126,12 @@ extension StatusPage {
                 out.raw(risk.alert ? " · <b>alert</b>" : "")
                 out.raw(" <span class=\"mu\">(alerts at ")
                 out.text(risk.alertLevel)
-                out.raw(")</span></li>")
+                out.raw(")</span>")
+                if let airOut = risk.airOut {
+                    out.raw("<br><span class=\"mu\">Air out:</span> ")
+                    out.text(airOut)
+                }
+                out.raw("</li>")
             }
             out.raw("</ul></div>")
         }
@@ -173,6 +178,15 @@ extension StatusPage {
         }
         out.raw("</p>")
         renderItems(pollen.types, into: &out)
+        if !pollen.now.isEmpty {
+            out.raw("<h4>Now</h4>")
+            renderCells(pollen.now, into: &out)
+        }
+        if let airOut = pollen.airOut {
+            out.raw("<p>Best time to air out: <b>")
+            out.text(airOut)
+            out.raw("</b></p>")
+        }
         if !pollen.plants.isEmpty {
             switch detail {
             case .full:
@@ -185,15 +199,8 @@ extension StatusPage {
             }
         }
         if pollen.days.count > 1 {
-            out.raw("<h4>Forecast</h4><ul class=\"days\">")
-            for day in pollen.days {
-                out.raw("<li><span class=\"mu\">")
-                out.text(day.label)
-                out.raw("</span><br>")
-                out.level(day)
-                out.raw("</li>")
-            }
-            out.raw("</ul>")
+            out.raw("<h4>Forecast</h4>")
+            renderCells(pollen.days, into: &out)
         }
         out.raw("<p class=\"mu\">")
         out.text(pollen.source)
@@ -201,6 +208,19 @@ extension StatusPage {
         out.text(pollen.updatedAt)
         out.stale(pollen.stale)
         out.raw("</p>")
+    }
+
+    /// A row of small cells, each a label over its level word (the forecast days, the hour now).
+    private func renderCells(_ cells: [StatusLevel], into out: inout HTMLWriter) {
+        out.raw("<ul class=\"days\">")
+        for cell in cells {
+            out.raw("<li><span class=\"mu\">")
+            out.text(cell.label)
+            out.raw("</span><br>")
+            out.level(cell)
+            out.raw("</li>")
+        }
+        out.raw("</ul>")
     }
 
     /// The seed's pollen cards: name, value, a 0–5 bar, the level word.

@@ -142,10 +142,15 @@ public struct StatusPollen: Sendable, Equatable {
     public var plants: [StatusLevel]
     /// One per selected day, today first: the day's maximum over the types.
     public var days: [StatusLevel]
+    /// The types in the current local hour (SPEC §20, Open-Meteo only; empty for Google).
+    public var now: [StatusLevel]
+    /// The best time to air out, as a sentence (`15:00–17:00 today, Low`), or why there is
+    /// none; nil for Google.
+    public var airOut: String?
 
     public init(
         source: String, updatedAt: String, stale: Bool, max: StatusLevel, types: [StatusLevel],
-        plants: [StatusLevel], days: [StatusLevel]
+        plants: [StatusLevel], days: [StatusLevel], now: [StatusLevel] = [], airOut: String? = nil
     ) {
         self.source = source
         self.updatedAt = updatedAt
@@ -154,6 +159,8 @@ public struct StatusPollen: Sendable, Equatable {
         self.types = types
         self.plants = plants
         self.days = days
+        self.now = now
+        self.airOut = airOut
     }
 }
 
@@ -233,11 +240,14 @@ public struct StatusRisk: Sendable, Equatable {
     public var level: StatusLevel
     public var alert: Bool
     public var alertLevel: String
+    /// The profile's best time to air out (SPEC §20), as ``StatusPollen/airOut``.
+    public var airOut: String?
 
-    public init(level: StatusLevel, alert: Bool, alertLevel: String) {
+    public init(level: StatusLevel, alert: Bool, alertLevel: String, airOut: String? = nil) {
         self.level = level
         self.alert = alert
         self.alertLevel = alertLevel
+        self.airOut = airOut
     }
 }
 
@@ -278,7 +288,11 @@ public struct StatusSource: Sendable, Equatable {
 
 extension StatusPollen {
     /// Today's and the forecast days' pollen of a selection (``PollenSelection``), in `palette`.
-    public init(selection: PollenSelection, fetchedAt: Int64, palette: PollenPalette = .standard) {
+    /// With an hourly view (Open-Meteo), the types' current hour and the best time to air out.
+    public init(
+        selection: PollenSelection, fetchedAt: Int64, palette: PollenPalette = .standard,
+        view: PollenHourlyView? = nil, airOut: AirOutSettings = AirOutSettings()
+    ) {
         func cell(_ item: PollenItem) -> StatusLevel {
             let level = item.level
             return StatusLevel(
@@ -305,7 +319,20 @@ extension StatusPollen {
         self.init(
             source: selection.source == .google ? "Google" : "Open-Meteo",
             updatedAt: UTCTimestamp.rfc3339(unixSeconds: fetchedAt), stale: selection.stale, max: maxCell,
-            types: types.map(cell), plants: plants.map(cell), days: days)
+            types: types.map(cell), plants: plants.map(cell), days: days,
+            now: view.map { view in
+                types.map { item in
+                    let value = view.nowValue(of: item.topicID)
+                    let level = PollenLevel(value: value)
+                    return StatusLevel(
+                        label: item.name, value: value.map { String($0) }, level: level.label,
+                        color: palette.color(for: level))
+                }
+            } ?? [],
+            airOut: view.map {
+                AirOutAssessment.assess(allergens: AirOutAssessment.locationAllergens, view: $0, settings: airOut)
+                    .summary(view: $0)
+            })
     }
 }
 
@@ -351,13 +378,21 @@ extension StatusAir {
 
 extension StatusRisk {
     /// A profile assessed on today's selection (``RiskAssessment``).
-    public init(assessment: RiskAssessment, palette: PollenPalette = .standard) {
+    /// With an hourly view (Open-Meteo), the profile's best time to air out too.
+    public init(
+        assessment: RiskAssessment, palette: PollenPalette = .standard, view: PollenHourlyView? = nil,
+        airOut: AirOutSettings = AirOutSettings()
+    ) {
         let today = assessment.today
         self.init(
             level: StatusLevel(
                 label: assessment.profile.name, value: today.driverName ?? today.driver, level: today.level.label,
                 color: assessment.color(palette: palette)),
-            alert: assessment.alert, alertLevel: assessment.profile.alertLevel.label)
+            alert: assessment.alert, alertLevel: assessment.profile.alertLevel.label,
+            airOut: view.map {
+                AirOutAssessment.assess(allergens: assessment.profile.allergens, view: $0, settings: airOut)
+                    .summary(view: $0)
+            })
     }
 }
 
