@@ -3,8 +3,11 @@
 # runners use): it must still see its own command line (Sources/CProcess) and never turn a
 # command it cannot read into the daemon. The tree holds the binary, the libraries ldd names and
 # one config file with its zone; nothing else (no /proc, no /etc/breeze-agent).
+# With a sysroot (`make test-arm64`: the arm64 binary, run by qemu-user through binfmt inside
+# the tree), the libraries are the binary's NEEDED entries, followed, found in the sysroot.
 set -uo pipefail
-bin=${1:?usage: no-proc.sh path/to/breeze-agent}
+bin=${1:?usage: no-proc.sh path/to/breeze-agent [sysroot]}
+sysroot=${2:-}
 root=$(mktemp -d /tmp/breeze-noproc.XXXXXX)
 trap 'rm -rf "$root"' EXIT
 passed=0 failed=0
@@ -19,9 +22,33 @@ contains() { # name, expected substring, haystack
 }
 
 cp "$bin" "$root/breeze-agent"
-for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+if [ -z "$sysroot" ]; then
+    libs=$(ldd "$bin" | grep -o '/[^ ]*')
+else
+    # The loader (PT_INTERP), then each NEEDED name looked up in the sysroot's library
+    # folders, until no new one comes.
+    interp=$(readelf -l "$bin" | sed -n 's/.*interpreter: \(.*\)]/\1/p')
+    libs=$interp todo=$bin seen=" "
+    while [ -n "$todo" ]; do
+        next=
+        for file in $todo; do
+            for name in $(readelf -d "$file" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+                case $seen in *" $name "*) continue ;; esac
+                seen="$seen$name "
+                found=
+                for dir in /lib/aarch64-linux-gnu /usr/lib/aarch64-linux-gnu /lib /usr/lib; do
+                    if [ -e "$sysroot$dir/$name" ]; then found=$dir/$name; break; fi
+                done
+                [ -n "$found" ] || { echo "no-proc: $name not in $sysroot" >&2; exit 1; }
+                libs="$libs $found" next="$next $sysroot$found"
+            done
+        done
+        todo=$next
+    done
+fi
+for lib in $libs; do
     mkdir -p "$root$(dirname "$lib")"
-    cp -L "$lib" "$root$lib"
+    cp -L "${sysroot}$lib" "$root$lib"
 done
 # The one zone the config names (a location's zone is read when the config is loaded).
 mkdir -p "$root/usr/share/zoneinfo"
