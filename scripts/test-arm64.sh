@@ -4,7 +4,8 @@
 #   1. it is an aarch64 executable and needs no glibc newer than bookworm's 2.36;
 #   2. `print --demo` under `qemu-aarch64 -cpu cortex-a72` (the Raspberry Pi 4's core) is byte
 #      for byte the amd64 release binary's output;
-#   3. the release calendar cases (test/release/calendar.sh) against it;
+#   3. the release calendar cases (test/release/calendar.sh) against it, and the binary in a
+#      tree without /proc (test/release/no-proc.sh with the sysroot);
 #   4. the end-to-end suites that start the agent as a process (the daemon, pollen, climate,
 #      stripes, air, device, image, HTTP/status, fault and hardening tests), pointed at it with
 #      BREEZE_TEST_AGENT_BINARY, with the same private mosquitto and loopback fake APIs as
@@ -84,6 +85,11 @@ echo "test-arm64: print --demo identical on amd64 and arm64/cortex-a72 ($lines l
 # 3. The calendar cases (faketime's LD_PRELOAD names /usr/$LIB, which the arm64 loader resolves
 # to the sysroot's arm64 libfaketime).
 test/release/calendar.sh "$arm/breeze-agent"
+# The arm64 binary in a tree without /proc (issue 39: it read its arguments from
+# /proc/self/cmdline and ran `check-config --config /x` as the daemon's default config).
+test/release/no-proc.sh "$arm/breeze-agent" "$sysroot" >"$work/no-proc.log" 2>&1 \
+    || { cat "$work/no-proc.log" >&2; echo "test-arm64: the arm64 binary without /proc failed" >&2; exit 1; }
+echo "test-arm64: $(tail -1 "$work/no-proc.log") (arm64, no /proc)" >&2
 
 # 4. The end-to-end suites, native test binaries, the agent emulated.
 start_test_broker test-arm64
