@@ -106,6 +106,10 @@ class AddonAgent:
     """`breeze-agent addon` with BREEZE_ADDON_DATA as the add-on's /data."""
 
     def __init__(self, binary, workdir, supervisor, options):
+        # Run as root on a machine with a `breeze-agent` user, the add-on drops to that user once
+        # it has written its config (issue 39), as in the container, where /data hangs off `/`:
+        # the work folder (0700, root's) must let it pass to the data folder.
+        os.chmod(workdir, 0o711)
         self.data = os.path.join(workdir, "addon-data")
         os.makedirs(self.data)
         with open(os.path.join(self.data, "options.json"), "w") as f:
