@@ -276,16 +276,17 @@ struct EndToEndDeviceTests {
             // `unknownToOnlineSendsOnlineToOnlineDoesNot`; here the counts below (2 after the
             // reboot, still 2 at the end of this run) would show a command it caused.
 
-            // A reboot (offline → online) re-sends, once.
+            // A reboot (offline → online) re-sends, once: at the earliest 10 s after the device's
+            // last commands (DeviceCommandState.minimumInterval), so the bounds are 25 s.
             try await wled.reboot()
-            #expect(await eventually(bound: .seconds(10)) { wled.apiCommands.count == 2 }, "\(agent.log)")
+            #expect(await eventually(bound: .seconds(25)) { wled.apiCommands.count == 2 }, "\(agent.log)")
             #expect(wled.apiCommands.last == Self.wledTypes)
             #expect(!wled.current.on)
             try await tasmota.reboot()
-            #expect(await eventually(bound: .seconds(10)) { tasmota.colorCommands.count == 2 }, "\(agent.log)")
+            #expect(await eventually(bound: .seconds(25)) { tasmota.colorCommands.count == 2 }, "\(agent.log)")
             #expect(!tasmota.current.power)
             try await lamp.reboot()
-            #expect(await eventually(bound: .seconds(10)) { lamp.colorCommands.count == 2 }, "\(agent.log)")
+            #expect(await eventually(bound: .seconds(25)) { lamp.colorCommands.count == 2 }, "\(agent.log)")
             // The Awtrix apps are retained: the rebooted clock gets them from the broker.
             try await awtrix.reboot()
             let expected = try await Self.expectedAwtrix(port: port, location: devices.location)

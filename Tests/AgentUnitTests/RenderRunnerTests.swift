@@ -219,6 +219,10 @@ struct RenderRunnerTests {
                 "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "FONTCONFIG_FILE=/etc/fonts/fonts.conf",
             ])
         #expect(RenderRunner.helperEnvironment(["PATH": "/x"]) == ["PATH=/x"])
+        // An agent emulated by qemu-user starts an emulated helper: it needs qemu's sysroot.
+        #expect(
+            RenderRunner.helperEnvironment(["QEMU_LD_PREFIX": "/sysroot", "QEMU_CPU": "cortex-a72", "HOME": "/"])
+                == ["PATH=/usr/local/bin:/usr/bin:/bin", "QEMU_LD_PREFIX=/sysroot", "QEMU_CPU=cortex-a72"])
     }
 
     @Test func aChildWithoutItsOwnProcessGroupIsStillKilled() throws {

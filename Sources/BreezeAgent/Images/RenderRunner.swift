@@ -71,12 +71,14 @@ final class RenderRunner: Sendable {
     }
 
     /// The variables the helper may see, and only when the agent has them: what the C library,
-    /// fontconfig and the sanitizer runtimes read. Nothing of the agent's own (the Supervisor's
-    /// token, `BREEZE_*`, credentials) reaches the helper: Cairo and libjpeg parse what the
-    /// agent hands them, and a flaw there must not find a secret (issue 39).
+    /// fontconfig and the sanitizer runtimes read, and qemu-user's own two (the sysroot and the
+    /// CPU an emulated agent runs with: without them the emulated helper finds no loader, as
+    /// `make test-arm64` showed). Nothing of the agent's own (the Supervisor's token, `BREEZE_*`,
+    /// credentials) reaches the helper: Cairo and libjpeg parse what the agent hands them, and
+    /// a flaw there must not find a secret (issue 39).
     static let helperVariables: [String] = [
         "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "FONTCONFIG_FILE", "FONTCONFIG_PATH", "ASAN_OPTIONS",
-        "LSAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS",
+        "LSAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS", "QEMU_LD_PREFIX", "QEMU_CPU",
     ]
 
     /// `NAME=value` for each of ``helperVariables`` set in `environment`, `PATH` always
