@@ -157,6 +157,10 @@ public struct LocationTopics: Sendable, Equatable {
     public func pollenNow(_ itemID: String) -> String { ScalarTopics.now(pollenItem(itemID)) }
     /// `<p>/<loc>/pollen/<item>/peak_at`: today's highest hour, ISO 8601 local time (SPEC §20).
     public func pollenPeakAt(_ itemID: String) -> String { pollenItem(itemID) + "/peak_at" }
+    /// `<p>/<loc>/pollen/<item>/percentile`: today's mean among the last 92 days' (SPEC §20).
+    public func pollenPercentile(_ itemID: String) -> String { pollenItem(itemID) + "/percentile" }
+    /// `<p>/<loc>/pollen/<item>/season_start`: the current run's first day (SPEC §20).
+    public func pollenSeasonStart(_ itemID: String) -> String { pollenItem(itemID) + "/season_start" }
     /// `<p>/<loc>/pollen/air_out` (+ `/now`): the best hours to air out (SPEC §20).
     public var pollenAirOut: String { pollen + "/air_out" }
     /// `<p>/<loc>/pollen/max`.

@@ -145,6 +145,23 @@ public enum PollenTopics {
         return tree
     }
 
+    /// The season topics of an Open-Meteo location (SPEC §20 "today against the recent
+    /// season"): per item the key-free source carries, `percentile` and `season_start` (empty
+    /// when there is none) as of `today`, the local date of the last good season call (a failed
+    /// call keeps them; the pollen tree's `stale` says so). Nil season (Google, or no call yet):
+    /// no topics.
+    public static func seasonTree(
+        topics: LocationTopics, season: PollenSeason?, itemIDs: [String], today: CivilDate
+    ) -> TopicTree {
+        var tree = TopicTree()
+        guard let season else { return tree }
+        for id in itemIDs where PollenHourly.carries(id) {
+            tree.set(topics.pollenPercentile(id), season.percentile(of: id, today: today).payload)
+            tree.set(topics.pollenSeasonStart(id), season.seasonStart(of: id, today: today)?.description ?? "")
+        }
+        return tree
+    }
+
     /// `air_out` (JSON) and `air_out/now` under `topic` (a location's or a profile's).
     public static func setAirOut(_ tree: inout TopicTree, _ topic: String, _ assessment: AirOutAssessment) {
         tree.set(topic, json: assessment.json)
