@@ -13,7 +13,10 @@ public import BreezeCore
 
 extension AgentConfig {
     /// The configured daily load on Open-Meteo in its own accounting (API-FACTS §2.7).
-    public var openMeteoBudget: OpenMeteoBudget {
+    public var openMeteoBudget: OpenMeteoBudget { openMeteoBudget(pollenSeason: true) }
+
+    /// The budget with or without the pollen season call (SPEC §20; a stretch may leave it out).
+    func openMeteoBudget(pollenSeason: Bool) -> OpenMeteoBudget {
         // Spelled out rather than asking `PollenSettings.source(googleRejected:)`: this folder is
         // also built alone for the config fuzz target (fuzz/run.sh), without the fetchers.
         let pollenFromOpenMeteo =
@@ -24,7 +27,7 @@ extension AgentConfig {
                 pollenInterval: pollenFromOpenMeteo ? Int(pollen.interval.components.seconds) : nil,
                 airInterval: air.enabled ? Int(air.interval.components.seconds) : nil,
                 climateArchiveYears: climate.enabled ? climate.years.count : nil,
-                stripesRange: stripesBudgetRange))
+                stripesRange: stripesBudgetRange, pollenSeason: pollenSeason))
     }
 
     /// The warming stripes' archive range (first_year-01-01 … last year-12-31) when climate is on.

@@ -62,6 +62,9 @@ public enum OpenMeteoPacing {
 public struct OpenMeteoStretch: Sendable, Equatable {
     public var pollenInterval: Int64?
     public var airInterval: Int64?
+    /// Whether the daily pollen season call stays (SPEC §20): left out only when the stretched
+    /// intervals alone cannot bring the day under the limit.
+    public var pollenSeason = true
     public var before: OpenMeteoCallWeight
     public var after: OpenMeteoCallWeight
 
@@ -70,7 +73,8 @@ public struct OpenMeteoStretch: Sendable, Equatable {
         var parts: [String] = []
         if let pollenInterval { parts.append("pollen.interval to \(pollenInterval) s") }
         if let airInterval { parts.append("air.interval to \(airInterval) s") }
-        let what = parts.isEmpty ? "nothing can be stretched" : "stretching " + parts.joined(separator: " and ")
+        var what = parts.isEmpty ? "nothing can be stretched" : "stretching " + parts.joined(separator: " and ")
+        if !pollenSeason { what += ", and leaving out the daily pollen season call (no percentile, season_start)" }
         let result =
             after < OpenMeteoBudget.dailyLimit
             ? "\(after) a day"
@@ -91,22 +95,34 @@ extension AgentConfig {
         let pollenFromOpenMeteo =
             pollen.enabled && (pollen.source == .openMeteo || (pollen.source == .auto && pollen.apiKey == nil))
         var stretched = self
-        var factor = 1.0
-        // The interval-driven part shrinks with the factor, the daily climate part does not:
-        // raise the factor in 5 % steps until the recomputed budget fits (or the bound is hit).
-        for _ in 0..<200 {
-            factor *= 1.05
-            func scaled(_ d: Duration) -> Duration {
-                .seconds(
-                    min(Self.maximumStretchedInterval, Int64((Double(d.components.seconds) * factor).rounded(.up))))
+        // The interval-driven part shrinks with the factor, the daily parts (climate, the pollen
+        // season call) do not: raise the factor in 5 % steps until the recomputed budget fits (or
+        // the bound is hit); if it never does, once more without the season call.
+        var season = pollenFromOpenMeteo
+        for attempt in 0..<2 {
+            season = pollenFromOpenMeteo && attempt == 0
+            var factor = 1.0
+            for _ in 0..<200 {
+                factor *= 1.05
+                func scaled(_ d: Duration) -> Duration {
+                    .seconds(
+                        min(Self.maximumStretchedInterval, Int64((Double(d.components.seconds) * factor).rounded(.up))))
+                }
+                if pollenFromOpenMeteo { stretched.pollen.interval = scaled(pollen.interval) }
+                if air.enabled { stretched.air.interval = min(scaled(air.interval), .seconds(86_400)) }
+                if stretched.openMeteoBudget(pollenSeason: season).dailyTotal < OpenMeteoBudget.dailyLimit { break }
             }
-            if pollenFromOpenMeteo { stretched.pollen.interval = scaled(pollen.interval) }
-            if air.enabled { stretched.air.interval = min(scaled(air.interval), .seconds(86_400)) }
-            if stretched.openMeteoBudget.dailyTotal < OpenMeteoBudget.dailyLimit { break }
+            if !pollenFromOpenMeteo
+                || stretched.openMeteoBudget(pollenSeason: season).dailyTotal < OpenMeteoBudget.dailyLimit
+            {
+                break
+            }
         }
-        return OpenMeteoStretch(
+        var result = OpenMeteoStretch(
             pollenInterval: pollenFromOpenMeteo ? stretched.pollen.interval.components.seconds : nil,
             airInterval: air.enabled ? stretched.air.interval.components.seconds : nil,
-            before: before, after: stretched.openMeteoBudget.dailyTotal)
+            before: before, after: stretched.openMeteoBudget(pollenSeason: season).dailyTotal)
+        result.pollenSeason = season || !pollenFromOpenMeteo
+        return result
     }
 }

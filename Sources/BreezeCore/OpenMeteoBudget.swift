@@ -50,11 +50,15 @@ public struct OpenMeteoBudget: Sendable, Equatable {
         /// The stripes archive range (first and last day), when stripes are enabled: fetched on
         /// one day a year, shown as that day's extra load.
         public var stripesRange: (first: CivilDate, last: CivilDate)?
+        /// Whether the day's first pollen call carries the season (SPEC §20, `past_days=92`);
+        /// off only when a fleet's stretched load would still pass the daily limit.
+        public var pollenSeason: Bool
 
         public init(
             locations: Int, pollenInterval: Int? = nil, airInterval: Int? = nil, climateArchiveYears: Int? = nil,
-            stripesRange: (first: CivilDate, last: CivilDate)? = nil
+            stripesRange: (first: CivilDate, last: CivilDate)? = nil, pollenSeason: Bool = true
         ) {
+            self.pollenSeason = pollenSeason
             self.locations = locations
             self.pollenInterval = pollenInterval
             self.airInterval = airInterval
@@ -64,6 +68,7 @@ public struct OpenMeteoBudget: Sendable, Equatable {
 
         public static func == (a: Plan, b: Plan) -> Bool {
             a.locations == b.locations && a.pollenInterval == b.pollenInterval && a.airInterval == b.airInterval
+                && a.pollenSeason == b.pollenSeason
                 && a.climateArchiveYears == b.climateArchiveYears
                 && a.stripesRange?.first == b.stripesRange?.first && a.stripesRange?.last == b.stripesRange?.last
         }
@@ -86,7 +91,8 @@ public struct OpenMeteoBudget: Sendable, Equatable {
     public var withinDailyLimit: Bool { dailyTotal < Self.dailyLimit }
 
     /// The weight of Open-Meteo's pollen request (six species over four days).
-    public static let pollenRequest = OpenMeteoCallWeight.request(variables: 6, days: 4)
+    public static let pollenRequest = OpenMeteoCallWeight.request(
+        variables: OpenMeteoPollen.plants.count, days: OpenMeteoPollen.forecastDays)
 
     /// Computes the lines of `plan`.
     public static func plan(_ plan: Plan) -> OpenMeteoBudget {
@@ -103,7 +109,21 @@ public struct OpenMeteoBudget: Sendable, Equatable {
                     source: source, requests: overflow ? Int.max : requests, weight: weight * perDay * n,
                     note: "\(perDay) × \(weight) per location"))
         }
-        if let interval = plan.pollenInterval { periodic("pollen", interval: interval, weight: pollenRequest) }
+        if let interval = plan.pollenInterval, !plan.pollenSeason {
+            periodic("pollen", interval: interval, weight: pollenRequest)
+        } else if let interval = plan.pollenInterval {
+            // The day's first call is the season call (SPEC §20, `past_days=92`): it weighs
+            // ``PollenSeason/callWeight`` in place of a plain call's.
+            let perDay = OpenMeteoCallWeight.fetchesPerDay(intervalSeconds: interval)
+            let perLocation = pollenRequest * Swift.max(0, perDay - 1) + PollenSeason.callWeight
+            let (requests, overflow) = perDay.multipliedReportingOverflow(by: n)
+            lines.append(
+                Line(
+                    source: "pollen", requests: overflow ? Int.max : requests, weight: perLocation * n,
+                    note:
+                        "\(perDay) per location: 1 × \(PollenSeason.callWeight) with the season (past_days=\(PollenSeason.pastDays)) + \(perDay - 1) × \(pollenRequest)"
+                ))
+        }
         if let interval = plan.airInterval {
             periodic("air", interval: interval, weight: AirQualityRequest.weight, midnight: true)
         }

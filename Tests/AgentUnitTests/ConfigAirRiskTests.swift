@@ -125,11 +125,11 @@ struct ConfigAirRiskTests {
         #expect(
             report == """
                 # Open-Meteo weighted calls per day (free tier: fewer than 10,000 a day; docs/operations.md):
-                #   pollen: 8 requests, 8.00 weighted calls (4 × 1.00 per location)
+                #   pollen: 8 requests, 14.23 weighted calls (4 per location: 1 × 4.11 with the season (past_days=92) + 3 × 1.00)
                 #   air: 50 requests, 50.00 weighted calls (25 × 1.00 per location)
                 #   climate: 4 requests, 12.00 weighted calls (5 archive range(s) + 1 forecast per location)
                 #   stripes: 2 requests, 240.03 weighted calls (once a year: 16802 days × 1 variable = 120.01 per location)
-                #   total: 70.00 weighted calls per day (310.03 on the stripes day)
+                #   total: 76.23 weighted calls per day (316.26 on the stripes day)
 
                 """)
         let google = try ConfigSandbox().load(

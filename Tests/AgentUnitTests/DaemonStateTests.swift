@@ -146,7 +146,7 @@ struct DaemonStateTests {
         var (state, actions) = Self.started(try Self.config())
         #expect(Set(Self.fetches(actions)) == [Self.pollenKey, Self.climateKey, Self.stripesKey])
         guard
-            case .fetch(_, .pollen(let location, .google, _)) = actions.first(where: {
+            case .fetch(_, .pollen(let location, .google, _, false)) = actions.first(where: {
                 if case .fetch(Self.pollenKey, _) = $0 { true } else { false }
             })
         else {
@@ -231,7 +231,7 @@ struct DaemonStateTests {
         let actions = state.handle(.fetched(Self.pollenKey, rejected), at: Self.at(now))
         #expect(Self.logs(actions, .error).first?.contains("using key-free Open-Meteo") == true)
         guard
-            case .fetch(Self.pollenKey, .pollen(_, .openMeteo, _)) = actions.first(where: {
+            case .fetch(Self.pollenKey, .pollen(_, .openMeteo, _, true)) = actions.first(where: {
                 if case .fetch = $0 { true } else { false }
             })
         else {

@@ -48,20 +48,32 @@ struct FleetPacingTests {
 
     @Test("public servers: at most 600 weighted calls start in a minute; the rest wait for the next window")
     func perMinute() throws {
+        // A cold start: every first key-free call is the day's season call (4.11 calls each,
+        // SPEC §20), so 600 weighted calls are 145 of them (600 × 140 / 576).
+        #expect(PollenSeason.callWeight.units == 576)
         var state = T.machine(try Self.openMeteoPollen(1000))
         _ = state.start(at: T.at(T.t0))
         let first = T.fetches(state.handle(.tick, at: T.at(T.t0 + 61)))
-        #expect(first.count == 600)
+        #expect(first.count == 145)
         let waiting = state.locations.indices.filter {
             !state.fetches.inFlight.contains(.init(location: $0, kind: .pollen))
         }
-        #expect(waiting.count == 400)
+        #expect(waiting.count == 855)
         for index in waiting {
             #expect((T.t0 + 120..<T.t0 + 140).contains(state.planner.schedules[index].pollen.nextDue))
         }
         // The wake is the next window, not now (no busy loop while requests wait).
         let next = T.fetches(state.handle(.tick, at: T.at(T.t0 + 140)))
-        #expect(next.count == 400)
+        #expect(next.count == 145)
+
+        // Once a location has today's season, its calls are plain (1 call): 600 a minute.
+        var warm = T.machine(try Self.openMeteoPollen(1000))
+        for index in warm.locations.indices {
+            warm.locations[index].season = PollenSeasonStanding(
+                today: warm.locations[index].today(at: T.t0), items: [:])
+        }
+        _ = warm.start(at: T.at(T.t0))
+        #expect(T.fetches(warm.handle(.tick, at: T.at(T.t0 + 61))).count == 600)
     }
 
     @Test("custom endpoints are not paced, unless endpoints.max_calls_per_minute is set")
@@ -74,7 +86,8 @@ struct FleetPacingTests {
         let paced = "endpoints: {air_quality: http://127.0.0.1:9/v1, max_calls_per_minute: 100}"
         var limited = T.machine(try Self.openMeteoPollen(1000, extra: paced))
         _ = limited.start(at: T.at(T.t0))
-        #expect(T.fetches(limited.handle(.tick, at: T.at(T.t0 + 61))).count == 100)
+        // 100 weighted calls a minute are 24 season calls (100 × 140 / 576).
+        #expect(T.fetches(limited.handle(.tick, at: T.at(T.t0 + 61))).count == 24)
     }
 
     @Test("the pacer's windows: a full day defers to 00:00 UTC, an empty window admits a heavy request")
@@ -103,6 +116,10 @@ struct FleetPacingTests {
         let stretch = try #require(config.openMeteoStretch)
         #expect(stretch.before == before)
         #expect(stretch.after < OpenMeteoBudget.dailyLimit)
+        // 1,000 locations with climate (6 a day) and air (at least 1) cannot keep a 4.11-call
+        // season call each under 10,000: the stretch leaves it out, and says so.
+        #expect(!stretch.pollenSeason)
+        #expect(stretch.summary.contains("leaving out the daily pollen season call"))
         let pollen = try #require(stretch.pollenInterval)
         #expect(pollen > config.pollen.interval.components.seconds)
         var state = T.machine(config)
@@ -111,6 +128,17 @@ struct FleetPacingTests {
         #expect(warnings.count == 1)
         #expect(state.planner.schedules.allSatisfy { $0.pollen.interval == pollen })
         #expect(state.planner.schedules.allSatisfy { $0.air.interval == stretch.airInterval })
+        #expect(!state.calls.pollenSeason)
+        let plain = state.begin(.init(location: 0, kind: .pollen), now: T.t0)
+        guard case .pollen(_, .openMeteo, _, let season)? = plain.0 else {
+            Issue.record("no key-free pollen request: \(String(describing: plain.0))")
+            return
+        }
+        #expect(!season)
+        // 300 locations fit with the season once the intervals stretch: it stays.
+        let smaller = try T.config(
+            "air: {enabled: true}", pollen: "source: open-meteo", locations: Self.locations(300))
+        #expect(try #require(smaller.openMeteoStretch).pollenSeason)
         // check-config says the same.
         #expect(renderOpenMeteoBudget(config).contains("the agent paces these requests: "))
 
@@ -156,12 +184,13 @@ struct FleetPacingTests {
 extension FleetPacingTests {
     @Test("the yearly stripes requests get only what the regular daily load leaves on the public servers")
     func stripesShare() throws {
-        // 100 locations, key-free pollen (4 a day) and climate (6 a day): 1,000 regular calls.
+        // 100 locations, key-free pollen (4 a day, the first with the season: 3 × 1 + 4.11) and
+        // climate (6 a day): 1,311.43 regular calls.
         let config = try T.config("", pollen: "source: open-meteo", locations: Self.locations(100))
         var state = T.machine(config)
         _ = state.start(at: T.at(T.t0))
         #expect(state.calls.regularDailyLoad == config.openMeteoBudget.dailyTotal)
-        #expect(state.calls.regularDailyLoad == .calls(1000))
+        #expect(state.calls.regularDailyLoad.units == 100 * (3 * 140 + 576 + 6 * 140))
         // 8,950 used today: a stripes request (≈ 120) would pass 9,000, pollen (1) still fits.
         state.calls.pacer.record(.calls(8950), now: T.t0 - 120)
         let stripes = FetchKey(location: 3, kind: .stripes)

@@ -42,7 +42,9 @@ struct SourceRulesTests {
         #expect(state.storedResponseNames(0).map(\.kind) == [.pollen, .climate, .air, .stripes])
         #expect(state.storedResponseNames(0).first { $0.kind == .air }?.name == "air")
         let actions = state.handle(
-            .restored(location: 0, [RestoredResponse(kind: .air, response: .init(fetchedAt: T.t0 - 60, body: "{"))]),
+            .restored(
+                location: 0,
+                [RestoredResponse(kind: .air, name: "air", response: .init(fetchedAt: T.t0 - 60, body: "{"))]),
             at: T.at(T.t0))
         #expect(T.logs(actions, .warning) == ["air[home]: stored response is not usable; ignoring it"])
         #expect(!state.hasData(FetchKey(location: 0, kind: .air)))

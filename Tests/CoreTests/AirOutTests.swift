@@ -452,6 +452,30 @@ struct PollenHourlyStatusTests {
         ).html
         #expect(html.contains("<p>Best time to air out: <b>15:00–17:00 today, Low</b></p>"))
         #expect(html.contains("<h4>Now</h4>"))
+        #expect(!html.contains("Against the season"))
+
+        // With the day's season standing (SPEC §20): one line per type, in the full card.
+        var means: [CivilDate: [String: Int]] = [:]
+        for i in 0..<92 { means[date(2026, 6, 21).adding(days: -i)] = ["GRAMINALES": i < 20 ? 50 : 10, "BIRCH": 0] }
+        let standing = PollenSeason(means: means).standing(today: date(2026, 6, 21))
+        let seasoned = StatusPollen(selection: selection, fetchedAt: now - 600, view: view, season: standing)
+        #expect(
+            seasoned.season == [
+                "Grass: percentile 100 of the last 92 days; in season since 2026-06-02",
+                "Tree: off season (no pollen in the last 92 days)", "Weed: no value today",
+            ])
+        let seasonHTML = StatusPage(
+            version: "1", generatedAt: "2026-06-21T12:25:00Z", mqttConnected: true, demo: false,
+            locations: [
+                StatusLocation(
+                    id: "home", name: "Home", pollen: .data(seasoned), climate: .off, stripes: .off, air: .off,
+                    risks: [])
+            ], sources: [], attributions: []
+        ).html
+        #expect(
+            seasonHTML.contains(
+                "<h4>Against the season</h4><ul><li>Grass: percentile 100 of the last 92 days; in season since 2026-06-02</li>"
+            ))
         #expect(html.contains("<span class=\"mu\">Air out:</span> No window: none of the allergens (oak)"))
         // Tomorrow's window says so; Google shows neither.
         let evening = cest(2026, 6, 21, 21, 10)

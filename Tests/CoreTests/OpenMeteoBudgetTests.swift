@@ -21,10 +21,15 @@ struct OpenMeteoBudgetTests {
                 stripesRange: (date(1980, 1, 1), date(2025, 12, 31))))
         #expect(budget.lines.map(\.source) == ["pollen", "air", "climate", "stripes"])
         #expect(budget.lines.map(\.requests) == [4, 25, 2, 1])
-        #expect(budget.lines.map(\.weight.description) == ["4.00", "25.00", "6.00", "120.01"])
+        // Pollen: the day's first call carries the season (past_days=92, 576 units = 4.11),
+        // the other three are plain (1.00 each): 996 units = 7.11.
+        #expect(budget.lines.map(\.weight.description) == ["7.11", "25.00", "6.00", "120.01"])
+        #expect(budget.lines[0].weight.units == 3 * 140 + 576)
+        #expect(
+            budget.lines[0].note == "4 per location: 1 × 4.11 with the season (past_days=92) + 3 × 1.00")
         #expect(budget.lines[1].note == "25 × 1.00 per location")
-        #expect(budget.dailyTotal == .calls(35))
-        #expect(budget.peakTotal.description == "155.01")
+        #expect(budget.dailyTotal.units == 996 + 31 * 140)
+        #expect(budget.dailyTotal.description == "38.11")
         #expect(budget.withinDailyLimit)
     }
 
@@ -48,6 +53,15 @@ struct OpenMeteoBudgetTests {
         let budget = OpenMeteoBudget.plan(.init(locations: 1, airInterval: interval))
         #expect(budget.lines.map(\.requests) == [requests])
         #expect(budget.dailyTotal == .calls(requests))
+    }
+
+    /// One season call a day per location, whatever the interval; a day-long interval makes
+    /// it the only call.
+    @Test(arguments: [(3600, 24, 23 * 140 + 576), (86_400, 1, 576), (15 * 60, 96, 95 * 140 + 576)])
+    func pollenCarriesOneSeasonCallADay(interval: Int, requests: Int, units: Int) {
+        let budget = OpenMeteoBudget.plan(.init(locations: 3, pollenInterval: interval))
+        #expect(budget.lines.map(\.requests) == [3 * requests])
+        #expect(budget.dailyTotal.units == 3 * units)
     }
 
     @Test func nothingEnabled() {

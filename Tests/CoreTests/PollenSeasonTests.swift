@@ -193,8 +193,11 @@ import Testing
         for i in 0..<92 { means[Self.today.adding(days: -i)] = ["BIRCH": i < 20 ? 120 : 0, "GRAMINALES": 0] }
         let topics = TopicLayout(prefix: "breeze").location("home")
         let ids = ["grass", "tree", "weed", "birch", "graminales", "mugwort", "oak"]
-        let tree = PollenTopics.seasonTree(
-            topics: topics, season: PollenSeason(means: means), itemIDs: ids, today: Self.today)
+        let standing = PollenSeason(means: means).standing(today: Self.today)
+        #expect(standing.today == Self.today)
+        #expect(standing.items.count == 9)
+        #expect(standing.item("oak") == nil)
+        let tree = PollenTopics.seasonTree(topics: topics, standing: standing, itemIDs: ids)
         #expect(tree["breeze/home/pollen/birch/percentile"] == "100")
         #expect(tree["breeze/home/pollen/birch/season_start"] == "2026-05-01")
         #expect(tree["breeze/home/pollen/tree/percentile"] == "100")
@@ -208,23 +211,26 @@ import Testing
         #expect(tree["breeze/home/pollen/oak/percentile"] == nil)
         #expect(tree.count == 12)
         // Without a season (Google, or no call yet) the topics do not exist.
-        #expect(PollenTopics.seasonTree(topics: topics, season: nil, itemIDs: ids, today: Self.today).isEmpty)
+        #expect(PollenTopics.seasonTree(topics: topics, standing: nil, itemIDs: ids).isEmpty)
     }
 
     // MARK: the call
 
-    @Test func theQueryAsksForNinetyTwoPastDaysAndToday() {
+    @Test func theQueryIsThePollenQueryWithNinetyTwoPastDays() {
         let query = PollenSeason.query(latitude: 49.1951, longitude: 16.6068, timezone: "Europe/Prague")
         let pairs = query.map { "\($0.name)=\($0.value)" }
         #expect(pairs.contains("past_days=92"))
-        #expect(pairs.contains("forecast_days=1"))
+        #expect(pairs.contains("forecast_days=4"))
         #expect(pairs.contains("domains=cams_europe"))
         #expect(pairs.filter { $0.hasPrefix("forecast_days=") }.count == 1)
         #expect(
             pairs.contains("hourly=alder_pollen,birch_pollen,grass_pollen,mugwort_pollen,olive_pollen,ragweed_pollen"))
-        // 6 variables × 93 days / 140 = 558/140 = 3.99 calls.
-        #expect(PollenSeason.callWeight.units == 558)
-        #expect(PollenSeason.callWeight.description == "3.99")
+        // The plain pollen query plus past_days, nothing else changed.
+        let plain = OpenMeteoPollen.query(latitude: 49.1951, longitude: 16.6068, timezone: "Europe/Prague")
+        #expect(query.map { "\($0.name)=\($0.value)" } == plain.map { "\($0.name)=\($0.value)" } + ["past_days=92"])
+        // 6 variables × 96 days / 140 = 576/140 = 4.11 calls (a plain call: 24/14 = 1.71).
+        #expect(PollenSeason.callWeight.units == 576)
+        #expect(PollenSeason.callWeight.description == "4.11")
     }
 
     /// A real-format body (Open-Meteo's air-quality JSON, as POLLEN-KEYFREE.md shows it) for

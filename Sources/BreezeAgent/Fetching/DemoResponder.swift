@@ -43,7 +43,9 @@ public struct DemoResponder: HTTPFetching {
         } else if url.hasSuffix("/air-quality"), value("hourly")?.contains("european_aqi") == true {
             body = Self.airIndexes(today: today(), timezone: value("timezone") ?? "GMT")
         } else if url.hasSuffix("/air-quality") {
-            body = Self.airQuality(start: today(), timezone: value("timezone") ?? "GMT")
+            // The day's season call asks for `past_days` before today (SPEC §20).
+            let past = min(max(Int(value("past_days") ?? "0") ?? 0, 0), PollenSeason.pastDays)
+            body = Self.airQuality(start: today().adding(days: -past), past: past, timezone: value("timezone") ?? "GMT")
         } else {
             return FetchedResponse(status: 404, body: Array(#"{"error":true,"reason":"Not found"}"#.utf8))
         }
@@ -163,23 +165,30 @@ public struct DemoResponder: HTTPFetching {
             #"{"latitude":52.5,"longitude":13.4,"generationtime_ms":1.0,"utc_offset_seconds":0,"timezone":"\#(timezone)","timezone_abbreviation":"GMT","elevation":38.0,"hourly_units":{"time":"iso8601","european_aqi":"EAQI","us_aqi":"USAQI","pm2_5":"μg/m³","pm10":"μg/m³","uv_index":""},"hourly":{"time":[\#(times.joined(separator: ","))],"european_aqi":[\#(eaqi.joined(separator: ","))],"us_aqi":[\#(usaqi.joined(separator: ","))],"pm2_5":[\#(pm25.joined(separator: ","))],"pm10":[\#(pm10.joined(separator: ","))],"uv_index":[\#(uv.joined(separator: ","))]}}"#
     }
 
-    /// An Open-Meteo air-quality body: 4 local days of hourly pollen, with a daily cycle.
-    static func airQuality(start: CivilDate, timezone: String) -> String {
+    /// An Open-Meteo air-quality body: `past` days then 4 local days of hourly pollen, with a
+    /// daily cycle; the past days rise into a season (none in the first 30, then 40–120 % of
+    /// today's level, varying by day, and 70–79 % in the last 10), so the season topics have
+    /// something to say.
+    static func airQuality(start: CivilDate, past: Int = 0, timezone: String) -> String {
         let plants: [(String, Int)] = [
             ("alder_pollen", 80), ("birch_pollen", 320), ("grass_pollen", 25), ("mugwort_pollen", 7),
             ("olive_pollen", 0), ("ragweed_pollen", 9),
         ]
         var times: [String] = []
-        for day in 0..<4 {
+        let days = past + 4
+        for day in 0..<days {
             for hour in 0..<24 {
                 times.append("\"\(start.adding(days: day))T\(hour < 10 ? "0" : "")\(hour):00\"")
             }
         }
         let series = plants.map { name, peakTenths in
-            let values = (0..<96).map { i -> String in
-                let hour = i % 24
+            let values = (0..<(days * 24)).map { i -> String in
+                let (day, hour) = (i / 24, i % 24)
                 let shape = hour < 6 || hour > 20 ? 2 : (hour < 12 ? 6 : 10)
-                return FixedPoint.format(peakTenths * shape / 10, scale: 1)
+                let percent =
+                    day >= past
+                    ? 100 : day < past - 62 ? 0 : day >= past - 10 ? 80 + day - past : 40 + 8 * ((day * 37) % 11)
+                return FixedPoint.format(peakTenths * shape * percent / 1000, scale: 1)
             }
             return "\"\(name)\":[\(values.joined(separator: ","))]"
         }

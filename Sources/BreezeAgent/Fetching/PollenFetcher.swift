@@ -24,15 +24,20 @@ public struct PollenFetchResult: Sendable {
     public var fetchedAt: Int64
     /// The server's `Retry-After`, for a `.failed` outcome.
     public var retryAfter: Int64?
+    /// The request was the day's season call (`past_days`, SPEC §20): a report holds the 92
+    /// days before the fetch's local date as well.
+    public var season: Bool
 
     public init(
-        source: PollenSource, outcome: PollenOutcome, body: [UInt8] = [], fetchedAt: Int64, retryAfter: Int64? = nil
+        source: PollenSource, outcome: PollenOutcome, body: [UInt8] = [], fetchedAt: Int64, retryAfter: Int64? = nil,
+        season: Bool = false
     ) {
         self.source = source
         self.outcome = outcome
         self.body = body
         self.fetchedAt = fetchedAt
         self.retryAfter = retryAfter
+        self.season = season
     }
 }
 
@@ -57,7 +62,12 @@ public struct PollenFetcher: Sendable {
         self.scrubber = scrubber ?? SecretScrubber(secrets: [settings.apiKey?.value].compactMap { $0 })
     }
 
-    public func fetch(_ location: LocationConfig, source: PollenSource, now: Int64) async -> PollenFetchResult {
+    /// `season`: the day's season call (``PollenSeason/query(latitude:longitude:timezone:)``,
+    /// Open-Meteo only; ignored for Google).
+    public func fetch(_ location: LocationConfig, source: PollenSource, now: Int64, season: Bool = false) async
+        -> PollenFetchResult
+    {
+        let season = season && source == .openMeteo
         let url: String
         let query: [QueryParameter]
         var headers: [(name: String, value: String)] = []
@@ -70,17 +80,21 @@ public struct PollenFetcher: Sendable {
             if let key = settings.apiKey?.value { headers.append(("X-Goog-Api-Key", key)) }
         case .openMeteo:
             url = endpoints.airQuality + "/air-quality"
-            query = OpenMeteoPollen.query(
-                latitude: location.latitude, longitude: location.longitude, timezone: location.timezone)
+            query = (season ? PollenSeason.query : OpenMeteoPollen.query)(
+                location.latitude, location.longitude, location.timezone)
         }
         let response: FetchedResponse
         do {
             response = try await http.get(url, query: query, headers: headers)
         } catch {
-            return PollenFetchResult(source: source, outcome: .failed(message: error.description), fetchedAt: now)
-                .scrubbed(by: scrubber)
+            return PollenFetchResult(
+                source: source, outcome: .failed(message: error.description), fetchedAt: now, season: season
+            )
+            .scrubbed(by: scrubber)
         }
-        return Self.interpret(response, source: source, fetchedAt: now).scrubbed(by: scrubber)
+        var result = Self.interpret(response, source: source, fetchedAt: now)
+        result.season = season
+        return result.scrubbed(by: scrubber)
     }
 
     /// Turns an HTTP answer into a result; also used for stored bodies at start.

@@ -103,7 +103,7 @@ final class Agent {
                 guard only == nil || only == entry.kind,
                     let response = store.response(location: id, source: entry.name)
                 else { return nil }
-                return RestoredResponse(kind: entry.kind, response: response)
+                return RestoredResponse(kind: entry.kind, name: entry.name, response: response)
             }
             guard !responses.isEmpty else { continue }
             _ = performLogsAndWrites(state.handle(.restored(location: index, responses), at: time()))
@@ -134,8 +134,8 @@ final class Agent {
         switch request {
         case .air(let location, let now):
             return .air(await fetchers.air.fetch(location, now: now))
-        case .pollen(let location, let source, let now):
-            return .pollen(await fetchers.pollen.fetch(location, source: source, now: now))
+        case .pollen(let location, let source, let now, let season):
+            return .pollen(await fetchers.pollen.fetch(location, source: source, now: now, season: season))
         case .climate(let location, let today, let now):
             return .climate(await fetchers.climate.fetch(location, today: today, now: now, log: log))
         case .stripes(let location, let firstYear, let lastYear, let now):

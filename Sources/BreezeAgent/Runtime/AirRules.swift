@@ -60,12 +60,12 @@ enum AirRules: SourceRules {
         dueAtMidnightAtLatest(index, in: &state, now: stored.fetchedAt)
     }
 
-    static func storedName(in state: DaemonState) -> String? {
-        state.config.air.enabled ? kind.traits.storeName : nil
+    static func storedNames(in state: DaemonState) -> [String] {
+        state.config.air.enabled ? [kind.traits.storeName] : []
     }
 
     static func restore(
-        stored: StateStore.StoredResponse, _ index: Int, in state: inout DaemonState, now: Int64
+        stored: StateStore.StoredResponse, name: String, _ index: Int, in state: inout DaemonState, now: Int64
     ) -> [DaemonAction] {
         let id = state.locations[index].config.id
         let response = FetchedResponse(status: 200, body: Array(stored.body.utf8))

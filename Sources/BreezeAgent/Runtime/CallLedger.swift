@@ -57,6 +57,9 @@ struct CallLedger: Sendable {
     private var dailyLimitLogged: Int64 = .min
     /// The configured (stretched) weighted calls of an ordinary day, set at start.
     var regularDailyLoad = OpenMeteoCallWeight.zero
+    /// Whether the day's first key-free pollen call carries the season (SPEC §20); false when
+    /// the stretch had to leave it out (``OpenMeteoStretch/pollenSeason``), set at start.
+    var pollenSeason = true
 
     /// - Parameter stored: `calls.json` as read at start (keys this version does not write are dropped).
     init(stored: [String: StateStore.CallCount], perMinuteOverride: Int?) {

@@ -65,14 +65,14 @@ enum ClimateRules: SourceRules {
         }
     }
 
-    static func storedName(in state: DaemonState) -> String? {
-        state.config.climate.enabled ? kind.traits.storeName : nil
+    static func storedNames(in state: DaemonState) -> [String] {
+        state.config.climate.enabled ? [kind.traits.storeName] : []
     }
 
     /// The stored bodies are computed again (the trend is not stored); bodies that do not
     /// decode or compute are skipped without a word, as a missing file is.
     static func restore(
-        stored: StateStore.StoredResponse, _ index: Int, in state: inout DaemonState, now: Int64
+        stored: StateStore.StoredResponse, name: String, _ index: Int, in state: inout DaemonState, now: Int64
     ) -> [DaemonAction] {
         let id = state.locations[index].config.id
         guard let bodies = try? JSONDecoderShim.decode(ClimateBodies.self, stored.body),

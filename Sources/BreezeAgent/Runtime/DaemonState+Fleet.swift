@@ -89,6 +89,7 @@ extension DaemonState {
         guard !demo else { return [] }
         let stretch = config.openMeteoStretch
         calls.regularDailyLoad = stretch?.after ?? config.openMeteoBudget.dailyTotal
+        calls.pollenSeason = stretch?.pollenSeason ?? true
         guard let stretch else { return [] }
         for index in locations.indices {
             if let pollen = stretch.pollenInterval { planner.schedules[index].pollen.interval = pollen }

@@ -14,7 +14,8 @@ import BreezeCore
 
 /// A fetch the loop is asked to run; everything it needs is in the value.
 enum FetchRequest: Sendable {
-    case pollen(LocationConfig, PollenSource, now: Int64)
+    /// `season`: the day's season call (Open-Meteo with `past_days`, SPEC §20).
+    case pollen(LocationConfig, PollenSource, now: Int64, season: Bool)
     case climate(LocationConfig, today: CivilDate, now: Int64)
     case stripes(LocationConfig, firstYear: Int, lastYear: Int, now: Int64)
     case air(LocationConfig, now: Int64)

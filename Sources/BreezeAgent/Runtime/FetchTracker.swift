@@ -83,15 +83,17 @@ struct FetchKey: Hashable, Sendable {
 /// is declared stuck (the watchdog, ``FetchTracker/abandonStuck(now:)``).
 struct FetchesInFlight: Sendable {
     private var bits: [UInt8] = []
-    /// Four per location, in ``SourceKind`` order; meaningful only where the bit is set.
+    /// ``kinds`` per location, in ``SourceKind`` order; meaningful only where the bit is set.
     private var deadlines: [Int64] = []
+    /// Sources per location (at most 8: one bit each in a `UInt8`).
+    private static let kinds = SourceKind.allCases.count
     private(set) var count = 0
 
     var isEmpty: Bool { count == 0 }
 
     private static func mask(_ kind: SourceKind) -> UInt8 { 1 << kind.slot }
 
-    private static func slot(_ key: FetchKey) -> Int { key.location * 4 + key.kind.slot }
+    private static func slot(_ key: FetchKey) -> Int { key.location * Self.kinds + key.kind.slot }
 
     func contains(_ key: FetchKey) -> Bool {
         key.location >= 0 && key.location < bits.count && bits[key.location] & Self.mask(key.kind) != 0
@@ -104,7 +106,7 @@ struct FetchesInFlight: Sendable {
         guard key.location >= 0 else { return }
         if key.location >= bits.count {
             bits += repeatElement(0, count: key.location + 1 - bits.count)
-            deadlines += repeatElement(.max, count: bits.count * 4 - deadlines.count)
+            deadlines += repeatElement(.max, count: bits.count * Self.kinds - deadlines.count)
         }
         deadlines[Self.slot(key)] = deadline
         guard bits[key.location] & Self.mask(key.kind) == 0 else { return }

@@ -50,6 +50,9 @@ struct LocationRuntime: Sendable {
     var slots = SourceSlots()
     /// Google refused the key and `pollen.source` is `auto`: Open-Meteo from now on (this run).
     var googleRejected = false
+    /// Today against the recent season (SPEC §20): where the key-free items stood on the local
+    /// day of the last good season call. Nil: no season call yet, Google, or no pollen here.
+    var season: PollenSeasonStanding?
     /// Topics per scope at the scope's last build (the per-location topic limit counts them).
     var topicCounts: [String: Int] = [:]
     /// When the sinks' view of this location must be rebuilt although no fetch finished
@@ -78,6 +81,13 @@ struct LocationRuntime: Sendable {
     }
 
     func today(at now: Int64) -> CivilDate { zone.localDate(atUnixTime: now) }
+
+    /// Whether the next Open-Meteo pollen fetch is the day's season call (SPEC §20): no season
+    /// from today yet, and the location has pollen (one outside Europe asks without it).
+    func needsSeason(at now: Int64) -> Bool {
+        if case .unsupported = slots.pollen.data { return false }
+        return season.map { $0.today < today(at: now) } ?? true
+    }
 
     /// The first instant of the next local day after `now` (DST-safe: probes the offset twice).
     func nextMidnight(after now: Int64) -> Int64 {

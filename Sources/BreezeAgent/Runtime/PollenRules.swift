@@ -37,7 +37,13 @@ enum PollenRules: SourceRules {
             }
         }
         state.countStart(FetchKey(location: index, kind: kind), api: source == .google ? .google : .openMeteo, now: now)
-        return (.pollen(location, source, now: now), actions)
+        let season = source == .openMeteo && needsSeason(index, in: state, now: now)
+        return (.pollen(location, source, now: now, season: season), actions)
+    }
+
+    /// Whether a key-free fetch of location `index` now is the day's season call (SPEC §20).
+    private static func needsSeason(_ index: Int, in state: DaemonState, now: Int64) -> Bool {
+        state.calls.pollenSeason && state.locations[index].needsSeason(at: now)
     }
 
     static func openMeteoWeight(_ index: Int, in state: DaemonState, now: Int64) -> (
@@ -46,7 +52,7 @@ enum PollenRules: SourceRules {
         guard state.config.pollen.source(googleRejected: state.locations[index].googleRejected) == .openMeteo else {
             return nil
         }
-        return (OpenMeteoBudget.pollenRequest, 1)
+        return (needsSeason(index, in: state, now: now) ? PollenSeason.callWeight : OpenMeteoBudget.pollenRequest, 1)
     }
 
     static func apply(_ result: PollenFetchResult, _ index: Int, in state: inout DaemonState, now: Int64)
@@ -55,7 +61,21 @@ enum PollenRules: SourceRules {
         let id = state.locations[index].config.id
         let source = result.source
         switch result.outcome {
-        case .report(let report):
+        case .report(var report):
+            var stores: [DaemonAction] = []
+            if result.season {
+                // The day's season call: the standing is taken from the 92 past days, which the
+                // pollen topics then leave out; stored on its own, as the plain calls of the rest
+                // of the day replace the pollen response.
+                let today = state.locations[index].today(at: result.fetchedAt)
+                state.locations[index].season = PollenSeason(report: report).standing(today: today)
+                report = report.dropping(before: today, zone: state.locations[index].zone)
+                stores.append(
+                    .store(
+                        .response(
+                            .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
+                            location: id, source: Self.seasonStoreName)))
+            }
             state.locations[index].slots.pollen.received(.report(report, fetchedAt: result.fetchedAt))
             state.locations[index].slots.pollen.notice = nil
             state.planner.schedules[index].pollen.succeeded(at: now, jitter: state.random.fraction())
@@ -67,14 +87,18 @@ enum PollenRules: SourceRules {
                         .response(
                             .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
                             location: id, source: source.storeName))
-                ] + report.warnings.map { .log(.warning, "pollen[\(id)]: \($0)") } + [
+                ] + stores + report.warnings.map { .log(.warning, "pollen[\(id)]: \($0)") } + [
                     .log(.info, "pollen[\(id)]: fetched from \(source.rawValue) (\(report.days.count) days)")
                 ])
         case .unsupportedLocation(let message):
             state.locations[index].slots.pollen.received(.unsupported(message: message))
+            state.locations[index].season = nil
             state.planner.schedules[index].pollen.succeeded(at: now, jitter: state.random.fraction())
             state.diagnostics.success(source.diagnosticsKey, at: now)
             var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
+            if source == .openMeteo {
+                actions.append(.store(.removeResponse(location: id, source: Self.seasonStoreName)))
+            }
             if state.locations[index].slots.pollen.notice != .unsupported {
                 if source == .openMeteo {
                     actions.append(
@@ -120,20 +144,40 @@ enum PollenRules: SourceRules {
         }
     }
 
-    /// A stored pollen report: published at once, fetched again when it ages out.
+    /// A stored pollen report: published at once, fetched again when it ages out. A season
+    /// call's body holds the past days too: they are left out as when it was fetched.
     static func restore(_ stored: StoredPollen, _ index: Int, in state: inout DaemonState, now: Int64) {
-        state.locations[index].slots.pollen.received(.report(stored.report, fetchedAt: stored.fetchedAt))
+        let location = state.locations[index]
+        let report = stored.report.dropping(before: location.today(at: stored.fetchedAt), zone: location.zone)
+        state.locations[index].slots.pollen.received(.report(report, fetchedAt: stored.fetchedAt))
         state.planner.schedules[index].pollen.freshUntil(fetchedAt: stored.fetchedAt, jitter: state.random.fraction())
     }
 
-    static func storedName(in state: DaemonState) -> String? {
-        state.config.pollen.enabled ? state.config.pollen.source(googleRejected: false).storeName : nil
+    /// The name of the day's season call body in `state_dir` (SPEC §20).
+    static let seasonStoreName = PollenSource.openMeteo.storeName + "-season"
+
+    static func storedNames(in state: DaemonState) -> [String] {
+        guard state.config.pollen.enabled else { return [] }
+        let source = state.config.pollen.source(googleRejected: false)
+        return source == .openMeteo ? [source.storeName, seasonStoreName] : [source.storeName]
     }
 
     static func restore(
-        stored: StateStore.StoredResponse, _ index: Int, in state: inout DaemonState, now: Int64
+        stored: StateStore.StoredResponse, name: String, _ index: Int, in state: inout DaemonState, now: Int64
     ) -> [DaemonAction] {
         let id = state.locations[index].config.id
+        if name == seasonStoreName {
+            // The standing of the day it was fetched on; an older day's is fetched again with
+            // the next pollen call (``LocationRuntime/needsSeason(at:)``).
+            guard case .season(let season, _) = PollenSeason.interpret(httpStatus: 200, body: Array(stored.body.utf8))
+            else { return [.log(.warning, "pollen[\(id)]: stored season response is not usable; ignoring it")] }
+            state.locations[index].season = season.standing(today: state.locations[index].today(at: stored.fetchedAt))
+            return [
+                .log(
+                    .info,
+                    "pollen[\(id)]: restored the season fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")
+            ]
+        }
         let source = state.config.pollen.source(googleRejected: false)
         let response = FetchedResponse(status: 200, body: Array(stored.body.utf8))
         guard

@@ -44,20 +44,22 @@ protocol SourceRules {
     /// once, fetched again when it ages out.
     static func restore(_ stored: Stored, _ index: Int, in state: inout DaemonState, now: Int64)
 
-    /// The name its stored response has in `state_dir` (``StateStore/response(location:source:)``);
-    /// nil when the source is off and nothing is restored.
-    static func storedName(in state: DaemonState) -> String?
+    /// The names its stored responses have in `state_dir` (``StateStore/response(location:source:)``),
+    /// in the order they are restored; none when the source is off and nothing is restored.
+    static func storedNames(in state: DaemonState) -> [String]
 
-    /// Reads a stored response back (``DaemonEvent/restored(location:_:)``): restored and logged,
-    /// or logged as not usable.
+    /// Reads a stored response (one of ``storedNames(in:)``, `name`) back
+    /// (``DaemonEvent/restored(location:_:)``): restored and logged, or logged as not usable.
     static func restore(
-        stored: StateStore.StoredResponse, _ index: Int, in state: inout DaemonState, now: Int64
+        stored: StateStore.StoredResponse, name: String, _ index: Int, in state: inout DaemonState, now: Int64
     ) -> [DaemonAction]
 }
 
 /// A stored response the loop read for the state (``DaemonEvent/restored(location:_:)``).
 struct RestoredResponse: Sendable {
     var kind: SourceKind
+    /// Its name in `state_dir` (one of the kind's ``SourceRules/storedNames(in:)``).
+    var name: String
     var response: StateStore.StoredResponse
 }
 
@@ -114,13 +116,13 @@ extension DaemonState {
     /// The stored responses location `index` reads back at start, in the order they are
     /// restored (pollen, climate, air, stripes), with their names in `state_dir`.
     func storedResponseNames(_ index: Int) -> [(kind: SourceKind, name: String)] {
-        SourceKind.restoreOrder.compactMap { kind in kind.rules.storedName(in: self).map { (kind, $0) } }
+        SourceKind.restoreOrder.flatMap { kind in kind.rules.storedNames(in: self).map { (kind, $0) } }
     }
 
     /// Stored responses read back at start, by their sources' rules.
     mutating func restore(_ index: Int, _ responses: [RestoredResponse], now: Int64) -> [DaemonAction] {
         responses.flatMap { restored in
-            restored.kind.rules.restore(stored: restored.response, index, in: &self, now: now)
+            restored.kind.rules.restore(stored: restored.response, name: restored.name, index, in: &self, now: now)
         }
     }
 

@@ -97,12 +97,12 @@ enum StripesRules: SourceRules {
         state.locations[index].slots.stripes.received(stored)
     }
 
-    static func storedName(in state: DaemonState) -> String? {
-        state.config.climate.enabled ? kind.traits.storeName : nil
+    static func storedNames(in state: DaemonState) -> [String] {
+        state.config.climate.enabled ? [kind.traits.storeName] : []
     }
 
     static func restore(
-        stored: StateStore.StoredResponse, _ index: Int, in state: inout DaemonState, now: Int64
+        stored: StateStore.StoredResponse, name: String, _ index: Int, in state: inout DaemonState, now: Int64
     ) -> [DaemonAction] {
         let id = state.locations[index].config.id
         guard let tallies = try? JSONDecoderShim.decode(StoredStripes.self, stored.body),

@@ -79,7 +79,7 @@ extension StatusSnapshot {
                 pollen = .data(
                     StatusPollen(
                         selection: selection, fetchedAt: fetchedAt, palette: palette, view: view,
-                        airOut: config.airOut))
+                        airOut: config.airOut, season: location.season))
                 attribute(selection.source.attribution(year: selection.today.year))
                 risks = config.profiles.map {
                     StatusRisk(

@@ -13,7 +13,8 @@ import BreezeConfig
 import BreezeCore
 
 /// `<p>/<loc>/pollen…` (SPEC §3): the pollen tree of the selected days, and with Open-Meteo the
-/// hourly topics at the snapshot's moment (SPEC §20: `now`, `peak_at`, `air_out`; the daemon
+/// hourly topics at the snapshot's moment (SPEC §20: `now`, `peak_at`, `air_out`, and the season's
+/// `percentile` and `season_start`; the daemon
 /// wakes at each local hour for them, ``LocationRuntime/nextContentEdge(after:)``).
 struct PollenTreeSink: RetainedSink {
     var inputs: Set<SourceKind> { [.pollen] }
@@ -33,6 +34,13 @@ struct PollenTreeSink: RetainedSink {
                     topics: snapshot.topics, selection: selection,
                     view: selection.hourlyView(zone: snapshot.location.zone, now: snapshot.now, fetchedAt: fetchedAt),
                     airOut: context.config.airOut, palette: context.config.pollen.colors))
+            // Today against the recent season (SPEC §20): key-free only (Google has no standing).
+            if selection.source == .openMeteo {
+                pollen.merge(
+                    PollenTopics.seasonTree(
+                        topics: snapshot.topics, standing: snapshot.location.season,
+                        itemIDs: selection.items.map(\.topicID)))
+            }
             tree = pollen
         }
         return [SinkScope(prefix: snapshot.topics.pollen, tree: tree)]

@@ -52,6 +52,9 @@ public enum OpenMeteoPollen {
             thresholds: [1, 6, 8, 11, 40]),
     ]
 
+    /// `forecast_days` of every pollen call: today and the three days after it.
+    public static let forecastDays = 4
+
     /// A day with fewer non-null hours than this is Unknown (the CAMS horizon runs out mid-day).
     public static let minimumHours = 12
 
@@ -69,7 +72,7 @@ public enum OpenMeteoPollen {
             QueryParameter(
                 "hourly", "alder_pollen,birch_pollen,grass_pollen,mugwort_pollen,olive_pollen,ragweed_pollen"),
             QueryParameter("domains", "cams_europe"),
-            QueryParameter("forecast_days", "4"),
+            QueryParameter("forecast_days", String(forecastDays)),
             QueryParameter("timezone", timezone),
             QueryParameter("timeformat", "iso8601"),
         ]

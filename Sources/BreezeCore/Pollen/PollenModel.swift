@@ -256,6 +256,18 @@ public struct PollenReport: Sendable, Hashable {
         self.hourly = hourly
     }
 
+    /// The report without the days (and hours) before the local date `date` in `zone`: what a
+    /// season call (``PollenSeason/query(latitude:longitude:timezone:)``, 92 past days) keeps
+    /// for the pollen topics once its season is taken, so the past days are not held twice.
+    public func dropping(before date: CivilDate, zone: ZoneRules) -> PollenReport {
+        var report = self
+        report.days = days.filter { $0.date >= date }
+        report.hourly = hourly.map { hourly in
+            PollenHourly(hours: hourly.hours.filter { zone.localDate(atUnixTime: $0.instant) >= date })
+        }
+        return report
+    }
+
     /// Most distinct items (types and plants) a report keeps (SPEC §12): a response listing
     /// 20,000 plant codes once became 320,000 retained topics and 400 MB of agent memory.
     public static let maximumItems = 64

@@ -43,7 +43,7 @@ public struct PollenSeason: Sendable, Hashable {
     /// Days in the window, today included (SPEC §20: "the last 92 daily means").
     public static let windowDays = 92
 
-    /// `past_days` of the daily call (the 92 days before today; today comes as the forecast day).
+    /// `past_days` of the daily call (the 92 days before today; today comes with the forecast days).
     public static let pastDays = 92
 
     /// Fewer pollen days than this in the window give `insufficient`.
@@ -71,17 +71,19 @@ public struct PollenSeason: Sendable, Hashable {
         self.means = means
     }
 
-    /// Query parameters of the daily call: the pollen query with `past_days=92` and
-    /// `forecast_days=1` (92 past days and today).
+    /// Query parameters of the day's season call: the pollen query itself (`forecast_days=4`,
+    /// so the same call serves the pollen topics) plus `past_days=92`. It is the location's
+    /// first pollen call of each local day, so the season costs no call of its own.
     public static func query(latitude: Double, longitude: Double, timezone: String) -> [QueryParameter] {
-        OpenMeteoPollen.query(latitude: latitude, longitude: longitude, timezone: timezone).map { parameter in
-            parameter.name == "forecast_days" ? QueryParameter("forecast_days", "1") : parameter
-        } + [QueryParameter("past_days", String(pastDays))]
+        OpenMeteoPollen.query(latitude: latitude, longitude: longitude, timezone: timezone)
+            + [QueryParameter("past_days", String(pastDays))]
     }
 
-    /// The call's weight (API-FACTS §2.7): six variables over 93 days, 6/10 × 93/14 ≈ 3.99 calls.
+    /// The season call's weight (API-FACTS §2.7): six variables over 96 days (92 past, today
+    /// and three forecast days), 6/10 × 96/14 ≈ 4.11 calls, in place of the plain pollen
+    /// call's 1.71.
     public static let callWeight = OpenMeteoCallWeight.request(
-        variables: OpenMeteoPollen.plants.count, days: pastDays + 1)
+        variables: OpenMeteoPollen.plants.count, days: pastDays + OpenMeteoPollen.forecastDays)
 
     /// What an HTTP exchange means: the pollen source's reading (errors, unsupported location),
     /// with a report's days kept as the season.
@@ -136,6 +138,51 @@ public struct PollenSeason: Sendable, Hashable {
             start = date
         }
         return start
+    }
+}
+
+/// Where each item the key-free source carries stands on one day against its season: what
+/// the season topics publish, worked out once per season call and kept in place of the 92
+/// days of means (a fleet of key-free locations keeps nine small values each).
+public struct PollenSeasonStanding: Sendable, Hashable {
+    public struct Item: Sendable, Hashable {
+        public var percentile: PollenPercentile
+        public var seasonStart: CivilDate?
+
+        public init(percentile: PollenPercentile, seasonStart: CivilDate?) {
+            self.percentile = percentile
+            self.seasonStart = seasonStart
+        }
+    }
+
+    /// The local date the standing is for: the day of the season call.
+    public var today: CivilDate
+    /// Per upper-case code (`TREE`, `BIRCH`, …: the three types and six plants).
+    public var items: [String: Item]
+
+    public init(today: CivilDate, items: [String: Item]) {
+        self.today = today
+        self.items = items
+    }
+
+    /// The standing of an item id (a topic id such as `tree` or `birch`); nil for an id the
+    /// key-free source does not carry.
+    public func item(_ itemID: String) -> Item? { items[itemID.uppercased()] }
+}
+
+extension PollenSeason {
+    /// The codes the key-free source carries: the three types and the six plants.
+    public static let carriedCodes: [String] =
+        ["GRASS", "TREE", "WEED"] + OpenMeteoPollen.plants.map(\.code)
+
+    /// Every carried item's `percentile` and `season_start` on `today`.
+    public func standing(today: CivilDate) -> PollenSeasonStanding {
+        var items: [String: PollenSeasonStanding.Item] = [:]
+        for code in Self.carriedCodes {
+            items[code] = .init(
+                percentile: percentile(of: code, today: today), seasonStart: seasonStart(of: code, today: today))
+        }
+        return PollenSeasonStanding(today: today, items: items)
     }
 }
 

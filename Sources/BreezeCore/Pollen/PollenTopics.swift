@@ -147,17 +147,18 @@ public enum PollenTopics {
 
     /// The season topics of an Open-Meteo location (SPEC §20 "today against the recent
     /// season"): per item the key-free source carries, `percentile` and `season_start` (empty
-    /// when there is none) as of `today`, the local date of the last good season call (a failed
-    /// call keeps them; the pollen tree's `stale` says so). Nil season (Google, or no call yet):
-    /// no topics.
+    /// when there is none) as of the standing's day, the local date of the last good season
+    /// call (a failed call keeps them; the pollen tree's `stale` says so). No standing (Google,
+    /// or no season call yet): no topics.
     public static func seasonTree(
-        topics: LocationTopics, season: PollenSeason?, itemIDs: [String], today: CivilDate
+        topics: LocationTopics, standing: PollenSeasonStanding?, itemIDs: [String]
     ) -> TopicTree {
         var tree = TopicTree()
-        guard let season else { return tree }
-        for id in itemIDs where PollenHourly.carries(id) {
-            tree.set(topics.pollenPercentile(id), season.percentile(of: id, today: today).payload)
-            tree.set(topics.pollenSeasonStart(id), season.seasonStart(of: id, today: today)?.description ?? "")
+        guard let standing else { return tree }
+        for id in itemIDs {
+            guard let item = standing.item(id) else { continue }
+            tree.set(topics.pollenPercentile(id), item.percentile.payload)
+            tree.set(topics.pollenSeasonStart(id), item.seasonStart?.description ?? "")
         }
         return tree
     }

@@ -187,6 +187,15 @@ extension StatusPage {
             out.text(airOut)
             out.raw("</b></p>")
         }
+        if !pollen.season.isEmpty && detail == .full {
+            out.raw("<h4>Against the season</h4><ul>")
+            for line in pollen.season {
+                out.raw("<li>")
+                out.text(line)
+                out.raw("</li>")
+            }
+            out.raw("</ul>")
+        }
         if !pollen.plants.isEmpty {
             switch detail {
             case .full:

@@ -147,11 +147,16 @@ public struct StatusPollen: Sendable, Equatable {
     /// The best time to air out, as a sentence (`15:00–17:00 today, Low`), or why there is
     /// none; nil for Google.
     public var airOut: String?
+    /// Today against the recent season (SPEC §20, Open-Meteo only): one line per type, e.g.
+    /// `Tree: 73rd percentile of the last 92 days; in season since 2026-06-04`.
+    public var season: [String]
 
     public init(
         source: String, updatedAt: String, stale: Bool, max: StatusLevel, types: [StatusLevel],
-        plants: [StatusLevel], days: [StatusLevel], now: [StatusLevel] = [], airOut: String? = nil
+        plants: [StatusLevel], days: [StatusLevel], now: [StatusLevel] = [], airOut: String? = nil,
+        season: [String] = []
     ) {
+        self.season = season
         self.source = source
         self.updatedAt = updatedAt
         self.stale = stale
@@ -291,7 +296,8 @@ extension StatusPollen {
     /// With an hourly view (Open-Meteo), the types' current hour and the best time to air out.
     public init(
         selection: PollenSelection, fetchedAt: Int64, palette: PollenPalette = .standard,
-        view: PollenHourlyView? = nil, airOut: AirOutSettings = AirOutSettings()
+        view: PollenHourlyView? = nil, airOut: AirOutSettings = AirOutSettings(),
+        season: PollenSeasonStanding? = nil
     ) {
         func cell(_ item: PollenItem) -> StatusLevel {
             let level = item.level
@@ -332,7 +338,21 @@ extension StatusPollen {
             airOut: view.map {
                 AirOutAssessment.assess(allergens: AirOutAssessment.locationAllergens, view: $0, settings: airOut)
                     .summary(view: $0)
-            })
+            },
+            season: selection.source == .openMeteo
+                ? types.compactMap { item in season?.item(item.topicID).map { Self.seasonLine(item.name, $0) } } : [])
+    }
+
+    /// One type's line of ``season``.
+    static func seasonLine(_ name: String, _ item: PollenSeasonStanding.Item) -> String {
+        let standing: String
+        switch item.percentile {
+        case .percent(let n): standing = "percentile \(n) of the last \(PollenSeason.windowDays) days"
+        case .offSeason: standing = "off season (no pollen in the last \(PollenSeason.windowDays) days)"
+        case .insufficient(let days): standing = "too few pollen days to compare (\(days))"
+        case .unknown: standing = "no value today"
+        }
+        return "\(name): \(standing)" + (item.seasonStart.map { "; in season since \($0)" } ?? "")
     }
 }
 
