@@ -535,13 +535,31 @@ struct PollenHourlyDiscoveryTests {
             #expect(now["enabled_by_default"] == nil)
         }
         #expect(comps["pollen_birch_now"] == nil)
+        // Today against the season (SPEC §20), per type: a percentile and a date.
+        for type in ["grass", "tree", "weed"] {
+            let percentile = try #require(comps["pollen_\(type)_percentile"])
+            #expect(percentile["state_topic"] as? String == "breeze/home/pollen/\(type)/percentile")
+            #expect(percentile["value_template"] as? String == HomeAssistantDiscovery.percentileTemplate)
+            #expect(
+                percentile["unit_of_measurement"] as? String == "%"
+                    && percentile["state_class"] as? String == "measurement")
+            let start = try #require(comps["pollen_\(type)_season_start"])
+            #expect(start["state_topic"] as? String == "breeze/home/pollen/\(type)/season_start")
+            #expect(start["device_class"] as? String == "date")
+            #expect(start["value_template"] as? String == HomeAssistantDiscovery.dateTemplate)
+        }
+        #expect(comps["pollen_birch_percentile"] == nil)
         // Every component still has its qos.
         #expect(comps.values.allSatisfy { $0["qos"] as? Int == 1 })
     }
 
     @Test func googleLocationsAnnounceNoneOfThem() throws {
         let comps = try Self.components(hourly: false, profiles: [.init(id: "anna", name: "Anna")])
-        #expect(comps.keys.filter { $0.contains("air_out") || $0.hasSuffix("_now") }.isEmpty)
+        #expect(
+            comps.keys.filter {
+                $0.contains("air_out") || $0.hasSuffix("_now") || $0.hasSuffix("_percentile")
+                    || $0.hasSuffix("_season_start")
+            }.isEmpty)
         #expect(comps["risk_anna"] != nil)
     }
 }

@@ -56,6 +56,8 @@ def location_entities(prefix, location, pollen_types=(), plants=(), climate=True
         if hourly:
             for item in pollen_types:
                 add("sensor", "pollen_%s_now" % item, device_class="enum")
+                add("sensor", "pollen_%s_percentile" % item, unit="%", state_class="measurement")
+                add("sensor", "pollen_%s_season_start" % item, device_class="date")
             add("sensor", "pollen_air_out", device_class="timestamp")
             add("binary_sensor", "pollen_air_out_now")
     if climate:

@@ -130,24 +130,33 @@ class FakeAPI:
             info["inSeason"] = True
         return 200, json.dumps(doc, ensure_ascii=False).encode()
 
-    def _air(self, lat):
+    def _air(self, lat, past=0):
+        """`past`: the `past_days` asked (SPEC §20, the day's season call). The past days repeat
+        the first day's hours, so the season is today's every day: percentile 100 where there is
+        pollen, and a season start at the window's first day where today is in season."""
         designed = self._lookup(self.pollen_hourly, lat)
         if designed is not None:
-            return 200, self._designed_pollen(designed)
+            return 200, self._designed_pollen(designed[:24] * past + designed, past)
         doc = copy.deepcopy(self.air_outside if self._lookup(self.outside_europe, lat) else self.air_europe)
         times = doc["hourly"]["time"]
         offset = doc["utc_offset_seconds"]
         first_local = datetime.datetime.fromtimestamp(times[0] + offset, datetime.timezone.utc).date()
         local_today = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=offset)).date()
         shift = (local_today - first_local).days * 86400
-        doc["hourly"]["time"] = [t + shift for t in times]
+        first = times[0] + shift
+        hourly = doc["hourly"]
+        hourly["time"] = [first - (past * 24 - h) * 3600 for h in range(past * 24)] + [t + shift for t in times]
+        for name, series in hourly.items():
+            if name != "time":
+                hourly[name] = series[:24] * past + series
         return 200, json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
 
     @staticmethod
-    def _designed_pollen(grass):
-        """Four UTC days of hourly pollen from today 00:00 as Open-Meteo writes them (ISO times,
-        one decimal): grass as given, every other plant 0.0 (SPEC §20 scenarios)."""
+    def _designed_pollen(grass, past=0):
+        """Hourly pollen from `past` days before today 00:00 UTC as Open-Meteo writes them (ISO
+        times, one decimal): grass as given, every other plant 0.0 (SPEC §20 scenarios)."""
         start = datetime.datetime.combine(today(), datetime.time(0), datetime.timezone.utc)
+        start -= datetime.timedelta(days=past)
         times = [(start + datetime.timedelta(hours=h)).strftime("%Y-%m-%dT%H:%M") for h in range(len(grass))]
         hourly = {"time": times}
         for name in ("alder", "birch", "grass", "mugwort", "olive", "ragweed"):
@@ -226,7 +235,7 @@ class FakeAPI:
                 return kind, 400, OPEN_METEO_UNSUPPORTED
             if kind == "air_indexes":
                 return (kind,) + self._air_indexes(lat, q("longitude", "0"))
-            return (kind,) + self._air(lat)
+            return (kind,) + self._air(lat, int(q("past_days", "0") or 0))
         dates = [d for d in q("start_date").split(",") if d]
         return (kind,) + self._daily(lat, q("longitude", "0"), q("timezone", "GMT"), dates)
 

@@ -60,6 +60,14 @@ def test_states(hass, scenario):
         "sensor.breezeom_brno_pollen_tree_tomorrow": "0",
         "sensor.breezeom_brno_pollen_trend": "steady",
         "sensor.breezeom_brno_pollen_peak": "Low",
+        # Today against the season (SPEC §20): the stand-in's 92 past days repeat today, so grass
+        # and weed (pollen every day) are at the 100th percentile; tree (none) is off_season,
+        # which the sensor shows as unknown; nothing reaches its EAACI onset (mugwort 3.0 < 10,
+        # ragweed 0.9 < 3, grass 0.47 < 3): no season start.
+        "sensor.breezeom_brno_pollen_grass_percentile": "100",
+        "sensor.breezeom_brno_pollen_weed_percentile": "100",
+        "sensor.breezeom_brno_pollen_tree_percentile": "unknown",
+        "sensor.breezeom_brno_pollen_weed_season_start": "unknown",
     }
     assert {e: state(hass, e) for e in expected} == expected
     assert "grains_per_m3" in hass.state("sensor.breezeom_brno_pollen_grass")["attributes"]

@@ -394,6 +394,13 @@ def test_air_out_entities(hass, open_meteo):
     assert state(hass, "binary_sensor.breeze_home_risk_anna_air_out_now") == "off"
     assert state(hass, "sensor.breeze_home_pollen_grass_now") == "High"
     assert state(hass, "sensor.breeze_home_pollen_tree_now") == "No pollen"
+    # Today against the season (SPEC §20): the stand-in's 92 past days repeat today's hours, so
+    # grass (80 grains/m³, over its onset of 3 every day) is in season since the window's first
+    # day and at the 100th percentile; a date sensor and a number in Home Assistant.
+    assert state(hass, "sensor.breeze_home_pollen_grass_season_start") == (today() - datetime.timedelta(days=91)).isoformat()
+    assert hass.state("sensor.breeze_home_pollen_grass_season_start")["attributes"]["device_class"] == "date"
+    assert state(hass, "sensor.breeze_home_pollen_grass_percentile") == "100"
+    assert state(hass, "sensor.breeze_home_pollen_tree_season_start") == "unknown"
     assert hass.state(AIR_OUT_NOW)["attributes"]["friendly_name"] == "Breeze Home Good time to air out"
     assert best["attributes"]["friendly_name"] == "Breeze Home Best time to air out"
 

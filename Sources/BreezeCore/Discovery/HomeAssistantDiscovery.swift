@@ -389,14 +389,39 @@ public enum HomeAssistantDiscovery {
         return Component(metric: metric, platform: "sensor", name: name, options: options)
     }
 
-    /// SPEC §20, Open-Meteo only: per type a "now" level sensor (the current local hour) and the
-    /// location's air-out entities.
+    /// A percentile payload as a number for Home Assistant: `off_season`, `insufficient` and
+    /// an empty payload render `None` (unknown; the topic itself says which).
+    public static let percentileTemplate = "{{ value if value | regex_match('^[0-9]+$') else None }}"
+
+    /// A date payload, or `None` (unknown) when it is empty (no season start today).
+    public static let dateTemplate = "{{ value if value else None }}"
+
+    /// SPEC §20, Open-Meteo only: per type a "now" level sensor (the current local hour), the
+    /// type against the season (`percentile`, `season_start`), and the location's air-out
+    /// entities.
     private static func addHourly(_ input: DiscoveryInput, topics: LocationTopics, to components: inout ComponentList) {
         for item in input.pollenItems where !item.isPlant && PollenHourly.carries(item.id) {
+            let metric = "pollen_" + DiscoveryNaming.slug(item.id)
             components.addGroup([
                 pollenLevel(
-                    "pollen_" + DiscoveryNaming.slug(item.id) + "_now", name: item.name + " pollen now",
-                    base: topics.pollenNow(item.id), enabled: true)
+                    metric + "_now", name: item.name + " pollen now", base: topics.pollenNow(item.id), enabled: true),
+                Component(
+                    metric: metric + "_percentile", platform: "sensor", name: item.name + " pollen percentile",
+                    options: [
+                        JSONMember("state_topic", .string(topics.pollenPercentile(item.id))),
+                        JSONMember("value_template", .string(percentileTemplate)),
+                        JSONMember("unit_of_measurement", .string("%")),
+                        JSONMember("state_class", .string("measurement")),
+                        JSONMember("icon", .string("mdi:chart-bell-curve-cumulative")),
+                    ]),
+                Component(
+                    metric: metric + "_season_start", platform: "sensor", name: item.name + " pollen season start",
+                    options: [
+                        JSONMember("state_topic", .string(topics.pollenSeasonStart(item.id))),
+                        JSONMember("value_template", .string(dateTemplate)),
+                        JSONMember("device_class", .string("date")),
+                        JSONMember("icon", .string("mdi:calendar-start")),
+                    ]),
             ])
         }
         addAirOut("pollen", name: nil, topic: topics.pollenAirOut, to: &components)
