@@ -120,6 +120,13 @@ check "lintian --pedantic: no error or warning that is not overridden" \
 # ---------------------------------------------------------------------------------------------
 step "install"
 purge_if_installed
+# What `breeze-agent print` run by hand as root leaves (its default state_dir): a first install
+# adopts it for the service user.
+rm -rf "$state"
+install -d -m 0750 "$state"
+install -d -m 0750 "$state/responses"
+printf '{}' >"$state/calls.json"
+chmod 0600 "$state/calls.json"
 dpkg -i "$deb1" </dev/null
 check "installed $version" grep -q "install ok installed $version\$" <<<"$(installed_version)"
 check "system user $user exists" getent passwd "$user"
@@ -129,6 +136,8 @@ check "user is a system account (uid < 1000)" bash -c "[ \$(id -u $user) -lt 100
 check "config is root:$user 0640" stat_is "$conffile" "root:$user 640"
 check "dpkg-statoverride records the config" bash -c "dpkg-statoverride --list $conffile | grep -qx 'root $user 640 $conffile'"
 check "state dir is $user:$user 0750" stat_is "$state" "$user:$user 750"
+check "a root-made state dir is adopted: its files too" stat_is "$state/calls.json" "$user:$user 600"
+check "a root-made state dir is adopted: its folders too" stat_is "$state/responses" "$user:$user 750"
 check "unit installed" test -f "$unit"
 check "unit enabled (multi-user.target.wants link)" test -L /etc/systemd/system/multi-user.target.wants/breeze-agent.service
 check "service user can read the config" setpriv --reuid="$user" --regid="$user" --init-groups -- test -r "$conffile"
