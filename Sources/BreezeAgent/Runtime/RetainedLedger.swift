@@ -135,14 +135,14 @@ struct RetainedLedger: Sendable {
     /// republish); payloads kept whole stay. The trees were the largest part of the memory per
     /// location (their payloads, tables and topic names).
     let dropsFlushedTrees: Bool
-    /// Home Assistant device configs live under this prefix (`<dp>/device/`): a config set
-    /// there that drops components of the one published names them for removal
-    /// (``HomeAssistantDiscovery/addingRemovals(to:replacing:)``). Nil: no such scopes.
-    let deviceConfigs: String?
+    /// The layout whose Home Assistant device configs (``TopicLayout/isDeviceConfig(_:)``) are
+    /// scopes: a config set there that drops components of the one published names them for
+    /// removal (``HomeAssistantDiscovery/addingRemovals(to:replacing:)``). Nil: no such scopes.
+    let deviceConfigs: TopicLayout?
 
     init(
         grouping: PublishedGrouping, clearDelay: Duration, clearsAtOnce: @escaping @Sendable (String) -> Bool,
-        dropsFlushedTrees: Bool, deviceConfigs: String?
+        dropsFlushedTrees: Bool, deviceConfigs: TopicLayout?
     ) {
         self.grouping = grouping
         self.clearDelay = clearDelay
@@ -158,7 +158,7 @@ struct RetainedLedger: Sendable {
     /// Assistant needs.
     mutating func set(scope: String, _ tree: TopicTree?) {
         var tree = tree
-        if let deviceConfigs, scope.hasPrefix(deviceConfigs), let payload = tree?[scope] {
+        if deviceConfigs?.isDeviceConfig(scope) == true, let payload = tree?[scope] {
             var config = TopicTree()
             config.set(
                 scope, HomeAssistantDiscovery.addingRemovals(to: payload, replacing: publishedPayload(scope)))
