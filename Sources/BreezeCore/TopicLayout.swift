@@ -104,6 +104,16 @@ public struct TopicLayout: Sendable, Equatable {
         return index < levels.count ? Substring(levels[index]) : nil
     }
 
+    /// The topics `topic` lies below, nearest first: `a/b/c` → `a/b`, `a` (an empty level counts:
+    /// `a//b` → `a/`, `a`). Lazy: the publisher asks it for every topic it records.
+    public static func ancestors(of topic: String) -> UnfoldSequence<Substring, String.Index> {
+        sequence(state: topic.utf8.endIndex) { end in
+            guard let slash = topic.utf8[..<end].lastIndex(of: UInt8(ascii: "/")) else { return nil }
+            end = slash
+            return topic[..<slash]
+        }
+    }
+
     /// Whether `topic` is a plain topic that names exactly one subtree, as a prefix or a device's
     /// topic must: not empty, at most 1,024 bytes, not a `$` system topic, no empty level (so no
     /// leading, trailing or double `/`), no wildcard (`#`, `+`) and no NUL in any level.

@@ -143,6 +143,20 @@ struct TopicLayoutParsingTests {
         #expect(nested.agentDeviceLevel(of: config) == "home", "\(config)")
     }
 
+    @Test func theAncestorsOfATopicNearestFirst() {
+        #expect(Array(TopicLayout.ancestors(of: "a/b/c")) == ["a/b", "a"])
+        #expect(Array(TopicLayout.ancestors(of: "breeze/homeX/pollen")) == ["breeze/homeX", "breeze"])
+        #expect(Array(TopicLayout.ancestors(of: "a")).isEmpty)
+        #expect(Array(TopicLayout.ancestors(of: "")).isEmpty)
+        #expect(Array(TopicLayout.ancestors(of: "a//b")) == ["a/", "a"])
+        #expect(Array(TopicLayout.ancestors(of: "/a")) == [""])
+        #expect(Array(TopicLayout.ancestors(of: "a/")) == ["a"])
+        // Every ancestor holds the topic under it.
+        for ancestor in TopicLayout.ancestors(of: "x/y/z/w") {
+            #expect(TopicLayout.contains("x/y/z/w", below: String(ancestor)), "\(ancestor)")
+        }
+    }
+
     @Test func aLevelByItsIndex() {
         #expect(TopicLayout.level(0, of: "a/b/c") == "a")
         #expect(TopicLayout.level(1, of: "a/b/c") == "b")

@@ -116,11 +116,8 @@ struct RetainedLedger: Sendable {
     /// The longest registered scope that `topic` belongs to (itself, or a prefix ending at a `/`).
     func innermostScope(of topic: String) -> String? {
         if scopes[topic] != nil { return topic }
-        var end = topic.utf8.endIndex
-        while let slash = topic.utf8[..<end].lastIndex(of: UInt8(ascii: "/")) {
-            let prefix = String(topic[..<slash])
-            if scopes[prefix] != nil { return prefix }
-            end = slash
+        for ancestor in TopicLayout.ancestors(of: topic) where scopes[String(ancestor)] != nil {
+            return String(ancestor)
         }
         return nil
     }
