@@ -142,8 +142,10 @@ struct MQTTBrokerTests {
             }
             await leaver.stop()
             #expect(leaver.isConnected == false)
-            // Give the broker a moment to process the disconnect, then send a marker after it:
-            // a will would have arrived before the marker.
+            // Time must pass here: the broker handles the leaver's connection and the watcher's
+            // apart, so no marker is ordered behind the disconnect (libmosquitto closes without
+            // waiting for the broker). 300 ms for the broker to process it, then a marker: a will
+            // sent meanwhile would have arrived before the marker.
             try await Task.sleep(for: .milliseconds(300))
             try watcher.publish(willTopic, "marker", qos: 1)
             #expect(await watched.waitForMessage(on: willTopic, payload: "marker") != nil)
