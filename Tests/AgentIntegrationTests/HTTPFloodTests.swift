@@ -44,10 +44,12 @@ struct HTTPFloodTests {
     }
 
     /// The attacker's sockets, its rounds of trickling so far (nil until its connections are
-    /// open) and its stop flag, shared with its thread; its end is `ended`.
+    /// open), the test's go-ahead for its next round and its stop flag, shared with its thread;
+    /// its end is `ended`.
     final class Attack: Sendable {
         let sockets = Mutex<[Int32]>([])
         let rounds = Mutex<Int?>(nil)
+        let next = DispatchSemaphore(value: 0)
         let stop = Atomic<Bool>(false)
         let ended = DispatchGroup()
 
@@ -72,8 +74,9 @@ struct HTTPFloodTests {
         try await MosquittoBroker.withPlainBroker { brokerPort in
             let running = try await HTTPEndpointTests.start(brokerPort: brokerPort, allow: "[127.0.0.1/32]")
             let port = running.httpPort
-            // The attacker: 300 connections from 127.0.0.2, each sending a request head one
-            // byte every 500 ms (never finished), so that an idle timeout never fires.
+            // The attacker: 300 connections from 127.0.0.2, each sending a request head one byte
+            // per round (never finished), a round after each of the allowed client's polls: the
+            // connections stay open with their heads unfinished through every poll.
             let attack = Attack()
             attack.ended.enter()
             let flood = Thread {
@@ -87,13 +90,12 @@ struct HTTPFloodTests {
                 }
                 attack.sockets.withLock { $0 = opened }
                 var round = 0
-                while !attack.stop.load(ordering: .relaxed) {
+                while true {
                     attack.rounds.withLock { $0 = round }
                     TestEvents.shared.report()
-                    // Time must pass here: the attack is slow by definition, one byte per
-                    // connection every 500 ms, so no request head is ever finished while the
-                    // allowed client polls (about 6 s, the polls following the rounds).
-                    usleep(500_000)
+                    // The next round when the allowed client has polled (60 s: a test that died).
+                    guard attack.next.wait(timeout: .now() + 60) == .success, !attack.stop.load(ordering: .relaxed)
+                    else { break }
                     for fd in opened { _ = send(fd, "X", 1, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
                     round += 1
                 }
@@ -101,16 +103,17 @@ struct HTTPFloodTests {
             flood.start()
             defer {
                 attack.stop.store(true, ordering: .relaxed)
+                attack.next.signal()
                 // The attacker's thread ends before its sockets are closed under it.
                 attack.ended.wait()
                 for fd in attack.sockets.withLock({ $0 }) { close(fd) }
             }
             // The flood's connections open first; then one poll after each round of trickling.
-            try #require(await attack.reached(0), "the attacker never opened its connections")
             var answers: [(status: Int?, took: Duration)] = []
-            for round in 1...12 {
-                try #require(await attack.reached(round), "the attacker stopped before round \(round)")
+            for round in 0..<12 {
+                try #require(await attack.reached(round), "the attacker did not reach round \(round)")
                 answers.append(Self.healthzWithinOneSecond(port))
+                attack.next.signal()
             }
             let answered = answers.filter { $0.status == 200 }.count
             #expect(
