@@ -14,8 +14,12 @@ public import BreezeCore
 /// The whole validated configuration (SPEC §4): every default applied, every secret read,
 /// every location's time zone resolved to an IANA name. Built only by `ConfigLoader.load`.
 public struct AgentConfig: Sendable {
-    public var mqtt: MQTTSettings
-    public var homeAssistant: HomeAssistantSettings
+    public var mqtt: MQTTSettings { didSet { topicLayout = Self.layout(mqtt, homeAssistant, shard) } }
+    public var homeAssistant: HomeAssistantSettings { didSet { topicLayout = Self.layout(mqtt, homeAssistant, shard) } }
+    /// The topics of this configuration (`mqtt.topic_prefix`, `homeassistant.prefix`,
+    /// `shard.index`): built when the configuration is, and again only when one of those
+    /// changes (`--demo`'s prefix). Every part of the agent reads this one value.
+    public private(set) var topicLayout: TopicLayout
     /// One or more, ids unique, in file order.
     public var locations: [LocationConfig]
     public var pollen: PollenSettings
@@ -39,7 +43,7 @@ public struct AgentConfig: Sendable {
     /// The `type: openepaperlink` entries of `outputs:` (SPEC §9.2), in file order.
     public var openEPaperLink: [OpenEPaperLinkOutput] = []
     /// `shard:` — this agent serves only the locations this shard owns (SPEC §11); nil: all.
-    public var shard: Shard? = nil
+    public var shard: Shard? = nil { didSet { topicLayout = Self.layout(mqtt, homeAssistant, shard) } }
     /// `http:` (SPEC §9.2): the read-only HTTP server; nil (the default) runs none.
     public var http: HTTPSettings? = nil
     /// `http.max_concurrent`: HTTP requests in flight at once (SPEC §11).
@@ -60,6 +64,13 @@ public struct AgentConfig: Sendable {
         self.stateDir = stateDir
         self.logLevel = logLevel
         self.sourceFile = sourceFile
+        topicLayout = Self.layout(mqtt, homeAssistant, nil)
+    }
+
+    private static func layout(_ mqtt: MQTTSettings, _ homeAssistant: HomeAssistantSettings, _ shard: Shard?)
+        -> TopicLayout
+    {
+        TopicLayout(prefix: mqtt.topicPrefix, discoveryPrefix: homeAssistant.prefix, shardIndex: shard?.index)
     }
 }
 
@@ -273,13 +284,4 @@ public enum LogLevel: String, Sendable, Hashable, Comparable, CaseIterable {
     }
 
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
-}
-
-extension AgentConfig {
-    /// The topics of this configuration (`mqtt.topic_prefix`, `homeassistant.prefix`,
-    /// `shard.index`). The daemon builds it once (``DaemonState``'s `layout`) and every part
-    /// of it asks that value.
-    public var topicLayout: TopicLayout {
-        TopicLayout(prefix: mqtt.topicPrefix, discoveryPrefix: homeAssistant.prefix, shardIndex: shard?.index)
-    }
 }

@@ -66,16 +66,6 @@ func defaultClientID(hostname: String) -> String {
     hostname.isEmpty ? "breeze-agent" : "breeze-agent-\(hostname)"
 }
 
-/// True for a topic prefix that publishes under exactly one subtree: no wildcards, no empty
-/// levels, no leading or trailing `/`, not a `$` system topic, no NUL.
-func isValidTopicPrefix(_ prefix: String) -> Bool {
-    guard !prefix.isEmpty, !prefix.hasPrefix("$"), prefix.utf8.count <= 1024 else { return false }
-    let levels = prefix.split(separator: "/", omittingEmptySubsequences: false)
-    return levels.allSatisfy { level in
-        !level.isEmpty && !level.contains("#") && !level.contains("+") && !level.contains("\0")
-    }
-}
-
 /// True for `[a-z0-9_-]+`.
 func isValidLocationID(_ id: String) -> Bool {
     !id.isEmpty
@@ -168,7 +158,7 @@ private struct ConfigParser {
         var password = try secret(r, inline: "password", file: "password_file")
         let clientID = try r.text("client_id", expected: "a non-empty client id") ?? defaultClientID(hostname: hostname)
         let prefix = try r.text("topic_prefix", expected: "a topic prefix like breeze or home/breeze") ?? "breeze"
-        guard isValidTopicPrefix(prefix) else {
+        guard TopicLayout.isPlainTopic(prefix) else {
             throw r.fail(
                 "topic_prefix",
                 "expected a topic prefix like breeze or home/breeze (no #, no +, no empty levels, no leading or trailing /, not starting with $), got \(doubleQuoted(prefix))"
@@ -257,7 +247,7 @@ private struct ConfigParser {
     private func parseHomeAssistant(_ node: YAMLNode?) throws(ConfigError) -> HomeAssistantSettings {
         let r = try MappingReader(node, path: "homeassistant", keys: ["discovery", "prefix"], file: file)
         let prefix = try r.text("prefix", expected: "a topic prefix like homeassistant") ?? "homeassistant"
-        guard isValidTopicPrefix(prefix) else {
+        guard TopicLayout.isPlainTopic(prefix) else {
             throw r.fail(
                 "prefix",
                 "expected a topic prefix like homeassistant (no #, no +, no empty levels, no leading or trailing /), got \(doubleQuoted(prefix))"

@@ -385,7 +385,7 @@ struct OutputsParser {
     /// A device topic is a plain topic (no wildcards, no empty levels) that does not lie under
     /// the agent's own prefix or Home Assistant's: the agent would read its own commands back.
     private func checkDeviceTopic(_ topic: String, key: String, _ r: MappingReader) throws(ConfigError) {
-        guard isValidTopicPrefix(topic) else {
+        guard TopicLayout.isPlainTopic(topic) else {
             throw r.fail(
                 key,
                 "expected an MQTT topic (no #, no +, no empty levels, no leading or trailing /, not starting with $), got \(doubleQuoted(topic))"

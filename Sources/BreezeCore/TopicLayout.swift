@@ -74,16 +74,55 @@ public struct TopicLayout: Sendable, Equatable {
     public var agentDeviceConfigs: String { deviceConfigs + DiscoveryNaming.slug(prefix) + "_" }
 
     /// Whether `topic` is Home Assistant's (`<dp>/…`: device configs, its birth topic).
-    public func isDiscoveryTopic(_ topic: String) -> Bool {
-        topic != discoveryPrefix && Self.contains(topic, under: discoveryPrefix)
-    }
+    public func isDiscoveryTopic(_ topic: String) -> Bool { Self.contains(topic, below: discoveryPrefix) }
+
+    /// Whether `topic` lies under `<p>/` (a location's topic or the agent's own, not `<p>` itself).
+    public func isUnderPrefix(_ topic: String) -> Bool { topic.hasPrefix(locationPrefix) }
 
     /// The `<loc>` level of a `<p>/<loc>/…` topic: the location that owns it by its place in the
     /// tree, whether or not such a location is configured (also `status`, `diagnostics`). Nil
     /// for a topic outside `<p>/`.
-    public func locationLevel(of topic: String) -> Substring? {
-        guard topic.hasPrefix(locationPrefix) else { return nil }
-        return topic.dropFirst(locationPrefix.count).prefix { $0 != "/" }
+    public func locationLevel(of topic: String) -> Substring? { Self.level(after: locationPrefix, in: topic) }
+
+    /// The level a device config of this prefix's locations is named by, after
+    /// `<dp>/device/<slug(p)>_` (the location's slug in `…/breeze_home/config`); nil for any
+    /// topic that does not start so. It may be empty or not a slug: the caller judges it.
+    public func agentDeviceLevel(of topic: String) -> Substring? { Self.level(after: agentDeviceConfigs, in: topic) }
+
+    /// What follows `start` in `topic` up to the next `/` (or the end); nil when `topic` does not
+    /// begin with `start`. Levels are split at the byte `/`, as MQTT does.
+    private static func level(after start: String, in topic: String) -> Substring? {
+        guard topic.hasPrefix(start) else { return nil }
+        let rest = topic.utf8.dropFirst(start.utf8.count)
+        return Substring(rest.prefix { $0 != UInt8(ascii: "/") })
+    }
+
+    /// Level `index` (0 the first) of `topic`, possibly empty; nil when the topic has fewer levels.
+    public static func level(_ index: Int, of topic: String) -> Substring? {
+        let levels = topic.utf8.split(
+            separator: UInt8(ascii: "/"), maxSplits: index + 1, omittingEmptySubsequences: false)
+        return index < levels.count ? Substring(levels[index]) : nil
+    }
+
+    /// The topics `topic` lies below, nearest first: `a/b/c` → `a/b`, `a` (an empty level counts:
+    /// `a//b` → `a/`, `a`). Lazy: the publisher asks it for every topic it records.
+    public static func ancestors(of topic: String) -> UnfoldSequence<Substring, String.Index> {
+        sequence(state: topic.utf8.endIndex) { end in
+            guard let slash = topic.utf8[..<end].lastIndex(of: UInt8(ascii: "/")) else { return nil }
+            end = slash
+            return topic[..<slash]
+        }
+    }
+
+    /// Whether `topic` is a plain topic that names exactly one subtree, as a prefix or a device's
+    /// topic must: not empty, at most 1,024 bytes, not a `$` system topic, no empty level (so no
+    /// leading, trailing or double `/`), no wildcard (`#`, `+`) and no NUL in any level.
+    public static func isPlainTopic(_ topic: String) -> Bool {
+        guard !topic.isEmpty, !topic.hasPrefix("$"), topic.utf8.count <= 1024 else { return false }
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        return levels.allSatisfy { level in
+            !level.isEmpty && !level.contains("#") && !level.contains("+") && !level.contains("\0")
+        }
     }
 
     /// The levels under `<p>/` that are the agent's own topics, never a location's
@@ -111,8 +150,13 @@ public struct TopicLayout: Sendable, Equatable {
     /// Whether `topic` is `scope` itself or lies under it (`scope/…`): levels, not characters,
     /// so `a/bc` is not under `a/b`.
     public static func contains(_ topic: String, under scope: String) -> Bool {
-        topic == scope
-            || (topic.hasPrefix(scope) && topic.utf8.dropFirst(scope.utf8.count).first == UInt8(ascii: "/"))
+        topic == scope || contains(topic, below: scope)
+    }
+
+    /// Whether `topic` lies strictly under `scope` (`scope/…`, not `scope` itself): levels, not
+    /// characters, so `a/bc` is not below `a/b`.
+    public static func contains(_ topic: String, below scope: String) -> Bool {
+        topic.hasPrefix(scope) && topic.utf8.dropFirst(scope.utf8.count).first == UInt8(ascii: "/")
     }
 
     /// The command a message on `topic` carries, with the location it addresses; nil for any

@@ -273,7 +273,8 @@ struct HTTPEndpointTests {
             // `start` returns at the fetch's log line, which comes before its publish.
             try #require(await view.waitForTopics([updatedAt]), "\(running.agent.log)")
             let first = try #require(view.payload(updatedAt))
-            // Make sure the refresh lands in a later second than the first fetch.
+            // Time must pass here: the refresh must land in a later second than the first fetch
+            // for updated_at (whole seconds) to show it.
             try await Task.sleep(for: .seconds(1.1))
 
             // 100 connections, each with a request sent and nothing read yet (a tiny receive

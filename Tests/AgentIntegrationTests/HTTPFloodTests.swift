@@ -43,10 +43,20 @@ struct HTTPFloodTests {
         return (took <= .seconds(1) ? response.status : nil, took)
     }
 
-    /// The attacker's sockets and its stop flag, shared with its thread.
+    /// The attacker's sockets, its rounds of trickling so far (nil until its connections are
+    /// open), the test's go-ahead for its next round and its stop flag, shared with its thread;
+    /// its end is `ended`.
     final class Attack: Sendable {
         let sockets = Mutex<[Int32]>([])
+        let rounds = Mutex<Int?>(nil)
+        let next = DispatchSemaphore(value: 0)
         let stop = Atomic<Bool>(false)
+        let ended = DispatchGroup()
+
+        /// Waits for the attacker's round `round` (0: its connections are open).
+        func reached(_ round: Int) async -> Bool {
+            await eventually(bound: .seconds(60)) { rounds.withLock { ($0 ?? -1) >= round } }
+        }
     }
 
     /// True once the server closed `fd` (EOF or reset), false while it is open.
@@ -64,10 +74,13 @@ struct HTTPFloodTests {
         try await MosquittoBroker.withPlainBroker { brokerPort in
             let running = try await HTTPEndpointTests.start(brokerPort: brokerPort, allow: "[127.0.0.1/32]")
             let port = running.httpPort
-            // The attacker: 300 connections from 127.0.0.2, each sending a request head one
-            // byte every 500 ms (never finished), so that an idle timeout never fires.
+            // The attacker: 300 connections from 127.0.0.2, each sending a request head one byte
+            // per round (never finished), a round after each of the allowed client's polls: the
+            // connections stay open with their heads unfinished through every poll.
             let attack = Attack()
+            attack.ended.enter()
             let flood = Thread {
+                defer { attack.ended.leave() }
                 var opened: [Int32] = []
                 for _ in 0..<300 {
                     if let fd = Self.connect(port, from: "127.0.0.2", seconds: 2) {
@@ -76,23 +89,31 @@ struct HTTPFloodTests {
                     }
                 }
                 attack.sockets.withLock { $0 = opened }
-                while !attack.stop.load(ordering: .relaxed) {
+                var round = 0
+                while true {
+                    attack.rounds.withLock { $0 = round }
+                    TestEvents.shared.report()
+                    // The next round when the allowed client has polled (60 s: a test that died).
+                    guard attack.next.wait(timeout: .now() + 60) == .success, !attack.stop.load(ordering: .relaxed)
+                    else { break }
                     for fd in opened { _ = send(fd, "X", 1, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
-                    usleep(500_000)
+                    round += 1
                 }
             }
             flood.start()
             defer {
                 attack.stop.store(true, ordering: .relaxed)
-                usleep(600_000)
+                attack.next.signal()
+                // The attacker's thread ends before its sockets are closed under it.
+                attack.ended.wait()
                 for fd in attack.sockets.withLock({ $0 }) { close(fd) }
             }
-            // Let the flood open its connections first.
-            try await Task.sleep(for: .seconds(2))
+            // The flood's connections open first; then one poll after each round of trickling.
             var answers: [(status: Int?, took: Duration)] = []
-            for _ in 0..<12 {
+            for round in 0..<12 {
+                try #require(await attack.reached(round), "the attacker did not reach round \(round)")
                 answers.append(Self.healthzWithinOneSecond(port))
-                try await Task.sleep(for: .milliseconds(500))
+                attack.next.signal()
             }
             let answered = answers.filter { $0.status == 200 }.count
             #expect(
@@ -124,6 +145,8 @@ struct HTTPFloodTests {
             #expect(RawHTTP.parse(RawHTTP.readAll(other)).status == 200)
             // With one of the eight closed, the address is served again.
             close(held.removeLast())
+            // Time must pass here: libmicrohttpd counts the address's connection out when its
+            // loop has seen the close, which the client cannot observe.
             try await Task.sleep(for: .milliseconds(200))
             #expect(Self.healthzWithinOneSecond(port).status == 200)
             await running.agent.terminate()
@@ -145,9 +168,11 @@ struct HTTPFloodTests {
                     closedAfter = start.duration(to: clock.now)
                     break
                 }
-                // One byte every 400 ms: well inside the 10 s idle timeout.
+                // One byte every 400 ms (well inside the 10 s idle timeout), waiting between
+                // them for the close itself: the server's end of file or reset wakes the poll.
                 _ = send(fd, "a", 1, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
-                try await Task.sleep(for: .milliseconds(400))
+                var closing = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&closing, 1, 400)
             }
             let after = try #require(closedAfter, "the trickling connection was still open after 9 s")
             #expect(after >= .seconds(4.5) && after <= .seconds(7), "closed after \(after)")
@@ -181,21 +206,20 @@ struct HTTPFloodTests {
             // Every source of every location fresh or unavailable (the first fetches are spread over about
             // 9 s): read from /healthz, which is cheap, not from the document measured.
             var sources: [String] = []
-            var complete = false
-            while !complete, ContinuousClock.now - agent.started < .seconds(120) {
-                try await Task.sleep(for: .milliseconds(500))
+            let complete = await pollHTTP(timeout: .seconds(120)) {
                 let health = jsonObject(RawHTTP.get(httpPort, "/healthz").text)
                 let locations = health?["locations"] as? [[String: Any]] ?? []
                 sources = locations.flatMap { ($0["sources"] as? [String: [String: Any]] ?? [:]).values }
                     .compactMap { $0["state"] as? String }
-                complete =
-                    locations.count == 60 && sources.count >= 240
+                return locations.count == 60 && sources.count >= 240
                     && sources.allSatisfy { $0 == "fresh" || $0 == "unavailable" }
             }
             try #require(complete, "not every source fresh: \(Set(sources))\n\(agent.log)")
             let size = RawHTTP.get(httpPort, "/api/state.json").body.count
             #expect(size > 500_000, "state.json is only \(size) bytes")
             // The daemon is quiet now; one request builds the document, the loop reuses it.
+            // Time must pass here: the publishes after the last fetches must be over before the
+            // agent's CPU is measured, and no event says the daemon has nothing left to do.
             try await Task.sleep(for: .seconds(1))
             _ = RawHTTP.get(httpPort, "/api/state.json")
             let requests = 100

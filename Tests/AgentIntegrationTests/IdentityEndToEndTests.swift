@@ -65,6 +65,8 @@ struct IdentityEndToEndTests {
                 agents.append(try AgentProcess(["run", "--config", path], logDirectory: sandbox.directory))
             }
             let seconds = 40
+            // Time must pass here: what is measured is a rate (connects per 40 s of two agents
+            // taking the client id from each other under the broker's and libmosquitto's clocks).
             try await Task.sleep(for: .seconds(seconds))
             let connects = agents.map { $0.lines(containing: "mqtt: connected to").count }
             let messages = view.messageCount

@@ -79,7 +79,10 @@ struct ImageNameEndToEndTests {
             // one refuses a label past its limit.
             let bin = sandbox.directory + "/bin"
             try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: try agentBinary(), toPath: bin + "/breeze-agent")
+            // Copied by `cp`, not by this process: a test running beside this one may fork while
+            // a copy is open for writing here, and its child would hold that descriptor until it
+            // execs (the copy's exec then fails with ETXTBSY). cp's descriptor is its own.
+            try await TestProcess.run("/bin/cp", [try agentBinary(), bin + "/breeze-agent"])
             let helper = bin + "/breeze-agent-render"
             try
                 "#!/bin/sh\ncat >/dev/null\necho 'breeze-agent-render: content.locationName: 300 bytes, at most 256' >&2\nexit 65\n"
@@ -89,20 +92,9 @@ struct ImageNameEndToEndTests {
             _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
             var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("BREEZE_") }
             env["JOURNAL_STREAM"] = nil
-            // A test running beside this one may have forked while the copy was open for
-            // writing: its child holds the descriptor until it execs (ETXTBSY meanwhile).
-            var spawned: ChildProcess?
-            for _ in 0..<50 {
-                do {
-                    spawned = try ChildProcess(
-                        bin + "/breeze-agent", ["once", "--config", sandbox.configPath], environment: env,
-                        standardError: .file(stderrPath))
-                    break
-                } catch let error as ChildProcess.SpawnError where error.errno == ETXTBSY {
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-            }
-            let child = try #require(spawned, "the copied agent stayed busy")
+            let child = try ChildProcess(
+                bin + "/breeze-agent", ["once", "--config", sandbox.configPath], environment: env,
+                standardError: .file(stderrPath))
             let status = await child.waitForExit(timeout: .seconds(60))
             let log = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
             #expect(log.contains("render failed"), "\(log)")

@@ -266,34 +266,15 @@ struct SoakFailure: Error, CustomStringConvertible {
 }
 
 /// Subscribes to `<prefix>/#` with a fresh client and returns the retained messages the broker
-/// sends, once no new one has arrived for half a second.
+/// holds there.
 func retainedOnBroker(port: Int, prefix: String) async throws -> [String: String] {
-    let reader = try MQTTClient(MQTTConfiguration(host: "127.0.0.1", port: port, clientID: "breeze-\(prefix)-reader"))
-    try reader.start()
-    guard await reader.waitUntilConnected(timeout: .seconds(10)) else {
-        await reader.stop()
-        throw SoakFailure("reader: no connection")
-    }
-    try reader.subscribe(prefix + "/#", qos: 1)
-    let collected = Mutex<[String: String]>([:])
-    let lastArrival = Atomic<Int64>(Int64(Date().timeIntervalSince1970 * 1000))
-    let consumer = Task {
-        for await event in reader.events {
-            if case .message(let message) = event, message.retain {
-                collected.withLock { $0[message.topic] = message.payloadString }
-                lastArrival.store(Int64(Date().timeIntervalSince1970 * 1000), ordering: .relaxed)
-            }
-        }
-    }
-    let deadline = Date().addingTimeInterval(15)
-    while Date() < deadline {
-        try await Task.sleep(for: .milliseconds(100))
-        let quiet = Int64(Date().timeIntervalSince1970 * 1000) - lastArrival.load(ordering: .relaxed)
-        if quiet > 500 && !collected.withLock({ $0.isEmpty }) { break }
-    }
-    await reader.stop()
-    consumer.cancel()
-    return collected.withLock { $0 }
+    // A probing view: the broker sends the retained messages right after the SUBACK, before the
+    // probe published afterwards comes back, so the tree is complete when `start` returns.
+    let view = try BrokerView(port: port)
+    try await view.start([prefix + "/#"])
+    let tree = view.tree.filter { view.entry($0.key)?.retained == true }
+    await view.stop()
+    return tree
 }
 
 @Suite(.serialized) struct SoakTests {

@@ -36,17 +36,15 @@ struct ChildProcessTests {
             close(pipeEnds[1])
             close(socketFD)
         }
-        let child = try ChildProcess("/bin/sleep", ["3600"])
-        // `sleep` itself opens the locale archive for a moment while it starts (seen once as a
-        // descriptor 3 in a parallel run): an inherited descriptor stays, so the listing is read
-        // again until it shows the three standard ones, for at most 2 s.
-        var inherited: [String] = []
-        for _ in 0..<40 {
-            inherited = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.processIdentifier)/fd")
-                .sorted()
-            if inherited == ["0", "1", "2"] { break }
-            usleep(50_000)
-        }
+        // A program may open files of its own while it starts (`sleep` the locale archive, seen
+        // once as a descriptor 3): the listing is read once the child said it is done starting;
+        // all it does then is stop itself, which opens nothing (an inherited descriptor stays).
+        let ready = DispatchSemaphore(value: 0)
+        let child = try ChildProcess(
+            "/bin/sh", ["-c", "echo ready; kill -STOP $$"], standardOutput: .pipe { if !$0.isEmpty { ready.signal() } })
+        try #require(ready.wait(timeout: .now() + 10) == .success, "the child never said it was ready")
+        let inherited = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.processIdentifier)/fd")
+            .sorted()
         #expect(inherited == ["0", "1", "2"])
         #expect(child.kill())
         #expect(child.wasSignaled == true)

@@ -23,7 +23,8 @@ struct DemoGuardTests {
         let upload = OpenEPaperLinkUpload(
             url: "http://ap.local/imgupload", mac: "0000021F0B2B7A1C", filename: "tag.jpg", jpeg: [1, 2, 3])
         let (actions, uploads) = DemoGuard.filter(
-            [.publish(own), .publish(wled), .upload(4, upload), .log(.info, "x")], prefix: "breeze-demo")
+            [.publish(own), .publish(wled), .upload(4, upload), .log(.info, "x")],
+            layout: TopicLayout(prefix: "breeze-demo"))
         #expect(uploads == [4])
         #expect(actions.count == 4)
         guard case .publish(let kept) = actions[0] else {
@@ -41,7 +42,7 @@ struct DemoGuardTests {
         // A topic that only starts like the prefix is someone else's.
         let lookalike = OutgoingMessage(topic: "breeze-demo2/x", payload: "1", qos: 0, retain: false)
         #expect(
-            DemoGuard.filter([.publish(lookalike)], prefix: "breeze-demo").actions.allSatisfy {
+            DemoGuard.filter([.publish(lookalike)], layout: TopicLayout(prefix: "breeze-demo")).actions.allSatisfy {
                 if case .log = $0 { true } else { false }
             })
     }
@@ -56,7 +57,7 @@ struct DemoGuardTests {
         let clock = SinkScope(prefix: "awtrix_kitchen/custom/breeze", tree: tree("awtrix_kitchen/custom/breeze", "{}"))
         let cleared = SinkScope(prefix: "homeassistant/device/x/config", tree: nil)
         let (actions, _) = DemoGuard.filter(
-            [.setScope(own), .setScope(clock), .setScope(cleared)], prefix: "breeze-demo")
+            [.setScope(own), .setScope(clock), .setScope(cleared)], layout: TopicLayout(prefix: "breeze-demo"))
         #expect(actions.count == 2)
         guard case .setScope(let kept) = actions.first else {
             Issue.record("the demo's own scope was not kept: \(actions)")

@@ -137,13 +137,16 @@ struct RenderRunnerTests {
         #expect(took < .seconds(10), "\(took)")
     }
 
-    @Test func cancellingTheTaskKillsTheHelper() async throws {
+    @Test(.timeLimit(.minutes(1))) func cancellingTheTaskKillsTheHelper() async throws {
         let path = try Self.script("exec sleep 30")
         defer { unlink(path) }
-        let runner = RenderRunner(helper: path)
-        let took = try await durationOffThePool {
+        let clock = ManualDaemonClock(start: DaemonStateTests.t0)
+        let runner = RenderRunner(helper: path, clock: clock)
+        let took = await durationOffThePool {
             let task = Task { await runner.render(Self.request) }
-            try await Task.sleep(for: .milliseconds(300))
+            // The timeout's timer beginning is the event: the helper is running (never moved:
+            // only the cancellation can end this render).
+            #expect(await clock.nextSleep() == RenderRunner.defaultTimeout)
             task.cancel()
             #expect(await task.value == .failed("cancelled"))
         }
@@ -168,8 +171,14 @@ struct RenderRunnerTests {
     /// The agent's own descriptors stay out of the helper: libmosquitto's and libcurl's sockets
     /// are not close-on-exec; a socket and a file opened the same way stand for them.
     @Test func theHelperInheritsOnlyItsThreePipes() async throws {
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        let fileFD = open("/dev/null", O_RDONLY)
+        // Moved to 10 or above (without close-on-exec, as they were opened): the lowest free
+        // descriptor may be 3 while another test closes its own, and 3 is ls's below.
+        func movedUp(_ fd: Int32) -> Int32 {
+            defer { close(fd) }
+            return fd < 0 ? fd : fcntl(fd, F_DUPFD, 10)
+        }
+        let socketFD = movedUp(socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0))
+        let fileFD = movedUp(open("/dev/null", O_RDONLY))
         defer {
             if socketFD >= 0 { close(socketFD) }
             if fileFD >= 0 { close(fileFD) }
@@ -236,19 +245,14 @@ struct RenderRunnerTests {
         try #require(posix_spawn(&pid, "/bin/sleep", nil, nil, argv, environ) == 0)
         #expect(kill(-pid, 0) != 0 && errno == ESRCH, "the child is not a process group of its own")
         RenderRunner.signalGroup(pid, SIGKILL)
-        // SIGKILL ends it at once; the 10 s bound only keeps a broken fallback from hanging the
-        // suite (the child is then killed here and the test fails).
-        var status: Int32 = 0
-        var reaped: pid_t = 0
-        for _ in 0..<1000 where reaped == 0 {
-            reaped = waitpid(pid, &status, WNOHANG)
-            if reaped == 0 { usleep(10_000) }
-        }
-        if reaped == 0 {
-            kill(pid, SIGKILL)
-            _ = waitpid(pid, &status, 0)
-        }
-        #expect(reaped == pid, "the child outlived signalGroup's SIGKILL")
+        // SIGKILL ends it at once: its exit is waited for (a blocking waitpid on a thread of its
+        // own). The 10 s bound only keeps a broken fallback from hanging the suite: the child is
+        // then killed here, which ends the wait, and the test fails.
+        let reaper = Reaper(pid)
+        let ended = reaper.waitForExit(bound: .now() + 10)
+        if !ended { kill(pid, SIGKILL) }
+        let status = reaper.status()
+        #expect(ended, "the child outlived signalGroup's SIGKILL")
         #expect(status & 0x7f == SIGKILL, "wait status \(status)")
     }
 
@@ -327,9 +331,18 @@ struct RenderRunnerTests {
     @Test func aHelperIgnoringSIGTERMIsKilledAfterTheGraceWithItsChildren() async throws {
         let childFile = Self.scratchPath("child")
         defer { unlink(childFile) }
-        // The helper ignores SIGTERM and leaves a child of its own (which inherits that).
+        // The helper ignores SIGTERM and leaves a child of its own (which inherits that). The
+        // child alone holds the writing end of a FIFO this test reads: its end is the FIFO's
+        // end of file (the shell opens it before the fork and closes its own copy after).
+        let fifo = Self.scratchPath("fifo")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        try #require(reader >= 0)
+        defer { close(reader) }
         let path = try Self.script(
-            "trap '' TERM; cat >/dev/null; sleep 60 & echo $! > \(childFile); while :; do sleep 0.1; done")
+            "trap '' TERM; cat >/dev/null; exec 3>\(fifo); sleep 60 & echo $! > \(childFile); exec 3>&-; "
+                + "while :; do sleep 0.1; done")
         defer { unlink(path) }
         let (outcome, took) = await Self.renderWithOneSecondTimeout(path)
         #expect(outcome == .failed("breeze-agent-render timed out after 1.0 seconds and was killed"))
@@ -338,17 +351,22 @@ struct RenderRunnerTests {
             (try? String(contentsOfFile: childFile, encoding: .utf8)).flatMap {
                 Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
             })
-        // The helper's process group went with it: its child is gone (or a zombie to be reaped).
-        var alive = false
-        for _ in 0..<50 {
-            let state = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?
-                .split(separator: ")").last?.split(separator: " ").first
-            alive = state != nil && state != "Z"
-            if !alive { break }
-            usleep(20_000)
+        // The helper's process group went with it: the FIFO's end of file is the child's end
+        // (waited for on the descriptor, bounded at 5 s for a child that did not go).
+        var hangUp = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+        var ended = false
+        while poll(&hangUp, 1, 5000) == 1 {
+            var byte: UInt8 = 0
+            if read(reader, &byte, 1) == 0 {
+                ended = true
+                break
+            }
         }
+        let state = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?
+            .split(separator: ")").last?.split(separator: " ").first
+        let alive = state != nil && state != "Z"
         if alive { kill(child, SIGKILL) }
-        #expect(!alive, "the helper's child \(child) outlived the helper")
+        #expect(ended && !alive, "the helper's child \(child) outlived the helper (\(state ?? "gone"))")
     }
 
     @Test func aMissingExecutableIsAFailure() async {
@@ -358,5 +376,30 @@ struct RenderRunnerTests {
             return
         }
         #expect(message.contains("/nonexistent/breeze-agent-render"), "\(message)")
+    }
+}
+
+/// A blocking `waitpid` on a thread of its own: the exit of a child as an event with a bound.
+final class Reaper: Sendable {
+    private let exited = DispatchGroup()
+    private let result = Mutex<Int32>(0)
+
+    init(_ pid: pid_t) {
+        exited.enter()
+        Thread { [self] in
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            result.withLock { $0 = status }
+            exited.leave()
+        }.start()
+    }
+
+    /// True once the child exited, false when `bound` passed first.
+    func waitForExit(bound: DispatchTime) -> Bool { exited.wait(timeout: bound) == .success }
+
+    /// The wait status; waits for the exit first (after a bound passed: for the kill that ends it).
+    func status() -> Int32 {
+        exited.wait()
+        return result.withLock { $0 }
     }
 }

@@ -24,7 +24,7 @@ struct RetainedLedgerTests {
         RetainedLedger(
             grouping: PublishedGrouping(layout: TopicLayout(prefix: "breeze")), clearDelay: delay,
             clearsAtOnce: { $0.hasPrefix("homeassistant/") }, dropsFlushedTrees: false,
-            deviceConfigs: "homeassistant/device/")
+            deviceConfigs: TopicLayout(prefix: "breeze", discoveryPrefix: "homeassistant"))
     }
 
     static func tree(_ pairs: [(String, String)]) -> TopicTree {

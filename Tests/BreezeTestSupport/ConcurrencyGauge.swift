@@ -33,6 +33,8 @@ public final class ConcurrencyGauge: Sendable {
             $0.peak = max($0.peak, $0.now)
         }
         TestEvents.shared.report()
+        // Time must pass here: a request held for `hold` is what the tests measure concurrency
+        // and queueing against (a slow server).
         Thread.sleep(forTimeInterval: Double(hold.components.seconds) + Double(hold.components.attoseconds) / 1e18)
         counts.withLock { $0.now -= 1 }
     }

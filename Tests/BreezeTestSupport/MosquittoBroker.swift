@@ -112,26 +112,66 @@ public final class MosquittoBroker: Sendable {
         let configFile = directory + "/mosquitto.conf"
         try (config.joined(separator: "\n") + "\n").write(toFile: configFile, atomically: true, encoding: .utf8)
 
+        // Its log goes to the file through a pipe this process reads: the line `mosquitto
+        // version … running`, which it writes once its listener is open, is the event waited
+        // for; the pipe's end of file is its exit.
         let logFile = directory + "/mosquitto.log"
-        let process = try ChildProcess(
-            try TestProcess.locate("mosquitto"), ["-c", configFile], standardOutput: .file(logFile),
-            standardError: .standardOutput)
+        let logFD = open(logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard logFD >= 0 else { throw Failure.notListening(port: port, log: "cannot open \(logFile): errno \(errno)") }
+        let startup = StartupLog()
+        let process: ChildProcess
+        do {
+            process = try ChildProcess(
+                try TestProcess.locate("mosquitto"), ["-c", configFile], standardOutput: .file(logFile),
+                standardError: .pipe { chunk in
+                    if chunk.isEmpty {
+                        close(logFD)
+                    } else {
+                        _ = chunk.withUnsafeBytes { write(logFD, $0.baseAddress, $0.count) }
+                    }
+                    startup.record(chunk)
+                    TestEvents.shared.report()
+                })
+        } catch {
+            close(logFD)
+            throw error
+        }
         self.process.withLock { $0 = process }
 
-        // Looked at once more after the deadline: a wait for a cooperative thread (the parallel
-        // suite's synchronous tests hold both for seconds) can outlast the deadline by itself.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while true {
-            if let status = process.terminationStatus {
-                self.process.withLock { $0 = nil }
-                throw Failure.exited(status: status, log: log)
-            }
-            if FreePort.isAccepting(port: port) { return }
-            if ContinuousClock.now >= deadline { break }
-            try await Task.sleep(for: .milliseconds(20))
+        // The bound is generous: a wait for a cooperative thread (the parallel suite's
+        // synchronous tests hold both for seconds) can outlast a short one by itself.
+        _ = await eventually(bound: .seconds(20)) { startup.state != .starting }
+        switch startup.state {
+        case .running:
+            return
+        case .ended:
+            let status = await process.waitForExit(timeout: .seconds(10)) ?? -1
+            self.process.withLock { $0 = nil }
+            throw Failure.exited(status: status, log: log)
+        case .starting:
+            stop()
+            throw Failure.notListening(port: port, log: log)
         }
-        stop()
-        throw Failure.notListening(port: port, log: log)
+    }
+
+    /// What mosquitto's log said while it started: running, or ended (end of file) first.
+    private final class StartupLog: Sendable {
+        enum State { case starting, running, ended }
+        private let seen = Mutex<(text: [UInt8], state: State)>(([], .starting))
+
+        var state: State { seen.withLock { $0.state } }
+
+        func record(_ chunk: [UInt8]) {
+            seen.withLock { seen in
+                guard seen.state == .starting else { return }
+                if chunk.isEmpty {
+                    seen.state = .ended
+                    return
+                }
+                seen.text += chunk
+                if String(decoding: seen.text, as: UTF8.self).contains(" running\n") { seen.state = .running }
+            }
+        }
     }
 
     /// Stops the broker and waits for it to exit. Safe to call when not running.

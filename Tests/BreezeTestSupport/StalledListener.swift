@@ -57,8 +57,11 @@ public final class StalledListener: Sendable {
         }
         self.fillers = fillers
         port = Int(UInt16(bigEndian: address.sin_port))
-        // Let the kernel finish the handshakes that fit in the queue.
-        usleep(100_000)
+        // The queue is full once a connection waits in it (a backlog of 0 holds one): the
+        // listening socket is then readable. Waited for, bounded at 2 s (loopback handshakes
+        // finish within the connect calls; the bound is for a machine that stalls).
+        var queued = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        _ = poll(&queued, 1, 2000)
     }
 
     /// `http://127.0.0.1:PORT`.

@@ -77,5 +77,109 @@ struct TopicLayoutParsingTests {
         #expect(TopicLayout.contains("a/b/c", under: "a/b"))
         #expect(!TopicLayout.contains("a/bc", under: "a/b"))
         #expect(!TopicLayout.contains("a", under: "a/b"))
+        // A scope that is a prefix of another level's name.
+        #expect(!TopicLayout.contains("breeze/homeX/pollen", under: "breeze/home"))
+        #expect(!TopicLayout.contains("breeze/homeX", under: "breeze/home"))
+        #expect(TopicLayout.contains("breeze/home/", under: "breeze/home"))
+        // Empty levels are levels: `a//b` lies under `a` and under `a/`.
+        #expect(TopicLayout.contains("a//b", under: "a"))
+        #expect(TopicLayout.contains("a//b", under: "a/"))
+        #expect(!TopicLayout.contains("a/b", under: "a/"))
+        // Wildcards are characters here, not patterns.
+        #expect(!TopicLayout.contains("a/b", under: "a/+"))
+        #expect(!TopicLayout.contains("a/b", under: "#"))
+        #expect(TopicLayout.contains("a/+/c", under: "a/+"))
+    }
+
+    @Test func belowIsUnderButNotTheScopeItself() {
+        #expect(!TopicLayout.contains("a/b", below: "a/b"))
+        #expect(TopicLayout.contains("a/b/c", below: "a/b"))
+        #expect(TopicLayout.contains("a/b/", below: "a/b"))
+        #expect(!TopicLayout.contains("a/bc", below: "a/b"))
+        #expect(!TopicLayout.contains("a", below: "a/b"))
+        #expect(!TopicLayout.contains("", below: ""))
+        #expect(TopicLayout.contains("/x", below: ""))
+        // Every topic below is under; the scope itself only under.
+        for topic in ["a", "a/b", "a/b/c", "a/bc", "a//", "b/a/b"] {
+            #expect(
+                TopicLayout.contains(topic, under: "a/b")
+                    == (topic == "a/b" || TopicLayout.contains(topic, below: "a/b")), "\(topic)")
+        }
+    }
+
+    @Test func underThePrefixMeansBelowItNotThePrefixItself() {
+        #expect(Self.layout.isUnderPrefix("breeze/home/pollen"))
+        #expect(Self.layout.isUnderPrefix("breeze/status"))
+        #expect(Self.layout.isUnderPrefix("breeze/"))
+        #expect(!Self.layout.isUnderPrefix("breeze"))
+        #expect(!Self.layout.isUnderPrefix("breezeX/home"))
+        #expect(!Self.layout.isUnderPrefix("homeassistant/device/breeze_home/config"))
+        let nested = TopicLayout(prefix: "site/a")
+        #expect(nested.isUnderPrefix("site/a/home"))
+        #expect(!nested.isUnderPrefix("site/ab/home"))
+        #expect(!nested.isUnderPrefix("site/home"))
+    }
+
+    @Test func theLocationLevelStopsAtTheNextSlash() {
+        #expect(Self.layout.locationLevel(of: "breeze/") == "")
+        #expect(Self.layout.locationLevel(of: "breeze//pollen") == "")
+        #expect(Self.layout.locationLevel(of: "breeze/homeX/pollen") == "homeX")
+        #expect(TopicLayout(prefix: "site/a").locationLevel(of: "site/a/home/pollen") == "home")
+        #expect(TopicLayout(prefix: "site/a").locationLevel(of: "site/ab/home") == nil)
+    }
+
+    @Test func theDeviceLevelOfThisPrefixsDeviceConfigs() {
+        #expect(Self.layout.agentDeviceLevel(of: "homeassistant/device/breeze_home/config") == "home")
+        #expect(Self.layout.agentDeviceLevel(of: "homeassistant/device/breeze_home") == "home")
+        #expect(Self.layout.agentDeviceLevel(of: "homeassistant/device/breeze_") == "")
+        #expect(Self.layout.agentDeviceLevel(of: "homeassistant/device/breeze_/config") == "")
+        #expect(Self.layout.agentDeviceLevel(of: "homeassistant/device/breeze") == nil)
+        #expect(Self.layout.agentDeviceLevel(of: "homeassistant/device/breezeX_home/config") == nil)
+        #expect(Self.layout.agentDeviceLevel(of: "homeassistant/device/other_home/config") == nil)
+        #expect(Self.layout.agentDeviceLevel(of: "breeze/home/pollen") == nil)
+        // A prefix with levels: its slug, not its levels.
+        let nested = TopicLayout(prefix: "site/a", discoveryPrefix: "ha")
+        let config = nested.location("home").deviceConfig
+        #expect(nested.agentDeviceLevel(of: config) == "home", "\(config)")
+    }
+
+    @Test func theAncestorsOfATopicNearestFirst() {
+        #expect(Array(TopicLayout.ancestors(of: "a/b/c")) == ["a/b", "a"])
+        #expect(Array(TopicLayout.ancestors(of: "breeze/homeX/pollen")) == ["breeze/homeX", "breeze"])
+        #expect(Array(TopicLayout.ancestors(of: "a")).isEmpty)
+        #expect(Array(TopicLayout.ancestors(of: "")).isEmpty)
+        #expect(Array(TopicLayout.ancestors(of: "a//b")) == ["a/", "a"])
+        #expect(Array(TopicLayout.ancestors(of: "/a")) == [""])
+        #expect(Array(TopicLayout.ancestors(of: "a/")) == ["a"])
+        // Every ancestor holds the topic under it.
+        for ancestor in TopicLayout.ancestors(of: "x/y/z/w") {
+            #expect(TopicLayout.contains("x/y/z/w", below: String(ancestor)), "\(ancestor)")
+        }
+    }
+
+    @Test func aLevelByItsIndex() {
+        #expect(TopicLayout.level(0, of: "a/b/c") == "a")
+        #expect(TopicLayout.level(1, of: "a/b/c") == "b")
+        #expect(TopicLayout.level(2, of: "a/b/c") == "c")
+        #expect(TopicLayout.level(3, of: "a/b/c") == nil)
+        #expect(TopicLayout.level(1, of: "a") == nil)
+        #expect(TopicLayout.level(0, of: "a") == "a")
+        #expect(TopicLayout.level(0, of: "") == "")
+        #expect(TopicLayout.level(1, of: "a/") == "")
+        #expect(TopicLayout.level(1, of: "a//c") == "")
+        #expect(TopicLayout.level(0, of: "/b") == "")
+        #expect(TopicLayout.level(1, of: "/b") == "b")
+    }
+
+    @Test func aPlainTopicNamesOneSubtree() {
+        for topic in ["breeze", "site/a", "a/b/c", "a/$SYS", String(repeating: "a", count: 1024)] {
+            #expect(TopicLayout.isPlainTopic(topic), "\(topic)")
+        }
+        for topic in [
+            "", "/", "/a", "a/", "a//b", "$SYS/x", "a/#", "#", "a/+/b", "+", "a/b+", "a\u{0}b",
+            String(repeating: "a", count: 1025),
+        ] {
+            #expect(!TopicLayout.isPlainTopic(topic), "\(topic.debugDescription)")
+        }
     }
 }

@@ -93,6 +93,8 @@ struct HTTPConcurrencyTests {
             _ = await eventually(bound: .seconds(10)) { gauge.total >= 2 }
             #expect(gauge.total == 2)
             let queued = [hanging(), hanging()]
+            // Time must pass here (a negative check without a barrier): nothing the client does
+            // is ordered behind "not sent", so a wrongly sent request is given 200 ms to arrive.
             try await Task.sleep(for: .milliseconds(200))
             #expect(gauge.total == 2)  // the other two are queued, not sent
             // The queued ones first: they end without ever reaching the server.

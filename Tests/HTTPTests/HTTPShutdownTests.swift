@@ -42,7 +42,8 @@ struct HTTPShutdownTests {
         try server.start()
         defer { server.stop() }
         // The thread's teardown made slow on purpose (as under qemu-user, where it overlapped the
-        // exit): the hook is its last step, after curl_multi_cleanup.
+        // exit): the hook is its last step, after curl_multi_cleanup. Time must pass here: a
+        // shutDown that did not wait for the thread returns within these 300 ms.
         let tornDown = Flag()
         let client = HTTPClient(userAgent: "shutdown-test") {
             usleep(300_000)

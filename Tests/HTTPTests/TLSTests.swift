@@ -12,6 +12,7 @@
 import BreezeHTTP
 import BreezeTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -42,14 +43,24 @@ struct TLSTests {
                 ]
             )
             port = try FreePort.loopback()
+            // s_server says `ACCEPT` on stdout once it listens (it flushes the line): that line
+            // is the event waited for. Later output (a few lines per connection) is kept unread.
+            let said = Output()
             process = try ChildProcess(
                 "/usr/bin/openssl",
                 [
-                    "s_server", "-accept", "127.0.0.1:\(port)", "-www", "-quiet",
+                    "s_server", "-accept", "127.0.0.1:\(port)", "-www",
                     "-cert", directory.appendingPathComponent("cert.pem").path,
                     "-key", directory.appendingPathComponent("key.pem").path,
-                ])
-            try await waitUntilListening()
+                ],
+                standardOutput: .pipe { chunk in
+                    said.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+                    TestEvents.shared.report()
+                })
+            let listening = await eventually(bound: .seconds(10)) { said.text.withLock { $0.contains("ACCEPT\n") } }
+            if !listening {
+                Issue.record("openssl s_server did not start listening on \(port): \(said.text.withLock { $0 })")
+            }
         }
 
         deinit {
@@ -58,23 +69,9 @@ struct TLSTests {
             try? FileManager.default.removeItem(at: directory)
         }
 
-        private func waitUntilListening() async throws {
-            for _ in 0..<100 {
-                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = UInt16(port).bigEndian
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                let connected = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                    }
-                }
-                close(fd)
-                if connected { return }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            Issue.record("openssl s_server did not start listening on \(port)")
+        /// What s_server wrote on stdout so far.
+        final class Output: Sendable {
+            let text = Mutex("")
         }
     }
 

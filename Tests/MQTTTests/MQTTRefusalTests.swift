@@ -379,6 +379,8 @@ struct MQTTConnectTimeoutTests {
             $0.keepalive = hangKeepalive
             $0.tls = MQTTTLSOptions(caFile: certificates.caFile, insecure: true)
         }
+        // Time must pass here: the stop is to come while libmosquitto's thread is inside its
+        // stalled connect, which no event announces.
         try await Task.sleep(for: .seconds(2))
         let stopping = await durationOffThePool { await client.stop() }
         #expect(stopping < promptBound)

@@ -84,7 +84,7 @@ final class Agent {
             grouping: PublishedGrouping(layout: layout),
             clearDelay: discovery ? Self.clearDelayAfterDiscovery : .zero,
             clearsAtOnce: { layout.isDiscoveryTopic($0) }, binary: imageBytes(), dropsFlushedTrees: true,
-            deviceConfigs: layout.deviceConfigs)
+            deviceConfigs: layout)
     }
 
     /// The clock as the state machine reads it.

@@ -154,7 +154,7 @@ extension Agent {
         var actions = actions
         if state.demo {
             // Sample data never reaches a real device (DemoGuard); an upload counts as accepted.
-            let filtered = DemoGuard.filter(actions, prefix: config.mqtt.topicPrefix)
+            let filtered = DemoGuard.filter(actions, layout: state.layout)
             actions = filtered.actions
             for index in filtered.uploads { loop.events.yield(.uploaded(index, .status(200))) }
         }

@@ -210,8 +210,7 @@ struct DaemonState {
         self.config = config
         self.demo = demo
         let layout = config.topicLayout
-        self.context = SinkContext(
-            config: config, layout: layout, discoveryEnabled: config.homeAssistant.discovery && !demo)
+        self.context = SinkContext(config: config, discoveryEnabled: config.homeAssistant.discovery && !demo)
         self.sinks = Sinks.all(for: context)
         self.presence = Presence(
             broker: "\(config.mqtt.host):\(config.mqtt.port)", discoveryEnabled: context.discoveryEnabled)

@@ -20,20 +20,20 @@ import BreezeCore
 /// image upload become one log line each saying what would have been sent, and an upload is reported back as accepted so the image pipeline
 /// carries on as it would.
 enum DemoGuard {
-    /// `actions` with every publish outside `prefix/` and every upload replaced by a log line;
-    /// `uploads` are the indexes of the uploads to report as accepted (HTTP 200).
-    static func filter(_ actions: [DaemonAction], prefix: String) -> (actions: [DaemonAction], uploads: [Int]) {
+    /// `actions` with every publish outside `layout`'s `<p>/` and every upload replaced by a log
+    /// line; `uploads` are the indexes of the uploads to report as accepted (HTTP 200).
+    static func filter(_ actions: [DaemonAction], layout: TopicLayout) -> (actions: [DaemonAction], uploads: [Int]) {
         var kept: [DaemonAction] = []
         var uploads: [Int] = []
         for action in actions {
             switch action {
-            case .publish(let message) where !message.topic.hasPrefix(prefix + "/"):
+            case .publish(let message) where !layout.isUnderPrefix(message.topic):
                 kept.append(
                     .log(
                         .info,
                         "demo: would send to \(quotedForLog(message.topic)) (qos \(message.qos)\(message.retain ? ", retained" : "")): \(doubleQuoted(message.payload, maxScalars: 512))"
                     ))
-            case .setScope(let scope) where !scope.prefix.hasPrefix(prefix + "/"):
+            case .setScope(let scope) where !layout.isUnderPrefix(scope.prefix):
                 // A device's retained topics (an Awtrix clock's apps and indicator): left alone.
                 if let tree = scope.tree, !tree.isEmpty {
                     kept.append(

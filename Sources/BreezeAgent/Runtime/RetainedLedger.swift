@@ -116,11 +116,8 @@ struct RetainedLedger: Sendable {
     /// The longest registered scope that `topic` belongs to (itself, or a prefix ending at a `/`).
     func innermostScope(of topic: String) -> String? {
         if scopes[topic] != nil { return topic }
-        var end = topic.utf8.endIndex
-        while let slash = topic.utf8[..<end].lastIndex(of: UInt8(ascii: "/")) {
-            let prefix = String(topic[..<slash])
-            if scopes[prefix] != nil { return prefix }
-            end = slash
+        for ancestor in TopicLayout.ancestors(of: topic) where scopes[String(ancestor)] != nil {
+            return String(ancestor)
         }
         return nil
     }
@@ -135,14 +132,14 @@ struct RetainedLedger: Sendable {
     /// republish); payloads kept whole stay. The trees were the largest part of the memory per
     /// location (their payloads, tables and topic names).
     let dropsFlushedTrees: Bool
-    /// Home Assistant device configs live under this prefix (`<dp>/device/`): a config set
-    /// there that drops components of the one published names them for removal
-    /// (``HomeAssistantDiscovery/addingRemovals(to:replacing:)``). Nil: no such scopes.
-    let deviceConfigs: String?
+    /// The layout whose Home Assistant device configs (``TopicLayout/isDeviceConfig(_:)``) are
+    /// scopes: a config set there that drops components of the one published names them for
+    /// removal (``HomeAssistantDiscovery/addingRemovals(to:replacing:)``). Nil: no such scopes.
+    let deviceConfigs: TopicLayout?
 
     init(
         grouping: PublishedGrouping, clearDelay: Duration, clearsAtOnce: @escaping @Sendable (String) -> Bool,
-        dropsFlushedTrees: Bool, deviceConfigs: String?
+        dropsFlushedTrees: Bool, deviceConfigs: TopicLayout?
     ) {
         self.grouping = grouping
         self.clearDelay = clearDelay
@@ -158,7 +155,7 @@ struct RetainedLedger: Sendable {
     /// Assistant needs.
     mutating func set(scope: String, _ tree: TopicTree?) {
         var tree = tree
-        if let deviceConfigs, scope.hasPrefix(deviceConfigs), let payload = tree?[scope] {
+        if deviceConfigs?.isDeviceConfig(scope) == true, let payload = tree?[scope] {
             var config = TopicTree()
             config.set(
                 scope, HomeAssistantDiscovery.addingRemovals(to: payload, replacing: publishedPayload(scope)))

@@ -60,14 +60,15 @@ public final class RetainedPublisher {
     ///   for which `clearsAtOnce` holds (Home Assistant device configs) are cleared or rewritten
     ///   at once. So Home Assistant drops an entity before its state topic empties, and never
     ///   renders a template on an empty payload (SPEC §3 removal order).
-    /// - Parameter deviceConfigs: the prefix of Home Assistant device configs (`<dp>/device/`):
-    ///   a config that drops components of the one published names them for removal.
+    /// - Parameter deviceConfigs: the layout whose Home Assistant device configs
+    ///   (`<dp>/device/…/config`) are scopes: a config that drops components of the one
+    ///   published names them for removal.
     public init(
         transport: any RetainedTransport, store: StateStore?, grouping: PublishedGrouping = PublishedGrouping(),
         clearDelay: Duration = .zero,
         clearsAtOnce: @escaping @Sendable (String) -> Bool = { _ in true },
         binary: @escaping @Sendable (_ topic: String, _ reference: String) -> [UInt8]? = { _, _ in nil },
-        dropsFlushedTrees: Bool = false, deviceConfigs: String? = nil
+        dropsFlushedTrees: Bool = false, deviceConfigs: TopicLayout? = nil
     ) {
         self.transport = transport
         self.store = store
@@ -111,7 +112,7 @@ public final class RetainedPublisher {
     public var nextClearDue: ContinuousClock.Instant? { state.nextClearDue }
 
     /// Sets what a scope should hold; `nil` keeps what is published under it. A Home Assistant
-    /// device config (under `deviceConfigs`) that drops components of the one published before
+    /// device config (of `deviceConfigs`' layout) that drops components of the one published before
     /// names them for removal (``RetainedLedger/set(scope:_:)``).
     public func set(scope: String, _ tree: TopicTree?) {
         state.set(scope: scope, tree)

@@ -33,7 +33,7 @@ struct StatusSnapshot: Sendable {
             pollen: location.pollenView(settings: config.pollen, now: now), now: now)
     }
 
-    var sinkContext: SinkContext { SinkContext(config: config, layout: config.topicLayout, discoveryEnabled: false) }
+    var sinkContext: SinkContext { SinkContext(config: config, discoveryEnabled: false) }
 
     /// The `<p>/diagnostics` document's counters as the snapshot has them (no reconnect count).
     var sourcesJSON: JSONValue {

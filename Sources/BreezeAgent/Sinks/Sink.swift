@@ -35,9 +35,11 @@ struct LocationSnapshot {
 /// The settings every sink may read, fixed for a run.
 struct SinkContext {
     let config: AgentConfig
-    let layout: TopicLayout
     /// `--demo` publishes no discovery.
     let discoveryEnabled: Bool
+
+    /// The configuration's topics (built with it: ``AgentConfig/topicLayout``).
+    var layout: TopicLayout { config.topicLayout }
 }
 
 /// An output of the agent that holds retained topics on the broker: given a location's

@@ -103,35 +103,25 @@ public struct PublishedGrouping: Sendable {
     static let maximumNameBytes = 64
 
     private let layout: TopicLayout?
-    private let prefix: String?
-    private let devices: String?
 
     /// Groups by `layout`'s prefix and discovery prefix.
     public init(layout: TopicLayout) {
         self.layout = layout
-        prefix = layout.locationPrefix
-        devices = layout.agentDeviceConfigs
     }
 
     /// Groups by the second topic level (`<p>/<loc>/…` for a one-level prefix); for tests and
     /// tools that have no layout.
     public init() {
         layout = nil
-        prefix = nil
-        devices = nil
     }
 
     /// The group (file) `topic` is remembered in.
     public func group(of topic: String) -> String {
-        if let devices, topic.hasPrefix(devices) {
-            return Self.name(topic.utf8.dropFirst(devices.utf8.count), allowHyphen: false)
+        guard let layout else {
+            return TopicLayout.level(1, of: topic).map { Self.name($0, allowHyphen: true) } ?? Self.other
         }
-        if let prefix {
-            guard topic.hasPrefix(prefix) else { return Self.other }
-            return Self.name(topic.utf8.dropFirst(prefix.utf8.count), allowHyphen: true)
-        }
-        guard let slash = topic.utf8.firstIndex(of: UInt8(ascii: "/")) else { return Self.other }
-        return Self.name(topic.utf8[topic.utf8.index(after: slash)...], allowHyphen: true)
+        if let level = layout.agentDeviceLevel(of: topic) { return Self.name(level, allowHyphen: false) }
+        return layout.locationLevel(of: topic).map { Self.name($0, allowHyphen: true) } ?? Self.other
     }
 
     /// The one group every topic at or under `scope` is in, or nil when they may be in several
@@ -139,17 +129,20 @@ public struct PublishedGrouping: Sendable {
     public func group(covering scope: String) -> String? {
         let group = group(of: scope)
         guard group == Self.other else { return group }
-        if let layout, TopicLayout.contains(layout.prefix, under: scope) { return nil }
-        let levels = scope + "/"
-        if let devices, devices.hasPrefix(levels) || levels.hasPrefix(devices) { return nil }
-        if prefix == nil { return nil }
+        guard let layout else { return nil }
+        if TopicLayout.contains(layout.prefix, under: scope) { return nil }
+        // Above the agent's device configs (`<dp>`, `<dp>/device`), or one of them whose level
+        // is not a group's name.
+        if TopicLayout.contains(layout.agentDeviceConfigs, below: scope) || layout.agentDeviceLevel(of: scope) != nil {
+            return nil
+        }
         return Self.other
     }
 
     /// The level up to the next `/`, slugged; ``other`` unless `[a-z0-9_-]{1,64}` (no `-` under
     /// devices: a device id is already slugged).
-    private static func name(_ rest: Substring.UTF8View, allowHyphen: Bool) -> String {
-        let level = rest.prefix { $0 != UInt8(ascii: "/") }
+    private static func name(_ level: Substring, allowHyphen: Bool) -> String {
+        let level = level.utf8
         guard !level.isEmpty, level.count <= maximumNameBytes else { return other }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(level.count)
