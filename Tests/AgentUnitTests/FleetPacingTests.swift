@@ -123,7 +123,11 @@ struct FleetPacingTests {
         let pollen = try #require(stretch.pollenInterval)
         #expect(pollen > config.pollen.interval.components.seconds)
         var state = T.machine(config)
+        // A standing restored from state_dir (restores come before `start`) is dropped: with
+        // no season call it would never be replaced.
+        state.locations[0].season = PollenSeasonStanding(today: state.locations[0].today(at: T.t0), items: [:])
         let actions = state.start(at: T.at(T.t0))
+        #expect(state.locations.allSatisfy { $0.season == nil })
         let warnings = T.logs(actions, .warning).filter { $0.contains("stretching pollen.interval") }
         #expect(warnings.count == 1)
         #expect(state.planner.schedules.allSatisfy { $0.pollen.interval == pollen })

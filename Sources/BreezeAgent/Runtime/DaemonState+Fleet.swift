@@ -92,6 +92,9 @@ extension DaemonState {
         calls.pollenSeason = stretch?.pollenSeason ?? true
         guard let stretch else { return [] }
         for index in locations.indices {
+            // Without the daily season call a standing restored from `state_dir` would never
+            // be replaced: its topics go instead of showing an old day's values.
+            if !stretch.pollenSeason { locations[index].season = nil }
             if let pollen = stretch.pollenInterval { planner.schedules[index].pollen.interval = pollen }
             if let air = stretch.airInterval { planner.schedules[index].air.interval = air }
         }
