@@ -13,9 +13,9 @@ import BreezeConfig
 import BreezeCore
 
 /// `<p>/<loc>/pollen…` (SPEC §3): the pollen tree of the selected days, and with Open-Meteo the
-/// hourly topics at the snapshot's moment (SPEC §20: `now`, `peak_at`, `air_out`, and the season's
-/// `percentile` and `season_start`; the daemon
-/// wakes at each local hour for them, ``LocationRuntime/nextContentEdge(after:)``).
+/// hourly topics at the snapshot's moment (SPEC §20: `now`, `peak_at`, `air_out`; the daemon
+/// wakes at each local hour for them, ``LocationRuntime/nextContentEdge(after:)``) and the
+/// season's `percentile` and `season_start` (``LocationRuntime/season``).
 struct PollenTreeSink: RetainedSink {
     var inputs: Set<SourceKind> { [.pollen] }
 
