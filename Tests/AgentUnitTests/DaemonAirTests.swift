@@ -121,7 +121,7 @@ struct DaemonAirTests {
         #expect(due >= midnight && due < midnight + 120)
         // A tick after that time starts the fetch (or it is already running).
         let actions = state.handle(.tick, at: T.at(midnight + 3600 + 200))
-        #expect(T.fetches(actions).contains(Self.airKey) || state.fetches.inFlight.contains(Self.airKey))
+        #expect(T.fetches(actions).contains(Self.airKey) || state.planner.fetches.inFlight.contains(Self.airKey))
     }
 
     @Test func refreshFetchesAirToo() throws {

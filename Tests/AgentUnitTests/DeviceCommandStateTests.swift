@@ -124,7 +124,7 @@ struct DeviceCommandStateTests {
         _ = state.handle(D.message("wled/strip1/status", "online"), at: D.at(D.t0 + 3))
         // The device reboots: its will says offline, then it comes back.
         #expect(Self.sent(state.handle(D.message("wled/strip1/status", "offline"), at: D.at(D.t0 + 4))).isEmpty)
-        #expect(state.devices.availability[0] == .offline)
+        #expect(state.outputs.devices.availability[0] == .offline)
         // Back within 10 s of the last batch: held (SPEC §16), sent when the 10 s are up.
         let back = state.handle(D.message("wled/strip1/status", "online"), at: D.at(D.t0 + 5))
         #expect(Self.sent(back).isEmpty)
@@ -168,7 +168,7 @@ struct DeviceCommandStateTests {
         // Only the agent's own status, diagnostics and announcement: no device command before a
         // status arrives.
         #expect(D.published(reconnect).map(\.topic) == ["breeze/status", "breeze/diagnostics", "breeze/agent/-"])
-        #expect(state.devices.availability == [.unknown, .unknown])
+        #expect(state.outputs.devices.availability == [.unknown, .unknown])
         // The retained `online` that comes with the new subscription sends again (the device
         // may have missed a change while the agent was away).
         let online = state.handle(D.message("wled/strip1/status", "online", retain: true), at: D.at(D.t0 + 13))
@@ -193,7 +193,7 @@ struct DeviceCommandStateTests {
         }
         // Tasmota's words are capitalised; WLED's are not.
         #expect(D.published(state.handle(D.message("tele/bulb/LWT", "online"), at: D.at(D.t0 + 3))).isEmpty)
-        #expect(state.devices.availability == [.unknown, .unknown])
+        #expect(state.outputs.devices.availability == [.unknown, .unknown])
     }
 
     @Test func powerOnOnlyWhenConfigured() throws {

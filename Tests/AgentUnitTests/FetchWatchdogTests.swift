@@ -42,13 +42,13 @@ struct FetchWatchdogTests {
         #expect(Self.abandoned(diagnosticsTick).isEmpty)
         let deadline = started + FetchTracker.stuckLimit
         #expect(T.wake(diagnosticsTick) == deadline)
-        #expect(state.fetches.inFlight.contains(T.pollenKey))
+        #expect(state.planner.fetches.inFlight.contains(T.pollenKey))
 
         // One second before the deadline nothing is given up.
         #expect(Self.abandoned(state.handle(.tick, at: T.at(deadline - 1))).isEmpty)
         let tick = state.handle(.tick, at: T.at(deadline))
         #expect(Self.abandoned(tick) == [T.pollenKey])
-        #expect(!state.fetches.inFlight.contains(T.pollenKey) && state.fetches.inFlight.isEmpty)
+        #expect(!state.planner.fetches.inFlight.contains(T.pollenKey) && state.planner.fetches.inFlight.isEmpty)
         let warnings = T.logs(tick, .warning)
         #expect(
             warnings.contains {
@@ -73,10 +73,10 @@ struct FetchWatchdogTests {
         // The retry is a fresh fetch with a deadline of its own, and its answer is applied.
         let retry = state.handle(.tick, at: T.at(retryAt))
         #expect(T.fetches(retry) == [T.pollenKey])
-        #expect(state.fetches.inFlight.deadline(T.pollenKey) == retryAt + FetchTracker.stuckLimit)
+        #expect(state.planner.fetches.inFlight.deadline(T.pollenKey) == retryAt + FetchTracker.stuckLimit)
         let answered = state.handle(.fetched(T.pollenKey, T.pollenOK(retryAt + 1)), at: T.at(retryAt + 1))
         #expect(Self.pollenStale(answered) == "false")
-        #expect(state.fetches.inFlight.isEmpty)
+        #expect(state.planner.fetches.inFlight.isEmpty)
     }
 
     @Test func aStuckFetchTurnsKeptDataStale() throws {
@@ -123,7 +123,7 @@ struct FetchWatchdogTests {
         let first = state.handle(.tick, at: T.at(started))
         let keys = T.fetches(first)
         #expect(Set(keys).count == ids.count * 3)
-        #expect(state.fetches.inFlight.count == keys.count)
+        #expect(state.planner.fetches.inFlight.count == keys.count)
         // All of them are refused in the same second.
         let refused = "Couldn't connect to server: Failed to connect to 127.0.0.1 port 9: Connection refused"
         var now = started + 1
@@ -140,7 +140,7 @@ struct FetchWatchdogTests {
             // None is retried at once.
             #expect(T.fetches(actions).isEmpty)
         }
-        #expect(state.fetches.inFlight.isEmpty)
+        #expect(state.planner.fetches.inFlight.isEmpty)
         for key in keys { #expect((now + 60...now + 75).contains(state.schedule(key).nextDue), "\(key)") }
         // The backoff over, every one is fetched again, and nothing was declared stuck.
         now += 75

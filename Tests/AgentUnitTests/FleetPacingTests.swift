@@ -56,7 +56,7 @@ struct FleetPacingTests {
         let first = T.fetches(state.handle(.tick, at: T.at(T.t0 + 61)))
         #expect(first.count == 145)
         let waiting = state.locations.indices.filter {
-            !state.fetches.inFlight.contains(.init(location: $0, kind: .pollen))
+            !state.planner.fetches.inFlight.contains(.init(location: $0, kind: .pollen))
         }
         #expect(waiting.count == 855)
         for index in waiting {
@@ -171,7 +171,7 @@ struct FleetPacingTests {
                 .fetched(.init(location: index, kind: .pollen), T.pollenOK(T.t0 + 10)), at: T.at(T.t0 + 10))
             saves += done.filter { if case .store(.callCounts) = $0 { true } else { false } }.count
         }
-        #expect(state.fetches.inFlight.isEmpty)
+        #expect(state.planner.fetches.inFlight.isEmpty)
         #expect(saves == 0)  // nothing was counted since the save at the start of the batch
         // A refresh of one location starts from idle: saved at once, with the new count.
         let refresh = state.handle(T.message("breeze/loc7/refresh", "now"), at: T.at(T.t0 + 400))

@@ -176,7 +176,7 @@ struct ImagePipelineTests {
 
         // The next run: the same render is not uploaded, a different one is.
         var (second, _) = Self.rendering(try Self.config())
-        second.images.restoreUploaded(try #require(saved.first))
+        second.outputs.images.restoreUploaded(try #require(saved.first))
         let same = second.handle(.rendered(Self.key, .image(Self.jpeg)), at: D.at(t0 + 8))
         #expect(Self.uploads(same).isEmpty)
         #expect(D.logs(same, .info).contains { $0.contains("unchanged since the access point took it") })
@@ -194,7 +194,7 @@ struct ImagePipelineTests {
         for outcome in [UploadOutcome.status(409), .failed("Couldn't connect to server"), .status(409), .status(503)] {
             let answer = state.handle(.uploaded(0, outcome), at: D.at(now))
             #expect(D.logs(answer, .warning).count == 1)
-            let retry = state.images.tags[0].retryAt
+            let retry = state.outputs.images.tags[0].retryAt
             // The loop is woken for it (or earlier).
             #expect(try #require(D.wake(answer)) <= retry)
             delays.append(retry - now)
@@ -208,7 +208,7 @@ struct ImagePipelineTests {
         }
         // Success resets the backoff.
         _ = state.handle(.uploaded(0, .status(200)), at: D.at(now + 1))
-        #expect(state.images.tags[0].retryDelay == 0)
+        #expect(state.outputs.images.tags[0].retryDelay == 0)
     }
 
     @Test func backoffStopsAtThirtyMinutes() throws {
@@ -218,7 +218,7 @@ struct ImagePipelineTests {
         var last: Int64 = 0
         for _ in 0..<10 {
             _ = state.handle(.uploaded(0, .status(409)), at: D.at(now))
-            let retry = state.images.tags[0].retryAt
+            let retry = state.outputs.images.tags[0].retryAt
             last = retry - now
             now = retry
             _ = state.handle(.tick, at: D.at(now))
@@ -287,8 +287,8 @@ struct ImagePipelineTests {
             LocationRuntime(config: $0, zone: .utc, unit: config.climate.unit)
         }
         let state = DaemonState(config: config, locations: owned, storedCalls: [:], demo: false, seed: 1)
-        #expect(state.images.images.map(\.config.id) == ["desk"])
-        #expect(state.images.images.map(\.topic) == ["breeze/office/image/desk"])
+        #expect(state.outputs.images.images.map(\.config.id) == ["desk"])
+        #expect(state.outputs.images.images.map(\.topic) == ["breeze/office/image/desk"])
         let reference = BinaryPayload.reference(for: Self.png)
         let handover = ShardHandover(
             config: config, layout: config.topicLayout,

@@ -34,7 +34,7 @@ struct SourceRulesTests {
         #expect(line.hasPrefix("\(kind.rawValue)[home]: fetch"))
         #expect(line.contains(" failed: boom; retry in "))
         #expect(state.schedule(key).nextDue > now)
-        #expect(state.diagnostics.statuses.map(\.fetchesFailed).reduce(0, +) == 1)
+        #expect(state.calls.outcomes.statuses.map(\.fetchesFailed).reduce(0, +) == 1)
     }
 
     @Test func storedResponsesAreNamedByTheirRulesAndRestoredThroughHandle() throws {

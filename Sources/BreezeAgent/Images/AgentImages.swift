@@ -32,9 +32,9 @@ extension Agent {
 
     /// The runner over the helper found at start, and the uploader when tags are configured.
     func setUpImages(helper: String?) {
-        guard let helper, !state.images.isEmpty else { return }
+        guard let helper, !state.outputs.images.isEmpty else { return }
         renderer = RenderRunner(helper: helper, clock: clock)
-        if !state.images.tags.isEmpty { uploader = HTTPClient(version: BreezeVersion.string) }
+        if !state.outputs.images.tags.isEmpty { uploader = HTTPClient(version: BreezeVersion.string) }
         log.debug("images: rendering with \(helper)")
     }
 

@@ -383,7 +383,7 @@ extension DaemonState {
     /// What the image should show now; nil while none of the data it draws is known yet (a
     /// fresh start: the published image of the last run stays until there is something to draw).
     func renderRequest(_ key: ImageKey, now: Int64) -> RenderRequest? {
-        let image = images[key]
+        let image = outputs.images[key]
         let location = locations[image.location]
         let kind = image.config.kind
         var known = false
@@ -415,45 +415,45 @@ extension DaemonState {
     /// The images' decisions after an event: renders whose request changed (at most one per
     /// image and minute), uploads due; plus the next wake when anything is waiting.
     mutating func imageActions(after event: DaemonEvent, now: Int64) -> [DaemonAction] {
-        guard !images.isEmpty else { return [] }
+        guard !outputs.images.isEmpty else { return [] }
         switch event {
         case .tick, .fetched, .rendered, .uploaded: break
         case .mqtt(let mqtt):
             guard case .message = mqtt else { return [] }
             // Only a `unit/set` changes what an image shows.
             let units = locations.map(\.unit)
-            guard units != images.units else { return [] }
-            images.units = units
+            guard units != outputs.images.units else { return [] }
+            outputs.images.units = units
         default: return []
         }
         let actions = startRenders(now: now) + startUploads(now: now)
-        guard !actions.isEmpty || images.nextWake != nil else { return [] }
+        guard !actions.isEmpty || outputs.images.nextWake != nil else { return [] }
         return actions + [wake(now: now)]
     }
 
     /// Starts the render of every image whose request changed (``ImagePipeline/startRenders(now:requests:)``).
     mutating func startRenders(now: Int64) -> [DaemonAction] {
-        let requests = images.images.indices.map { index in
-            images.images[index].inFlight ? nil : renderRequest(ImageKey(index: index), now: now)
+        let requests = outputs.images.images.indices.map { index in
+            outputs.images.images[index].inFlight ? nil : renderRequest(ImageKey(index: index), now: now)
         }
-        return perform(images.startRenders(now: now, requests: requests))
+        return perform(outputs.images.startRenders(now: now, requests: requests))
     }
 
     /// A render came back (``ImagePipeline/rendered(_:_:now:)``).
     mutating func applyRendered(_ key: ImageKey, _ outcome: RenderOutcome, now: Int64) -> [DaemonAction] {
-        perform(images.rendered(key, outcome, now: now))
+        perform(outputs.images.rendered(key, outcome, now: now))
     }
 
     /// An upload came back (``ImagePipeline/uploaded(_:_:now:random:)``).
     mutating func applyUploaded(_ index: Int, _ outcome: UploadOutcome, now: Int64) -> [DaemonAction] {
-        perform(images.uploaded(index, outcome, now: now, random: &random))
+        perform(outputs.images.uploaded(index, outcome, now: now, random: &random))
     }
 
     /// Starts the uploads whose time has come (``ImagePipeline/startUploads(now:)``).
-    mutating func startUploads(now: Int64) -> [DaemonAction] { perform(images.startUploads(now: now)) }
+    mutating func startUploads(now: Int64) -> [DaemonAction] { perform(outputs.images.startUploads(now: now)) }
 
     /// Every image's topic as a scope: its latest render, or kept (nil) before the first one.
-    func imageScopes() -> [DaemonAction] { images.scopes.map { .setScope($0) } }
+    func imageScopes() -> [DaemonAction] { outputs.images.scopes.map { .setScope($0) } }
 
     /// Maps the images' actions to the daemon's.
     private func perform(_ imageActions: [ImagePipeline.Action]) -> [DaemonAction] {

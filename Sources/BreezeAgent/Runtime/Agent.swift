@@ -65,7 +65,7 @@ final class Agent {
         // The start time the announcement carries is the loop's clock's, as every other time.
         state.identify(host: currentHostname(), pid: Int(getpid()), started: clock.now().now)
         // What the access points already show: an unchanged image is not uploaded again.
-        state.images.restoreUploaded(store.uploadedImages())
+        state.outputs.images.restoreUploaded(store.uploadedImages())
         setUpImages(helper: helper)
     }
 

@@ -35,7 +35,7 @@ enum AirRules: SourceRules {
             state.locations[index].slots.air.received(.init(report: report, fetchedAt: result.fetchedAt))
             state.planner.schedules[index].air.succeeded(at: now, jitter: state.random.fraction())
             dueAtMidnightAtLatest(index, in: &state, now: now)
-            state.diagnostics.success(kind.traits.diagnosticsKey, at: now)
+            state.calls.outcomes.success(kind.traits.diagnosticsKey, at: now)
             return .applied(
                 [
                     .store(

@@ -43,6 +43,8 @@ struct CallLedger: Sendable {
 
     /// `endpoints.max_calls_per_minute`, when set (for any endpoint).
     let perMinuteOverride: Int?
+    /// How every source's fetches ended, for `<p>/diagnostics` (the sources' rules count them).
+    var outcomes = DiagnosticsCounters()
     private(set) var counts: [CallKey: StateStore.CallCount]
     /// Open-Meteo requests and weighted calls per source on the current UTC day (its counters'
     /// day), for `<p>/diagnostics`; in memory, so a restart starts from zero.

@@ -44,7 +44,7 @@ enum ClimateRules: SourceRules {
             state.locations[index].slots.climate.received(.init(trend: trend, fetchedAt: fetchedAt))
             state.planner.schedules[index].climate.due(
                 at: state.locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &state.random))
-            state.diagnostics.success(kind.traits.diagnosticsKey, at: now)
+            state.calls.outcomes.success(kind.traits.diagnosticsKey, at: now)
             return .applied([
                 .store(.climateResponse(bodies, fetchedAt: fetchedAt, location: id)),
                 .log(.info, "climate[\(id)]: fetched \(trend.points.count) years for \(trend.date)"),

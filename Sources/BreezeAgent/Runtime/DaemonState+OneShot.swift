@@ -43,7 +43,7 @@ extension DaemonState {
         case .prepared:
             actions = oneShotStep(.prepared, now: now)
         case .fetched(let key, let outcome):
-            fetches.finished(key)
+            planner.fetches.finished(key)
             actions = apply(key, outcome, now: now)
             // `auto` falls back to Open-Meteo at once when Google rejects the key.
             var fallBack = false
@@ -67,7 +67,7 @@ extension DaemonState {
         case .outcomes(let outcomes):
             // Logged and kept out of the published set before the run's summary.
             actions = [.reportOutcomes(outcomes, pendingIsLost: true)]
-            actions += oneShotStep(.outcomes(outcomes, failingImages: images.failing.map(\.image)), now: now)
+            actions += oneShotStep(.outcomes(outcomes, failingImages: outputs.images.failing.map(\.image)), now: now)
         case .mqtt, .signal, .restored, .brokerProtocol, .outcomesSettled:
             break
         }
@@ -122,7 +122,7 @@ extension DaemonState {
     /// Starts every due fetch ``OneShot`` wants, each paced and begun in order as in `run`.
     private mutating func startOneShotFetches(now: Int64) -> [DaemonAction] {
         var actions: [DaemonAction] = []
-        for key in planner.due(now: now, in: locations.indices, busy: fetches.inFlight)
+        for key in planner.due(now: now, in: locations.indices)
         where oneShot?.wants(key) == true {
             let (started, how) = startFetch(key, now: now)
             actions += started
@@ -137,7 +137,7 @@ extension DaemonState {
 
     /// ``OneShot/Event/rendersSettled`` once no render or upload is in flight.
     private mutating func rendersSettled(now: Int64) -> [DaemonAction] {
-        images.isSettled ? oneShotStep(.rendersSettled, now: now) : []
+        outputs.images.isSettled ? oneShotStep(.rendersSettled, now: now) : []
     }
 
     /// `print`: `topic<TAB>payload` for every wanted topic (locations in config order, sinks in

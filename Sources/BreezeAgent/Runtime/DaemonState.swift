@@ -29,9 +29,9 @@ import BreezeMQTT
 /// own deadlines, whose minimum its one ``wake(now:)`` takes: ``Presence`` (the connection,
 /// births, diagnostics), ``CallLedger`` (counts, the Google cap, Open-Meteo pacing),
 /// ``DeviceCommandState`` (device outputs), ``ShardHandover``, ``ImagePipeline`` (images and
-/// uploads), ``FetchTracker`` (fetches in flight and the stuck-fetch watchdog),
-/// ``FetchPlanner`` (every location's schedules: the start spread, which fetches are due,
-/// `refresh`, the due times; its pass over the schedules also finds the watchdog's deadline);
+/// uploads), ``FetchPlanner`` (every location's schedules: the start spread, which fetches are
+/// due, `refresh`, the due times; and its ``FetchTracker``, the fetches in flight and the
+/// stuck-fetch watchdog, whose deadline the same pass over the schedules finds);
 /// ``CommandIntent`` routes a command message. What a due fetch asks for, what its outcome and
 /// a stored response do, are each source's rules (``SourceRules``: ``PollenRules``,
 /// ``ClimateRules``, ``StripesRules``, ``AirRules``), routed by ``begin(_:now:)``,
@@ -46,38 +46,24 @@ struct DaemonState {
     static let maximumIncomingPayload = 1 << 20
 
     let config: AgentConfig
-    let context: SinkContext
-    let sinks: [any RetainedSink]
-    /// `--demo`: no Google call counting or cap (the responses are bundled).
-    let demo: Bool
+    /// What the state feeds: the retained sinks and their context, the device outputs'
+    /// commands and the images (DaemonOutputs.swift).
+    var outputs: DaemonOutputs
     var locations: [LocationRuntime]
     /// Calls per location and day, Open-Meteo's weighted calls and pacing, when the counts are
-    /// saved (CallLedger.swift).
+    /// saved, and every source's fetch counters (CallLedger.swift).
     var calls: CallLedger
-    /// Fetch counters per source; the sources' rules count their outcomes (SourceRules.swift).
-    var diagnostics = DiagnosticsCounters()
-    /// Fetches asked for and not reported back yet, and the watchdog (FetchTracker.swift).
-    var fetches = FetchTracker()
     /// When each source of each location is fetched: the schedules, the start spread, due
-    /// fetches, `refresh` (FetchPlanner.swift).
+    /// fetches, `refresh`, and the fetches in flight with their watchdog (FetchPlanner.swift).
     var planner: FetchPlanner
     /// The connection, Home Assistant's births and the diagnostics cadence (Presence.swift).
     private(set) var presence: Presence
-    /// The wake last asked for: a completion handled at or after it also does the tick's work
-    /// (due fetches, locations whose content edge came, time edges), so no edge is skipped when
-    /// completions keep re-arming the timer.
-    private(set) var wakeAt: Int64 = 0
-    /// The time of the last event: a clock stepped back (NTP, a hub's RTC) makes every
-    /// location's stored content edge suspect, so all are rebuilt at once.
-    private var lastEventAt: Int64 = .min
-    private(set) var stopping = false
+    /// The state's own marks between events: the wake asked for, the last event's time,
+    /// whether it is stopping.
+    private var marks = Marks()
     var random: SplitMix64
-    /// The WLED and Tasmota outputs: availability and what each was sent (SPEC §8).
-    var devices: DeviceCommandState
     /// Locations this shard published and no longer owns (SPEC §11).
     var handover = ShardHandover()
-    /// The rendered images and their OpenEPaperLink tags (SPEC §9.2).
-    var images = ImagePipeline()
     /// `unit/set` and retained-command rate limits (SPEC §16, CommandLimits.swift).
     var commandLimits = CommandLimits(locations: 0)
     /// The announcement, a second instance on one identity, the tree kept (IdentityGuard.swift).
@@ -86,6 +72,25 @@ struct DaemonState {
     /// goes to it (DaemonState+OneShot.swift).
     var oneShot: OneShot?
 
+    /// What ``marks`` holds.
+    private struct Marks {
+        /// The wake last asked for: a completion handled at or after it also does the tick's
+        /// work (due fetches, locations whose content edge came, time edges), so no edge is
+        /// skipped when completions keep re-arming the timer.
+        var wakeAt: Int64 = 0
+        /// The time of the last event: a clock stepped back (NTP, a hub's RTC) makes every
+        /// location's stored content edge suspect, so all are rebuilt at once.
+        var lastEventAt: Int64 = .min
+        var stopping = false
+    }
+
+    /// The wake last asked for (``Marks/wakeAt``).
+    var wakeAt: Int64 { marks.wakeAt }
+    /// The sinks' configuration and mode.
+    var context: SinkContext { outputs.context }
+    /// `--demo`: no Google call counting or cap (the responses are bundled), no discovery.
+    var demo: Bool { outputs.context.demo }
+
     var layout: TopicLayout { context.layout }
 
     init(
@@ -93,18 +98,18 @@ struct DaemonState {
         seed: UInt64
     ) {
         self.config = config
-        self.demo = demo
         let layout = config.topicLayout
-        self.context = SinkContext(config: config, discoveryEnabled: config.homeAssistant.discovery && !demo)
-        self.sinks = Sinks.all(for: context)
+        let context = SinkContext(config: config, demo: demo)
+        self.outputs = DaemonOutputs(
+            context: context, sinks: Sinks.all(for: context),
+            devices: DeviceCommandState(sinks: Sinks.devices(for: config)),
+            images: ImagePipeline(config: config, locations: locations, layout: layout))
         self.presence = Presence(
             broker: "\(config.mqtt.host):\(config.mqtt.port)", discoveryEnabled: context.discoveryEnabled)
-        self.devices = DeviceCommandState(sinks: Sinks.devices(for: config))
         self.locations = locations
         self.planner = FetchPlanner(locations: locations.count, settings: config)
         self.calls = CallLedger(stored: storedCalls, perMinuteOverride: config.endpointsMaxCallsPerMinute)
         self.random = SplitMix64(seed: seed)
-        self.images = ImagePipeline(config: config, locations: locations, layout: layout)
         self.commandLimits = CommandLimits(locations: locations.count)
         var instance = SplitMix64(seed: seed ^ 0x9e37_79b9_7f4a_7c15)
         self.identity = IdentityGuard(
@@ -131,14 +136,14 @@ struct DaemonState {
     }
 
     mutating func handle(_ event: DaemonEvent, at time: DaemonTime) -> [DaemonAction] {
-        guard !stopping else { return [] }
+        guard !marks.stopping else { return [] }
         let now = time.now
-        if now < lastEventAt {
+        if now < marks.lastEventAt {
             // The stored edges were worked out from a later time: at the new time the next
             // midnight or hour may be far earlier than they say.
             for index in locations.indices { locations[index].rebuildAt = .min }
         }
-        lastEventAt = now
+        marks.lastEventAt = now
         // Answered alike in every mode, before the one-shot routing: the stored responses read
         // back at start, the MQTT version the broker took, the outcomes of a watch.
         if case .restored(let index, let responses) = event { return restore(index, responses, now: now) }
@@ -167,8 +172,8 @@ struct DaemonState {
                 actions += timeEdges(at: time)
             }
             // The published set (and the call counts) are saved once the last fetch in flight is done.
-            actions.append(.flush(persist: fetches.isIdle))
-            if fetches.isIdle { actions += callCountStore(now: now, force: true) }
+            actions.append(.flush(persist: planner.fetches.isIdle))
+            if planner.fetches.isIdle { actions += callCountStore(now: now, force: true) }
             actions.append(wake(now: now))
         case .mqtt(.connected):
             // Subscribed first (in the announce), then announced: the broker delivers another
@@ -190,7 +195,7 @@ struct DaemonState {
                     .warning, "SIGHUP: reloading the configuration is not supported; restart the agent to apply changes"
                 ))
         case .signal(let number):
-            stopping = true
+            marks.stopping = true
             actions += callCountStore(now: now, force: true)
             actions.append(.log(.info, "signal \(number == SIGTERM ? "SIGTERM" : "SIGINT"): shutting down"))
             actions.append(.stop(exitCode: Invocation.ExitCode.success))
@@ -201,7 +206,7 @@ struct DaemonState {
         case .prepared, .flushed, .outcomes, .restored, .brokerProtocol, .outcomesSettled:
             break  // one-shot only; restored, brokerProtocol and outcomesSettled above
         }
-        if !stopping { actions += imageActions(after: event, now: now) }
+        if !marks.stopping { actions += imageActions(after: event, now: now) }
         // One watch of the outcomes at a time: it takes the outcomes of every publish before it
         // settles (1,000 locations once kept thousands of 30 s waiters).
         if actions.contains(where: { if case .flush = $0 { true } else { false } }), presence.watchOutcomes() {
@@ -283,7 +288,7 @@ struct DaemonState {
 
     /// `once` and `print`: every device's known commands, whatever its availability
     /// (``DeviceCommandState/sendAll(qos:)``).
-    mutating func sendAllDeviceCommands() -> [DaemonAction] { perform(devices.sendAll(qos: config.mqtt.qos)) }
+    mutating func sendAllDeviceCommands() -> [DaemonAction] { perform(outputs.devices.sendAll(qos: config.mqtt.qos)) }
 
     /// Connected: subscribe, say `online`, and publish the whole tree again.
     private mutating func announce(now: Int64) -> [DaemonAction] {
@@ -292,8 +297,8 @@ struct DaemonState {
         topics += [layout.agent, layout.status]
         if context.discoveryEnabled { topics.append(layout.homeAssistantBirth) }
         // Devices are unknown until their retained status arrives with the subscription.
-        devices.brokerConnected()
-        topics += devices.availabilityTopics
+        outputs.devices.brokerConnected()
+        topics += outputs.devices.availabilityTopics
         var actions: [DaemonAction] = [
             .subscribe(topics),
             .publish(.init(topic: layout.status, payload: Availability.online, qos: config.mqtt.qos, retain: true)),
@@ -310,9 +315,9 @@ struct DaemonState {
 
     private mutating func handleMessage(_ message: MQTTMessage, at time: DaemonTime) -> [DaemonAction] {
         let now = time.now
-        if let actions = devices.handle(message, qos: config.mqtt.qos, now: now) {
+        if let actions = outputs.devices.handle(message, qos: config.mqtt.qos, now: now) {
             // A send held by the per-device limit is due later: the wake covers it.
-            return perform(actions) + (devices.nextDeadline == nil ? [] : [wake(now: now)])
+            return perform(actions) + (outputs.devices.nextDeadline == nil ? [] : [wake(now: now)])
         }
         if handover.observe(topic: message.topic, payload: message.payload) { return [] }
         if message.topic == identity.topic {
@@ -417,10 +422,10 @@ struct DaemonState {
     /// (scanning every location after each of a cycle's N events made it O(N²)).
     private mutating func startDueFetches(now: Int64, changed: Int? = nil) -> [DaemonAction] {
         var actions: [DaemonAction] = []
-        let wasIdle = fetches.isIdle
+        let wasIdle = planner.fetches.isIdle
         let scanned = changed.flatMap { now < wakeAt ? $0..<($0 + 1) : nil } ?? locations.indices
         // Each key is paced and begun in order: a key's pacing counts against the next one's.
-        for key in planner.due(now: now, in: scanned, busy: fetches.inFlight) {
+        for key in planner.due(now: now, in: scanned) {
             actions += startFetch(key, now: now).actions
         }
         // A batch starting from idle saves the counts at once; a batch joining fetches in flight
@@ -445,7 +450,7 @@ struct DaemonState {
         if let deferred = pace(key, now: now) { return (deferred, .deferred) }
         let (request, notes) = begin(key, now: now)
         guard let request else { return (notes, .notNeeded) }
-        fetches.started(key, now: now)
+        planner.fetches.started(key, now: now)
         return (notes + [.fetch(key, request)], .started)
     }
 
@@ -453,7 +458,7 @@ struct DaemonState {
     /// started (`auto` falls back to Open-Meteo at once when Google rejects the key) and the
     /// sinks it feeds rebuilt.
     private mutating func complete(_ key: FetchKey, _ outcome: FetchOutcome, now: Int64) -> [DaemonAction] {
-        fetches.finished(key)
+        planner.fetches.finished(key)
         var actions = apply(key, outcome, now: now)
         actions += startDueFetches(now: now, changed: key.location)
         actions += scopeActions(now: now, only: key.location, kind: key.kind)
@@ -466,9 +471,9 @@ struct DaemonState {
     /// is retried on the failure backoff like any other failure.
     mutating func abandonStuckFetches(now: Int64) -> [DaemonAction] {
         var actions: [DaemonAction] = []
-        for case .abandon(let key, let message) in fetches.abandonStuck(now: now) {
+        for case .abandon(let key, let message) in planner.fetches.abandonStuck(now: now) {
             let source = config.pollen.source(googleRejected: locations[key.location].googleRejected)
-            diagnostics.stuck(key.kind == .pollen ? source.diagnosticsKey : key.kind.traits.diagnosticsKey)
+            calls.outcomes.stuck(key.kind == .pollen ? source.diagnosticsKey : key.kind.traits.diagnosticsKey)
             actions.append(.abandonFetch(key))
             actions += complete(
                 key, .failure(key.kind, message: message, pollenSource: source, fetchedAt: now), now: now)
@@ -509,7 +514,7 @@ struct DaemonState {
             // Sinks not rebuilt now count with their size at their last build.
             var counts = locations[index].topicCounts
             var over: [String] = []
-            for sink in sinks where kind.map({ sink.inputs.contains($0) }) ?? true {
+            for sink in outputs.sinks where kind.map({ sink.inputs.contains($0) }) ?? true {
                 for var scope in sink.contents(of: snapshot, context: context) {
                     counts[scope.prefix] = 0
                     let budget = Self.maximumTopicsPerLocation - counts.values.reduce(0, +)
@@ -535,7 +540,7 @@ struct DaemonState {
                         ))
                 }
             }
-            actions += perform(devices.update(snapshot, context: context, kind: kind, now: now))
+            actions += perform(outputs.devices.update(snapshot, context: context, kind: kind, now: now))
         }
         actions += imageScopes()
         return actions
@@ -578,8 +583,8 @@ struct DaemonState {
     /// diagnostics.
     mutating func wake(now: Int64) -> DaemonAction {
         var wake = min(
-            presence.nextDeadline, handover.nextDeadline ?? .max, images.nextDeadline ?? .max,
-            commandLimits.nextDeadline ?? .max, devices.nextDeadline ?? .max, identity.nextDeadline ?? .max)
+            presence.nextDeadline, handover.nextDeadline ?? .max, outputs.images.nextDeadline ?? .max,
+            commandLimits.nextDeadline ?? .max, outputs.devices.nextDeadline ?? .max, identity.nextDeadline ?? .max)
         // Called after every event, for every location: only stored times are read, in place.
         // Calling a method on an element copied the whole location (retains and releases: 5–8 %
         // of a 1,000-location cycle in perf), and working out the edges from the time zone each
@@ -588,10 +593,8 @@ struct DaemonState {
             // A passed edge is due now (the content only changes with a build).
             for index in all.indices { wake = min(wake, max(all[index].rebuildAt, now)) }
         }
-        let (due, stuckCheck) = planner.nextDeadline(now: now, busy: fetches.inFlight)
-        wake = min(wake, due)
-        wakeAt = wake
-        fetches.woke(earliestDeadline: stuckCheck)
+        wake = min(wake, planner.nextDeadline(now: now))
+        marks.wakeAt = wake
         return .wake(at: wake)
     }
 
@@ -600,7 +603,7 @@ struct DaemonState {
     /// device sends (SPEC §16 rate limits), and the identity child's re-announce and checks.
     private mutating func timeEdges(at time: DaemonTime) -> [DaemonAction] {
         decideHandover(now: time.now) + perform(presence.handle(.tick, now: time.now, random: &random), at: time)
-            + applyHeldUnits(now: time.now) + perform(devices.due(now: time.now, qos: config.mqtt.qos))
+            + applyHeldUnits(now: time.now) + perform(outputs.devices.due(now: time.now, qos: config.mqtt.qos))
             + perform(identity.handle(.tick, now: time.now), at: time)
     }
 
@@ -611,10 +614,10 @@ struct DaemonState {
                 openMeteo: callsToday(index, .openMeteo, now: time.now))
         }
         var payload = AgentDiagnostics(
-            uptimeSeconds: time.uptimeSeconds, sources: diagnostics.statuses, apiCallsToday: perLocation,
+            uptimeSeconds: time.uptimeSeconds, sources: calls.outcomes.statuses, apiCallsToday: perLocation,
             reconnects: presence.reconnects)
         payload.openMeteoCallsToday = calls.openMeteo.today(now: time.now)
-        payload.imagesFailing = images.failing
+        payload.imagesFailing = outputs.images.failing
         payload.identityConflict = identity.diagnostics
         return payload.json.serialized
     }

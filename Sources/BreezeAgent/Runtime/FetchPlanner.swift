@@ -33,6 +33,9 @@ struct FetchPlanner: Sendable {
     var schedules: [PerSource<FetchSchedule>]
     /// Which sources this configuration fetches at all.
     let enabled: PerSource<Bool>
+    /// The fetches asked for and not reported back yet, and the watchdog (FetchTracker.swift):
+    /// what is in flight is not due again.
+    var fetches = FetchTracker()
     /// Per location: when a refused `refresh` was last logged (one line per cooldown window in a
     /// flood of them, SPEC §12).
     private var refreshSkipLoggedAt: [Int64?]
@@ -103,6 +106,9 @@ struct FetchPlanner: Sendable {
         return keys
     }
 
+    /// ``due(now:in:busy:)`` with the fetches in flight now.
+    func due(now: Int64, in scanned: Range<Int>) -> [FetchKey] { due(now: now, in: scanned, busy: fetches.inFlight) }
+
     // MARK: refresh
 
     /// A `refresh` command for location `index`: each enabled source fetched now unless within
@@ -157,5 +163,13 @@ struct FetchPlanner: Sendable {
             }
         }
         return (wake, stuckCheck)
+    }
+
+    /// ``nextDeadline(now:busy:)`` with the fetches in flight now; the watchdog is told its
+    /// deadline (``FetchTracker/woke(earliestDeadline:)``).
+    mutating func nextDeadline(now: Int64) -> Int64 {
+        let (wake, stuckCheck) = nextDeadline(now: now, busy: fetches.inFlight)
+        fetches.woke(earliestDeadline: stuckCheck)
+        return wake
     }
 }

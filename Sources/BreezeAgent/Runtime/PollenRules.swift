@@ -79,7 +79,7 @@ enum PollenRules: SourceRules {
             state.locations[index].slots.pollen.received(.report(report, fetchedAt: result.fetchedAt))
             state.locations[index].slots.pollen.notice = nil
             state.planner.schedules[index].pollen.succeeded(at: now, jitter: state.random.fraction())
-            state.diagnostics.success(source.diagnosticsKey, at: now)
+            state.calls.outcomes.success(source.diagnosticsKey, at: now)
             // The response is stored first: nothing performed after it can lose it.
             return .applied(
                 [
@@ -94,7 +94,7 @@ enum PollenRules: SourceRules {
             state.locations[index].slots.pollen.received(.unsupported(message: message))
             state.locations[index].season = nil
             state.planner.schedules[index].pollen.succeeded(at: now, jitter: state.random.fraction())
-            state.diagnostics.success(source.diagnosticsKey, at: now)
+            state.calls.outcomes.success(source.diagnosticsKey, at: now)
             var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
             if source == .openMeteo {
                 actions.append(.store(.removeResponse(location: id, source: Self.seasonStoreName)))
@@ -117,7 +117,7 @@ enum PollenRules: SourceRules {
             }
             return .applied(actions)
         case .keyRejected(let message):
-            state.diagnostics.failure(PollenSource.google.diagnosticsKey, at: now, message: message)
+            state.calls.outcomes.failure(PollenSource.google.diagnosticsKey, at: now, message: message)
             if state.config.pollen.source == .auto {
                 state.locations[index].googleRejected = true
                 state.planner.schedules[index].pollen.due(at: now)

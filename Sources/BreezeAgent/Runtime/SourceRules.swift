@@ -103,7 +103,7 @@ extension DaemonState {
         if failure.marksStale { locations[index].slots.failed(key.kind) }
         let delay = planner.schedules[index][key.kind].failed(
             at: now, retryAfter: failure.retryAfter, jitter: random.fraction())
-        diagnostics.failure(failure.diagnosticsKey, at: now, message: failure.message)
+        calls.outcomes.failure(failure.diagnosticsKey, at: now, message: failure.message)
         let id = locations[index].config.id
         return [
             .log(

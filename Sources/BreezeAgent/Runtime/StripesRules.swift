@@ -56,7 +56,7 @@ enum StripesRules: SourceRules {
             // The next check is tomorrow; it fetches only when a newer year is complete.
             state.planner.schedules[index].stripes.succeeded(at: now, jitter: state.random.fraction())
             dueTomorrow(index, in: &state, now: now)
-            state.diagnostics.success(kind.traits.diagnosticsKey, at: now)
+            state.calls.outcomes.success(kind.traits.diagnosticsKey, at: now)
             let series = data.series
             var actions: [DaemonAction] = [
                 .store(
@@ -87,7 +87,7 @@ enum StripesRules: SourceRules {
             // weighted calls on the same answer, so the next try is the next local day.
             _ = state.planner.schedules[index].stripes.failed(at: now, retryAfter: nil, jitter: 0)
             dueTomorrow(index, in: &state, now: now)
-            state.diagnostics.failure(kind.traits.diagnosticsKey, at: now, message: message)
+            state.calls.outcomes.failure(kind.traits.diagnosticsKey, at: now, message: message)
             return .applied([.log(.warning, "stripes[\(id)]: unusable archive answer: \(message); next try tomorrow")])
         }
     }

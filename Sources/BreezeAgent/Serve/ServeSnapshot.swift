@@ -93,11 +93,12 @@ extension DaemonState {
                 },
                 googleCallsToday: callsToday(index, .google, now: time.now),
                 openMeteoCallsToday: callsToday(index, .openMeteo, now: time.now), runtime: runtime,
-                renderedImages: images.images.filter { $0.location == index && $0.reference != nil }.map(\.config))
+                renderedImages: outputs.images.images.filter { $0.location == index && $0.reference != nil }.map(
+                    \.config))
         }
         var fetches: [String: AgentDiagnostics.SourceStatus] = [:]
         for key in configuredDiagnosticsKeys { fetches[key] = .init(source: key) }
-        for status in diagnostics.statuses { fetches[status.source] = status }
+        for status in calls.outcomes.statuses { fetches[status.source] = status }
         return ServeSnapshot(
             version: BreezeVersion.string, takenAt: time.now, uptimeSeconds: time.uptimeSeconds,
             mqttConnected: presence.isConnected, publishedTopics: publishedTopics, locations: locations,

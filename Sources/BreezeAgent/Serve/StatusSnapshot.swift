@@ -33,7 +33,7 @@ struct StatusSnapshot: Sendable {
             pollen: location.pollenView(settings: config.pollen, now: now), now: now)
     }
 
-    var sinkContext: SinkContext { SinkContext(config: config, discoveryEnabled: false) }
+    var sinkContext: SinkContext { SinkContext(config: config, demo: demo) }
 
     /// The `<p>/diagnostics` document's counters as the snapshot has them (no reconnect count).
     var sourcesJSON: JSONValue {

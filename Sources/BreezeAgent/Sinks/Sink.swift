@@ -35,8 +35,11 @@ struct LocationSnapshot {
 /// The settings every sink may read, fixed for a run.
 struct SinkContext {
     let config: AgentConfig
-    /// `--demo` publishes no discovery.
-    let discoveryEnabled: Bool
+    /// `--demo`: bundled responses, no Google call counting, no discovery.
+    let demo: Bool
+
+    /// Whether Home Assistant discovery is published (`--demo` publishes none).
+    var discoveryEnabled: Bool { config.homeAssistant.discovery && !demo }
 
     /// The configuration's topics (built with it: ``AgentConfig/topicLayout``).
     var layout: TopicLayout { config.topicLayout }
