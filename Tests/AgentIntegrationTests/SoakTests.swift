@@ -390,7 +390,7 @@ extension Agent {
         let (fetchers, log) = (fetchers, log)
         let outcomes = await withTaskGroup(of: (FetchKey, FetchOutcome).self) { group in
             for (key, request) in requests {
-                group.addTask { (key, await Agent.fetch(request, with: fetchers, log: log)) }
+                group.addTask { (key, await fetchers.run(request, log: log)) }
             }
             var done: [(FetchKey, FetchOutcome)] = []
             for await outcome in group { done.append(outcome) }

@@ -29,7 +29,7 @@ final class Agent {
     let config: AgentConfig
     let log: Log
     let store: StateStore
-    let fetchers: Fetchers
+    let fetchers: SourceFetchers
     var state: DaemonState
     /// The loop's clock (``DaemonClock``): the real one, or a test's.
     let clock: any DaemonClock
@@ -52,7 +52,7 @@ final class Agent {
         self.log = log
         self.store = store
         self.clock = clock
-        self.fetchers = Fetchers(http: http, config: config)
+        self.fetchers = SourceFetchers(http: http, config: config)
         let units = store.units()
         var locations: [LocationRuntime] = []
         for location in config.ownedLocations {
@@ -112,40 +112,8 @@ final class Agent {
 
     // MARK: performing actions
 
-    /// Every source's fetcher over one HTTP client: what a fetch task takes along, so a new
-    /// source adds a member here and a case to ``fetch(_:with:log:)``, not a parameter everywhere.
-    struct Fetchers: Sendable {
-        let pollen: PollenFetcher
-        let climate: ClimateFetcher
-        let stripes: StripesFetcher
-        let air: AirFetcher
-
-        init(http: any HTTPFetching, config: AgentConfig) {
-            pollen = PollenFetcher(
-                http: http, endpoints: config.endpoints, settings: config.pollen, scrubber: config.secretScrubber)
-            climate = ClimateFetcher(http: http, endpoints: config.endpoints, years: config.climate.years)
-            stripes = StripesFetcher(http: http, endpoints: config.endpoints)
-            air = AirFetcher(http: http, endpoints: config.endpoints)
-        }
-    }
-
-    /// Runs one fetch (an edge: libcurl through the fetchers).
-    static func fetch(_ request: FetchRequest, with fetchers: Fetchers, log: Log) async -> FetchOutcome {
-        switch request {
-        case .air(let location, let now):
-            return .air(await fetchers.air.fetch(location, now: now))
-        case .pollen(let location, let source, let now, let season):
-            return .pollen(await fetchers.pollen.fetch(location, source: source, now: now, season: season))
-        case .climate(let location, let today, let now):
-            return .climate(await fetchers.climate.fetch(location, today: today, now: now, log: log))
-        case .stripes(let location, let firstYear, let lastYear, let now):
-            return .stripes(
-                await fetchers.stripes.fetch(location, firstYear: firstYear, lastYear: lastYear, now: now))
-        }
-    }
-
     /// Runs one fetch with this agent's fetchers.
-    func fetch(_ request: FetchRequest) async -> FetchOutcome { await Self.fetch(request, with: fetchers, log: log) }
+    func fetch(_ request: FetchRequest) async -> FetchOutcome { await fetchers.run(request, log: log) }
 
     /// Performs the actions that need no broker: log lines and state-directory writes.
     /// Returns the others, in order, for the caller.

@@ -17,6 +17,23 @@ import BreezeCore
 enum AirRules: SourceRules {
     static let kind = SourceKind.air
 
+    static func isEnabled(in config: AgentConfig) -> Bool { config.air.enabled }
+
+    /// `refresh` fetches air within pollen's cooldown: both are the "current conditions".
+    static func schedule(in config: AgentConfig) -> FetchSchedule {
+        FetchSchedule(
+            interval: config.air.interval.components.seconds,
+            refreshCooldown: config.pollen.refreshCooldown.components.seconds, nextDue: 0)
+    }
+
+    static let refreshedByCommand = true
+
+    /// Off by default and then absent: its topics, if an earlier run published some, are under
+    /// no scope and the publisher's full passes clear them.
+    static func sinks(for context: SinkContext) -> [any RetainedSink] {
+        context.config.air.enabled ? [AirTreeSink()] : []
+    }
+
     static func begin(_ index: Int, in state: inout DaemonState, now: Int64) -> (FetchRequest?, [DaemonAction]) {
         state.countStart(FetchKey(location: index, kind: kind), api: .openMeteo, now: now)
         return (.air(state.locations[index].config, now: now), [])
@@ -91,4 +108,16 @@ enum AirRules: SourceRules {
 struct StoredAir {
     var report: AirReport
     var fetchedAt: Int64
+}
+
+/// What a location keeps of its air (its ``SourceSlots/air`` slot).
+extension LocationRuntime {
+    /// Today's hourly air quality (SPEC §10.1) and when it was fetched.
+    struct AirData: SourceData {
+        var report: AirReport
+        var fetchedAt: Int64
+        var lastSuccess: Int64? { fetchedAt }
+    }
+
+    var air: AirData? { slots.air.data }
 }

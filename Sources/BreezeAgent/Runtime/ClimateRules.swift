@@ -16,6 +16,17 @@ import BreezeCore
 enum ClimateRules: SourceRules {
     static let kind = SourceKind.climate
 
+    static func isEnabled(in config: AgentConfig) -> Bool { config.climate.enabled }
+
+    /// Once a day (the trend moves by the day).
+    static func schedule(in config: AgentConfig) -> FetchSchedule {
+        FetchSchedule(interval: 86_400, refreshCooldown: config.climate.refreshCooldown.components.seconds, nextDue: 0)
+    }
+
+    static let refreshedByCommand = true
+
+    static func sinks(for context: SinkContext) -> [any RetainedSink] { [ClimateTreeSink()] }
+
     static func begin(_ index: Int, in state: inout DaemonState, now: Int64) -> (FetchRequest?, [DaemonAction]) {
         state.countStart(FetchKey(location: index, kind: kind), api: .openMeteo, now: now)
         let location = state.locations[index]
@@ -94,4 +105,15 @@ struct StoredClimate {
     var trend: ClimateTrend
     var date: CivilDate
     var fetchedAt: Int64
+}
+
+/// What a location keeps of its climate (its ``SourceSlots/climate`` slot).
+extension LocationRuntime {
+    struct ClimateData: SourceData {
+        var trend: ClimateTrend
+        var fetchedAt: Int64
+        var lastSuccess: Int64? { fetchedAt }
+    }
+
+    var climate: ClimateData? { slots.climate.data }
 }

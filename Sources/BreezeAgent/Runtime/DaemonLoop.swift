@@ -166,7 +166,7 @@ extension Agent {
         switch action {
         case .fetch(let key, let request):
             let (fetchers, log) = (fetchers, log)
-            let fetch = Task { await Agent.fetch(request, with: fetchers, log: log) }
+            let fetch = Task { await fetchers.run(request, log: log) }
             loop.fetches[key] = fetch
             group.addTask {
                 // A shutdown cancels the group's children, and so the fetch.

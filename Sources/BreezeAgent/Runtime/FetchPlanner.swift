@@ -42,28 +42,13 @@ struct FetchPlanner: Sendable {
 
     init(locations: Int, settings: AgentConfig) {
         schedules = Array(repeating: Self.schedules(settings), count: locations)
-        enabled = PerSource(
-            pollen: settings.pollen.enabled, climate: settings.climate.enabled, stripes: settings.climate.enabled,
-            air: settings.air.enabled)
+        enabled = PerSource { $0.rules.isEnabled(in: settings) }
         refreshSkipLoggedAt = Array(repeating: nil, count: locations)
     }
 
     /// A location's schedules before anything is known: everything due (`nextDue` 0).
     static func schedules(_ settings: AgentConfig) -> PerSource<FetchSchedule> {
-        PerSource(
-            pollen: FetchSchedule(
-                interval: settings.pollen.interval.components.seconds,
-                refreshCooldown: settings.pollen.refreshCooldown.components.seconds, nextDue: 0),
-            climate: FetchSchedule(
-                interval: 86_400, refreshCooldown: settings.climate.refreshCooldown.components.seconds, nextDue: 0),
-            // Stripes are checked once a local day (``StripesRequest/isDue(stored:firstYear:today:spread:)``
-            // decides whether that check fetches) and retry with backoff after a failure.
-            stripes: FetchSchedule(
-                interval: 86_400, refreshCooldown: settings.climate.refreshCooldown.components.seconds, nextDue: 0),
-            // `refresh` fetches air within pollen's cooldown: both are the "current conditions".
-            air: FetchSchedule(
-                interval: settings.air.interval.components.seconds,
-                refreshCooldown: settings.pollen.refreshCooldown.components.seconds, nextDue: 0))
+        PerSource { $0.rules.schedule(in: settings) }
     }
 
     subscript(key: FetchKey) -> FetchSchedule {
@@ -111,13 +96,16 @@ struct FetchPlanner: Sendable {
 
     // MARK: refresh
 
-    /// A `refresh` command for location `index`: each enabled source fetched now unless within
+    /// A `refresh` command for location `index`: each enabled source its rules let a `refresh`
+    /// fetch (``SourceRules/refreshedByCommand``: all but the stripes) fetched now unless within
     /// its cooldown. Air follows too (its own schedule, pollen's cooldown) but is not part of the
     /// log line's pollen/climate verdict, which the fleet tooling greps.
     mutating func refresh(_ index: Int, id: String, now: Int64) -> [Action] {
-        let pollen = enabled.pollen && schedules[index].pollen.refresh(at: now)
-        let climate = enabled.climate && schedules[index].climate.refresh(at: now)
-        let air = enabled.air && schedules[index].air.refresh(at: now)
+        var refreshed = PerSource { _ in false }
+        for kind in SourceKind.allCases where enabled[kind] && kind.rules.refreshedByCommand {
+            refreshed[kind] = schedules[index][kind].refresh(at: now)
+        }
+        let (pollen, climate) = (refreshed.pollen, refreshed.climate)
         var actions: [Action] = []
         // A flood of refused refreshes (a stuck automation) logs one line per cooldown
         // window, not one per message (SPEC §12).
@@ -130,7 +118,7 @@ struct FetchPlanner: Sendable {
                 ))
             if !pollen && !climate { refreshSkipLoggedAt[index] = now }
         }
-        if pollen || climate || air { actions.append(.startDue(location: index)) }
+        if SourceKind.allCases.contains(where: { refreshed[$0] }) { actions.append(.startDue(location: index)) }
         return actions
     }
 
@@ -154,12 +142,10 @@ struct FetchPlanner: Sendable {
             stuckCheck = min(stuckCheck, deadline)
             return max(deadline, now)
         }
+        let kinds = SourceKind.allCases
         schedules.withUnsafeBufferPointer { all in
             for index in all.indices {
-                wake = min(
-                    wake, due(index, .pollen, all[index].pollen.nextDue),
-                    due(index, .climate, all[index].climate.nextDue),
-                    due(index, .stripes, all[index].stripes.nextDue), due(index, .air, all[index].air.nextDue))
+                for kind in kinds { wake = min(wake, due(index, kind, all[index][kind].nextDue)) }
             }
         }
         return (wake, stuckCheck)

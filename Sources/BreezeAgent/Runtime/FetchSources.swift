@@ -12,6 +12,10 @@
 import BreezeConfig
 import BreezeCore
 
+// The registry of data sources: everything that lists the sources one by one is in this file
+// (docs/architecture.md, "Adding a source"). What a source does is its ``SourceRules`` type,
+// in its own file with its data type; its fetcher is in Fetching/, its sink in Sinks/.
+
 /// A fetch the loop is asked to run; everything it needs is in the value.
 enum FetchRequest: Sendable {
     /// `season`: the day's season call (Open-Meteo with `past_days`, SPEC §20).
@@ -29,11 +33,12 @@ enum FetchOutcome: Sendable {
     case air(AirFetchResult)
 }
 
-/// Which data a fetch brings. A new source is a case here, its row in ``traits``, its ``slot``
-/// and its failed ``FetchOutcome``; what it does is its ``SourceRules`` type (its own file,
-/// routed in SourceRules.swift); what a location keeps of it is a ``SourceSlot`` of
-/// ``SourceSlots``, its schedule a ``PerSource`` field of the ``FetchPlanner``
-/// (docs/architecture.md, "Adding a source", lists every file).
+/// Which data a fetch brings. A new source is a case here, its row in ``traits``, its ``rules``,
+/// its ``slot`` and its place in ``restoreOrder``; its cases of ``FetchRequest`` and
+/// ``FetchOutcome`` and their lines in ``FetchOutcome/apply(to:in:now:)``,
+/// ``FetchOutcome/failure(_:message:pollenSource:fetchedAt:)`` and
+/// ``SourceFetchers/run(_:log:)``; its field of ``PerSource`` and of ``SourceSlots``. What it
+/// does is its ``SourceRules`` type, in its own file.
 enum SourceKind: String, Sendable, Hashable, CaseIterable {
     /// `stripes`: the warming stripes' yearly archive request (SPEC §9.1), on with climate.
     /// The raw value is the source's name in Open-Meteo's call counts (`<p>/diagnostics`).
@@ -123,6 +128,37 @@ extension FetchOutcome {
     }
 }
 
+/// Every source's fetcher over one HTTP client (an edge: libcurl), made once per run: what a
+/// fetch task takes along.
+struct SourceFetchers: Sendable {
+    let pollen: PollenFetcher
+    let climate: ClimateFetcher
+    let stripes: StripesFetcher
+    let air: AirFetcher
+
+    init(http: any HTTPFetching, config: AgentConfig) {
+        pollen = PollenFetcher(
+            http: http, endpoints: config.endpoints, settings: config.pollen, scrubber: config.secretScrubber)
+        climate = ClimateFetcher(http: http, endpoints: config.endpoints, years: config.climate.years)
+        stripes = StripesFetcher(http: http, endpoints: config.endpoints)
+        air = AirFetcher(http: http, endpoints: config.endpoints)
+    }
+
+    /// Runs one fetch.
+    func run(_ request: FetchRequest, log: Log) async -> FetchOutcome {
+        switch request {
+        case .pollen(let location, let source, let now, let season):
+            .pollen(await pollen.fetch(location, source: source, now: now, season: season))
+        case .climate(let location, let today, let now):
+            .climate(await climate.fetch(location, today: today, now: now, log: log))
+        case .stripes(let location, let firstYear, let lastYear, let now):
+            .stripes(await stripes.fetch(location, firstYear: firstYear, lastYear: lastYear, now: now))
+        case .air(let location, let now):
+            .air(await air.fetch(location, now: now))
+        }
+    }
+}
+
 extension PollenSource {
     /// The source's name in `<p>/diagnostics` (`fetches`, `last_success`, `last_error`).
     var diagnosticsKey: String { self == .google ? "google_pollen" : SourceKind.pollen.traits.diagnosticsKey }
@@ -137,6 +173,18 @@ struct PerSource<Value> {
     var climate: Value
     var stripes: Value
     var air: Value
+
+    init(pollen: Value, climate: Value, stripes: Value, air: Value) {
+        self.pollen = pollen
+        self.climate = climate
+        self.stripes = stripes
+        self.air = air
+    }
+
+    /// Each source's value from `value(kind)`.
+    init(_ value: (SourceKind) -> Value) {
+        self.init(pollen: value(.pollen), climate: value(.climate), stripes: value(.stripes), air: value(.air))
+    }
 
     subscript(kind: SourceKind) -> Value {
         get {
@@ -160,3 +208,36 @@ struct PerSource<Value> {
 
 extension PerSource: Sendable where Value: Sendable {}
 extension PerSource: Equatable where Value: Equatable {}
+
+/// A location's sources, one slot each: the data differ in type, the rest is the same.
+struct SourceSlots: Sendable {
+    var pollen = SourceSlot<LocationRuntime.PollenData>()
+    var climate = SourceSlot<LocationRuntime.ClimateData>()
+    var stripes = SourceSlot<StripesData>()
+    var air = SourceSlot<LocationRuntime.AirData>()
+
+    /// The slot of `kind` without its data.
+    func status(_ kind: SourceKind) -> SourceStatus {
+        switch kind {
+        case .pollen: pollen.status
+        case .climate: climate.status
+        case .stripes: stripes.status
+        case .air: air.status
+        }
+    }
+
+    /// A failed fetch of `kind` (``SourceSlot/failed()``).
+    mutating func failed(_ kind: SourceKind) {
+        switch kind {
+        case .pollen: pollen.failed()
+        case .climate: climate.failed()
+        case .stripes: stripes.failed()
+        case .air: air.failed()
+        }
+    }
+
+    /// Every source's stale flag.
+    var stale: PerSource<Bool> {
+        PerSource(pollen: pollen.stale, climate: climate.stale, stripes: stripes.stale, air: air.stale)
+    }
+}

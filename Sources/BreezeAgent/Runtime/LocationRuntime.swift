@@ -16,32 +16,6 @@ import BreezeCore
 /// derived from this and the clock (``LocationSnapshot``) at every wake-up, so the freshness
 /// rules and local midnight apply without extra bookkeeping.
 struct LocationRuntime: Sendable {
-    enum PollenData: SourceData {
-        case report(PollenReport, fetchedAt: Int64)
-        /// The source has no pollen here: the pollen subtree is cleared.
-        case unsupported(message: String)
-
-        var lastSuccess: Int64? {
-            switch self {
-            case .report(_, let fetchedAt): fetchedAt
-            case .unsupported: nil
-            }
-        }
-    }
-
-    struct ClimateData: SourceData {
-        var trend: ClimateTrend
-        var fetchedAt: Int64
-        var lastSuccess: Int64? { fetchedAt }
-    }
-
-    /// Today's hourly air quality (SPEC §10.1) and when it was fetched.
-    struct AirData: SourceData {
-        var report: AirReport
-        var fetchedAt: Int64
-        var lastSuccess: Int64? { fetchedAt }
-    }
-
     let config: LocationConfig
     let zone: ZoneRules
     /// Per source: the last good data, whether it is stale (SPEC §5: the data shown is from
@@ -66,11 +40,6 @@ struct LocationRuntime: Sendable {
 
     var unit: TemperatureUnit
 
-    var pollen: PollenData? { slots.pollen.data }
-    var climate: ClimateData? { slots.climate.data }
-    /// The warming stripes (SPEC §9.1): fetched once a year, kept across restarts.
-    var stripes: StripesData? { slots.stripes.data }
-    var air: AirData? { slots.air.data }
     /// Per source: the data shown is stale.
     var stale: PerSource<Bool> { slots.stale }
 

@@ -17,6 +17,27 @@ import BreezeCore
 enum PollenRules: SourceRules {
     static let kind = SourceKind.pollen
 
+    static func isEnabled(in config: AgentConfig) -> Bool { config.pollen.enabled }
+
+    static func schedule(in config: AgentConfig) -> FetchSchedule {
+        FetchSchedule(
+            interval: config.pollen.interval.components.seconds,
+            refreshCooldown: config.pollen.refreshCooldown.components.seconds, nextDue: 0)
+    }
+
+    static let refreshedByCommand = true
+
+    /// Always: with pollen off the tree is cleared (SPEC §1).
+    static func sinks(for context: SinkContext) -> [any RetainedSink] { [PollenTreeSink()] }
+
+    /// Per pollen source: the configured one, and with `auto` Open-Meteo as well (it falls back
+    /// when Google rejects the key).
+    static func diagnosticsKeys(in config: AgentConfig) -> [String] {
+        var keys = [config.pollen.source(googleRejected: false).diagnosticsKey]
+        if config.pollen.source == .auto { keys.append(PollenSource.openMeteo.diagnosticsKey) }
+        return keys
+    }
+
     static func begin(_ index: Int, in state: inout DaemonState, now: Int64) -> (FetchRequest?, [DaemonAction]) {
         let location = state.locations[index].config
         let source = state.config.pollen.source(googleRejected: state.locations[index].googleRejected)
@@ -195,4 +216,22 @@ enum PollenRules: SourceRules {
 struct StoredPollen {
     var report: PollenReport
     var fetchedAt: Int64
+}
+
+/// What a location keeps of its pollen (its ``SourceSlots/pollen`` slot).
+extension LocationRuntime {
+    enum PollenData: SourceData {
+        case report(PollenReport, fetchedAt: Int64)
+        /// The source has no pollen here: the pollen subtree is cleared.
+        case unsupported(message: String)
+
+        var lastSuccess: Int64? {
+            switch self {
+            case .report(_, let fetchedAt): fetchedAt
+            case .unsupported: nil
+            }
+        }
+    }
+
+    var pollen: PollenData? { slots.pollen.data }
 }

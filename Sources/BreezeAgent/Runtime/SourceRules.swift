@@ -27,6 +27,25 @@ protocol SourceRules {
 
     static var kind: SourceKind { get }
 
+    /// Whether this configuration fetches the source at all (``FetchPlanner/enabled``).
+    static func isEnabled(in config: AgentConfig) -> Bool
+
+    /// A location's schedule before anything is known: its interval and `refresh` cooldown,
+    /// due at once (``FetchPlanner/schedules(_:)``).
+    static func schedule(in config: AgentConfig) -> FetchSchedule
+
+    /// Whether a `refresh` command fetches it again, within its cooldown
+    /// (``FetchPlanner/refresh(_:id:now:)``).
+    static var refreshedByCommand: Bool { get }
+
+    /// Its retained sinks, in publishing order (``Sinks/all(for:)``): its own tree; none when
+    /// it is off (topics an earlier run published then fall under no scope and are cleared).
+    static func sinks(for context: SinkContext) -> [any RetainedSink]
+
+    /// Its names in `<p>/diagnostics` under this configuration, listed from the start
+    /// (``ServeSnapshot``); the kind's ``SourceKind/Traits/diagnosticsKey`` unless it says more.
+    static func diagnosticsKeys(in config: AgentConfig) -> [String]
+
     /// Prepares a due fetch of location `index`: nil when no request is needed now (its
     /// schedule then says when to look again), with what to log.
     static func begin(_ index: Int, in state: inout DaemonState, now: Int64) -> (FetchRequest?, [DaemonAction])
@@ -53,6 +72,10 @@ protocol SourceRules {
     static func restore(
         stored: StateStore.StoredResponse, name: String, _ index: Int, in state: inout DaemonState, now: Int64
     ) -> [DaemonAction]
+}
+
+extension SourceRules {
+    static func diagnosticsKeys(in config: AgentConfig) -> [String] { [kind.traits.diagnosticsKey] }
 }
 
 /// A stored response the loop read for the state (``DaemonEvent/restored(location:_:)``).

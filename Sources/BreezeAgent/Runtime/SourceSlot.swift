@@ -53,39 +53,6 @@ struct SourceStatus: Sendable, Equatable {
     var stale: Bool
 }
 
-/// A location's sources, one slot each: the data differ in type, the rest is the same.
-struct SourceSlots: Sendable {
-    var pollen = SourceSlot<LocationRuntime.PollenData>()
-    var climate = SourceSlot<LocationRuntime.ClimateData>()
-    var stripes = SourceSlot<StripesData>()
-    var air = SourceSlot<LocationRuntime.AirData>()
-
-    /// The slot of `kind` without its data.
-    func status(_ kind: SourceKind) -> SourceStatus {
-        switch kind {
-        case .pollen: pollen.status
-        case .climate: climate.status
-        case .stripes: stripes.status
-        case .air: air.status
-        }
-    }
-
-    /// A failed fetch of `kind` (``SourceSlot/failed()``).
-    mutating func failed(_ kind: SourceKind) {
-        switch kind {
-        case .pollen: pollen.failed()
-        case .climate: climate.failed()
-        case .stripes: stripes.failed()
-        case .air: air.failed()
-        }
-    }
-
-    /// Every source's stale flag.
-    var stale: PerSource<Bool> {
-        PerSource(pollen: pollen.stale, climate: climate.stale, stripes: stripes.stale, air: air.stale)
-    }
-}
-
 extension StripesData: SourceData {
     var lastSuccess: Int64? { fetchedAt }
 }

@@ -17,6 +17,20 @@ import BreezeCore
 enum StripesRules: SourceRules {
     static let kind = SourceKind.stripes
 
+    /// On with climate.
+    static func isEnabled(in config: AgentConfig) -> Bool { config.climate.enabled }
+
+    /// Checked once a local day (``StripesRequest/isDue(stored:firstYear:today:spread:)`` decides
+    /// whether that check fetches); retried with backoff after a failure.
+    static func schedule(in config: AgentConfig) -> FetchSchedule {
+        FetchSchedule(interval: 86_400, refreshCooldown: config.climate.refreshCooldown.components.seconds, nextDue: 0)
+    }
+
+    /// A `refresh` does not fetch the yearly archive again.
+    static let refreshedByCommand = false
+
+    static func sinks(for context: SinkContext) -> [any RetainedSink] { [StripesTreeSink()] }
+
     static func begin(_ index: Int, in state: inout DaemonState, now: Int64) -> (FetchRequest?, [DaemonAction]) {
         let key = FetchKey(location: index, kind: kind)
         // Checked daily; fetched only when due (`stripesYears`).
@@ -117,4 +131,9 @@ enum StripesRules: SourceRules {
         state.planner.schedules[index].stripes.due(
             at: state.locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &state.random))
     }
+}
+
+extension LocationRuntime {
+    /// The warming stripes (SPEC §9.1): fetched once a year, kept across restarts.
+    var stripes: StripesData? { slots.stripes.data }
 }

@@ -108,17 +108,7 @@ extension DaemonState {
 
     /// The `<p>/diagnostics` source names this configuration can fetch from.
     private var configuredDiagnosticsKeys: [String] {
-        var keys: [String] = []
-        if config.pollen.enabled {
-            keys.append(config.pollen.source(googleRejected: false).diagnosticsKey)
-            // `auto` with a key falls back to Open-Meteo when Google rejects the key.
-            if config.pollen.source == .auto { keys.append(PollenSource.openMeteo.diagnosticsKey) }
-        }
-        if config.climate.enabled {
-            keys += [SourceKind.climate.traits.diagnosticsKey, SourceKind.stripes.traits.diagnosticsKey]
-        }
-        if config.air.enabled { keys.append(SourceKind.air.traits.diagnosticsKey) }
-        return keys
+        SourceKind.allCases.filter(enabled).flatMap { $0.rules.diagnosticsKeys(in: config) }
     }
 
     private static func source(_ kind: SourceKind, of runtime: LocationRuntime, failures: Int) -> ServeSnapshot.Source {

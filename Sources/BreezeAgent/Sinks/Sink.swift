@@ -74,10 +74,10 @@ struct SinkScope: Equatable {
 enum Sinks {
     /// The sinks a configuration turns on, in publishing order.
     static func all(for context: SinkContext) -> [any RetainedSink] {
-        var sinks: [any RetainedSink] = [PollenTreeSink(), ClimateTreeSink(), StripesTreeSink()]
+        // Each source's own tree (``SourceRules/sinks(for:)``), then the views across sources.
+        var sinks = SourceKind.allCases.flatMap { $0.rules.sinks(for: context) }
         // Off by default and then absent: their topics, if an earlier run published some, are
         // under no scope and the publisher's full passes clear them.
-        if context.config.air.enabled { sinks.append(AirTreeSink()) }
         if !context.config.profiles.isEmpty { sinks.append(RiskTreeSink()) }
         if context.discoveryEnabled { sinks.append(DiscoverySink()) }
         sinks.append(DisplaySink())
