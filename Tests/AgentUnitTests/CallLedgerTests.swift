@@ -61,6 +61,20 @@ struct CallLedgerTests {
         #expect(ledger.openMeteo.today(now: midnight).isEmpty)
     }
 
+    /// The diagnostics list the four sources in their old order, and a source they do not name
+    /// (issue 36's walk of a fifth source found it left out) after them, by name.
+    @Test func everySourceCountedIsListedInTheFixedOrderNewOnesLast() {
+        var ledger = CallLedger(stored: [:], perMinuteOverride: nil)
+        for source in ["uv", "stripes", "climate", "air", "pollen", "aerosol"] {
+            ledger.count(
+                .init(source: source, endpoint: Self.publicArchive, weight: .calls(1), requests: 1), now: Self.t0)
+        }
+        #expect(
+            ledger.openMeteo.today(now: Self.t0).map(\.source) == [
+                "pollen", "air", "climate", "stripes", "aerosol", "uv",
+            ])
+    }
+
     @Test func pacingDefersToTheNextMinuteAndTheYearlyRequestGetsWhatTheDayLeaves() {
         var ledger = CallLedger(stored: [:], perMinuteOverride: 10)
         let request = CallLedger.OpenMeteoRequest(source: "air", endpoint: "http://127.0.0.1:1/aq", weight: .calls(6))

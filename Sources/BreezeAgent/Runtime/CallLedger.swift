@@ -240,11 +240,22 @@ struct OpenMeteoCallCounter {
         bySource[source] = entry
     }
 
-    /// The counts of the UTC day of `now`, sources in a fixed order.
+    /// The order `<p>/diagnostics` has always listed the sources in; a source not named here
+    /// (a new one) follows them, by name, rather than being left out.
+    static let order = ["pollen", "air", "climate", "stripes"]
+
+    /// The counts of the UTC day of `now`, sources in a fixed order (``order``).
     func today(now: Int64) -> [AgentDiagnostics.SourceCalls] {
         guard (now >= 0 ? now : now - 86_399) / 86_400 == day else { return [] }
-        return ["pollen", "air", "climate", "stripes"].compactMap { source in
-            bySource[source].map { .init(source: source, requests: $0.requests, weight: $0.weight) }
+        let sources = bySource.keys.sorted { a, b in
+            let (i, j) = (
+                Self.order.firstIndex(of: a) ?? Self.order.count, Self.order.firstIndex(of: b) ?? Self.order.count
+            )
+            return i != j ? i < j : a < b
+        }
+        return sources.map { source in
+            let entry = bySource[source]!
+            return .init(source: source, requests: entry.requests, weight: entry.weight)
         }
     }
 }

@@ -238,6 +238,6 @@ struct SourceSlots: Sendable {
 
     /// Every source's stale flag.
     var stale: PerSource<Bool> {
-        PerSource(pollen: pollen.stale, climate: climate.stale, stripes: stripes.stale, air: air.stale)
+        PerSource { status($0).stale }
     }
 }
