@@ -139,11 +139,13 @@ struct AddonSupervisorTests {
 
         // The default options; this machine has no Internet, so `advanced` points the agent at
         // the stand-in APIs (and asks for one climate year), and moves the ingress status page
-        // from 0.0.0.0:8099 to a free loopback port (tests run side by side).
+        // from 0.0.0.0:8099 to a free loopback port (tests run side by side). `log_level` debug:
+        // the status page is read at the agent's snapshot lines (`waitForSnapshot`).
         let httpPort = try FreePort.loopback()
         let advanced =
             sandbox.apis.endpointsYAML + "\nclimate: {years: [2010]}\nhttp: {listen: \"127.0.0.1:\(httpPort)\"}\n"
-        let options = String(Self.defaults.dropLast()) + ", \"advanced\": \(Self.json(advanced))}"
+        let debug = Self.defaults.replacingOccurrences(of: "\"log_level\": \"info\"", with: "\"log_level\": \"debug\"")
+        let options = String(debug.dropLast()) + ", \"advanced\": \(Self.json(advanced))}"
         let agent = try Self.startAddon(options, supervisor: supervisor, in: directory)
         let online = await eventually(bound: .seconds(30)) { view.payload("breeze/status") == "online" }
         #expect(online, "\(agent.log)\n\(broker.log)")
@@ -167,7 +169,9 @@ struct AddonSupervisorTests {
         #expect(written.contains("unit: \"celsius\""))
         #expect(!agent.log.contains(Self.password), "\(agent.log)")
         // The status page the ingress proxy reaches; the generated allow list kept loopback.
-        let page = await pollHTTP(timeout: .seconds(10)) { RawHTTP.get(httpPort, "/healthz").status == 200 }
+        let page = await agent.waitForSnapshot(timeout: .seconds(10)) {
+            RawHTTP.get(httpPort, "/healthz").status == 200
+        }
         #expect(page, "\(agent.log)")
         #expect(written.contains("allow:") && written.contains("\"172.30.32.2\""), "\(written)")
         // Issue 39 item 1: the token is gone from the process, and root too when there was root.

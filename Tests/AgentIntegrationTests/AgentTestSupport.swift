@@ -19,19 +19,6 @@ import Testing
     import Glibc
 #endif
 
-/// Re-asks `condition` every 50 ms until it holds (true) or `timeout` passes (false). Only for
-/// what no event announces: the agent's HTTP endpoints, whose answers follow a snapshot the
-/// daemon hands over after its log line and its publishes. Everything else waits on events
-/// (``eventually(bound:_:)``, ``BrokerView``, ``AgentProcess/waitForLine(_:count:timeout:)``).
-func pollHTTP(timeout: Duration, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-        if condition() { return true }
-        if ContinuousClock.now >= deadline { return false }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
-}
-
 /// A JSON payload parsed (fragments allowed), or nil.
 func parseJSON(_ text: String?) -> Any? {
     guard let text else { return nil }
@@ -277,6 +264,39 @@ final class AgentProcess: Sendable {
     @discardableResult
     func waitForLine(_ text: String, count: Int = 1, timeout: Duration = .seconds(20)) async -> Bool {
         await eventually(bound: timeout) { self.lines(containing: text).count >= count }
+    }
+
+    /// The debug line the agent writes right after it hands its HTTP endpoints a new snapshot
+    /// (``AgentHTTPServer/update(_:)``; only at `log_level: debug`).
+    static let snapshotLine = "debug: http: serving snapshot "
+
+    /// Waits until `condition`, which reads the agent's HTTP endpoints, holds: asked once now
+    /// and again after each ``snapshotLine`` the agent writes (a request made after the line
+    /// is answered from that snapshot or a later one), never on a timer; false after `timeout`
+    /// (the safety net). The agent must run at `log_level: debug`.
+    func waitForSnapshot(timeout: Duration, _ condition: () -> Bool) async -> Bool {
+        var (scanned, served, asked) = (0, 0, -1)
+        let held = await eventually(bound: timeout) {
+            served += completeLines(from: &scanned).count { $0.contains(Self.snapshotLine) }
+            guard served > asked else { return false }
+            asked = served
+            return condition()
+        }
+        if !held && served == 0 {
+            Issue.record("no \"\(Self.snapshotLine)\" line in the agent's log: does it run at log_level: debug?")
+        }
+        return held
+    }
+
+    /// The complete lines written from byte `offset` of the log on; `offset` moves past them
+    /// (a line still being written is left for the next call).
+    private func completeLines(from offset: inout Int) -> [Substring] {
+        let chunk: ArraySlice<UInt8> = output.withLock { read in
+            guard let end = read.bytes.lastIndex(of: UInt8(ascii: "\n")), end >= offset else { return [] }
+            defer { offset = end + 1 }
+            return read.bytes[offset...end]
+        }
+        return String(decoding: chunk, as: UTF8.self).split(separator: "\n")
     }
 
     /// Runs to completion (killed after `timeout`) and returns the exit status and output.

@@ -9,10 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+@testable import BreezeAgent
 import BreezeConfig
+import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -74,10 +77,10 @@ struct HTTPEndpointTests {
         let agent = running.agent
         try #require(await agent.waitForLine("climate[home]: fetch failed"), "\(agent.log)")
         // Connected: 200 (the status says stale), strict: 503. The log line comes before the
-        // daemon hands the HTTP server its next snapshot: wait for the snapshot to have both
-        // outcomes (the pollen fetch and the failed climate fetch), bounded.
+        // daemon hands the HTTP server its next snapshot: wait for a snapshot with both outcomes
+        // (the pollen fetch and the failed climate fetch).
         try #require(
-            await pollHTTP(timeout: .seconds(15)) {
+            await agent.waitForSnapshot(timeout: .seconds(15)) {
                 let answer = RawHTTP.get(running.httpPort, "/healthz")
                 let location = (jsonObject(answer.text)?["locations"] as? [[String: Any]])?.first
                 let sources = location?["sources"] as? [String: [String: Any]]
@@ -105,14 +108,18 @@ struct HTTPEndpointTests {
         // The broker goes away: 503, and /metrics says so.
         broker.stop()
         #expect(
-            await pollHTTP(timeout: .seconds(10)) { RawHTTP.get(running.httpPort, "/healthz").status == 503 },
+            await agent.waitForSnapshot(timeout: .seconds(10)) {
+                RawHTTP.get(running.httpPort, "/healthz").status == 503
+            },
             "\(agent.log)")
         #expect(jsonObject(RawHTTP.get(running.httpPort, "/healthz").text)?["status"] as? String == "mqtt_disconnected")
         #expect(RawHTTP.get(running.httpPort, "/metrics").text.contains("\nbreeze_mqtt_connected 0\n"))
         // And comes back (the agent reconnects with backoff, 1 s … 60 s).
         try await broker.start()
         #expect(
-            await pollHTTP(timeout: .seconds(30)) { RawHTTP.get(running.httpPort, "/healthz").status == 200 },
+            await agent.waitForSnapshot(timeout: .seconds(30)) {
+                RawHTTP.get(running.httpPort, "/healthz").status == 200
+            },
             "\(agent.log)")
         #expect(await agent.terminate() == 0)
     }
@@ -124,7 +131,7 @@ struct HTTPEndpointTests {
             try #require(await running.agent.waitForLine("climate[home]: fetched"), "\(running.agent.log)")
             try #require(await running.agent.waitForLine("stripes[home]:"), "\(running.agent.log)")
             #expect(
-                await pollHTTP(timeout: .seconds(10)) {
+                await running.agent.waitForSnapshot(timeout: .seconds(10)) {
                     RawHTTP.get(running.httpPort, "/healthz?strict").status == 200
                 },
                 "\(RawHTTP.get(running.httpPort, "/healthz").text)")
@@ -143,7 +150,7 @@ struct HTTPEndpointTests {
             // pollen fetch and the failed climate fetch (whose log line comes before its
             // snapshot), then read one response.
             #expect(
-                await pollHTTP(timeout: .seconds(15)) {
+                await running.agent.waitForSnapshot(timeout: .seconds(15)) {
                     let lines = RawHTTP.get(running.httpPort, "/metrics").text.split(separator: "\n")
                     let published = lines.first { $0.hasPrefix("breeze_published_topics ") }
                         .flatMap { Double($0.split(separator: " ").last ?? "") }
@@ -418,6 +425,31 @@ struct HTTPEndpointTests {
             #expect(result.stderr.contains("Address already in use"), "\(result.stderr)")
             #expect(sandbox.apis.totalRequests == 0)
         }
+    }
+
+    @Test("the debug line of a snapshot comes after it is served: a request made at the line sees it")
+    func snapshotLineFollowsTheHandOver() throws {
+        // At each `http: serving snapshot N` line, /healthz is read (the log's sink runs in the
+        // line's writer, before `update` returns): it must show the snapshot just handed over,
+        // not the one before. Each snapshot carries its own uptime to tell them apart.
+        let port = Mutex(0)
+        let seen = Mutex<[String]>([])
+        let log = Log(level: .debug, timestamps: false) { line in
+            guard line.hasPrefix(AgentProcess.snapshotLine) else { return }
+            let health = jsonObject(RawHTTP.get(port.withLock { $0 }, "/healthz").text)
+            seen.withLock { $0.append("\(line) \(health?["uptime_seconds"] as? Int ?? -1)") }
+        }
+        let settings = HTTPSettings(address: try #require(IPAddress("127.0.0.1")), port: 0)
+        let server = try AgentHTTPServer(settings: settings, site: HTTPSite(allow: CIDR.loopback), log: log)
+        defer { server.stop() }
+        port.withLock { $0 = server.port }
+        for uptime in [100, 200, 300] {
+            var snapshot = ServeSnapshot.starting(version: "test")
+            snapshot.uptimeSeconds = uptime
+            server.update(snapshot)
+        }
+        let line = AgentProcess.snapshotLine
+        #expect(seen.withLock { $0 } == ["\(line)1 100", "\(line)2 200", "\(line)3 300"])
     }
 }
 

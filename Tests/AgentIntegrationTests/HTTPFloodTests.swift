@@ -206,7 +206,7 @@ struct HTTPFloodTests {
             // Every source of every location fresh or unavailable (the first fetches are spread over about
             // 9 s): read from /healthz, which is cheap, not from the document measured.
             var sources: [String] = []
-            let complete = await pollHTTP(timeout: .seconds(120)) {
+            let complete = await agent.waitForSnapshot(timeout: .seconds(120)) {
                 let health = jsonObject(RawHTTP.get(httpPort, "/healthz").text)
                 let locations = health?["locations"] as? [[String: Any]] ?? []
                 sources = locations.flatMap { ($0["sources"] as? [String: [String: Any]] ?? [:]).values }

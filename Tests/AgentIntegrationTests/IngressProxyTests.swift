@@ -79,7 +79,7 @@ struct IngressProxyTests {
             // Ready: both images rendered (the page lists an image once the agent serves it; how
             // its path is written is for the checks below).
             var page = ""
-            let ready = await pollHTTP(timeout: .seconds(60)) {
+            let ready = await agent.waitForSnapshot(timeout: .seconds(60)) {
                 page = RawHTTP.get(httpPort, "/").text
                 return page.contains("images/home/panel.png\"") && page.contains("images/home/stripes.jpg\"")
                     && page.contains("Local Climate Trend") && !page.contains("Waiting for the first fetch")

@@ -52,7 +52,7 @@ struct StatusPageBrowserTests {
     /// Waits until `/api/state.json` has every payload the page should draw, returns it.
     static func waitForState(_ port: Int, agent: AgentProcess, air: Bool) async throws -> [String: Any] {
         var state: [String: Any]?
-        let complete = await pollHTTP(timeout: .seconds(60)) {
+        let complete = await agent.waitForSnapshot(timeout: .seconds(60)) {
             guard let document = jsonObject(RawHTTP.get(port, "/api/state.json").text),
                 let locations = document["locations"] as? [[String: Any]], !locations.isEmpty
             else { return false }

@@ -32,11 +32,13 @@ final class AgentHTTPServer: Sendable {
 
     private let snapshot = Cell()
     private let server: HTTPServer
+    private let log: Log
 
     var port: Int { server.port }
 
     init(settings: HTTPSettings, site: HTTPSite, log: Log) throws(HTTPServerError) {
         let snapshot = self.snapshot
+        self.log = log
         self.server = try HTTPServer(
             address: settings.address.description, port: settings.port,
             limits: Self.limits(maxPerIP: settings.maxPerIP),
@@ -49,13 +51,19 @@ final class AgentHTTPServer: Sendable {
     }
 
     /// What the endpoints show from now on: a new generation, so answers built from the last
-    /// one are built again (once) when next asked for.
+    /// one are built again (once) when next asked for. Then, at `log_level: debug`, the line
+    /// `http: serving snapshot <generation>`: written after the hand-over, so a request made
+    /// after the line is answered from this snapshot or a later one (the integration tests read
+    /// the endpoints at this line instead of on a timer).
     func update(_ value: ServeSnapshot) {
-        snapshot.value.withLock { current in
+        let generation = snapshot.value.withLock { current in
             var next = value
-            next.generation = (current.generation ?? 0) &+ 1
+            let generation = (current.generation ?? 0) &+ 1
+            next.generation = generation
             current = next
+            return generation
         }
+        log.debug("http: serving snapshot \(generation)")
     }
 
     func stop() { server.stop() }
