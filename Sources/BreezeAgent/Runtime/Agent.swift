@@ -112,9 +112,6 @@ final class Agent {
 
     // MARK: performing actions
 
-    /// Runs one fetch with this agent's fetchers.
-    func fetch(_ request: FetchRequest) async -> FetchOutcome { await fetchers.run(request, log: log) }
-
     /// Performs the actions that need no broker: log lines and state-directory writes.
     /// Returns the others, in order, for the caller.
     func performLogsAndWrites(_ actions: [DaemonAction]) -> [DaemonAction] {
