@@ -80,6 +80,8 @@ private struct ConfigParser {
     let timeZones: TimeZoneResolver
     /// Looked up once, only when a location has no `timezone`.
     var systemZone: TimeZoneResolver.SystemZone?
+    /// Locations that got UTC because neither they nor the system name a zone, with why.
+    var utcFallbacks: [(id: String, reason: String)] = []
 
     init(file: String, environment: [String: String], currentYear: Int, hostname: String, timeZones: TimeZoneResolver) {
         self.file = file
@@ -123,6 +125,17 @@ private struct ConfigParser {
         try AirOutConfig.apply(top, to: &config)
         try HTTPConfigParser.apply(top, to: &config)
         try FleetConfig.apply(top, to: &config)
+        for index in config.locations.indices {
+            let location = config.locations[index]
+            config.locations[index].unit =
+                climate.unit ?? FahrenheitZones.unit(forZone: timeZones.canonicalName(location.timezone))
+        }
+        if let reason = utcFallbacks.first?.reason {
+            let ids = utcFallbacks.map(\.id).joined(separator: ", ")
+            config.notices.append(
+                "time zone: no timezone for \(ids) and none on this system (\(reason)): using UTC; set TZ "
+                    + "(e.g. TZ=Europe/Berlin) or locations[].timezone")
+        }
         return config
     }
 
@@ -314,11 +327,17 @@ private struct ConfigParser {
                 case .found(let name, let rules, _):
                     timezone = name
                     zone = rules
-                case .notFound(let reason):
+                case .unusableTZ(let reason):
                     throw r.fail(
                         "timezone",
                         "no timezone given and the system's time zone has no IANA name (\(reason)); set timezone to a name like Europe/Berlin"
                     )
+                case .notFound(let reason):
+                    // A container image has no zone of its own: UTC, said once, rather than a
+                    // refusal to start (docs/installing.md, "Time zone").
+                    timezone = "UTC"
+                    zone = (try? timeZones.load("UTC")) ?? .utc
+                    utcFallbacks.append((id, reason))
                 }
             }
             locations.append(
@@ -406,8 +425,9 @@ private struct ConfigParser {
             node, path: "climate", keys: ["enabled", "unit", "years", "refresh_cooldown", "stripes"], file: file)
         var settings = ClimateSettings()
         settings.enabled = try r.bool("enabled") ?? true
-        settings.unit =
-            try r.choice("unit", ["fahrenheit", "celsius"]).flatMap { TemperatureUnit(rawValue: $0) } ?? .fahrenheit
+        settings.unit = try r.choice("unit", ["auto", "fahrenheit", "celsius"]).flatMap {
+            TemperatureUnit(rawValue: $0)
+        }
         let yearExpected = "a year from 1940 to \(currentYear - 1) (before the current year)"
         if let node = r.node("years") {
             guard case .sequence(let items) = node.kind, !items.isEmpty else {

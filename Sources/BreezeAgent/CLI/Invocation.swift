@@ -16,13 +16,17 @@ public struct Invocation: Sendable, Equatable {
     public enum Command: String, Sendable, CaseIterable {
         case run, once, print
         case checkConfig = "check-config"
-        /// The Home Assistant add-on's entrypoint (SPEC §15, docs/home-assistant.md).
+        /// The Home Assistant add-on's entrypoint (docs/home-assistant.md).
         case addon
+        /// Clears what the agent retained on the broker (docs/reference.md, "forget").
+        case forget
     }
 
     public var command: Command = .run
     public var configPath: String?
     public var demo = false
+    /// `forget --location ID`: one location instead of all.
+    public var location: String?
     public var help = false
     public var version = false
 
@@ -62,6 +66,16 @@ public struct Invocation: Sendable, Equatable {
                 let path = String(argument.dropFirst("--config=".count))
                 guard !path.isEmpty else { throw UsageError(description: "--config needs a path") }
                 result.configPath = path
+            case "--location":
+                index += 1
+                guard index < arguments.count, !arguments[index].isEmpty else {
+                    throw UsageError(description: "--location needs a location id")
+                }
+                result.location = arguments[index]
+            case _ where argument.hasPrefix("--location="):
+                let id = String(argument.dropFirst("--location=".count))
+                guard !id.isEmpty else { throw UsageError(description: "--location needs a location id") }
+                result.location = id
             case _ where argument.hasPrefix("-"):
                 throw UsageError(description: "unknown option \(argument) (see --help)")
             default:
@@ -76,6 +90,9 @@ public struct Invocation: Sendable, Equatable {
                 commandSeen = true
             }
             index += 1
+        }
+        if result.location != nil, result.command != .forget {
+            throw UsageError(description: "--location goes with forget only (see --help)")
         }
         return result
     }
@@ -92,15 +109,18 @@ public struct Invocation: Sendable, Equatable {
           check-config   validate the config and print it with secrets masked
           addon          the Home Assistant add-on's entrypoint: read /data/options.json and
                          the Supervisor, write /data/breeze-agent.yaml, run (docs/home-assistant.md)
+          forget         clear everything the agent retained on the broker for the configured
+                         locations (Home Assistant devices first), print each topic; for removal
 
         Options:
           --config PATH  config file (default: $BREEZE_CONFIG, else /etc/breeze-agent/config.yaml)
           --demo         use bundled sample responses instead of the network; publish under
                          the prefix breeze-demo without Home Assistant discovery
+          --location ID  forget: only this location
           --help         this text
           --version      the version
 
-        Exit codes: 0 ok, 64 usage, 69 broker or source unavailable (once), 78 configuration error.
+        Exit codes: 0 ok, 64 usage, 69 broker or source unavailable (once, forget), 78 configuration error.
         Docs: README.md and docs/ (topics, Home Assistant, displays, operations).
         """
 }
