@@ -13,6 +13,10 @@
 #                          amd64 + arm64, InRelease and Release.gpg, made by reprepro
 #   breeze-agent-archive-keyring.gpg   the signing key's public part, a binary keyring (Signed-By)
 #   RELEASE-NOTES.md       this version's section of CHANGELOG.md
+#   compose.yaml, mosquitto.conf, config.yaml
+#                          what the Compose and Docker recipes fetch (docs/installing.md)
+#   ha-addon/              the add-on repository's tree (repository.yaml at its root), published
+#                          to the `addon` branch by `make publish`
 #   SHA256SUMS, SHA256SUMS.asc         every other file's SHA-256, and its detached signature
 # Refuses, naming what is wrong: a version that differs anywhere from VERSION
 # (scripts/version-check.sh, before and after the build), a tree with uncommitted changes, no key.
@@ -95,6 +99,16 @@ for f in "$out"/*.deb; do checks+=(--deb "$f"); done
 for f in "$out"/*.oci.tar; do checks+=(--image "$f"); done
 scripts/version-check.sh "${checks[@]}" --binary "$(. scripts/release-build.sh && release_build)/breeze-agent" >&2 \
     || { echo "release: refused: a built artifact does not say $version" >&2; exit 1; }
+
+# The small files the install recipes fetch from the release (docs/installing.md): the Compose
+# file naming this version's image, the broker's configuration beside it, the agent's
+# configuration for a container; and the Home Assistant add-on repository as the Supervisor
+# clones it (repository.yaml at its root), which `make publish` commits to the `addon` branch.
+cp packaging/compose.yaml "$out/compose.yaml"
+cp packaging/mosquitto.conf "$out/mosquitto.conf"
+scripts/container-config.sh >"$out/config.yaml"
+cp -a ha-addon "$out/ha-addon"
+find "$out/ha-addon" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
 # 4. The apt repository (scripts/apt-repo.sh: reprepro, signed with the key above).
 scripts/apt-repo.sh "$out/apt" "$fpr" "$out"/*.deb >&2

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make test-image`: both images (scripts/image.sh) loaded and run under podman as
-# packaging/docker-compose.yml runs the agent, against a mosquitto on the loopback (the agent
+# packaging/compose.yaml runs the agent, against a mosquitto on the loopback (the agent
 # with --demo: sample data, topics under breeze-demo/): the tree read back with mosquitto_sub,
 # the process's user, the log, SIGTERM -> `offline` retained and exit 0 within 2 s, and that it
 # carries no render helper (the -full image does: scripts/test-addon-image.sh). The arm64
@@ -85,7 +85,7 @@ for arch in "${archs[@]}"; do
     check "$arch: /metrics is the agent's" grep -q '^breeze_' "$work/metrics-$arch"
     pid=$(podman inspect --format '{{.State.Pid}}' "$name")
     puid=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo "?")
-    check "$arch: runs as the image's breeze-agent user (uid $puid, not root)" test "$puid" != 0 -a "$puid" != "?"
+    check "$arch: runs as the image's breeze-agent user, uid 1883 in every release (uid $puid)" test "$puid" = 1883
     sigterm_checks "$arch" "$name" "$work/log-$arch"
     retained=$(mosquitto_sub -h 127.0.0.1 -p "$port" -t breeze-demo/status -C 1 -W 2 --retained-only 2>/dev/null || true)
     check "$arch: offline retained after SIGTERM" test "$retained" = offline

@@ -14,6 +14,7 @@ Supervisor is lenient (it drops unknown keys silently) the checks here are stric
 a key fails here instead of vanishing on the user's machine.
 """
 
+import os
 import pathlib
 import re
 import unittest
@@ -22,7 +23,9 @@ import voluptuous as vol
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-REPO = ROOT / "ha-addon"
+# The add-on repository's root: ha-addon/ of this tree, or (BREEZE_ADDON_REPOSITORY) a clone of
+# the published `addon` branch, as the stand-in Supervisor of scripts/test-docs.sh checks it.
+REPO = pathlib.Path(os.environ.get("BREEZE_ADDON_REPOSITORY") or ROOT / "ha-addon")
 ADDON = REPO / "breeze_agent"
 
 
@@ -287,6 +290,23 @@ class ConfigTests(unittest.TestCase):
         self.assertEqual(parse_type(s["google_api_key"]).kind, "password")
         self.assertEqual(parse_type(s["unit"]).choices, ["auto", "celsius", "fahrenheit"])
         self.assertEqual(parse_type(s["advanced"]).kind, "str")
+        # An OpenEPaperLink output names its image by id, and takes at most 32 characters.
+        image_id = parse_type(s["images"][0]["id"])
+        self.assertEqual(image_id.kind, "match")
+        self.assertTrue(re.fullmatch(image_id.pattern, "a" * 32))
+        self.assertFalse(re.fullmatch(image_id.pattern, "a" * 33))
+        self.assertEqual(parse_type(s["air_out_window"]).kind, "int")
+        self.assertTrue(re.fullmatch(parse_type(s["air_out_hours"]).pattern, "22-06"))
+        self.assertFalse(re.fullmatch(parse_type(s["air_out_hours"]).pattern, "6-22"))
+        self.assertEqual(parse_type(s["forget"]).kind, "bool")
+
+    def test_minimum_home_assistant(self):
+        # [V] `homeassistant`: the oldest Core version the add-on installs on (a version string);
+        # DOCS.md says the same.
+        self.assertRegex(self.config["homeassistant"], r"^\d{4}\.\d{1,2}\.\d+$")
+        year, month, _ = self.config["homeassistant"].split(".")
+        docs = (ADDON / "DOCS.md").read_text(encoding="utf-8")
+        self.assertIn(f"Home Assistant **{year}.{month}** or newer", docs)
 
     def test_defaults_and_schema_agree(self):
         options, schema = self.config["options"], self.config["schema"]
