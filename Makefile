@@ -5,7 +5,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors -X
 CONFIG ?= config/local.yaml
 
 .PHONY: run test build binary deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \
-	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-repro publish test-release
+	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-repro publish test-release test-docs
 
 deps:
 	scripts/deps.sh
@@ -70,6 +70,12 @@ publish:
 # The release rehearsed end to end on the loopback: a throw-away key, make release, make publish
 # to a local registry and a static server, pulls, installs, an upgrade, refusals.
 test-release:
+	scripts/test-release.sh
+
+# The install, upgrade and removal recipes of docs/installing.md and the add-on's DOCS.md, run as
+# written (scripts/test-docs.sh) against a release: they are the rehearsal's install steps, so
+# this is the rehearsal.
+test-docs:
 	scripts/test-release.sh
 
 # The arm64 cross toolchain, set up once into /var/cache/breeze-agent-ci/arm64 (root).

@@ -31,6 +31,8 @@
 #                         `DockerInterface.install` pulls with platform=MAP_ARCH[arch])
 #                         (scripts/test-release.sh; BREEZE_REGISTRY_TLS_VERIFY=false: plain HTTP).
 #                         The -full image the Dockerfile builds on is pulled as <version>-full-<arch>.
+#   BREEZE_ADDON_DIR=<dir>  the add-on folder (config.yaml, Dockerfile) as the Supervisor found it
+#                         (default ha-addon/breeze_agent)
 #   BREEZE_REUSE_IMAGE=1  use build/breeze-agent-full_<version>_<arch>.oci.tar when it exists;
 #                         otherwise scripts/image.sh (BREEZE_IMAGE_FULL=1) builds the -full image first.
 set -euo pipefail
@@ -42,6 +44,9 @@ image_dir=${BREEZE_TEST_IMAGE_DIR:-}
 archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=(amd64 arm64)
 version=$(tr -d '[:space:]' <VERSION)
+# The add-on folder the Supervisor reads: this tree's, or (BREEZE_ADDON_DIR) the one the stand-in
+# Supervisor of scripts/test-docs.sh found in its clone of the published add-on repository.
+addon_dir=${BREEZE_ADDON_DIR:-ha-addon/breeze_agent}
 . scripts/podman-test.sh
 podman_test_begin breeze-addon-image-test
 summary=()
@@ -94,7 +99,7 @@ start_standins() {
     mkdir -p "$work/$name/data"
     chmod 0700 "$work/$name/data"
     BREEZE_STANDIN_TOKEN=$token BREEZE_STANDIN_MQTT_PASSWORD=$announced python3 test/addon/standins.py \
-        --addon-config ha-addon/breeze_agent/config.yaml --data "$work/$name/data" --mqtt-port "$port" \
+        --addon-config "$addon_dir/config.yaml" --data "$work/$name/data" --mqtt-port "$port" \
         --advanced "$(printf 'climate: {years: [2010]}\nhttp: {listen: "127.0.0.1:%s"}\n' "$hport")" --options "$options" \
         --state "$work/$name/standins.json" --requests "$work/$name/requests.jsonl" 2>"$work/$name/standins.log" &
     pids+=($!)
@@ -152,9 +157,11 @@ for arch in "${archs[@]}"; do
     case "$arch" in amd64) build_arch=amd64 ;; arm64) build_arch=aarch64 ;; *) bad "$arch: not amd64 or arm64"; continue ;; esac
     if [ -n "${BREEZE_IMAGE_REGISTRY:-}" ]; then
         tls=--tls-verify="${BREEZE_REGISTRY_TLS_VERIFY:-true}"
-        image=$(sed -n 's/^image: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' ha-addon/breeze_agent/config.yaml)
+        image=$(sed -n 's/^image: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$addon_dir/config.yaml")
         case "$image" in ghcr.io/breeze-agent/*) ;; *) bad "$arch: config.yaml's image '$image' is not under ghcr.io/breeze-agent/"; continue ;; esac
-        tag=$BREEZE_IMAGE_REGISTRY/${image#ghcr.io/breeze-agent/}:$version
+        # The tag is config.yaml's `version`, as the Supervisor pulls `image:version`.
+        addon_version=$(sed -n 's/^version: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$addon_dir/config.yaml")
+        tag=$BREEZE_IMAGE_REGISTRY/${image#ghcr.io/breeze-agent/}:$addon_version
         tag=${tag//\{arch\}/$build_arch}
         podman pull --platform "linux/$arch" "$tls" "$tag" >"$work/pull-$arch" 2>&1 \
             || { cat "$work/pull-$arch"; bad "$arch: the Supervisor's pull of $tag for linux/$arch"; continue; }
@@ -192,16 +199,16 @@ for arch in "${archs[@]}"; do
     # image: same config (bar buildah's own label), same layers.
     built=localhost/breeze-agent-addon-dockerfile-test:$version-$arch
     if podman build --pull=never --build-arg "BUILD_ARCH=$build_arch" --build-arg "BUILD_VERSION=$version" \
-        --build-arg "BREEZE_IMAGE=$base_image" -t "$built" ha-addon/breeze_agent >"$work/build-$arch" 2>&1; then
+        --build-arg "BREEZE_IMAGE=$base_image" -t "$built" "$addon_dir" >"$work/build-$arch" 2>&1; then
         norm='{{json .Config}} {{.Architecture}} {{json .RootFS.Layers}}'
         a=$(podman image inspect --format "$norm" "$tag")
         b=$(podman image inspect --format "$norm" "$built" | sed 's/"io.buildah.version":"[^"]*",//')
-        check "$arch: podman build of ha-addon/breeze_agent/Dockerfile gives the same config and layers" test "$a" = "$b"
+        check "$arch: podman build of $addon_dir/Dockerfile gives the same config and layers" test "$a" = "$b"
         [ "$a" = "$b" ] || printf 'script:     %s\ndockerfile: %s\n' "$a" "$b"
         podman rmi -f "$built" >/dev/null 2>&1 || true
     else
         tail -5 "$work/build-$arch"
-        bad "$arch: podman build of ha-addon/breeze_agent/Dockerfile"
+        bad "$arch: podman build of $addon_dir/Dockerfile"
     fi
 
     name=breeze-addon-test-$arch-$$

@@ -87,6 +87,14 @@ for arch in "${archs[@]}"; do
     puid=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo "?")
     check "$arch: runs as the image's breeze-agent user, uid 1883 in every release (uid $puid)" test "$puid" = 1883
     sigterm_checks "$arch" "$name" "$work/log-$arch"
+    # Without TZ and without a location's timezone (the image has no zone of its own): UTC and
+    # one warning naming both, not exit 78. `forget` reads the image's own config (BREEZE_CONFIG).
+    mkdir -p "$work/nozone-$arch"
+    sed '/^    timezone: /d' "$work/config-$arch/config.yaml" >"$work/nozone-$arch/config.yaml"
+    chmod 0644 "$work/nozone-$arch/config.yaml"
+    { "${podman_run[@]}" --rm -v "$work/nozone-$arch:/config:ro" "$tag" check-config 2>&1 >/dev/null; echo "exit $?"; } >"$work/nozone-$arch/out"
+    check "$arch: no time zone anywhere: check-config exits 0 with one warning naming TZ ($(tr '\n' ' ' <"$work/nozone-$arch/out" | cut -c1-160))" \
+        bash -c "grep -qx 'exit 0' '$work/nozone-$arch/out' && grep -q 'using UTC; set TZ' '$work/nozone-$arch/out'"
     retained=$(mosquitto_sub -h 127.0.0.1 -p "$port" -t breeze-demo/status -C 1 -W 2 --retained-only 2>/dev/null || true)
     check "$arch: offline retained after SIGTERM" test "$retained" = offline
     check "$arch: the log has the agent's lines on stdout ($(wc -l <"$work/log-$arch") lines)" grep -q 'info:' "$work/log-$arch"
