@@ -195,7 +195,16 @@ else
 fi
 grep -E '^(ok|FAIL) |^(amd64|arm64): ' "$work/test-image.log" | sed 's/^/  image: /'
 docs_addon_clone "$work/supervisor-store"
-if "${pulled[@]}" BREEZE_ADDON_DIR="$work/supervisor-store/breeze_agent" scripts/test-addon-image.sh >"$work/test-addon-image.log" 2>&1; then
+# The next version's add-on on the branch after the clone, its image under the next tag: the
+# update the Supervisor offers (scripts/test-addon-image.sh pulls the clone and runs it).
+mkdir -p "$work/addon-next/$next"
+cp -a ha-addon "$work/addon-next/$next/ha-addon"
+sed -i "s/^version: .*/version: \"$next\"/" "$work/addon-next/$next/ha-addon/breeze_agent/config.yaml"
+PUBLISH_IMAGES=0 "${publish[@]}" "$work/addon-next/$next" >"$work/publish-addon-next.log" 2>&1 || { bad "publishing the add-on $next"; cat "$work/publish-addon-next.log"; }
+skopeo copy --quiet --all --src-tls-verify=false --dest-tls-verify=false \
+    "docker://$registry/breeze-agent-addon:$version" "docker://$registry/breeze-agent-addon:$next" || bad "tagging the add-on image $next"
+if "${pulled[@]}" BREEZE_ADDON_DIR="$work/supervisor-store/breeze_agent" BREEZE_ADDON_UPDATE_GIT="$work/supervisor-store" \
+    GIT_CONFIG_GLOBAL="$docs_work/gitconfig" scripts/test-addon-image.sh >"$work/test-addon-image.log" 2>&1; then
     ok "the add-on pulled by config.yaml's name for amd64 and arm64 ran, published the tree and drew its images (scripts/test-addon-image.sh)"
 else
     bad "scripts/test-addon-image.sh against the registry"
