@@ -6,8 +6,8 @@
 #                arm64 under qemu-user), each on its own overlay, with Debian's mirror for curl
 #   docker-*, compose-*
 #                with podman in a network and mount namespace of their own (scripts/podman
-#                settings in a containers.conf; `docker` is podman, `docker compose` podman-compose,
-#                as Debian's podman-docker and podman-compose give them)
+#                settings in a containers.conf; `docker` is podman, as Debian's podman-docker makes
+#                it, and `docker compose` podman-compose, pinned from PyPI: test/docs/requirements.txt)
 #   addon-repository
 #                the URL, cloned by the stand-in Supervisor (test/docs/supervisor-store.sh)
 # The only difference from a user's machine is where the public hosts are: breeze-agent.github.io
@@ -62,6 +62,9 @@ docs_begin() {
     printf '%s breeze-agent.github.io github.com\n%s ghcr.io registry-1.docker.io\n' "$docs_pages_ip" "$docs_registry_ip" >"$docs_work/hosts"
     # The web hosts, on the host's network for the trees (the apt recipes need Debian's mirror).
     docs_standin_start "$docs_work/standin-host.log"
+    # The pollen and climate APIs the installed agents reach (the user's machine reaches
+    # Open-Meteo; this one cannot): the test's edit of the config points `endpoints:` here.
+    docs_apis_start "$docs_work/apis.url"
     # The add-on repository over git, as github.com would serve it.
     local git_port
     git_port=$(scripts/free-port.sh)
@@ -69,6 +72,27 @@ docs_begin() {
         "$docs_git_root" >"$docs_work/git-daemon.log" 2>&1 &
     pids+=($!)
     printf '[url "git://127.0.0.1:%s/"]\n\tinsteadOf = https://github.com/\n' "$git_port" >"$docs_work/gitconfig"
+}
+
+docs_apis_start() {   # docs_apis_start URL_FILE: test/docs/apis.py; its base URL in URL_FILE
+    rm -f "$1"
+    python3 test/docs/apis.py "$1" >"$1.log" 2>&1 &
+    pids+=($!)
+    local _
+    for _ in $(seq 1 50); do [ -s "$1" ] && return 0; sleep 0.1; done
+    bad "the API stand-in did not start: $(tail -3 "$1.log")"
+}
+
+# The test's "user" edit of an agent's configuration: the broker (when given) and the API
+# stand-in as the endpoints.
+docs_edit_config() {   # docs_edit_config FILE API_BASE [MQTT_PORT]
+    local file=$1 base=$2 port=${3:-}
+    sed -i -e "s|^  pollen: https://pollen.googleapis.com/v1|  pollen: $base/google/v1|" \
+        -e "s|^  air_quality: https://air-quality-api.open-meteo.com/v1|  air_quality: $base/aq/v1|" \
+        -e "s|^  climate_archive: https://archive-api.open-meteo.com/v1|  climate_archive: $base/archive/v1|" \
+        -e "s|^  climate_forecast: https://api.open-meteo.com/v1|  climate_forecast: $base/forecast/v1|" "$file"
+    [ -z "$port" ] || sed -i -e "s|^  host: localhost |  host: 127.0.0.1 |" -e "s|^  # port: 1883 |  port: $port |" "$file"
+    grep -q "^  air_quality: $base/aq/v1" "$file" || bad "the test could not point $file's endpoints at the API stand-in"
 }
 
 docs_standin_start() {   # docs_standin_start LOG: test/docs/standin.py on 127.77.46.1:443
@@ -131,8 +155,8 @@ docs_apt_install() {   # docs_apt_install NAME ROOT MQTT_PORT VERSION
     check "$name: config root:breeze-agent 0640" bash -c "[ \"\$(chroot '$r' stat -c '%U:%G %a' /etc/breeze-agent/config.yaml)\" = 'root:breeze-agent 640' ]"
 
     # The user's edit the docs ask for (the broker; the location stays Berlin): on this
-    # machine's broker, a fresh mosquitto per tree.
-    sed -i -e "s|^  host: localhost |  host: 127.0.0.1 |" -e "s|^  # port: 1883 |  port: $port |" "$r/etc/breeze-agent/config.yaml"
+    # machine's broker, a fresh mosquitto per tree, and the APIs as the stand-in.
+    docs_edit_config "$r/etc/breeze-agent/config.yaml" "$(cat "$docs_work/apis.url")" "$port"
     if docs_in_tree "$r" apt-configure "$docs_work/$name.configure"; then
         ok "$name: apt-configure: check-config passed, the service started"; docs_record apt-configure "$name" pass
     else
@@ -198,11 +222,14 @@ docs_containers() {   # docs_containers VERSION
         && skopeo copy --quiet --dest-tls-verify=false containers-storage:localhost/eclipse-mosquitto-standin:2 \
             "docker://$docs_plain_registry/library/eclipse-mosquitto:2" \
         || bad "the eclipse-mosquitto stand-in image could not be built and pushed"
+    local compose_python
+    compose_python=$(scripts/py-venv.sh docs-compose-venv test/docs/requirements.txt "${BREEZE_CI_CACHE:-/var/cache/breeze-agent-ci}")
     cp -L "${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}" "$docs_work/bundle.crt"
     cat "$docs_work/ca.crt" >>"$docs_work/bundle.crt"
     unshare --net --mount --propagation private env DOCS_WORK="$docs_work" DOCS_SITE="$docs_site" \
         DOCS_RELEASES="$docs_releases" DOCS_REGISTRY_ROOT="$docs_registry_root" DOCS_VERSION="$version" \
         DOCS_PAGES_IP="$docs_pages_ip" DOCS_REGISTRY_IP="$docs_registry_ip" \
+        DOCS_PODMAN_COMPOSE="$(dirname "$compose_python")/podman-compose" \
         test/docs/containers.sh >"$docs_work/containers.log" 2>&1 || status=$?
     grep -E '^(ok|FAIL) |^recipe ' "$docs_work/containers.log" | grep -v '^recipe ' || true
     passes=$((passes + $(grep -c '^ok ' "$docs_work/containers.log" || true)))

@@ -56,7 +56,7 @@ for arch in "${archs[@]}"; do
         >"$work/config-$arch/config.yaml"
     # The status page (libmicrohttpd, dlopened: the image must carry it and its closure).
     hport=$(scripts/free-port.sh)
-    sed -i "s|^  max_concurrent: 4 .*|&\n  listen: \"127.0.0.1:$hport\"|" "$work/config-$arch/config.yaml"
+    printf '\nhttp:\n  listen: "127.0.0.1:%s"\n' "$hport" >>"$work/config-$arch/config.yaml"
     grep -q "^  listen: \"127.0.0.1:$hport\"" "$work/config-$arch/config.yaml" || bad "$arch: could not add http.listen to the test config"
     chmod 0644 "$work/config-$arch/config.yaml"
     mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'breeze-demo/#' >"$work/seen-$arch" 2>/dev/null &

@@ -8,7 +8,8 @@
 #   ghcr.io, registry-1.docker.io        docker-registry on $DOCS_REGISTRY_IP:443 over the
 #                                         rehearsal's registry storage (the published images and
 #                                         the eclipse-mosquitto stand-in)
-# `docker` is podman (as Debian's podman-docker makes it), `docker compose` is podman-compose;
+# `docker` is podman (as Debian's podman-docker makes it), `docker compose` is podman-compose
+# (PyPI's, $DOCS_PODMAN_COMPOSE);
 # podman's settings on this machine (runc, the ulimits) are a containers.conf. Prints ok/FAIL
 # lines and one `recipe NAME WHERE RESULT` line per recipe run.
 set -uo pipefail
@@ -47,11 +48,25 @@ for ip in "$DOCS_PAGES_IP" "$DOCS_REGISTRY_IP"; do
     for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/$ip/443") 2>/dev/null && break; sleep 0.1; done
 done
 check "ghcr.io answers over HTTPS with the stand-in's certificate" curl -fsS -o /dev/null https://ghcr.io/v2/
-cat >"$work/bin/docker" <<'EOF'
+# The pollen and climate APIs, as the machine would reach Open-Meteo (test/docs/apis.py).
+python3 test/docs/apis.py "$work/apis.url" >"$work/apis.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 50); do [ -s "$work/apis.url" ] && break; sleep 0.1; done
+apis=$(cat "$work/apis.url")
+# The user's edit after the install recipe (docs: "Edit config/config.yaml …, then restart"):
+# the endpoints at the API stand-in; the broker stays localhost:1883.
+edit_config() {
+    sed -i -e "s|^  air_quality: https://air-quality-api.open-meteo.com/v1|  air_quality: $apis/aq/v1|" \
+        -e "s|^  climate_archive: https://archive-api.open-meteo.com/v1|  climate_archive: $apis/archive/v1|" \
+        -e "s|^  climate_forecast: https://api.open-meteo.com/v1|  climate_forecast: $apis/forecast/v1|" "$1"
+    grep -q "^  air_quality: $apis/aq/v1" "$1" || bad "could not point $1's endpoints at the API stand-in"
+}
+device_config() { retained homeassistant/device/breeze_home/config 5 | head -c 30; }
+cat >"$work/bin/docker" <<EOF
 #!/bin/sh
-# docker as Debian's podman-docker gives it; `docker compose` as podman-compose.
-if [ "${1:-}" = compose ]; then shift; exec podman-compose "$@"; fi
-exec podman "$@"
+# docker as Debian's podman-docker gives it; \`docker compose\` as podman-compose.
+if [ "\${1:-}" = compose ]; then shift; exec "$DOCS_PODMAN_COMPOSE" "\$@"; fi
+exec podman "\$@"
 EOF
 chmod +x "$work/bin/docker"
 cat >"$work/containers.conf" <<'EOF'
@@ -92,12 +107,15 @@ if run_recipe docker-install "$work/docker"; then
     check "docker-install: the image came from ghcr.io (the stand-in registry)" bash -c "podman inspect --format '{{.ImageName}}' breeze-agent | grep -qx 'ghcr.io/breeze-agent/breeze-agent:latest'"
     online=$(wait_online)
     check "docker-install: the agent reached the broker (breeze/status: $online)" test "$online" = online
+    edit_config "$work/docker/breeze-agent/config/config.yaml"
+    check "docker-install: docker restart after the config edit" docker restart breeze-agent
+    for _ in $(seq 1 60); do [ -n "$(device_config)" ] && break; sleep 0.5; done
+    check "docker-install: with data, the Home Assistant device config is retained ($(device_config)…)" test -n "$(device_config)"
     pid=$(podman inspect --format '{{.State.Pid}}' breeze-agent)
     check "docker-install: runs as uid 1883 ($(awk '/^Uid:/ { print $2 }' /proc/$pid/status))" \
         test "$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status")" = 1883
     volume=$(podman volume inspect --format '{{.Mountpoint}}' breeze-agent-data)
-    for _ in $(seq 1 40); do [ -n "$(ls "$volume/published" 2>/dev/null)" ] && break; sleep 0.5; done
-    check "docker-install: the agent's state is in the volume (published/: $(ls "$volume/published" 2>/dev/null | tr '\n' ' '))" test -n "$(ls "$volume/published" 2>/dev/null)"
+    check "docker-install: the state volume is the agent's (uid $(stat -c %u "$volume"))" test "$(stat -c %u "$volume")" = 1883
     echo kept >"$volume/docs-test-marker"
     if run_recipe docker-upgrade "$work/docker/breeze-agent"; then
         online=$(wait_online)
@@ -105,7 +123,9 @@ if run_recipe docker-install "$work/docker"; then
         check "docker-upgrade: the volume was kept" grep -qx kept "$volume/docs-test-marker"
     fi
     if run_recipe docker-remove "$work/docker/breeze-agent"; then
-        check "docker-remove: forget cleared the topics ($(grep -c '^cleared ' "$work/docker-remove.log"))" grep -q '^forget: [1-9][0-9]* retained topics cleared' "$work/docker-remove.log"
+        check "docker-remove: forget cleared the device config first" bash -c \
+            "grep '^cleared ' '$work/docker-remove.log' | head -1 | grep -q 'homeassistant/device/breeze_home/config'"
+        check "docker-remove: forget cleared the topics ($(grep -c '^cleared ' "$work/docker-remove.log"))" grep -qE '^forget: [1-9][0-9]* retained topics? cleared' "$work/docker-remove.log"
         left=$(left_on_broker)
         check "docker-remove: nothing of the agent is left on the broker (${left:-none})" test -z "$left"
         check "docker-remove: the container and the volume are gone" bash -c '! podman container exists breeze-agent && ! podman volume exists breeze-agent-data'
@@ -125,6 +145,10 @@ if run_recipe compose-install "$work/compose"; then
     check "compose-install: compose.yaml names this release's image" grep -q "image: ghcr.io/breeze-agent/breeze-agent:$DOCS_VERSION" "$dir/compose.yaml"
     online=$(wait_online)
     check "compose-install: the agent reached the Compose broker (breeze/status: $online)" test "$online" = online
+    edit_config "$dir/config/config.yaml"
+    check "compose-install: docker compose restart after the config edit" bash -c "cd '$dir' && docker compose restart breeze-agent"
+    for _ in $(seq 1 60); do [ -n "$(device_config)" ] && break; sleep 0.5; done
+    check "compose-install: with data, the Home Assistant device config is retained ($(device_config)…)" test -n "$(device_config)"
     check "compose-install: the broker runs from eclipse-mosquitto:2 with the release's mosquitto.conf" bash -c \
         "podman ps --format '{{.Image}}' | grep -qx 'docker.io/library/eclipse-mosquitto:2'"
     if run_recipe compose-upgrade "$dir"; then
@@ -132,7 +156,9 @@ if run_recipe compose-install "$work/compose"; then
         check "compose-upgrade: online again ($online)" test "$online" = online
     fi
     if run_recipe compose-remove "$dir"; then
-        check "compose-remove: forget cleared the topics ($(grep -c '^cleared ' "$work/compose-remove.log"))" grep -q '^forget: [1-9][0-9]* retained topics cleared' "$work/compose-remove.log"
+        check "compose-remove: forget cleared the device config first" bash -c \
+            "grep '^cleared ' '$work/compose-remove.log' | head -1 | grep -q 'homeassistant/device/breeze_home/config'"
+        check "compose-remove: forget cleared the topics ($(grep -c '^cleared ' "$work/compose-remove.log"))" grep -qE '^forget: [1-9][0-9]* retained topics? cleared' "$work/compose-remove.log"
         check "compose-remove: no container and no volume left" bash -c '[ -z "$(podman ps -aq)" ] && [ -z "$(podman volume ls -q)" ]'
     fi
 else
