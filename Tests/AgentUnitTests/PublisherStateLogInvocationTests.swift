@@ -203,6 +203,23 @@ final class RecordingTransport: RetainedTransport {
         #expect(try Invocation.parse(["print", "-h"]).help)
     }
 
+    @Test func forgetTakesOneLocation() throws {
+        let all = try Invocation.parse(["forget", "-c", "/x"])
+        #expect(all.command == .forget && all.location == nil && all.configPath == "/x")
+        #expect(try Invocation.parse(["forget", "--location", "home"]).location == "home")
+        #expect(try Invocation.parse(["--location=cabin", "forget"]).location == "cabin")
+    }
+
+    @Test(arguments: [
+        (["--config"], "--config needs a path"), (["--config="], "--config needs a path"),
+        (["-c"], "-c needs a path"), (["forget", "--location"], "--location needs a location id"),
+        (["forget", "--location="], "--location needs a location id"),
+        (["once", "--location", "home"], "--location goes with forget only (see --help)"),
+    ])
+    func namesWhatAnOptionLacks(arguments: [String], message: String) {
+        #expect(throws: Invocation.UsageError(description: message)) { try Invocation.parse(arguments) }
+    }
+
     @Test(arguments: [["frobnicate"], ["--bogus"], ["--config"], ["run", "once"], ["--config="]])
     func rejectsBadCommandLines(arguments: [String]) {
         #expect(throws: Invocation.UsageError.self) { try Invocation.parse(arguments) }

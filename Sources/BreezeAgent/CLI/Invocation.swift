@@ -50,32 +50,30 @@ public struct Invocation: Sendable, Equatable {
         var result = Invocation()
         var commandSeen = false
         var index = 0
+        // An option's value: the next argument (`--config PATH`) or after `=` (`--config=PATH`).
+        func value(of argument: String, _ name: String, needs what: String) throws(UsageError) -> String {
+            let text: String
+            if argument.hasPrefix(name + "=") {
+                text = String(argument.dropFirst(name.count + 1))
+            } else {
+                index += 1
+                text = index < arguments.count ? arguments[index] : ""
+            }
+            guard !text.isEmpty else { throw UsageError(description: "\(argument.prefix { $0 != "=" }) needs \(what)") }
+            return text
+        }
         while index < arguments.count {
             let argument = arguments[index]
             switch argument {
             case "--help", "-h": result.help = true
             case "--version", "-V": result.version = true
             case "--demo": result.demo = true
-            case "--config", "-c":
-                index += 1
-                guard index < arguments.count, !arguments[index].isEmpty else {
-                    throw UsageError(description: "\(argument) needs a path")
-                }
-                result.configPath = arguments[index]
-            case _ where argument.hasPrefix("--config="):
-                let path = String(argument.dropFirst("--config=".count))
-                guard !path.isEmpty else { throw UsageError(description: "--config needs a path") }
-                result.configPath = path
-            case "--location":
-                index += 1
-                guard index < arguments.count, !arguments[index].isEmpty else {
-                    throw UsageError(description: "--location needs a location id")
-                }
-                result.location = arguments[index]
-            case _ where argument.hasPrefix("--location="):
-                let id = String(argument.dropFirst("--location=".count))
-                guard !id.isEmpty else { throw UsageError(description: "--location needs a location id") }
-                result.location = id
+            case "--config", "-c",
+                _ where argument.hasPrefix("--config="):
+                result.configPath = try value(of: argument, "--config", needs: "a path")
+            case "--location",
+                _ where argument.hasPrefix("--location="):
+                result.location = try value(of: argument, "--location", needs: "a location id")
             case _ where argument.hasPrefix("-"):
                 throw UsageError(description: "unknown option \(argument) (see --help)")
             default:
