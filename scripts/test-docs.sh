@@ -20,7 +20,8 @@
 # SIGTERM.
 #
 # Sourced by scripts/test-release.sh, which has made and published a release: it calls
-#   docs_begin WORK SITE RELEASES REGISTRY_ROOT ADDON_GIT_ROOT   the stand-ins (host side)
+#   docs_begin WORK SITE RELEASES REGISTRY_ROOT ADDON_GIT_ROOT   the stand-ins (host side);
+#                                    then docs_plain_registry=<host:port>/<owner> of the plain one
 #   docs_apt_install NAME ROOT / docs_apt_upgrade NAME ROOT VERSION / docs_apt_remove NAME ROOT
 #   docs_containers                  the docker and compose recipes
 #   docs_addon_clone DEST            the stand-in Supervisor's clone of the docs' URL
@@ -120,7 +121,8 @@ docs_tree_prepare() {   # docs_tree_prepare ROOT
 docs_in_tree() {   # docs_in_tree ROOT NAME LOG: runs the recipe as root in the tree
     local r=$1 name=$2 log=$3 status=0
     docs_recipe "$name" >"$r/tmp/recipe-$name.sh"
-    chroot "$r" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+    # Bounded: apt under qemu takes minutes; a recipe that hangs fails instead of holding CI.
+    timeout --kill-after=10 900 chroot "$r" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
         DEBIAN_FRONTEND=noninteractive TERM=dumb bash -e -o pipefail "/tmp/recipe-$name.sh" >"$log" 2>&1 </dev/null || status=$?
     return "$status"
 }
@@ -170,8 +172,12 @@ docs_apt_install() {   # docs_apt_install NAME ROOT MQTT_PORT VERSION
         sleep 0.3
     done
     check "$name: the service is online on the broker (breeze/status: $seen)" test "$seen" = online
-    local config
-    config=$(mosquitto_sub -h 127.0.0.1 -p "$port" -t homeassistant/device/breeze_home/config -C 1 -W 5 --retained-only 2>/dev/null | head -c 40 || true)
+    # Retained once the first data is in (--retained-only skips a live delivery: ask again).
+    local config=""
+    for _ in $(seq 1 60); do
+        config=$(mosquitto_sub -h 127.0.0.1 -p "$port" -t homeassistant/device/breeze_home/config -C 1 -W 1 --retained-only 2>/dev/null | head -c 40 || true)
+        [ -n "$config" ] && break
+    done
     check "$name: Home Assistant's device config is retained (${config:0:30}…)" test -n "$config"
     local uid puid
     uid=$(awk -F: '$1 == "breeze-agent" { print $3 }' "$r/etc/passwd")
@@ -220,7 +226,7 @@ docs_containers() {   # docs_containers VERSION
     local version=$1 status=0
     test/docs/mosquitto-image.sh localhost/eclipse-mosquitto-standin:2 >/dev/null \
         && skopeo copy --quiet --dest-tls-verify=false containers-storage:localhost/eclipse-mosquitto-standin:2 \
-            "docker://$docs_plain_registry/library/eclipse-mosquitto:2" \
+            "docker://${docs_plain_registry%%/*}/library/eclipse-mosquitto:2" \
         || bad "the eclipse-mosquitto stand-in image could not be built and pushed"
     local compose_python
     compose_python=$(scripts/py-venv.sh docs-compose-venv test/docs/requirements.txt "${BREEZE_CI_CACHE:-/var/cache/breeze-agent-ci}")

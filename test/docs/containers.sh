@@ -82,7 +82,8 @@ export PATH=$work/bin:$PATH
 run_recipe() {   # run_recipe NAME DIR: the recipe as written, in DIR
     local name=$1 dir=$2 status=0
     python3 test/docs/recipes.py show docs/installing.md "$name" >"$work/$name.sh"
-    (cd "$dir" && bash -e -o pipefail "$work/$name.sh") >"$work/$name.log" 2>&1 </dev/null || status=$?
+    # Bounded: a recipe that hangs (a compose waiting on a container that never came) fails.
+    (cd "$dir" && timeout --kill-after=10 600 bash -e -o pipefail "$work/$name.sh") >"$work/$name.log" 2>&1 </dev/null || status=$?
     if [ "$status" -eq 0 ]; then ok "$name ran"; record "$name" podman pass; else
         bad "$name failed ($status):"; tail -20 "$work/$name.log"; record "$name" podman FAIL; fi
     return "$status"
