@@ -226,7 +226,8 @@ struct EndToEndKeyFreeClimateTests {
             let values = Self.climateValues(currentYear: today.year)
             let upstream = sandbox.apis
             upstream.set(.init(celsius: values))
-            let unitLine = unit == "fahrenheit" ? "" : ", unit: celsius"
+            // Berlin: `auto` is °C; the Fahrenheit case names its unit.
+            let unitLine = unit == "fahrenheit" ? ", unit: fahrenheit" : ""
             try sandbox.writeConfig(
                 port: port, prefix: prefix,
                 """
