@@ -24,6 +24,12 @@ public struct AgentConfig: Sendable {
     public var locations: [LocationConfig]
     public var pollen: PollenSettings
     public var climate: ClimateSettings
+    /// `language` (issue 51): the language of Home Assistant's entity names, the key-free
+    /// sources' plant names, the status page and the images; English by default.
+    public var language: Language = .english
+    /// `language` as written (a BCP 47 tag, `pt-BR`): what `pollen.language` defaults to, so
+    /// Google gets the region too.
+    public var languageTag = "en"
     /// `air:` (SPEC §10.1), off by default.
     public var air = AirSettings()
     /// `profiles:` (SPEC §10.2), in file order.
@@ -204,8 +210,11 @@ public struct PollenSettings: Sendable {
     public var apiKey: Secret?
     /// 1…5.
     public var days: Int
-    /// BCP 47 language code for Google's localized texts.
+    /// BCP 47 language code for Google's localized texts; the top-level `language` unless set.
     public var language: String
+    /// The language of the type and plant names the agent gives itself (Open-Meteo's, DWD's):
+    /// the top-level `language`, not a key of `pollen:`.
+    public var names: Language = .english
     /// At least 15 minutes.
     public var interval: Duration
     /// At least 1 minute.

@@ -96,13 +96,15 @@ private struct ConfigParser {
             root, path: "",
             keys: [
                 "mqtt", "homeassistant", "locations", "pollen", "climate", "air", "profiles", "endpoints", "state_dir",
-                "log_level", "outputs", "shard", "http", "images", "air_out",
+                "log_level", "outputs", "shard", "http", "images", "air_out", "language",
             ],
             file: file)
         let mqtt = try parseMQTT(top.rawNode("mqtt"))
         let homeAssistant = try parseHomeAssistant(top.rawNode("homeassistant"))
         let locations = try parseLocations(top)
-        let pollen = try parsePollen(top.rawNode("pollen"))
+        let (language, languageTag) = try parseLanguage(top)
+        var pollen = try parsePollen(top.rawNode("pollen"), defaultLanguage: languageTag)
+        pollen.names = language
         let climate = try parseClimate(top.rawNode("climate"))
         let endpoints = try parseEndpoints(
             top.rawNode("endpoints"),
@@ -112,6 +114,8 @@ private struct ConfigParser {
         var config = AgentConfig(
             mqtt: mqtt, homeAssistant: homeAssistant, locations: locations, pollen: pollen, climate: climate,
             endpoints: endpoints, stateDir: stateDir, logLevel: logLevel, sourceFile: file)
+        config.language = language
+        config.languageTag = languageTag
         config.air = try AirConfigParser.parseAir(top.rawNode("air"), file: file)
         config.profiles = try AirConfigParser.parseProfiles(
             top.rawNode("profiles"), file: file, line: top.line(of: "profiles"))
@@ -347,16 +351,41 @@ private struct ConfigParser {
         return locations
     }
 
+    // MARK: language
+
+    /// `language` (issue 51): a BCP 47 tag whose language has a catalogue (`de`, `de-AT`,
+    /// `pt-BR`); `en` when not set. An unknown one names the languages there are.
+    private func parseLanguage(_ top: MappingReader) throws(ConfigError) -> (Language, String) {
+        guard let tag = try top.text("language", expected: "a language code like en or de") else {
+            return (.english, "en")
+        }
+        guard Self.isLanguageTag(tag), let language = Language(tag: tag) else {
+            throw top.fail(
+                "language",
+                "expected one of \(Language.supportedList) (a BCP 47 tag such as de or pt-BR), got \(doubleQuoted(tag))"
+            )
+        }
+        return (language, tag)
+    }
+
+    /// Letters, digits and `-`, at most 35 characters (BCP 47's longest useful tag).
+    static func isLanguageTag(_ text: String) -> Bool {
+        text.count <= 35
+            && text.utf8.allSatisfy {
+                ($0 >= 0x41 && $0 <= 0x5a) || ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d
+            }
+    }
+
     // MARK: pollen
 
-    private func parsePollen(_ node: YAMLNode?) throws(ConfigError) -> PollenSettings {
+    private func parsePollen(_ node: YAMLNode?, defaultLanguage: String) throws(ConfigError) -> PollenSettings {
         let r = try MappingReader(
             node, path: "pollen",
             keys: [
                 "enabled", "source", "api_key", "api_key_file", "days", "language", "interval", "refresh_cooldown",
                 "max_calls_per_day", "colors",
             ], file: file)
-        var settings = PollenSettings()
+        var settings = PollenSettings(language: defaultLanguage)
         settings.enabled = try r.bool("enabled") ?? true
         settings.source =
             try r.choice("source", ["auto", "google", "open-meteo"]).flatMap(PollenSourceChoice.init) ?? .auto
@@ -372,12 +401,7 @@ private struct ConfigParser {
         }
         settings.days = try r.int("days", in: 1...5) ?? 5
         if let language = try r.text("language", expected: "a language code like en or de") {
-            let ok =
-                language.count <= 35
-                && language.utf8.allSatisfy {
-                    ($0 >= 0x41 && $0 <= 0x5a) || ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d
-                }
-            guard ok else {
+            guard Self.isLanguageTag(language) else {
                 throw r.fail(
                     "language", "expected a language code like en, de or pt-BR, got \(doubleQuoted(language))")
             }

@@ -76,6 +76,8 @@ public func renderEffective(_ c: AgentConfig) -> String {
             comment: "climate in \(location.unit.symbol)" + (c.climate.unit == nil ? " (climate.unit auto)" : ""))
     }
 
+    line(0, "language", quoted(c.languageTag), comment: "names in Home Assistant, the status page, images")
+
     let p = c.pollen
     line(0, "pollen", "")
     line(2, "enabled", String(p.enabled))

@@ -419,6 +419,60 @@ class TranslationTests(unittest.TestCase):
                 self.assertTrue(entry["name"] in docs, f"DOCS.md does not name {entry['name']!r} (the UI's name)")
 
 
+class LanguageTranslationTests(unittest.TestCase):
+    """One translations/<lang>.yaml per language the agent speaks (issue 51), each with exactly
+    en.yaml's keys at every level and a name and a description for each: an option added to
+    en.yaml and not to a language fails here, naming both."""
+
+    # The agent's languages (Sources/BreezeCore/Localization/Language.swift).
+    LANGUAGES = {"en", "de", "fr", "it", "es", "nl", "pl", "sv", "da", "nb", "fi", "pt", "cs"}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.english = load(ADDON / "translations" / "en.yaml")["configuration"]
+        cls.files = {path.stem: load(path) for path in sorted((ADDON / "translations").glob("*.yaml"))}
+
+    def test_one_file_per_language(self):
+        self.assertEqual(set(self.files), self.LANGUAGES)
+        language_swift = ROOT / "Sources/BreezeCore/Localization/Language.swift"
+        if not language_swift.is_file():
+            self.skipTest("not in a source tree (the published add-on repository has no Sources/)")
+        source = language_swift.read_text(encoding="utf-8")
+        cases = re.search(r"^\s*case ([a-z, ]+)$", source, re.M)
+        self.assertIsNotNone(cases, "no `case en, de, …` in Language.swift")
+        self.assertEqual({c.strip() for c in cases.group(1).split(",")}, self.LANGUAGES)
+
+    def test_same_keys_and_shape_as_english(self):
+        entry = vol.Schema({vol.Required("name"): str, "description": vol.Maybe(str),
+                            "fields": {str: vol.Self}})
+        for language, document in self.files.items():
+            with self.subTest(language=language):
+                vol.Schema({"configuration": {str: entry}, "network": {str: str}})(document)
+
+                def check(english, entries, where):
+                    self.assertEqual(set(entries), set(english), f"{language}: keys of {where} != en.yaml's")
+                    for key, reference in english.items():
+                        translated = entries[key]
+                        self.assertTrue(translated.get("name"), f"{language}: {where}.{key}: no name")
+                        self.assertTrue(translated.get("description"), f"{language}: {where}.{key}: no description")
+                        self.assertEqual("fields" in translated, "fields" in reference, f"{language}: {where}.{key}")
+                        if "fields" in reference:
+                            check(reference["fields"], translated["fields"], f"{where}.{key}")
+
+                check(self.english, document["configuration"], "configuration")
+
+    def test_option_values_stay_as_the_schema_spells_them(self):
+        # Values a user types (auto, open-meteo, summary, …) are not translated: where English
+        # names one in a description, every language names it too.
+        for key in ("unit", "pollen_source", "log_level"):
+            values = re.findall(r'"?\b(auto|celsius|fahrenheit|google|open-meteo|debug|info|warning|error)\b"?',
+                                self.english[key]["description"])
+            for language, document in self.files.items():
+                with self.subTest(language=language, option=key):
+                    for value in set(values):
+                        self.assertIn(value, document["configuration"][key]["description"])
+
+
 class FilesTests(unittest.TestCase):
     def test_present(self):
         for name in ("config.yaml", "DOCS.md", "CHANGELOG.md", "Dockerfile", "translations/en.yaml"):

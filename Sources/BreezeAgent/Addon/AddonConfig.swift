@@ -35,7 +35,8 @@ public enum AddonConfig {
         /// `air_out.window` (1…6 hours) and `air_out.hours` (`HH-HH`); nil: the agent's defaults.
         public var airOutWindow: Int?
         public var airOutHours: String?
-        /// Google's texts (`pollen.language`); nil: Home Assistant's language.
+        /// The agent's `language` (and so Google's texts, `pollen.language`); nil: Home
+        /// Assistant's language. One the agent has no catalogue for goes to Google alone.
         public var language: String?
         var profiles: [[(String, AddonNode)]] = []
         var images: [AddonNode] = []
@@ -488,6 +489,7 @@ public enum AddonConfig {
                 case "pollen.language": return "language"
                 default: return "pollen_source"
                 }
+            case "language": return "language"
             case "climate": return "unit"
             case "air_out": return path == "air_out.window" ? "air_out_window" : "air_out_hours"
             case "air": return "air"
@@ -554,14 +556,28 @@ public enum AddonConfig {
         if broker.ssl { mqtt.append(("tls", .map([]))) }
         var pollen: [(String, AddonNode)] = [("source", .quoted(options.pollenSource))]
         if let key = options.googleAPIKey { pollen.append(("api_key", .quoted(key))) }
-        if let language = options.language ?? home.language { pollen.append(("language", .quoted(language))) }
+        // The top-level `language` (issue 51): the option, else Home Assistant's language, when
+        // the agent has it (`pollen.language` follows it); any other tag still reaches Google,
+        // and the agent's own words stay English.
+        var language: [(String, AddonNode)] = []
+        if let tag = options.language ?? home.language {
+            if Language(tag: tag) != nil {
+                language.append(("language", .quoted(tag)))
+            } else {
+                pollen.append(("language", .quoted(tag)))
+            }
+        }
         let unit: String =
             switch options.unit {
             case "auto": home.temperatureUnit == "°F" ? "fahrenheit" : "celsius"
             default: options.unit
             }
         var top: [(String, AddonNode)] = [
-            ("mqtt", .map(mqtt)), ("locations", .list(locations)), ("pollen", .map(pollen)),
+            ("mqtt", .map(mqtt)), ("locations", .list(locations)),
+        ]
+        top += language
+        top += [
+            ("pollen", .map(pollen)),
             ("climate", .map([("unit", .quoted(unit))])), ("air", .map([("enabled", .plain(String(options.air)))])),
         ]
         var airOut: [(String, AddonNode)] = []

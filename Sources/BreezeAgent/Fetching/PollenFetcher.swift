@@ -92,15 +92,16 @@ public struct PollenFetcher: Sendable {
             )
             .scrubbed(by: scrubber)
         }
-        var result = Self.interpret(response, source: source, fetchedAt: now)
+        var result = Self.interpret(response, source: source, fetchedAt: now, names: settings.names)
         result.season = season
         return result.scrubbed(by: scrubber)
     }
 
-    /// Turns an HTTP answer into a result; also used for stored bodies at start.
-    public static func interpret(_ response: FetchedResponse, source: PollenSource, fetchedAt: Int64)
-        -> PollenFetchResult
-    {
+    /// Turns an HTTP answer into a result; also used for stored bodies at start. `names`: the
+    /// language of the type and plant names the agent gives (``PollenSettings/names``).
+    public static func interpret(
+        _ response: FetchedResponse, source: PollenSource, fetchedAt: Int64, names: Language = .english
+    ) -> PollenFetchResult {
         // A 200 whose body is Google's error envelope (a proxy or a front end answering with the
         // wrong status) decodes as a response without `dailyInfo`, which the core reads as "no
         // pollen here" and would clear the topics: it is a failure to retry instead.
@@ -121,7 +122,8 @@ public struct PollenFetcher: Sendable {
             return PollenFetchResult(source: source, outcome: outcome, fetchedAt: fetchedAt, retryAfter: retryAfter)
         }
         return PollenFetchResult(
-            source: source, outcome: .report(report.limitingItems()), body: response.body, fetchedAt: fetchedAt,
+            source: source, outcome: .report(report.limitingItems().naming(in: names)), body: response.body,
+            fetchedAt: fetchedAt,
             retryAfter: retryAfter)
     }
 }

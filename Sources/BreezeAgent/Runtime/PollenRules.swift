@@ -202,8 +202,9 @@ enum PollenRules: SourceRules {
         let source = state.config.pollen.source(googleRejected: false)
         let response = FetchedResponse(status: 200, body: Array(stored.body.utf8))
         guard
-            case .report(let report) = PollenFetcher.interpret(response, source: source, fetchedAt: stored.fetchedAt)
-                .outcome
+            case .report(let report) = PollenFetcher.interpret(
+                response, source: source, fetchedAt: stored.fetchedAt, names: state.config.pollen.names
+            ).outcome
         else { return [.log(.warning, "pollen[\(id)]: stored response is not usable; ignoring it")] }
         restore(.init(report: report, fetchedAt: stored.fetchedAt), index, in: &state, now: now)
         return [
