@@ -17,8 +17,9 @@
 # Usage: scripts/publish.sh [RELEASE_FOLDER]   (default build/release/<VERSION>)
 # Environment:
 #   REGISTRY             where images go (default ghcr.io/breeze-agent)
-#   REGISTRY_USER, REGISTRY_TOKEN   the registry login (skopeo --dest-creds); none: skopeo's own
-#                        auth file (skopeo login, or $REGISTRY_AUTH_FILE)
+#   REGISTRY_USER, REGISTRY_TOKEN   the registry login (a private auth file written by
+#                        `skopeo login --password-stdin`); none: skopeo's own auth file
+#                        (skopeo login, or $REGISTRY_AUTH_FILE)
 #   REGISTRY_TLS_VERIFY  false for a plain-HTTP registry (the rehearsal's loopback one)
 #   PUBLISH_TARGET       a folder, or an rsync destination (host:path, rsync://…) — required
 #   APT_KEEP_VERSIONS    how many versions the pool keeps (default 3; docs/releasing.md)
@@ -42,7 +43,18 @@ if [ "${PUBLISH_IMAGES:-1}" != 0 ]; then
     scripts/deps.sh skopeo >&2
     registry=${REGISTRY:-ghcr.io/breeze-agent}
     skopeo_args=(--dest-tls-verify="${REGISTRY_TLS_VERIFY:-true}")
-    if [ -n "${REGISTRY_USER:-}" ]; then skopeo_args+=(--dest-creds "$REGISTRY_USER:${REGISTRY_TOKEN:?REGISTRY_TOKEN is not set}"); fi
+    src_args=()
+    if [ -n "${REGISTRY_USER:-}" ]; then
+        # The token goes to skopeo on stdin into a private auth file, never on a command line
+        # (which every local user can read in /proc).
+        authdir=$(mktemp -d /tmp/breeze-publish-auth.XXXXXX)
+        trap 'rm -rf "$authdir"' EXIT
+        printf '%s' "${REGISTRY_TOKEN:?REGISTRY_TOKEN is not set}" \
+            | skopeo login --authfile "$authdir/auth.json" --tls-verify="${REGISTRY_TLS_VERIFY:-true}" \
+                --username "$REGISTRY_USER" --password-stdin "${registry%%/*}" >&2
+        skopeo_args+=(--dest-authfile "$authdir/auth.json")
+        src_args=(--src-authfile "$authdir/auth.json")
+    fi
     # archive name, repository, tag suffix
     for image in "breeze-agent breeze-agent" "breeze-agent-full breeze-agent -full" "breeze-agent-addon breeze-agent-addon"; do
         read -r name repository suffix <<<"$image"
@@ -53,7 +65,7 @@ if [ "${PUBLISH_IMAGES:-1}" != 0 ]; then
         # recompression), so the registry serves the bytes SHA256SUMS and the SBOMs describe.
         skopeo copy --quiet --all --preserve-digests "${skopeo_args[@]}" "oci-archive:$archive" "$dest:$v$suffix" >&2
         for tag in "$minor" latest; do
-            skopeo copy --quiet --all --preserve-digests --src-tls-verify="${REGISTRY_TLS_VERIFY:-true}" \
+            skopeo copy --quiet --all --preserve-digests --src-tls-verify="${REGISTRY_TLS_VERIFY:-true}" "${src_args[@]}" \
                 "${skopeo_args[@]}" "$dest:$v$suffix" "$dest:$tag$suffix" >&2
         done
         # Each architecture also under <v>-<arch>: the add-on's Dockerfile builds on

@@ -81,6 +81,49 @@ fpr=$(gpg --batch --with-colons --list-secret-keys | awk -F: '$1 == "fpr" { prin
 gpg --batch --armor --export-secret-keys "$fpr" >"$work/release-key.asc"
 echo "test-release: throw-away key $fpr"
 
+# The key's safety (hardening round 4, finding 3), before the real release: a key with a
+# passphrase is refused before anything is built; SIGKILL to the release, or SIGTERM to make
+# alone, leaves no key on disk and no gpg-agent, and nothing signed.
+section "the signing key: refused, killed, stopped"
+gpg --batch --quiet --passphrase 'secret' --pinentry-mode loopback --quick-gen-key "passphrase key <p@breeze-agent.invalid>" ed25519 sign 1d
+pfpr=$(gpg --batch --with-colons --list-secret-keys "p@breeze-agent.invalid" | awk -F: '$1 == "fpr" { print $10; exit }')
+gpg --batch --pinentry-mode loopback --passphrase 'secret' --armor --export-secret-keys "$pfpr" >"$work/passphrase-key.asc"
+t0=$(date +%s)
+if BREEZE_RELEASE_KEY=$work/passphrase-key.asc BREEZE_RELEASE_ALLOW_DIRTY=1 scripts/release.sh >"$work/refused.out" 2>"$work/refused.err"; then
+    bad "a key with a passphrase was taken"
+else
+    check "a key with a passphrase is refused in $(($(date +%s) - t0)) s, before the build: $(grep -m1 'cannot sign' "$work/refused.err" | cut -c1-120)" \
+        bash -c "grep -q 'cannot sign without a passphrase' '$work/refused.err' && ! grep -q '^deb:' '$work/refused.err'"
+fi
+key_gone() {   # key_gone LABEL ERR: the run's GnuPG home (named on its stderr) holds no key, no agent runs for it
+    local home
+    home=$(sed -n 's/.*GnuPG home \([^,]*\), a tmpfs.*/\1/p' "$2" | head -1)
+    check "$1: the run's GnuPG home was named (${home:-none})" test -n "$home"
+    check "$1: no private key left under $home" bash -c "[ -z \"\$(find '$home' -mindepth 1 2>/dev/null)\" ]"
+    check "$1: no gpg-agent left for it" bash -c "! pgrep -f -- '$home' >/dev/null"
+    [ -z "$home" ] || rm -rf "$(dirname "$home")"
+}
+wait_line() { local _; for _ in $(seq 1 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+BREEZE_RELEASE_KEY=$work/release-key.asc BREEZE_RELEASE_ALLOW_DIRTY=1 BREEZE_RELEASE_OUT=$work/killed-release \
+    setsid scripts/release.sh >/dev/null 2>"$work/killed.err" &
+killed=$!
+wait_line "$work/killed.err" 'GnuPG home' || bad "the release to be killed did not start signing"
+kill -KILL "$killed"
+wait "$killed" 2>/dev/null || true
+sleep 1
+key_gone "SIGKILL to the release" "$work/killed.err"
+BREEZE_RELEASE_KEY=$work/release-key.asc BREEZE_RELEASE_ALLOW_DIRTY=1 BREEZE_RELEASE_OUT=$work/stopped-release \
+    setsid make --no-print-directory release >/dev/null 2>"$work/stopped.err" &
+stopped=$!
+wait_line "$work/stopped.err" 'GnuPG home' || bad "the release under make did not start signing"
+under_make=$(pgrep -P "$stopped" | head -1)
+kill -TERM "$stopped"
+for _ in $(seq 1 100); do kill -0 "$under_make" 2>/dev/null || break; sleep 0.1; done
+check "SIGTERM to make alone: the release under it stopped (pid ${under_make:-none})" \
+    bash -c "[ -n '$under_make' ] && ! kill -0 '$under_make' 2>/dev/null"
+check "SIGTERM to make alone: nothing was signed" test ! -e "$work/stopped-release/SHA256SUMS.asc"
+key_gone "SIGTERM to make" "$work/stopped.err"
+
 # 2. make release. A working copy with changes is rehearsed as it is (a real release refuses it).
 allow_dirty=0
 [ -z "$(git status --porcelain 2>/dev/null)" ] || allow_dirty=1
@@ -152,6 +195,9 @@ published=$out
 check "the site's SHA256SUMS(.asc) are the release's" bash -c "cmp -s '$work/www/releases/$version/SHA256SUMS' '$out/SHA256SUMS' && cmp -s '$work/www/releases/$version/SHA256SUMS.asc' '$out/SHA256SUMS.asc'"
 keyring=$work/www/apt/breeze-agent-archive-keyring.gpg
 for suite in bookworm trixie; do
+    until=$(sed -n 's/^Valid-Until: //p' "$work/www/apt/dists/$suite/Release")
+    check "$suite's Release is valid until a date 25-31 days away ($until)" bash -c \
+        "d=\$(( (\$(date -d '$until' +%s) - \$(date +%s)) / 86400 )); [ \$d -ge 25 ] && [ \$d -le 31 ]"
     result=$(gpgv --keyring "$keyring" "$work/www/apt/dists/$suite/InRelease" 2>&1 || true)
     echo "gpgv $suite/InRelease: $(grep -E 'Good signature|BAD|bad|no public key' <<<"$result" | head -2 | tr '\n' ' ')"
     check "gpgv: $suite's InRelease verifies against the published keyring" gpgv --keyring "$keyring" "$work/www/apt/dists/$suite/InRelease"
@@ -234,6 +280,9 @@ for suite in bookworm trixie; do
         "$work/www/apt-tampered/dists/$suite/Release" "$work/www/apt-tampered/dists/$suite/InRelease"
     rm "$work/www/apt-unsigned/dists/$suite/InRelease" "$work/www/apt-unsigned/dists/$suite/Release.gpg"
 done
+# And one whose signatures are valid but whose Valid-Until has passed (a frozen mirror).
+cp -a "$work/www/apt" "$work/www/apt-expired"
+scripts/apt-resign.sh "$work/www/apt-expired" "$fpr" -1
 check "the tampered copy differs from the signed text" bash -c "! cmp -s '$work/www/apt/dists/bookworm/InRelease' '$work/www/apt-tampered/dists/bookworm/InRelease'"
 declare -A root port_of
 for name in "${trees[@]}"; do
@@ -247,6 +296,8 @@ for name in "${trees[@]}"; do
     mount -t overlay overlay -o "lowerdir=$base,upperdir=$work/$name/upper,workdir=$work/$name/work" "$r" && mounts+=("$r")
     mount -t proc proc "$r/proc" && mounts+=("$r/proc")
     mount --rbind /dev "$r/dev" && mount --make-rslave "$r/dev" && mounts+=("$r/dev")
+    # mmdebstrap turned apt's Valid-Until check off for the cached tree; a user's apt has it on.
+    sed -i '/Check-Valid-Until/d' "$r/etc/apt/apt.conf.d/99mmdebstrap" 2>/dev/null || true
     in_root() { chroot "$r" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
     if [ "$arch" = amd64 ]; then
         # The refusals with the tree's Debian sources set aside (only the bad repository is read),
@@ -254,7 +305,7 @@ for name in "${trees[@]}"; do
         mkdir -p "$work/$name/debian-sources"
         mv "$r/etc/apt/sources.list" "$r"/etc/apt/sources.list.d/* "$work/$name/debian-sources/" 2>/dev/null || true
         install -D -m 0644 "$keyring" "$r/usr/share/keyrings/breeze-agent-archive-keyring.gpg"
-        for bad_repo in apt-tampered apt-unsigned; do
+        for bad_repo in apt-tampered apt-unsigned apt-expired; do
             sources "$r" "$suite" "http://127.0.0.1:$www_port/$bad_repo"
             if in_root "${apt_get[@]}" update >"$work/$name.$bad_repo" 2>&1; then
                 bad "$name: apt-get update accepted $bad_repo"
@@ -335,6 +386,16 @@ for n in 2 3 4; do
 done
 pool_versions=$(find "$work/www/apt/pool" -name 'breeze-agent_*_amd64.deb' -printf '%f\n' | sed 's/breeze-agent_\(.*\)_amd64.deb/\1/' | sort -V | tr '\n' ' ')
 check "after five releases the pool keeps the newest 3 versions ($pool_versions)" test "$(wc -w <<<"$pool_versions")" = 3
+# Between releases the workflow signs the repository again before its Valid-Until passes
+# (.github/workflows/apt-resign.yml: make apt-resign).
+before=$(sed -n 's/^Valid-Until: //p' "$work/www/apt/dists/bookworm/Release")
+if BREEZE_RELEASE_KEY=$work/release-key.asc scripts/release.sh --resign "$work/www/apt" 60 >"$work/resign.log" 2>&1; then
+    after=$(sed -n 's/^Valid-Until: //p' "$work/www/apt/dists/bookworm/Release")
+    check "make apt-resign: Valid-Until moved from $before to $after, InRelease verifies" bash -c \
+        "[ \$(date -d '$after' +%s) -gt \$(date -d '$before' +%s) ] && gpgv --keyring '$keyring' '$work/www/apt/dists/bookworm/InRelease' 2>/dev/null"
+else
+    bad "make apt-resign failed:"; tail -5 "$work/resign.log"
+fi
 check "the oldest releases' folders left the site ($(ls "$work/www/releases" | tr '\n' ' '))" bash -c "[ ! -e '$work/www/releases/$version' ]"
 printf '  %-10s %8s %6s\n' release "site" "pool versions (amd64 .debs)"
 printf '  %s\n' "${site_sizes[@]}"
