@@ -41,18 +41,35 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 umask 022
 [ "$(id -u)" -eq 0 ] || { echo "release: run as root (cross toolchain chroot, image trees)" >&2; exit 1; }
-if [ "${BREEZE_RELEASE_NAMESPACE:-}" != 1 ]; then
+case "${BREEZE_RELEASE_STAGE:-}" in
+"")
     [ -n "${BREEZE_RELEASE_KEY:-}" ] || {
         echo "release: BREEZE_RELEASE_KEY is not set (an armored secret key, or a file holding one; docs/releasing.md)." >&2
         echo "release: to rehearse without a real key: make test-release" >&2
         exit 1
     }
-    # The key on descriptor 3 (a pipe: bash passes a short here-string through one), read by
-    # this script again inside the namespace; the variable is dropped from every environment.
+    # The key on descriptor 3 (a pipe: bash passes a short here-string through one); this script
+    # goes on without the variable in its environment, so nothing it starts inherits it.
     if [ -f "$BREEZE_RELEASE_KEY" ]; then exec 3<"$BREEZE_RELEASE_KEY"; else exec 3<<<"$BREEZE_RELEASE_KEY"; fi
-    exec env -u BREEZE_RELEASE_KEY BREEZE_RELEASE_NAMESPACE=1 \
-        unshare --pid --mount --fork --kill-child --mount-proc --propagation private "$0" "$@"
-fi
+    exec env -u BREEZE_RELEASE_KEY BREEZE_RELEASE_STAGE=outer "$0" "$@"
+    ;;
+outer)
+    # The release in its namespace. unshare blocks SIGTERM and SIGINT while it waits, so this
+    # shell takes them (from make, or make's death: its parent-death signal) and kills the
+    # namespace's first process, which takes every other one with it. If this shell dies
+    # instead (SIGKILL), unshare gets SIGKILL as its parent-death signal, with the same effect.
+    BREEZE_RELEASE_STAGE=inner setpriv --pdeathsig KILL \
+        unshare --pid --mount --fork --kill-child --mount-proc --propagation private "$0" "$@" &
+    inner=$!
+    exec 3<&-
+    trap 'kill -KILL "$inner" 2>/dev/null; wait "$inner" 2>/dev/null; exit 143' TERM
+    trap 'kill -KILL "$inner" 2>/dev/null; wait "$inner" 2>/dev/null; exit 130' INT
+    trap 'kill -KILL "$inner" 2>/dev/null; wait "$inner" 2>/dev/null; exit 129' HUP
+    status=0
+    wait "$inner" || status=$?
+    exit "$status"
+    ;;
+esac
 scripts/deps.sh reprepro gnupg python3 dpkg-dev >&2
 t0=$(date +%s)
 version=$(tr -d '[:space:]' <VERSION)
@@ -86,8 +103,10 @@ export GNUPGHOME=$work/gnupg
 cleanup() {
     trap '' INT TERM HUP   # a second signal must not cut the cleanup short
     gpgconf --kill all >/dev/null 2>&1 || true
-    umount "$GNUPGHOME" 2>/dev/null || true
-    rm -rf "$work"
+    # The agent may still be closing its files: detach the tmpfs at once (it is freed with the
+    # last file closed, at the latest with this namespace).
+    umount -l "$GNUPGHOME" 2>/dev/null || true
+    rm -rf "$work" 2>/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT

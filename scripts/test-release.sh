@@ -100,7 +100,8 @@ key_gone() {   # key_gone LABEL ERR: the run's GnuPG home (named on its stderr) 
     home=$(sed -n 's/.*GnuPG home \([^,]*\), a tmpfs.*/\1/p' "$2" | head -1)
     check "$1: the run's GnuPG home was named (${home:-none})" test -n "$home"
     check "$1: no private key left under $home" bash -c "[ -z \"\$(find '$home' -mindepth 1 2>/dev/null)\" ]"
-    check "$1: no gpg-agent left for it" bash -c "! pgrep -f -- '$home' >/dev/null"
+    # [g]pg: the pattern must not match the shell that runs pgrep, whose command line holds it.
+    check "$1: no gpg-agent left for it" bash -c "! pgrep -f -- '[g]pg-agent --homedir $home' >/dev/null"
     [ -z "$home" ] || rm -rf "$(dirname "$home")"
 }
 wait_line() { local _; for _ in $(seq 1 600); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
@@ -117,9 +118,11 @@ BREEZE_RELEASE_KEY=$work/release-key.asc BREEZE_RELEASE_ALLOW_DIRTY=1 BREEZE_REL
 stopped=$!
 wait_line "$work/stopped.err" 'GnuPG home' || bad "the release under make did not start signing"
 under_make=$(pgrep -P "$stopped" | head -1)
+t0=$(date +%s.%N)
 kill -TERM "$stopped"
-for _ in $(seq 1 100); do kill -0 "$under_make" 2>/dev/null || break; sleep 0.1; done
-check "SIGTERM to make alone: the release under it stopped (pid ${under_make:-none})" \
+for _ in $(seq 1 300); do kill -0 "$under_make" 2>/dev/null || break; sleep 0.1; done
+gone=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+check "SIGTERM to make alone: the release under it (pid ${under_make:-none}) stopped in $gone s" \
     bash -c "[ -n '$under_make' ] && ! kill -0 '$under_make' 2>/dev/null"
 check "SIGTERM to make alone: nothing was signed" test ! -e "$work/stopped-release/SHA256SUMS.asc"
 key_gone "SIGTERM to make" "$work/stopped.err"
