@@ -45,6 +45,8 @@ final class BrokerView: Sendable {
         var latest: [String: Entry] = [:]
         var history: [String: [String]] = [:]
         var probes: Set<String> = []
+        /// When each topic's first clearing (empty) payload arrived, stamped on arrival.
+        var firstCleared: [String: ContinuousClock.Instant] = [:]
     }
 
     let client: MQTTClient
@@ -79,6 +81,7 @@ final class BrokerView: Sendable {
                 seen.withLock {
                     $0.latest[message.topic] = Entry(payload: payload, retained: message.retain)
                     $0.history[message.topic, default: []].append(payload)
+                    if payload.isEmpty, $0.firstCleared[message.topic] == nil { $0.firstCleared[message.topic] = .now }
                 }
                 TestEvents.shared.report()
             }
@@ -120,6 +123,11 @@ final class BrokerView: Sendable {
     /// Every topic under `prefix` whose history contains an empty (clearing) payload.
     func clearedTopics(under prefix: String) -> [String] {
         seen.withLock { $0.history.filter { $0.key.hasPrefix(prefix) && $0.value.contains("") }.map(\.key).sorted() }
+    }
+
+    /// When each topic under `prefix` was first cleared, as stamped by the pump on arrival.
+    func clearTimes(under prefix: String) -> [String: ContinuousClock.Instant] {
+        seen.withLock { $0.firstCleared.filter { $0.key.hasPrefix(prefix) } }
     }
 
     /// The non-empty retained topics under `prefix` (a snapshot). `<p>/diagnostics` is left out:

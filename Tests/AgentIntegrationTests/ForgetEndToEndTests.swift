@@ -14,7 +14,6 @@ import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// `breeze-agent forget` against a real mosquitto: what `once` retained for two locations, with
@@ -69,23 +68,13 @@ struct ForgetEndToEndTests {
             #expect(before[layout.location("home").deviceConfig] != nil)
             #expect(before[layout.location("cabin").deviceConfig] != nil)
 
-            // Watch the order of the clears.
+            // Watch the order of the clears: the view stamps each clear as it arrives.
             let view = try BrokerView(port: port)
             try await view.start(["\(prefix)/#", "\(discovery)/#"])
-            let arrivals = Mutex<[String: ContinuousClock.Instant]>([:])
-            let watcher = Task {
-                while !Task.isCancelled {
-                    for topic in view.clearedTopics(under: "") {
-                        arrivals.withLock { if $0[topic] == nil { $0[topic] = .now } }
-                    }
-                    try? await Task.sleep(for: .milliseconds(20))
-                }
-            }
             let one = try await AgentProcess.run(
                 ["forget", "--location", "home", "--config", sandbox.configPath], logDirectory: sandbox.directory)
             #expect(one.status == 0, "\(one.stderr)")
             try await view.barrier(under: "\(prefix)/#")
-            watcher.cancel()
             let after = try await BrokerView.snapshot(port: port, ["\(prefix)/#", "\(discovery)/#"])
             #expect(after.keys.filter { $0.hasPrefix("\(prefix)/home/") }.sorted() == [])
             #expect(after[layout.location("home").deviceConfig] == nil)
@@ -98,7 +87,7 @@ struct ForgetEndToEndTests {
             #expect(printed.count == homeTopics.count + 1)
             #expect(one.stdout.contains("forget: \(homeTopics.count + 1) retained topics cleared for location home"))
             // Discovery first, the state topics no sooner than 3 s later.
-            let times = arrivals.withLock { $0 }
+            let times = view.clearTimes(under: "")
             let config = try #require(times[layout.location("home").deviceConfig])
             let firstState = try #require(times.filter { $0.key.hasPrefix("\(prefix)/home/") }.values.min())
             #expect(firstState - config >= .milliseconds(2_900), "\(firstState - config)")
