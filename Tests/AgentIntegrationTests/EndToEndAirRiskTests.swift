@@ -18,6 +18,7 @@ import Synchronization
 import Testing
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 
 /// Air quality and risk profiles end to end (SPEC §10): the real binary, libcurl against a
 /// loopback API, a real mosquitto; the broker's retained tree is read back by a second client.

@@ -15,6 +15,7 @@ import BreezeTestSupport
 import Foundation
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 
 // Support for the fault-injection suite (Fault*Tests.swift): a sandbox whose fake APIs answer
 // in the real formats for today's dates unless a fault is set for a location, and its config.

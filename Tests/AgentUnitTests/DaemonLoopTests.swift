@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeHTTP
@@ -99,7 +100,7 @@ struct DaemonLoopTests {
 
         // Stopping (the task cancelled, as a signal would end it): `offline`, exit 0.
         run.cancel()
-        #expect(await run.value == Invocation.ExitCode.success)
+        #expect(await run.value == ExitCode.success)
         #expect(broker.received.last?.topic == layout.status)
         #expect(broker.retained[layout.status] == Availability.offline)
     }
@@ -138,7 +139,7 @@ struct DaemonLoopTests {
         #expect(broker.received[mark...].filter { $0.topic == deviceConfig }.count == 1)
 
         run.cancel()
-        #expect(await run.value == Invocation.ExitCode.success)
+        #expect(await run.value == ExitCode.success)
     }
 
     /// Google's answer to a key it does not know (API-FACTS.md): 400, reason API_KEY_INVALID.
@@ -187,7 +188,7 @@ struct DaemonLoopTests {
         #expect(await eventually(bound: .seconds(20)) { lines.containing("rejected the API key").count == 2 })
         #expect(answers.requests == 2)
         run.cancel()
-        #expect(await run.value == Invocation.ExitCode.success)
+        #expect(await run.value == ExitCode.success)
     }
 
     /// A restart with the responses in `state_dir` fetches nothing they cover: the second run
@@ -210,7 +211,7 @@ struct DaemonLoopTests {
         _ = await broker.next(after: 0) { $0.topic == grass }
         #expect(answers.requests == 1)
         first.cancel()
-        #expect(await first.value == Invocation.ExitCode.success)
+        #expect(await first.value == ExitCode.success)
 
         // A minute later, a new broker (nothing retained) and a fetcher that counts.
         let (again, fresh, counted) = (
@@ -224,6 +225,6 @@ struct DaemonLoopTests {
         _ = await fresh.next(after: mark) { $0.topic == layout.diagnostics }
         #expect(counted.requests == 0, "a restored source was fetched again")
         second.cancel()
-        #expect(await second.value == Invocation.ExitCode.success)
+        #expect(await second.value == ExitCode.success)
     }
 }

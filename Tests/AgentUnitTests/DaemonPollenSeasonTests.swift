@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeHTTP
@@ -29,7 +30,7 @@ struct DaemonPollenSeasonTests {
         start: today.adding(days: -PollenSeason.pastDays), past: PollenSeason.pastDays, timezone: "UTC")
 
     static func seasonFetched(_ now: Int64, body: String = seasonBody) -> FetchOutcome {
-        var result = PollenFetcher.interpret(
+        var result = PollenFetch.interpret(
             FetchedResponse(status: 200, body: Array(body.utf8)), source: .openMeteo, fetchedAt: now)
         result.season = true
         return .pollen(result)
@@ -107,7 +108,7 @@ struct DaemonPollenSeasonTests {
         var state = T.machine(try T.config("climate: {enabled: false}", pollen: "source: open-meteo"))
         #expect(
             state.storedResponseNames(0).map(\.name) == [PollenSource.openMeteo.storeName, PollenRules.seasonStoreName])
-        let stored = StateStore.StoredResponse(fetchedAt: T.t0 - 600, body: Self.seasonBody)
+        let stored = StoredResponse(fetchedAt: T.t0 - 600, body: Self.seasonBody)
         let actions = state.handle(
             .restored(
                 location: 0,

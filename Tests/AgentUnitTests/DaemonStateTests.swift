@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeMQTT
@@ -42,7 +43,7 @@ struct DaemonStateTests {
     }
 
     static func machine(
-        _ config: AgentConfig, demo: Bool = false, calls: [String: StateStore.CallCount] = [:],
+        _ config: AgentConfig, demo: Bool = false, calls: [String: CallCount] = [:],
         zones: [String: ZoneRules] = [:]
     ) -> DaemonState {
         let locations = config.locations.map {
@@ -508,10 +509,10 @@ struct DaemonStateTests {
 
     @Test func termStopsAndLaterEventsAreIgnored() throws {
         var (state, _) = Self.started(try Self.config())
-        var actions = state.handle(.signal(SIGHUP), at: Self.at(Self.t0 + 7))
+        var actions = state.handle(.signal(.hangup), at: Self.at(Self.t0 + 7))
         #expect(Self.logs(actions, .warning).first?.hasPrefix("SIGHUP") == true)
         #expect(!actions.contains { if case .stop = $0 { true } else { false } })
-        actions = state.handle(.signal(SIGTERM), at: Self.at(Self.t0 + 8))
+        actions = state.handle(.signal(.terminate), at: Self.at(Self.t0 + 8))
         #expect(Self.logs(actions, .info) == ["signal SIGTERM: shutting down"])
         #expect(actions.contains { if case .stop(exitCode: 0) = $0 { true } else { false } })
         // A fetch that lands during the shutdown is not applied.

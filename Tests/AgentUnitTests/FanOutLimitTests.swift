@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeMQTT
@@ -40,7 +41,7 @@ struct FanOutLimitTests {
     @Test func aResponseWith20000PlantsKeepsTheTypesAndTheFirst61Plants() throws {
         let body = Self.googleBody(plants: 20_000)
         #expect(body.count > 3_000_000)
-        let result = PollenFetcher.interpret(.init(status: 200, body: body), source: .google, fetchedAt: 0)
+        let result = PollenFetch.interpret(.init(status: 200, body: body), source: .google, fetchedAt: 0)
         guard case .report(let report) = result.outcome else {
             Issue.record("not a report: \(result.outcome)")
             return

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import Glibc
@@ -180,7 +181,7 @@ struct FleetPacingTests {
         #expect(saved.first?["loc7.google"]?.calls == 2)
         // A signal saves what is still unsaved.
         _ = state.handle(T.message("breeze/loc8/refresh", "now"), at: T.at(T.t0 + 401))
-        let stop = state.handle(.signal(SIGTERM), at: T.at(T.t0 + 402))
+        let stop = state.handle(.signal(.terminate), at: T.at(T.t0 + 402))
         #expect(stop.contains { if case .store(.callCounts) = $0 { true } else { false } })
     }
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeHTTP
@@ -85,7 +86,7 @@ struct OnceLoopTests {
             ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), Self.googlePollen()
         )
         let code = await Self.agent(config, clock: clock, answers: answers).once(client: broker)
-        #expect(code == Invocation.ExitCode.success)
+        #expect(code == ExitCode.success)
         #expect(answers.requests == 1)
         #expect(broker.retained[home.pollenItem("grass") + "/value"] == "2")
         #expect(broker.retained[config.topicLayout.status] == nil)
@@ -110,7 +111,7 @@ struct OnceLoopTests {
         #expect(wait > .zero && wait <= .seconds(OneShot.maximumPacingWait), "\(wait)")
         #expect(answers.requests == 1)
         clock.advance(to: wait)
-        #expect(await once.value == Invocation.ExitCode.success)
+        #expect(await once.value == ExitCode.success)
         #expect(answers.requests == 2)
         for id in ["loc0", "loc1"] {
             #expect(broker.retained[layout.location(id).pollenMax] != nil, "\(id)")
@@ -127,7 +128,7 @@ struct OnceLoopTests {
         let timeout = await clock.nextSleep()
         #expect(timeout == .seconds(OneShot.connectTimeout))
         clock.advance(to: timeout)
-        #expect(await once.value == Invocation.ExitCode.unavailable)
+        #expect(await once.value == ExitCode.unavailable)
         #expect(answers.requests == 0)
         #expect(broker.received.isEmpty)
     }
@@ -139,7 +140,7 @@ struct OnceLoopTests {
         let answers = Answers { _, _ in FetchedResponse(status: 503, body: Array("unavailable".utf8)) }
         let lines = Lines()
         let code = await Self.agent(config, clock: clock, answers: answers, lines: lines).once(client: broker)
-        #expect(code == Invocation.ExitCode.unavailable)
+        #expect(code == ExitCode.unavailable)
         #expect(answers.requests == 1)
         // The publish itself went through; what fails the run is the source without data.
         #expect(lines.all.contains { $0.contains("once: ") && $0.contains("published") })
@@ -156,7 +157,7 @@ struct OnceLoopTests {
         let started = ContinuousClock.now
         let code = await Self.agent(config, clock: clock, answers: answers, lines: lines).once(client: broker)
         let took = ContinuousClock.now - started
-        #expect(code == Invocation.ExitCode.success)
+        #expect(code == ExitCode.success)
         // No subscriptions, no `online`, no announcement, no diagnostics, no `offline`.
         #expect(broker.subscriptions.isEmpty)
         let topics = Set(broker.received.map(\.topic))
@@ -185,7 +186,7 @@ struct OnceLoopTests {
         let first = ManualDaemonClock(start: DaemonStateTests.t0)
         let code = await Self.agent(withAir, clock: first, answers: Self.demoAnswers(), stateDirectory: directory)
             .once(client: InMemoryBroker())
-        #expect(code == Invocation.ExitCode.success)
+        #expect(code == ExitCode.success)
 
         // Air is switched off: its discovery goes at once, its state topics 3 s later.
         let withoutAir = try FleetPacingTests.openMeteoPollen(1)
@@ -199,7 +200,7 @@ struct OnceLoopTests {
         let cleared = { broker.received.filter { $0.topic.hasPrefix(air) && $0.payload.isEmpty } }
         #expect(cleared().isEmpty)
         clock.advance(to: delay)
-        #expect(await once.value == Invocation.ExitCode.success)
+        #expect(await once.value == ExitCode.success)
         #expect(!cleared().isEmpty)
     }
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 import BreezeConfig
 import BreezeCore
 import BreezeMQTT
@@ -85,9 +86,9 @@ struct OneShotTests {
         #expect(shot.phase == .awaitingOutcomes)
         #expect(
             shot.handle(.outcomes(Self.allAccepted, failingImages: []), now: Self.t0 + 4) == [
-                .log(.info, "once: 5 topics published and acknowledged"), .stop(exitCode: Invocation.ExitCode.success),
+                .log(.info, "once: 5 topics published and acknowledged"), .stop(exitCode: ExitCode.success),
             ])
-        #expect(shot.phase == .done(exitCode: Invocation.ExitCode.success))
+        #expect(shot.phase == .done(exitCode: ExitCode.success))
     }
 
     @Test
@@ -97,9 +98,9 @@ struct OneShotTests {
         #expect(shot.handle(.tick, now: Self.t0 + 9) == [])
         #expect(
             shot.handle(.tick, now: Self.t0 + 10) == [
-                .connectFailed, .stop(exitCode: Invocation.ExitCode.unavailable),
+                .connectFailed, .stop(exitCode: ExitCode.unavailable),
             ])
-        #expect(shot.phase == .done(exitCode: Invocation.ExitCode.unavailable))
+        #expect(shot.phase == .done(exitCode: ExitCode.unavailable))
         // A connection after the deadline changes nothing.
         #expect(shot.handle(.connected, now: Self.t0 + 11) == [])
     }
@@ -143,7 +144,7 @@ struct OneShotTests {
             shot.handle(.outcomes(Self.accepted(3), failingImages: []), now: Self.t0 + 2) == [
                 .log(.info, "once: 3 topics published and acknowledged"),
                 .log(.error, "no usable data for air[home]"),
-                .stop(exitCode: Invocation.ExitCode.unavailable),
+                .stop(exitCode: ExitCode.unavailable),
             ])
     }
 
@@ -209,7 +210,7 @@ struct OneShotTests {
             shot.handle(.outcomes(refused, failingImages: []), now: Self.t0) == [
                 .log(.error, "mqtt: the broker did not acknowledge 1 publish(es) within 10 s"),
                 .log(.error, "once: 2 of 5 topics acknowledged; 2 refused, 1 not acknowledged"),
-                .stop(exitCode: Invocation.ExitCode.unavailable),
+                .stop(exitCode: ExitCode.unavailable),
             ])
     }
 
@@ -220,7 +221,7 @@ struct OneShotTests {
             shot.handle(.outcomes(Self.allAccepted, failingImages: ["home/card", "home/strip"]), now: Self.t0) == [
                 .log(.info, "once: 5 topics published and acknowledged"),
                 .log(.error, "once: 2 image(s) not rendered: home/card, home/strip"),
-                .stop(exitCode: Invocation.ExitCode.unavailable),
+                .stop(exitCode: ExitCode.unavailable),
             ])
     }
 
@@ -230,7 +231,7 @@ struct OneShotTests {
         #expect(
             shot.handle(.outcomes(Self.allAccepted, failingImages: []), now: Self.t0) == [
                 .log(.info, "once: 7 topics published (QoS 0: the broker does not acknowledge them)"),
-                .stop(exitCode: Invocation.ExitCode.success),
+                .stop(exitCode: ExitCode.success),
             ])
     }
 
@@ -245,7 +246,7 @@ struct OneShotTests {
         _ = shot.handle(.fetched(Self.pollen, fallBack: false, hasData: true), now: Self.t0)
         #expect(
             shot.handle(.fetched(Self.air, fallBack: false, hasData: true), now: Self.t0) == [
-                .saveCallCounts, .printTree, .stop(exitCode: Invocation.ExitCode.success),
+                .saveCallCounts, .printTree, .stop(exitCode: ExitCode.success),
             ])
     }
 
@@ -257,7 +258,7 @@ struct OneShotTests {
         #expect(
             shot.handle(.fetched(Self.pollen, fallBack: false, hasData: false), now: Self.t0) == [
                 .saveCallCounts, .printTree, .log(.error, "no usable data for pollen[home]"),
-                .stop(exitCode: Invocation.ExitCode.unavailable),
+                .stop(exitCode: ExitCode.unavailable),
             ])
     }
 

@@ -9,17 +9,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-public import BreezeCore
-public import BreezeHTTP
+import BreezeCore
+import BreezeDaemon
+import BreezeHTTP
 import FoundationEssentials
 
 /// `HTTPFetching` over libcurl: one client (curl's multi interface on its own thread, up to
 /// `http.max_concurrent` requests at once) for all sources.
-public struct CurlFetcher: HTTPFetching {
+struct CurlFetcher: HTTPFetching {
     private let client: HTTPClient
     private let totalTimeout: Duration
 
-    public init(
+    init(
         version: String = BreezeVersion.string, caFile: String? = nil, totalTimeout: Duration = .seconds(30),
         maxConcurrent: Int = 4
     ) {
@@ -27,7 +28,7 @@ public struct CurlFetcher: HTTPFetching {
         self.totalTimeout = totalTimeout
     }
 
-    public func get(
+    func get(
         _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
     ) async throws(CurlError) -> FetchedResponse {
         let request = HTTPRequest(
@@ -40,7 +41,7 @@ public struct CurlFetcher: HTTPFetching {
         return FetchedResponse(status: response.status, body: response.body, retryAfterSeconds: retryAfter)
     }
 
-    public func shutDown() async {
+    func shutDown() async {
         await client.shutDown()
     }
 }
