@@ -64,7 +64,7 @@ let package = Package(
         // prints, the file reads. No daemon, no MQTT client, no curl (fuzz/run.sh builds it alone).
         .target(name: "BreezeConfig", dependencies: ["BreezeCore", "BreezeYAML"]),
         // The daemon's machine: a target of its own, so the compiler keeps I/O out of it (it may
-        // import only the core and the configuration; scripts/checks.sh also refuses Glibc there).
+        // import only the core and the configuration; scripts/test.sh also refuses Glibc there).
         .target(name: "BreezeDaemon", dependencies: ["BreezeConfig", "BreezeCore"]),
         .target(
             name: "BreezeAgent",

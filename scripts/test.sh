@@ -12,6 +12,16 @@ start_test_broker test
 scripts/license-headers.sh --check
 # Formatting is checked first: it takes seconds and says exactly what to fix (.swift-format).
 swift format lint --strict -r Sources Tests fuzz bench
+# Every DocC ``link`` in a doc comment names a symbol that exists (a second, that a rename
+# cannot leave behind).
+scripts/doc-links.sh
+# The daemon's machine does no I/O: its target depends on no edge (Package.swift), and none of
+# its files imports the C library, Dispatch or Foundation (FoundationEssentials' decoders only).
+if grep -rnE '^\s*((public|package|internal)\s+)?import\s+(Glibc|Musl|Darwin|Dispatch|Foundation|Synchronization)\b' \
+    Sources/BreezeDaemon; then
+    echo "test: Sources/BreezeDaemon imports the C library, Dispatch, Foundation or Synchronization (above)" >&2
+    exit 1
+fi
 swift build --build-tests -Xswiftc -warnings-as-errors "$@"
 # Two invocations, each bounded (a hang fails the run instead of holding CI until its own limit):
 # the unit targets (no broker, no agent binary; RenderTests' CPU-bound drawing holds the

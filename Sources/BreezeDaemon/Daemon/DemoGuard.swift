@@ -14,7 +14,7 @@ package import BreezeCore
 
 /// `--demo` never drives a real device with sample data (issue 39): with a real configuration
 /// its `outputs:` name the user's WLED, Awtrix and Tasmota topics and OpenEPaperLink access
-/// points. In demo mode the loop passes its actions through ``filter(_:prefix:)``: what the
+/// points. In demo mode the loop passes its actions through ``filter(_:layout:)``: what the
 /// agent publishes under its own (demo) prefix goes to the broker as usual; a publish anywhere
 /// else — a device's command topic —, a device's retained scope (an Awtrix clock's apps) and an
 /// image upload become one log line each saying what would have been sent, and an upload is reported back as accepted so the image pipeline

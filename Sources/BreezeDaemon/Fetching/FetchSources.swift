@@ -92,7 +92,7 @@ package enum SourceKind: String, Sendable, Hashable, CaseIterable {
     static let restoreOrder: [SourceKind] = [.pollen, .climate, .air, .stripes]
 
     /// Its position among a location's sources (``FetchesInFlight``'s bits and deadlines), in
-    /// ``allCases`` order; apart from ``traits`` because the checks made for every location after
+    /// `allCases` order; apart from ``traits`` because the checks made for every location after
     /// every event read it.
     var slot: Int {
         switch self {
