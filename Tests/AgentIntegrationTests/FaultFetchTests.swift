@@ -194,8 +194,7 @@ struct FaultFetchTests {
         let openMeteo = FetchedResponse(
             status: 200,
             body: Array(#"{"error":true,"reason":"Cannot initialize WeatherVariable from invalid String value"}"#.utf8))
-        guard case .failed(let message) = PollenFetch.interpret(openMeteo, source: .openMeteo, fetchedAt: 0).outcome
-        else {
+        guard case .failure(let message, _) = PollenFetch.interpret(openMeteo, source: .openMeteo, fetchedAt: 0) else {
             Issue.record("Open-Meteo error envelope on 200 not a failure")
             return
         }
@@ -206,7 +205,7 @@ struct FaultFetchTests {
                 #"{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}"#.utf8
             ))
         let googleResult = PollenFetch.interpret(google, source: .google, fetchedAt: 0)
-        guard googleResult.source == .google, case .failed(let googleMessage) = googleResult.outcome else {
+        guard case .failure(let googleMessage, _) = googleResult else {
             Issue.record("Google error envelope on 200 not a failure")
             return
         }

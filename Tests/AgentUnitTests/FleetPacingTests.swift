@@ -135,11 +135,11 @@ struct FleetPacingTests {
         #expect(state.planner.schedules.allSatisfy { $0.air.interval == stretch.airInterval })
         #expect(!state.calls.pollenSeason)
         let plain = state.begin(.init(location: 0, kind: .pollen), now: T.t0)
-        guard case .pollen(_, .openMeteo, _, let season)? = plain.0 else {
+        guard let request = plain.0?.detail as? PollenRequest, request.source == .openMeteo else {
             Issue.record("no key-free pollen request: \(String(describing: plain.0))")
             return
         }
-        #expect(!season)
+        #expect(!request.season)
         // 300 locations fit with the season once the intervals stretch: it stays.
         let smaller = try T.config(
             "air: {enabled: true}", pollen: "source: open-meteo", locations: Self.locations(300))

@@ -9,15 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// What the daemon's state feeds (``DaemonState/outputs``), one value: the retained sinks and
-/// the context they build in, the device outputs that are sent commands, and the images.
-/// Each is a view of the same locations; none of them decides when a source is fetched
-/// (docs/architecture.md, "Adding an output").
+/// What the daemon's state feeds (``DaemonState/outputs``), one value: each is a view of the
+/// same locations, and none of them decides when a source is fetched (docs/architecture.md,
+/// "Adding an output").
 package struct DaemonOutputs {
-    /// The configuration and mode every sink builds in.
-    let context: SinkContext
-    /// The retained sinks (``Sinks/all(for:)``): the trees, discovery, display JSON, Awtrix.
-    let sinks: [any RetainedSink]
+    /// The retained sinks, the context they build in, and each location's topic budget.
+    var scopes: ScopeBuilder
     /// The WLED and Tasmota outputs: availability and what each was sent (SPEC §8).
     var devices: DeviceCommandState
     /// The rendered images and their OpenEPaperLink tags (SPEC §9.2).

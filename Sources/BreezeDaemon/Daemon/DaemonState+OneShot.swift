@@ -44,13 +44,9 @@ extension DaemonState {
         case .fetched(let key, let outcome):
             planner.fetches.finished(key)
             actions = apply(key, outcome, now: now)
-            // `auto` falls back to Open-Meteo at once when Google rejects the key.
-            var fallBack = false
-            if case .pollen(let result) = outcome, case .keyRejected = result.outcome,
-                locations[key.location].googleRejected, config.pollen.source == .auto
-            {
-                fallBack = true
-            }
+            // Due again at once: the rules want another try now (`auto` falls back to Open-Meteo
+            // when Google rejects the key).
+            let fallBack = planner[key].isDue(at: now)
             actions += oneShotStep(.fetched(key, fallBack: fallBack, hasData: hasData(key)), now: now)
         case .rendered(let key, let outcome):
             // One flush after every render (``OneShot/Action/flush``), not one per image.

@@ -94,6 +94,8 @@ package struct IdentityGuard: Sendable {
         case reassertOnline
         /// Reconnect after this many seconds from now on; nil: the configured backoff.
         case reconnectDelay(seconds: Int64?)
+        /// Hold the removed locations' scopes until it is safe to clear them (``HandoverStep/hold(scopes:)``).
+        case holdRemoved([String])
         /// Clear the removed locations held at start (``HandoverStep/release(scopes:)``).
         case releaseRemoved([String])
         case publishDiagnostics
@@ -310,21 +312,24 @@ package struct IdentityGuard: Sendable {
     }
 }
 
-extension DaemonState {
+extension IdentityGuard {
     /// What the daemon publishes when it leaves, connected (SPEC §16): its announcement cleared
     /// (it goes with the run) unless another live instance's may be the one retained now, and
-    /// `offline`; QoS 1 at least, so the acknowledgements the loop waits for say they arrived.
-    package var farewell: [OutgoingMessage] {
-        let qos = max(1, config.mqtt.qos)
-        let offline = OutgoingMessage(topic: layout.status, payload: Availability.offline, qos: qos, retain: true)
-        guard !identity.isOtherLive else { return [offline] }
-        return [OutgoingMessage(topic: identity.topic, payload: "", qos: qos, retain: true), offline]
+    /// `offline` on `status`; QoS 1 at least, so the acknowledgements the loop waits for say
+    /// they arrived.
+    func farewell(status: String, qos: Int) -> [OutgoingMessage] {
+        let qos = max(1, qos)
+        let offline = OutgoingMessage(topic: status, payload: Availability.offline, qos: qos, retain: true)
+        guard !isOtherLive else { return [offline] }
+        return [OutgoingMessage(topic: topic, payload: "", qos: qos, retain: true), offline]
     }
 
     /// `run` without `shard`: holds the topics of locations removed from the configuration (in
     /// the published set, under `<p>/<loc>/` or a discovery config of no configured location)
     /// until the first connect has shown no other live instance on this identity (SPEC §16).
-    package mutating func holdRemovedLocations(published: [String: PayloadDigest]) -> [DaemonAction] {
+    mutating func holdRemovedLocations(
+        published: [String: PayloadDigest], config: AgentConfig, layout: TopicLayout
+    ) -> [Action] {
         guard config.shard == nil else { return [] }
         let configured = Set(config.locations.map(\.id))
         let configs = Set(config.locations.map { layout.location($0.id).deviceConfig })
@@ -341,9 +346,9 @@ extension DaemonState {
         }
         guard !scopes.isEmpty else { return [] }
         let sortedIDs = ids.sorted()
-        identity.holdRemoved(scopes: scopes.sorted(), ids: sortedIDs.isEmpty ? ["(discovery only)"] : sortedIDs)
+        holdRemoved(scopes: scopes.sorted(), ids: sortedIDs.isEmpty ? ["(discovery only)"] : sortedIDs)
         return [
-            .handover(.hold(scopes: scopes.sorted())),
+            .holdRemoved(scopes.sorted()),
             .log(
                 .info,
                 "agent: holding the topics of removed location(s) \(sortedIDs.joined(separator: ", ")) until the broker shows no other instance of this agent"

@@ -219,29 +219,3 @@ extension ShardHandover {
         return actions
     }
 }
-
-extension DaemonState {
-    /// Holds the scopes of the locations this shard published and no longer owns (run and
-    /// once); `published` is the publisher's persisted set.
-    package mutating func beginHandover(published: [String: PayloadDigest]) -> [DaemonAction] {
-        handover = ShardHandover(config: config, layout: layout, published: published)
-        return perform(handover.begin())
-    }
-
-    /// Connected: watch the released topics.
-    mutating func handoverConnected(now: Int64) -> [DaemonAction] { perform(handover.brokerConnected(now: now)) }
-
-    /// The decisions once the settle time has passed.
-    mutating func decideHandover(now: Int64) -> [DaemonAction] { perform(handover.tick(now: now)) }
-
-    /// Maps the handover child's actions to the daemon's.
-    private func perform(_ handoverActions: [ShardHandover.Action]) -> [DaemonAction] {
-        handoverActions.map { action in
-            switch action {
-            case .step(let step): .handover(step)
-            case .subscribe(let topics): .subscribe(topics)
-            case .log(let level, let text): .log(level, text)
-            }
-        }
-    }
-}

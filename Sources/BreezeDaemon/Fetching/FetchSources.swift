@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 package import BreezeConfig
-package import BreezeCore
+import BreezeCore
 
 // The registry of data sources: everything that lists the sources one by one is in this file
 // (docs/architecture.md, "Adding a source"). What a source does is its ``SourceRules`` type,
@@ -18,28 +18,34 @@ package import BreezeCore
 // (`…Fetch`: pure, the agent's one runner makes the GETs) and its sink.
 
 /// A fetch the loop is asked to run; everything it needs is in the value.
-package enum FetchRequest: Sendable {
-    /// `season`: the day's season call (Open-Meteo with `past_days`, SPEC §20).
-    case pollen(LocationConfig, PollenSource, now: Int64, season: Bool)
-    case climate(LocationConfig, today: CivilDate, now: Int64)
-    case stripes(LocationConfig, firstYear: Int, lastYear: Int, now: Int64)
-    case air(LocationConfig, now: Int64)
+package struct FetchRequest: Sendable {
+    package let kind: SourceKind
+    package let location: LocationConfig
+    /// When it was asked for: the answer's fetch time.
+    package let now: Int64
+    /// What the source's rules asked for beside the location (their ``SourceRules/Request``).
+    let detail: any Sendable
 }
 
-/// What a fetch came to.
-package enum FetchOutcome: Sendable {
-    case pollen(PollenFetchResult)
-    case climate(ClimateFetchResult)
-    case stripes(StripesFetchResult)
-    case air(AirFetchResult)
+/// What a fetch came to, whatever the source (its rules' ``SourceRules/Answer`` inside).
+package struct FetchOutcome: Sendable {
+    package let kind: SourceKind
+    package let result: FetchResult<any Sendable>
+
+    /// A usable answer of `kind`'s rules.
+    static func answer(_ kind: SourceKind, _ answer: any Sendable) -> FetchOutcome {
+        FetchOutcome(kind: kind, result: .answer(answer))
+    }
+
+    /// A failed fetch of `kind` (the watchdog's stuck fetch has no `Retry-After`).
+    static func failure(_ kind: SourceKind, message: String, retryAfter: Int64? = nil) -> FetchOutcome {
+        FetchOutcome(kind: kind, result: .failure(message: message, retryAfter: retryAfter))
+    }
 }
 
 /// Which data a fetch brings. A new source is a case here, its row in ``traits``, its ``rules``,
-/// its ``slot`` and its place in ``restoreOrder``; its cases of ``FetchRequest`` and
-/// ``FetchOutcome`` and their lines in ``FetchOutcome/apply(to:in:now:)``,
-/// ``FetchOutcome/failure(_:message:pollenSource:fetchedAt:)``, ``FetchRequest/gets(in:)``,
-/// ``FetchRequest/interpret(_:in:)`` and ``FetchRequest/failed(_:in:)``; its field of ``PerSource`` and of ``SourceSlots``. What it
-/// does is its ``SourceRules`` type, in its own file.
+/// its ``slot`` and its place in ``restoreOrder``, and its field of ``PerSource`` and of
+/// ``SourceSlots`` (all in this file); what it does is its ``SourceRules`` type, in its folder.
 package enum SourceKind: String, Sendable, Hashable, CaseIterable {
     /// `stripes`: the warming stripes' yearly archive request (SPEC §9.1), on with climate.
     /// The raw value is the source's name in Open-Meteo's call counts (`<p>/diagnostics`).
@@ -104,89 +110,37 @@ package enum SourceKind: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-extension FetchOutcome {
-    /// Applies the outcome by its source's rules (``SourceRules/apply(_:_:in:now:)``).
-    func apply(to index: Int, in state: inout DaemonState, now: Int64) -> SourceApplied {
-        switch self {
-        case .pollen(let result): PollenRules.apply(result, index, in: &state, now: now)
-        case .climate(let result): ClimateRules.apply(result, index, in: &state, now: now)
-        case .stripes(let result): StripesRules.apply(result, index, in: &state, now: now)
-        case .air(let result): AirRules.apply(result, index, in: &state, now: now)
-        }
-    }
-
-    /// A fetch of `kind` that failed with `message` and no `Retry-After` (the watchdog's stuck
-    /// fetch); a pollen fetch went to `pollenSource`.
-    static func failure(
-        _ kind: SourceKind, message: String, pollenSource: PollenSource, fetchedAt: Int64
-    ) -> FetchOutcome {
-        switch kind {
-        case .pollen: .pollen(.init(source: pollenSource, outcome: .failed(message: message), fetchedAt: fetchedAt))
-        case .climate: .climate(.failed(message: message, retryAfter: nil))
-        case .stripes: .stripes(.failed(message: message, retryAfter: nil))
-        case .air: .air(.init(outcome: .failed(message: message), fetchedAt: fetchedAt))
-        }
-    }
-}
-
 extension FetchRequest {
-    /// The GETs the request makes, in order (the runner stops at the first answer that is not
-    /// a 200; none: nothing to ask, and ``interpret(_:in:)`` says why).
-    package func gets(in config: AgentConfig) -> [HTTPGet] {
-        switch self {
-        case .pollen(let location, let source, _, let season):
-            PollenFetch.gets(
-                location, source: source, season: season, settings: config.pollen, endpoints: config.endpoints)
-        case .climate(let location, let today, _):
-            ClimateFetch.gets(location, today: today, years: config.climate.years, endpoints: config.endpoints)
-        case .stripes(let location, let firstYear, let lastYear, _):
-            StripesFetch.gets(location, firstYear: firstYear, lastYear: lastYear, endpoints: config.endpoints)
-        case .air(let location, _):
-            AirFetch.gets(location, endpoints: config.endpoints)
-        }
-    }
+    /// The GETs the request makes, in order (``SourceRules/gets(_:location:config:)``).
+    package func gets(in config: AgentConfig) -> [HTTPGet] { Self.gets(kind.rules, self, config) }
 
-    /// What the answers to ``gets(in:)`` come to, read by the source's pure decoders.
+    /// What the answers to ``gets(in:)`` come to (``SourceRules/interpret(_:_:location:config:now:)``).
     package func interpret(_ responses: [FetchedResponse], in config: AgentConfig) -> FetchOutcome {
-        switch self {
-        case .pollen(_, let source, let now, let season):
-            guard let response = responses.first else { return failed("no answer", in: config) }
-            return .pollen(
-                PollenFetch.interpret(
-                    response, source: source, season: season, fetchedAt: now, scrubber: config.secretScrubber))
-        case .climate(_, let today, let now):
-            return .climate(
-                ClimateFetch.interpret(responses, today: today, years: config.climate.years, fetchedAt: now))
-        case .stripes(_, let firstYear, let lastYear, let now):
-            return .stripes(
-                StripesFetch.interpret(responses, firstYear: firstYear, lastYear: lastYear, fetchedAt: now))
-        case .air(_, let now):
-            guard let response = responses.first else { return failed("no answer", in: config) }
-            return .air(AirFetch.interpret(response, fetchedAt: now))
-        }
+        Self.interpret(kind.rules, responses, self, config)
     }
 
-    /// A GET that produced no HTTP answer (curl's error text), as the source's outcome.
+    /// A GET that produced no HTTP answer (curl's error text), with every secret masked.
     package func failed(_ message: String, in config: AgentConfig) -> FetchOutcome {
-        switch self {
-        case .pollen(_, let source, let now, let season):
-            .pollen(
-                PollenFetchResult(
-                    source: source, outcome: .failed(message: message), fetchedAt: now,
-                    season: season && source == .openMeteo
-                ).scrubbed(by: config.secretScrubber))
-        case .climate: .climate(.failed(message: message, retryAfter: nil))
-        case .stripes: .stripes(.failed(message: message, retryAfter: nil))
-        case .air(_, let now): .air(AirFetchResult(outcome: .failed(message: message), fetchedAt: now))
+        .failure(kind, message: config.secretScrubber.scrub(message))
+    }
+
+    private static func gets<Rules: SourceRules>(_ rules: Rules.Type, _ request: Self, _ config: AgentConfig)
+        -> [HTTPGet]
+    {
+        Rules.gets(request.detail as! Rules.Request, location: request.location, config: config)
+    }
+
+    private static func interpret<Rules: SourceRules>(
+        _ rules: Rules.Type, _ responses: [FetchedResponse], _ request: Self, _ config: AgentConfig
+    ) -> FetchOutcome {
+        let result = Rules.interpret(
+            responses, request.detail as! Rules.Request, location: request.location, config: config, now: request.now)
+        switch result {
+        case .answer(let answer): return .answer(request.kind, answer)
+        case .failure(let message, let retryAfter):
+            return .failure(request.kind, message: message, retryAfter: retryAfter)
         }
     }
-}
-
-extension PollenSource {
-    /// The source's name in `<p>/diagnostics` (`fetches`, `last_success`, `last_error`).
-    package var diagnosticsKey: String { self == .google ? "google_pollen" : SourceKind.pollen.traits.diagnosticsKey }
-    /// The stored response's name in `state_dir`.
-    var storeName: String { SourceKind.pollen.traits.storeName + "-" + rawValue }
 }
 
 /// One value per source of a location, stored in place: a fixed struct, not a dictionary, so

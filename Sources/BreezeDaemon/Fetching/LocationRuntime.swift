@@ -27,16 +27,6 @@ package struct LocationRuntime: Sendable {
     /// Today against the recent season (SPEC §20): where the key-free items stood on the local
     /// day of the last good season call. Nil: no season call yet, Google, or no pollen here.
     package var season: PollenSeasonStanding?
-    /// Topics per scope at the scope's last build (the per-location topic limit counts them).
-    var topicCounts: [String: Int] = [:]
-    /// When the sinks' view of this location must be rebuilt although no fetch finished
-    /// (``nextContentEdge(after:)`` at its last build, whole or of some sinks: the edges are
-    /// worked out from the whole state; `.min`: due at once).
-    var rebuildAt: Int64 = .min
-    /// The scopes last refused for passing the topic limit (logged once per change).
-    var topicLimitLogged: [String] = []
-    /// The selection warnings (topic-id collisions) last logged, so each is logged once per change.
-    var loggedSelectionWarnings: [String] = []
 
     package var unit: TemperatureUnit
 

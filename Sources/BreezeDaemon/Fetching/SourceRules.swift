@@ -12,100 +12,139 @@
 package import BreezeConfig
 package import BreezeCore
 
-/// One source's rules (SPEC §5), one type per source in its own file: what a due fetch asks
-/// for and weighs (`begin`, `openMeteoWeight`), what its result does to the location
-/// (`apply`: new data, or a ``SourceFailure`` for the one failure path,
-/// ``DaemonState/applyFailure(_:_:now:)``), and what a stored response restores
-/// (`restore`). ``DaemonState`` routes to them through ``SourceKind/rules`` and
-/// ``FetchOutcome/apply(to:in:now:)`` (both in FetchSources.swift); they read and change the
-/// state they are handed, and nothing else.
+/// One source's rules (SPEC §5), one type per source in its own folder (Sources/<Kind>/): when
+/// it is on and due, what its fetch asks for and weighs, how the answers read, what an answer
+/// does to the location, and what a stored response restores. A rule sees only a
+/// SourceContext (the location, this source's schedule, the call counts, the random
+/// generator) and returns actions; a failure is not the rules' business but the one failure
+/// path's (DaemonState), which asks them only how to word it.
 package protocol SourceRules {
-    /// What the source's fetch comes to (its case of ``FetchOutcome``).
-    associatedtype Result
-    /// What the source's stored response is read back as.
-    associatedtype Stored
+    /// What the source's fetch asks for beside the location and the time (pollen: which API).
+    associatedtype Request: Sendable
+    /// A usable answer, decoded: what receive(_:_:now:) gets.
+    associatedtype Answer: Sendable
 
     static var kind: SourceKind { get }
 
-    /// Whether this configuration fetches the source at all (``FetchPlanner/enabled``).
+    /// Whether this configuration fetches the source at all (FetchPlanner/enabled).
     static func isEnabled(in config: AgentConfig) -> Bool
 
     /// A location's schedule before anything is known: its interval and `refresh` cooldown,
-    /// due at once (``FetchPlanner/schedules(_:)``).
+    /// due at once (FetchPlanner/schedules(_:)).
     static func schedule(in config: AgentConfig) -> FetchSchedule
 
-    /// Whether a `refresh` command fetches it again, within its cooldown
-    /// (``FetchPlanner/refresh(_:id:now:)``).
+    /// Whether a `refresh` command fetches it again, within its cooldown.
     static var refreshedByCommand: Bool { get }
 
-    /// Its retained sinks, in publishing order (``Sinks/all(for:)``): its own tree; none when
-    /// it is off (topics an earlier run published then fall under no scope and are cleared).
+    /// Its retained sinks, in publishing order (Sinks/all(for:)); none when it is off
+    /// (topics an earlier run published then fall under no scope and are cleared).
     static func sinks(for context: SinkContext) -> [any RetainedSink]
 
-    /// Its names in `<p>/diagnostics` under this configuration, listed from the start
-    /// (``ServeSnapshot``); the kind's ``SourceKind/Traits/diagnosticsKey`` unless it says more.
+    /// Its names in `<p>/diagnostics` under this configuration, listed from the start.
     static func diagnosticsKeys(in config: AgentConfig) -> [String]
 
-    /// Prepares a due fetch of location `index`: nil when no request is needed now (its
-    /// schedule then says when to look again), with what to log.
-    static func begin(_ index: Int, in state: inout DaemonState, now: Int64) -> (FetchRequest?, [DaemonAction])
+    /// Prepares a due fetch: nil when no request is needed now (the schedule then says when to
+    /// look again), which API the call counts against, and what to log.
+    static func begin(_ source: inout SourceContext, now: Int64) -> SourceBegin<Request>
 
     /// The weight on Open-Meteo of the request `begin` would make now and its HTTP requests;
     /// nil when it goes elsewhere (Google pollen) or would not be made (stripes not due).
-    static func openMeteoWeight(_ index: Int, in state: DaemonState, now: Int64) -> (
-        weight: OpenMeteoCallWeight, requests: Int
-    )?
+    static func openMeteoWeight(_ source: SourceContext, now: Int64) -> (weight: OpenMeteoCallWeight, requests: Int)?
 
-    /// Applies a finished fetch of location `index`.
-    static func apply(_ result: Result, _ index: Int, in state: inout DaemonState, now: Int64) -> SourceApplied
+    /// The GETs a request makes, in order.
+    static func gets(_ request: Request, location: LocationConfig, config: AgentConfig) -> [HTTPGet]
 
-    /// A stored response of location `index` at start (restarts spend no quota): shown at
-    /// once, fetched again when it ages out.
-    static func restore(_ stored: Stored, _ index: Int, in state: inout DaemonState, now: Int64)
+    /// What the answers to gets(_:location:config:) come to (the runner stops at the first
+    /// that is not a 200; none: there was nothing to ask).
+    static func interpret(
+        _ responses: [FetchedResponse], _ request: Request, location: LocationConfig, config: AgentConfig, now: Int64
+    ) -> FetchResult<Answer>
 
-    /// The names its stored responses have in `state_dir` (``StateStore/response(location:source:)``),
-    /// in the order they are restored; none when the source is off and nothing is restored.
-    static func storedNames(in state: DaemonState) -> [String]
+    /// What a usable answer does to the location: new data in its slot, the schedule moved on,
+    /// what is stored and logged, and how the fetch counts.
+    static func receive(_ answer: Answer, _ source: inout SourceContext, now: Int64) -> SourceReceived
 
-    /// Reads a stored response (one of ``storedNames(in:)``, `name`) back
-    /// (``DaemonEvent/restored(location:_:)``): restored and logged, or logged as not usable.
-    static func restore(
-        stored: StoredResponse, name: String, _ index: Int, in state: inout DaemonState, now: Int64
-    ) -> [DaemonAction]
+    /// How the one failure path words a failed fetch of this source now.
+    static func failure(_ source: SourceContext) -> SourceFailure
+
+    /// The names its stored responses have in `state_dir`, in the order they are restored;
+    /// none when the source is off and nothing is restored.
+    static func storedNames(in config: AgentConfig) -> [String]
+
+    /// Reads a stored response (one of storedNames(in:), `name`) back at start (restarts
+    /// spend no quota): restored and logged, or logged as not usable.
+    static func restore(_ stored: StoredResponse, name: String, _ source: inout SourceContext, now: Int64)
+        -> [DaemonAction]
 }
 
 extension SourceRules {
     package static func diagnosticsKeys(in config: AgentConfig) -> [String] { [kind.traits.diagnosticsKey] }
-}
 
-/// A stored response the loop read for the state (``DaemonEvent/restored(location:_:)``).
-package struct RestoredResponse: Sendable {
-    var kind: SourceKind
-    /// Its name in `state_dir` (one of the kind's ``SourceRules/storedNames(in:)``).
-    var name: String
-    var response: StoredResponse
-
-    package init(kind: SourceKind, name: String, response: StoredResponse) {
-        self.kind = kind
-        self.name = name
-        self.response = response
+    package static func failure(_ source: SourceContext) -> SourceFailure {
+        SourceFailure(diagnosticsKey: kind.traits.diagnosticsKey)
     }
 }
 
-/// What applying a fetch came to.
-package enum SourceApplied {
-    /// New data (or a source's own answer, such as a rejected key): these actions.
-    case applied([DaemonAction])
-    /// A failed fetch, applied alike for every source (``DaemonState/applyFailure(_:_:now:)``).
-    case failed(SourceFailure)
+/// What a source's rules see: one location, this source's schedule there, the call counts (to
+/// read), the configuration and the seeded generator. The parent lends it for one call and
+/// takes the location, the schedule and the generator back.
+package struct SourceContext {
+    package let config: AgentConfig
+    /// `--demo`: bundled answers, no Google cap.
+    package let demo: Bool
+    package var location: LocationRuntime
+    package var schedule: FetchSchedule
+    package var random: SplitMix64
+    package let calls: CallLedger
+
+    /// The calls of this location to `api` on its local day at `now`.
+    func callsToday(_ api: CountedAPI, now: Int64) -> Int {
+        calls.calls(location.config.id, api, on: location.today(at: now).description)
+    }
+
+    /// This installation's day in the 10–31 January refetch window for the location: stable
+    /// across restarts (the MQTT client id defaults to `breeze-agent-<hostname>`), different per hub.
+    var stripesSpread: Int { StripesRequest.spread(seed: config.mqtt.clientID + "/" + location.config.id) }
+
+    /// The next local midnight after `now` plus up to `jitter` seconds (a fetch of a new day's data).
+    mutating func afterMidnight(_ now: Int64, jitter: Int64) -> Int64 {
+        location.nextMidnight(after: now) + Int64.random(in: 0..<jitter, using: &random)
+    }
 }
 
-/// A failed fetch as the one failure path needs it: the old data turns stale (unless the
-/// source keeps it current, as the stripes do), the schedule backs off (or waits for
-/// `Retry-After`), the failure is counted, and one warning says when the retry comes.
+/// A due fetch as its rules prepared it.
+package struct SourceBegin<Request: Sendable> {
+    /// Nil: no request now (the Google cap, stripes not due).
+    var request: Request?
+    /// The API the call counts against.
+    var counts: CountedAPI = .openMeteo
+    var actions: [DaemonAction] = []
+}
+
+/// A fetch's result, whatever the source: a usable answer, or a failure with the server's
+/// `Retry-After`, which the one failure path applies alike for every source.
+package enum FetchResult<Answer: Sendable>: Sendable {
+    case answer(Answer)
+    case failure(message: String, retryAfter: Int64?)
+}
+
+/// What an answer did: the actions (stores first, then log lines) and how the fetch counts in
+/// `<p>/diagnostics`.
+package struct SourceReceived {
+    enum Count {
+        /// A success of the source named so in `<p>/diagnostics`.
+        case success(String)
+        /// A failure (a rejected key, an unusable archive answer): the source's own verdict.
+        case failure(String, message: String)
+    }
+
+    var actions: [DaemonAction]
+    var count: Count
+}
+
+/// How the one failure path words a source's failed fetch: its name in `<p>/diagnostics`,
+/// the attempt, whether the data shown turns stale (the stripes' does not), and a note.
 package struct SourceFailure {
-    var message: String
-    var retryAfter: Int64?
     /// Its name in `<p>/diagnostics`.
     var diagnosticsKey: String
     /// How the log line names the attempt (`fetch`, `fetch from google`).
@@ -116,56 +155,16 @@ package struct SourceFailure {
     var note = ""
 }
 
-extension DaemonState {
-    /// A finished fetch, routed to its source's rules.
-    mutating func apply(_ key: FetchKey, _ outcome: FetchOutcome, now: Int64) -> [DaemonAction] {
-        let applied = outcome.apply(to: key.location, in: &self, now: now)
-        switch applied {
-        case .applied(let actions): return actions
-        case .failed(let failure): return applyFailure(key, failure, now: now)
-        }
-    }
+/// A stored response the loop read for the state (DaemonEvent/restored(location:_:)).
+package struct RestoredResponse: Sendable {
+    var kind: SourceKind
+    /// Its name in `state_dir` (one of the kind's SourceRules/storedNames(in:)).
+    var name: String
+    var response: StoredResponse
 
-    /// The one failure path (SPEC §5): stale data, backoff or `Retry-After`, counted, logged.
-    mutating func applyFailure(_ key: FetchKey, _ failure: SourceFailure, now: Int64) -> [DaemonAction] {
-        let index = key.location
-        if failure.marksStale { locations[index].slots.failed(key.kind) }
-        let delay = planner.schedules[index][key.kind].failed(
-            at: now, retryAfter: failure.retryAfter, jitter: random.fraction())
-        calls.outcomes.failure(failure.diagnosticsKey, at: now, message: failure.message)
-        let id = locations[index].config.id
-        return [
-            .log(
-                .warning,
-                "\(key.kind.rawValue)[\(id)]: \(failure.attempt) failed: \(failure.message); retry in \(delay) s\(failure.note)"
-            )
-        ]
-    }
-
-    /// The stored responses location `index` reads back at start, in the order they are
-    /// restored (pollen, climate, air, stripes), with their names in `state_dir`.
-    package func storedResponseNames(_ index: Int) -> [(kind: SourceKind, name: String)] {
-        SourceKind.restoreOrder.flatMap { kind in kind.rules.storedNames(in: self).map { (kind, $0) } }
-    }
-
-    /// Stored responses read back at start, by their sources' rules.
-    mutating func restore(_ index: Int, _ responses: [RestoredResponse], now: Int64) -> [DaemonAction] {
-        responses.flatMap { restored in
-            restored.kind.rules.restore(stored: restored.response, name: restored.name, index, in: &self, now: now)
-        }
-    }
-
-    /// Prepares a due fetch, by its source's rules: the pollen source and the Google cap, the
-    /// stripes' yearly check; counts the call and marks it started.
-    mutating func begin(_ key: FetchKey, now: Int64) -> (FetchRequest?, [DaemonAction]) {
-        key.kind.rules.begin(key.location, in: &self, now: now)
-    }
-
-    /// Counts an Open-Meteo call of a fetch that starts now (location and day, and the weighted
-    /// calls) and marks its schedule started.
-    mutating func countStart(_ key: FetchKey, api: CountedAPI, now: Int64) {
-        countCall(key.location, api, now: now)
-        if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-        planner.schedules[key.location][key.kind].started(at: now)
+    package init(kind: SourceKind, name: String, response: StoredResponse) {
+        self.kind = kind
+        self.name = name
+        self.response = response
     }
 }

@@ -12,25 +12,16 @@
 import BreezeConfig
 import BreezeCore
 
-/// What an air fetch came to.
-package struct AirFetchResult: Sendable {
-    var outcome: AirOutcome
-    /// The response body behind a `.report`, stored so a restart reuses it; empty otherwise.
+/// A usable air answer: today's hourly report and the body behind it (stored so a restart
+/// reuses it).
+package struct AirAnswer: Sendable {
+    var report: AirReport
     var body: [UInt8]
     var fetchedAt: Int64
-    /// The server's `Retry-After`, for a `.failed` outcome.
-    var retryAfter: Int64?
-
-    init(outcome: AirOutcome, body: [UInt8] = [], fetchedAt: Int64, retryAfter: Int64? = nil) {
-        self.outcome = outcome
-        self.body = body
-        self.fetchedAt = fetchedAt
-        self.retryAfter = retryAfter
-    }
 }
 
 /// The air source's request and how its answer reads (SPEC §10.1).
-package enum AirFetch {
+enum AirFetch {
     /// Today's hourly air quality at the location.
     static func gets(_ location: LocationConfig, endpoints: Endpoints) -> [HTTPGet] {
         let query = AirQualityRequest.query(
@@ -39,12 +30,12 @@ package enum AirFetch {
     }
 
     /// Turns an HTTP answer into a result; also used for the stored body at start.
-    static func interpret(_ response: FetchedResponse, fetchedAt: Int64) -> AirFetchResult {
-        let outcome = AirQualityDecoder.interpret(httpStatus: response.status, body: response.body)
-        let isReport: Bool
-        if case .report = outcome { isReport = true } else { isReport = false }
-        return AirFetchResult(
-            outcome: outcome, body: isReport ? response.body : [], fetchedAt: fetchedAt,
-            retryAfter: response.retryAfterSeconds.map(Int64.init))
+    static func interpret(_ response: FetchedResponse, fetchedAt: Int64) -> FetchResult<AirAnswer> {
+        switch AirQualityDecoder.interpret(httpStatus: response.status, body: response.body) {
+        case .report(let report):
+            return .answer(AirAnswer(report: report, body: response.body, fetchedAt: fetchedAt))
+        case .failed(let message):
+            return .failure(message: message, retryAfter: response.retryAfterSeconds.map(Int64.init))
+        }
     }
 }

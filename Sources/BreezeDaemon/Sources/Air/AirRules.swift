@@ -34,84 +34,76 @@ package enum AirRules: SourceRules {
         context.config.air.enabled ? [AirTreeSink()] : []
     }
 
-    package static func begin(_ index: Int, in state: inout DaemonState, now: Int64) -> (FetchRequest?, [DaemonAction])
-    {
-        state.countStart(FetchKey(location: index, kind: kind), api: .openMeteo, now: now)
-        return (.air(state.locations[index].config, now: now), [])
+    /// Nothing to ask beside the location: today's hours.
+    package static func begin(_ context: inout SourceContext, now: Int64) -> SourceBegin<Bool> {
+        SourceBegin(request: true)
     }
 
-    package static func openMeteoWeight(_ index: Int, in state: DaemonState, now: Int64) -> (
+    package static func openMeteoWeight(_ context: SourceContext, now: Int64) -> (
         weight: OpenMeteoCallWeight, requests: Int
     )? { (AirQualityRequest.weight, 1) }
 
-    package static func apply(_ result: AirFetchResult, _ index: Int, in state: inout DaemonState, now: Int64)
-        -> SourceApplied
+    package static func gets(_ request: Bool, location: LocationConfig, config: AgentConfig) -> [HTTPGet] {
+        AirFetch.gets(location, endpoints: config.endpoints)
+    }
+
+    package static func interpret(
+        _ responses: [FetchedResponse], _ request: Bool, location: LocationConfig, config: AgentConfig, now: Int64
+    ) -> FetchResult<AirAnswer> {
+        guard let response = responses.first else { return .failure(message: "no answer", retryAfter: nil) }
+        return AirFetch.interpret(response, fetchedAt: now)
+    }
+
+    package static func receive(_ answer: AirAnswer, _ context: inout SourceContext, now: Int64) -> SourceReceived {
+        let id = context.location.config.id
+        context.location.slots.air.received(.init(report: answer.report, fetchedAt: answer.fetchedAt))
+        context.schedule.succeeded(at: now, jitter: context.random.fraction())
+        dueAtMidnightAtLatest(&context, now: now)
+        return SourceReceived(
+            actions: [
+                .store(
+                    .response(
+                        .init(fetchedAt: answer.fetchedAt, body: String(decoding: answer.body, as: UTF8.self)),
+                        location: id, source: kind.traits.storeName))
+            ] + answer.report.warnings.map { .log(.warning, "air[\(id)]: \($0)") } + [
+                .log(.info, "air[\(id)]: fetched \(answer.report.hours.count) hours")
+            ], count: .success(kind.traits.diagnosticsKey))
+    }
+
+    package static func storedNames(in config: AgentConfig) -> [String] {
+        config.air.enabled ? [kind.traits.storeName] : []
+    }
+
+    package static func restore(_ stored: StoredResponse, name: String, _ context: inout SourceContext, now: Int64)
+        -> [DaemonAction]
     {
-        let id = state.locations[index].config.id
-        switch result.outcome {
-        case .report(let report):
-            state.locations[index].slots.air.received(.init(report: report, fetchedAt: result.fetchedAt))
-            state.planner.schedules[index].air.succeeded(at: now, jitter: state.random.fraction())
-            dueAtMidnightAtLatest(index, in: &state, now: now)
-            state.calls.outcomes.success(kind.traits.diagnosticsKey, at: now)
-            return .applied(
-                [
-                    .store(
-                        .response(
-                            .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
-                            location: id, source: kind.traits.storeName))
-                ] + report.warnings.map { .log(.warning, "air[\(id)]: \($0)") } + [
-                    .log(.info, "air[\(id)]: fetched \(report.hours.count) hours")
-                ])
-        case .failed(let message):
-            return .failed(
-                SourceFailure(
-                    message: message, retryAfter: result.retryAfter, diagnosticsKey: kind.traits.diagnosticsKey))
+        let id = context.location.config.id
+        let response = FetchedResponse(status: 200, body: Array(stored.body.utf8))
+        guard case .answer(let answer) = AirFetch.interpret(response, fetchedAt: stored.fetchedAt) else {
+            return [.log(.warning, "air[\(id)]: stored response is not usable; ignoring it")]
         }
+        restore(answer.report, fetchedAt: stored.fetchedAt, &context)
+        return [.log(.info, "air[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")]
     }
 
     /// A stored air report: published at once (the current hour picked from it), fetched again
     /// when it ages out.
-    package static func restore(_ stored: StoredAir, _ index: Int, in state: inout DaemonState, now: Int64) {
-        state.locations[index].slots.air.received(.init(report: stored.report, fetchedAt: stored.fetchedAt))
-        state.planner.schedules[index].air.freshUntil(fetchedAt: stored.fetchedAt, jitter: state.random.fraction())
-        dueAtMidnightAtLatest(index, in: &state, now: stored.fetchedAt)
-    }
-
-    package static func storedNames(in state: DaemonState) -> [String] {
-        state.config.air.enabled ? [kind.traits.storeName] : []
-    }
-
-    package static func restore(
-        stored: StoredResponse, name: String, _ index: Int, in state: inout DaemonState, now: Int64
-    ) -> [DaemonAction] {
-        let id = state.locations[index].config.id
-        let response = FetchedResponse(status: 200, body: Array(stored.body.utf8))
-        guard case .report(let report) = AirFetch.interpret(response, fetchedAt: stored.fetchedAt).outcome else {
-            return [.log(.warning, "air[\(id)]: stored response is not usable; ignoring it")]
-        }
-        restore(.init(report: report, fetchedAt: stored.fetchedAt), index, in: &state, now: now)
-        return [.log(.info, "air[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")]
+    static func restore(_ report: AirReport, fetchedAt: Int64, _ context: inout SourceContext) {
+        context.location.slots.air.received(.init(report: report, fetchedAt: fetchedAt))
+        context.schedule.freshUntil(fetchedAt: fetchedAt, jitter: context.random.fraction())
+        dueAtMidnightAtLatest(&context, now: fetchedAt)
     }
 
     /// The air request covers the local day it is made on (`forecast_days=1`): the next fetch
     /// comes no later than just after local midnight (0–2 min of jitter), or the new day would
     /// show Unknown until the interval ran out.
-    private static func dueAtMidnightAtLatest(_ index: Int, in state: inout DaemonState, now: Int64) {
-        let midnight = state.locations[index].nextMidnight(after: now) + Int64.random(in: 0..<120, using: &state.random)
-        if state.planner.schedules[index].air.nextDue > midnight {
-            state.planner.schedules[index].air.due(at: midnight)
-        }
+    private static func dueAtMidnightAtLatest(_ context: inout SourceContext, now: Int64) {
+        let midnight = context.afterMidnight(now, jitter: 120)
+        if context.schedule.nextDue > midnight { context.schedule.due(at: midnight) }
     }
 }
 
-/// A stored air report and when it was fetched.
-package struct StoredAir {
-    var report: AirReport
-    var fetchedAt: Int64
-}
-
-/// What a location keeps of its air (its ``SourceSlots/air`` slot).
+/// What a location keeps of its air (its SourceSlots/air slot).
 extension LocationRuntime {
     /// Today's hourly air quality (SPEC §10.1) and when it was fetched.
     package struct AirData: SourceData {

@@ -10,14 +10,14 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeConfig
-package import BreezeCore
+import BreezeCore
 
-/// What a climate fetch came to.
-package enum ClimateFetchResult: Sendable {
-    /// A trend, with the bodies so it can be stored and recomputed after a restart.
-    case trend(ClimateTrend, bodies: ClimateBodies, fetchedAt: Int64)
-    /// Keep the last good data, mark it stale and retry with backoff.
-    case failed(message: String, retryAfter: Int64?)
+/// A usable climate answer: the trend, with the bodies so it can be stored and recomputed
+/// after a restart.
+package struct ClimateAnswer: Sendable {
+    var trend: ClimateTrend
+    var bodies: ClimateBodies
+    var fetchedAt: Int64
 }
 
 /// The bodies a trend was computed from, as `state_dir` keeps them.
@@ -47,7 +47,7 @@ package enum ClimateFetch {
     /// The answers to gets(_:today:years:endpoints:), in order; the runner stops at the
     /// first that is not a 200, and that one is the failure.
     static func interpret(_ responses: [FetchedResponse], today: CivilDate, years: [Int], fetchedAt: Int64)
-        -> ClimateFetchResult
+        -> FetchResult<ClimateAnswer>
     {
         if let refused = responses.first(where: { $0.status != 200 }) {
             // Open-Meteo explains its 4xx/429/503 in {"error":true,"reason":…}; the decoder reads it.
@@ -58,9 +58,9 @@ package enum ClimateFetch {
             } catch {
                 reason = "HTTP \(refused.status): \(error.description)"
             }
-            return .failed(message: reason, retryAfter: refused.retryAfterSeconds.map(Int64.init))
+            return .failure(message: reason, retryAfter: refused.retryAfterSeconds.map(Int64.init))
         }
-        guard let forecast = responses.last else { return .failed(message: "no answer", retryAfter: nil) }
+        guard let forecast = responses.last else { return .failure(message: "no answer", retryAfter: nil) }
         let archive = responses.count > 1 ? responses.first : nil
         let bodies = ClimateBodies(
             date: today.description, archive: archive.map { String(decoding: $0.body, as: UTF8.self) },
@@ -77,7 +77,7 @@ package enum ClimateFetch {
 
     /// Decodes and computes; also used for stored bodies at start (ClimateRules).
     static func compute(_ bodies: ClimateBodies, today: CivilDate, years: [Int], fetchedAt: Int64)
-        -> ClimateFetchResult
+        -> FetchResult<ClimateAnswer>
     {
         let points = ClimateRequestPlan.points(today: today, years: years)
         do {
@@ -87,13 +87,13 @@ package enum ClimateFetch {
                 } ?? []
             let forecast = try OpenMeteoDailyDecoder.decode(Array(bodies.forecast.utf8))
             let trend = try ClimateTrend.compute(today: today, points: points, archive: archive, forecast: forecast)
-            return .trend(trend, bodies: bodies, fetchedAt: fetchedAt)
+            return .answer(ClimateAnswer(trend: trend, bodies: bodies, fetchedAt: fetchedAt))
         } catch let error as ClimateDecodeError {
-            return .failed(message: error.description, retryAfter: nil)
+            return .failure(message: error.description, retryAfter: nil)
         } catch let error as ClimateTrendError {
-            return .failed(message: error.description, retryAfter: nil)
+            return .failure(message: error.description, retryAfter: nil)
         } catch {
-            return .failed(message: "\(error)", retryAfter: nil)
+            return .failure(message: "\(error)", retryAfter: nil)
         }
     }
 }

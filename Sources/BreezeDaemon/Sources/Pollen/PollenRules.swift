@@ -38,90 +38,103 @@ package enum PollenRules: SourceRules {
         return keys
     }
 
-    package static func begin(_ index: Int, in state: inout DaemonState, now: Int64) -> (FetchRequest?, [DaemonAction])
-    {
-        let location = state.locations[index].config
-        let source = state.config.pollen.source(googleRejected: state.locations[index].googleRejected)
+    /// The source the location asks now (`auto` after Google rejected the key: Open-Meteo).
+    static func source(_ source: SourceContext) -> PollenSource {
+        source.config.pollen.source(googleRejected: source.location.googleRejected)
+    }
+
+    package static func begin(_ context: inout SourceContext, now: Int64) -> SourceBegin<PollenRequest> {
+        let source = source(context)
         var actions: [DaemonAction] = []
-        if source == .google && !state.demo {
-            let cap = state.config.pollen.maxCallsPerDay
-            guard state.callsToday(index, .google, now: now) < cap else {
-                if state.locations[index].slots.pollen.notice != .dailyCap {
+        if source == .google && !context.demo {
+            let cap = context.config.pollen.maxCallsPerDay
+            guard context.callsToday(.google, now: now) < cap else {
+                if context.location.slots.pollen.notice != .dailyCap {
                     actions.append(
                         .log(
                             .warning,
-                            "pollen[\(location.id)]: daily Google call cap reached (pollen.max_calls_per_day = \(cap)); next call after local midnight"
+                            "pollen[\(context.location.config.id)]: daily Google call cap reached (pollen.max_calls_per_day = \(cap)); next call after local midnight"
                         ))
-                    state.locations[index].slots.pollen.notice = .dailyCap
+                    context.location.slots.pollen.notice = .dailyCap
                 }
-                state.planner.schedules[index].pollen.due(at: state.locations[index].nextMidnight(after: now))
-                return (nil, actions)
+                context.schedule.due(at: context.location.nextMidnight(after: now))
+                return SourceBegin(request: nil, actions: actions)
             }
         }
-        state.countStart(FetchKey(location: index, kind: kind), api: source == .google ? .google : .openMeteo, now: now)
-        let season = source == .openMeteo && needsSeason(index, in: state, now: now)
-        return (.pollen(location, source, now: now, season: season), actions)
+        let season = source == .openMeteo && needsSeason(context, now: now)
+        return SourceBegin(
+            request: PollenRequest(source: source, season: season), counts: source == .google ? .google : .openMeteo,
+            actions: actions)
     }
 
-    /// Whether a key-free fetch of location `index` now is the day's season call (SPEC §20).
-    private static func needsSeason(_ index: Int, in state: DaemonState, now: Int64) -> Bool {
-        state.calls.pollenSeason && state.locations[index].needsSeason(at: now)
+    /// Whether a key-free fetch now is the day's season call (SPEC §20).
+    private static func needsSeason(_ context: SourceContext, now: Int64) -> Bool {
+        context.calls.pollenSeason && context.location.needsSeason(at: now)
     }
 
-    package static func openMeteoWeight(_ index: Int, in state: DaemonState, now: Int64) -> (
+    package static func openMeteoWeight(_ context: SourceContext, now: Int64) -> (
         weight: OpenMeteoCallWeight, requests: Int
     )? {
-        guard state.config.pollen.source(googleRejected: state.locations[index].googleRejected) == .openMeteo else {
-            return nil
-        }
-        return (needsSeason(index, in: state, now: now) ? PollenSeason.callWeight : OpenMeteoBudget.pollenRequest, 1)
+        guard source(context) == .openMeteo else { return nil }
+        return (needsSeason(context, now: now) ? PollenSeason.callWeight : OpenMeteoBudget.pollenRequest, 1)
     }
 
-    package static func apply(_ result: PollenFetchResult, _ index: Int, in state: inout DaemonState, now: Int64)
-        -> SourceApplied
-    {
-        let id = state.locations[index].config.id
-        let source = result.source
-        switch result.outcome {
-        case .report(var report):
+    package static func gets(_ request: PollenRequest, location: LocationConfig, config: AgentConfig) -> [HTTPGet] {
+        PollenFetch.gets(
+            location, source: request.source, season: request.season, settings: config.pollen,
+            endpoints: config.endpoints)
+    }
+
+    package static func interpret(
+        _ responses: [FetchedResponse], _ request: PollenRequest, location: LocationConfig, config: AgentConfig,
+        now: Int64
+    ) -> FetchResult<PollenAnswer> {
+        guard let response = responses.first else { return .failure(message: "no answer", retryAfter: nil) }
+        return PollenFetch.interpret(
+            response, source: request.source, fetchedAt: now, season: request.season, scrubber: config.secretScrubber)
+    }
+
+    package static func receive(_ answer: PollenAnswer, _ context: inout SourceContext, now: Int64) -> SourceReceived {
+        let id = context.location.config.id
+        let source = answer.source
+        switch answer.outcome {
+        case .report(var report, let body):
             var stores: [DaemonAction] = []
-            if result.season {
+            if answer.season {
                 // The day's season call: the standing is taken from the 92 past days, which the
                 // pollen topics then leave out; stored on its own, as the plain calls of the rest
                 // of the day replace the pollen response.
-                let today = state.locations[index].today(at: result.fetchedAt)
-                state.locations[index].season = PollenSeason(report: report).standing(today: today)
-                report = report.dropping(before: today, zone: state.locations[index].zone)
+                let today = context.location.today(at: answer.fetchedAt)
+                context.location.season = PollenSeason(report: report).standing(today: today)
+                report = report.dropping(before: today, zone: context.location.zone)
                 stores.append(
                     .store(
                         .response(
-                            .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
+                            .init(fetchedAt: answer.fetchedAt, body: String(decoding: body, as: UTF8.self)),
                             location: id, source: Self.seasonStoreName)))
             }
-            state.locations[index].slots.pollen.received(.report(report, fetchedAt: result.fetchedAt))
-            state.locations[index].slots.pollen.notice = nil
-            state.planner.schedules[index].pollen.succeeded(at: now, jitter: state.random.fraction())
-            state.calls.outcomes.success(source.diagnosticsKey, at: now)
+            context.location.slots.pollen.received(.report(report, fetchedAt: answer.fetchedAt))
+            context.location.slots.pollen.notice = nil
+            context.schedule.succeeded(at: now, jitter: context.random.fraction())
             // The response is stored first: nothing performed after it can lose it.
-            return .applied(
-                [
+            return SourceReceived(
+                actions: [
                     .store(
                         .response(
-                            .init(fetchedAt: result.fetchedAt, body: String(decoding: result.body, as: UTF8.self)),
+                            .init(fetchedAt: answer.fetchedAt, body: String(decoding: body, as: UTF8.self)),
                             location: id, source: source.storeName))
                 ] + stores + report.warnings.map { .log(.warning, "pollen[\(id)]: \($0)") } + [
                     .log(.info, "pollen[\(id)]: fetched from \(source.rawValue) (\(report.days.count) days)")
-                ])
-        case .unsupportedLocation(let message):
-            state.locations[index].slots.pollen.received(.unsupported(message: message))
-            state.locations[index].season = nil
-            state.planner.schedules[index].pollen.succeeded(at: now, jitter: state.random.fraction())
-            state.calls.outcomes.success(source.diagnosticsKey, at: now)
+                ], count: .success(source.diagnosticsKey))
+        case .unsupported(let message):
+            context.location.slots.pollen.received(.unsupported(message: message))
+            context.location.season = nil
+            context.schedule.succeeded(at: now, jitter: context.random.fraction())
             var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
             if source == .openMeteo {
                 actions.append(.store(.removeResponse(location: id, source: Self.seasonStoreName)))
             }
-            if state.locations[index].slots.pollen.notice != .unsupported {
+            if context.location.slots.pollen.notice != .unsupported {
                 if source == .openMeteo {
                     actions.append(
                         .log(
@@ -135,91 +148,90 @@ package enum PollenRules: SourceRules {
                             "pollen[\(id)]: Google has no pollen for this location (\(message)); pollen topics cleared")
                     )
                 }
-                state.locations[index].slots.pollen.notice = .unsupported
+                context.location.slots.pollen.notice = .unsupported
             }
-            return .applied(actions)
+            return SourceReceived(actions: actions, count: .success(source.diagnosticsKey))
         case .keyRejected(let message):
-            state.calls.outcomes.failure(PollenSource.google.diagnosticsKey, at: now, message: message)
-            if state.config.pollen.source == .auto {
-                state.locations[index].googleRejected = true
-                state.planner.schedules[index].pollen.due(at: now)
-                return .applied([
+            let count = SourceReceived.Count.failure(PollenSource.google.diagnosticsKey, message: message)
+            if context.config.pollen.source == .auto {
+                context.location.googleRejected = true
+                context.schedule.due(at: now)
+                return SourceReceived(
+                    actions: [
+                        .log(
+                            .error,
+                            "pollen[\(id)]: Google rejected the API key (\(message)); using key-free Open-Meteo instead"
+                        )
+                    ], count: count)
+            }
+            context.schedule.keyRejected(at: now)
+            context.location.slots.pollen.failed()
+            return SourceReceived(
+                actions: [
                     .log(
                         .error,
-                        "pollen[\(id)]: Google rejected the API key (\(message)); using key-free Open-Meteo instead"
+                        "pollen[\(id)]: Google rejected the API key (\(message)); not retrying for 24 h — fix pollen.api_key"
                     )
-                ])
-            }
-            state.planner.schedules[index].pollen.keyRejected(at: now)
-            state.locations[index].slots.pollen.failed()
-            return .applied([
-                .log(
-                    .error,
-                    "pollen[\(id)]: Google rejected the API key (\(message)); not retrying for 24 h — fix pollen.api_key"
-                )
-            ])
-        case .failed(let message):
-            return .failed(
-                SourceFailure(
-                    message: message, retryAfter: result.retryAfter, diagnosticsKey: source.diagnosticsKey,
-                    attempt: "fetch from \(source.rawValue)"))
+                ], count: count)
         }
     }
 
-    /// A stored pollen report: published at once, fetched again when it ages out. A season
-    /// call's body holds the past days too: they are left out as when it was fetched.
-    package static func restore(_ stored: StoredPollen, _ index: Int, in state: inout DaemonState, now: Int64) {
-        let location = state.locations[index]
-        let report = stored.report.dropping(before: location.today(at: stored.fetchedAt), zone: location.zone)
-        state.locations[index].slots.pollen.received(.report(report, fetchedAt: stored.fetchedAt))
-        state.planner.schedules[index].pollen.freshUntil(fetchedAt: stored.fetchedAt, jitter: state.random.fraction())
+    /// Named by the source asked (`google_pollen`, `fetch from google`).
+    package static func failure(_ context: SourceContext) -> SourceFailure {
+        let source = source(context)
+        return SourceFailure(diagnosticsKey: source.diagnosticsKey, attempt: "fetch from \(source.rawValue)")
     }
 
     /// The name of the day's season call body in `state_dir` (SPEC §20).
     static let seasonStoreName = PollenSource.openMeteo.storeName + "-season"
 
-    package static func storedNames(in state: DaemonState) -> [String] {
-        guard state.config.pollen.enabled else { return [] }
-        let source = state.config.pollen.source(googleRejected: false)
+    package static func storedNames(in config: AgentConfig) -> [String] {
+        guard config.pollen.enabled else { return [] }
+        let source = config.pollen.source(googleRejected: false)
         return source == .openMeteo ? [source.storeName, seasonStoreName] : [source.storeName]
     }
 
-    package static func restore(
-        stored: StoredResponse, name: String, _ index: Int, in state: inout DaemonState, now: Int64
-    ) -> [DaemonAction] {
-        let id = state.locations[index].config.id
+    /// A stored pollen report: published at once, fetched again when it ages out. A season
+    /// call's body holds the past days too: they are left out as when it was fetched.
+    package static func restore(_ stored: StoredResponse, name: String, _ context: inout SourceContext, now: Int64)
+        -> [DaemonAction]
+    {
+        let id = context.location.config.id
         if name == seasonStoreName {
             // The standing of the day it was fetched on; an older day's is fetched again with
-            // the next pollen call (``LocationRuntime/needsSeason(at:)``).
+            // the next pollen call (LocationRuntime/needsSeason(at:)).
             guard case .season(let season, _) = PollenSeason.interpret(httpStatus: 200, body: Array(stored.body.utf8))
             else { return [.log(.warning, "pollen[\(id)]: stored season response is not usable; ignoring it")] }
-            state.locations[index].season = season.standing(today: state.locations[index].today(at: stored.fetchedAt))
+            context.location.season = season.standing(today: context.location.today(at: stored.fetchedAt))
             return [
                 .log(
                     .info,
                     "pollen[\(id)]: restored the season fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")
             ]
         }
-        let source = state.config.pollen.source(googleRejected: false)
+        let source = context.config.pollen.source(googleRejected: false)
         let response = FetchedResponse(status: 200, body: Array(stored.body.utf8))
-        guard
-            case .report(let report) = PollenFetch.interpret(response, source: source, fetchedAt: stored.fetchedAt)
-                .outcome
+        guard case .answer(let answer) = PollenFetch.interpret(response, source: source, fetchedAt: stored.fetchedAt),
+            case .report(let report, _) = answer.outcome
         else { return [.log(.warning, "pollen[\(id)]: stored response is not usable; ignoring it")] }
-        restore(.init(report: report, fetchedAt: stored.fetchedAt), index, in: &state, now: now)
+        let location = context.location
+        let shown = report.dropping(before: location.today(at: stored.fetchedAt), zone: location.zone)
+        context.location.slots.pollen.received(.report(shown, fetchedAt: stored.fetchedAt))
+        context.schedule.freshUntil(fetchedAt: stored.fetchedAt, jitter: context.random.fraction())
         return [
             .log(.info, "pollen[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")
         ]
     }
 }
 
-/// A stored pollen report and when it was fetched.
-package struct StoredPollen {
-    var report: PollenReport
-    var fetchedAt: Int64
+extension PollenSource {
+    /// The source's name in `<p>/diagnostics` (`fetches`, `last_success`, `last_error`).
+    package var diagnosticsKey: String { self == .google ? "google_pollen" : SourceKind.pollen.traits.diagnosticsKey }
+    /// The stored response's name in `state_dir`.
+    var storeName: String { SourceKind.pollen.traits.storeName + "-" + rawValue }
 }
 
-/// What a location keeps of its pollen (its ``SourceSlots/pollen`` slot).
+/// What a location keeps of its pollen (its SourceSlots/pollen slot).
 extension LocationRuntime {
     package enum PollenData: SourceData {
         case report(PollenReport, fetchedAt: Int64)

@@ -44,14 +44,19 @@ package struct StoredStripes: Codable, Sendable, Equatable {
     }
 }
 
-/// What a stripes fetch came to.
-package enum StripesFetchResult: Sendable {
+/// A stripes answer (a failure, transport or HTTP status, keeps what is stored and published
+/// and is retried with backoff).
+package enum StripesAnswer: Sendable {
     case stripes(StripesData)
-    /// No usable answer (transport, HTTP status): keep what is stored and published; retry with backoff.
-    case failed(message: String, retryAfter: Int64?)
     /// A 200 whose body makes no stripes (malformed, no complete year): retried the next day,
     /// not within the hour, since every try weighs ≈ 120 calls.
     case unusable(message: String)
+}
+
+/// The years a stripes request asks for.
+package struct StripesYears: Sendable, Equatable {
+    var first: Int
+    var last: Int
 }
 
 /// The stripes' yearly archive request and how its answer reads.
@@ -69,10 +74,10 @@ package enum StripesFetch {
 
     /// The answer (none: there was no request to make).
     static func interpret(_ responses: [FetchedResponse], firstYear: Int, lastYear: Int, fetchedAt: Int64)
-        -> StripesFetchResult
+        -> FetchResult<StripesAnswer>
     {
         guard let response = responses.first else {
-            return .failed(message: "no complete year from \(firstYear) to \(lastYear)", retryAfter: nil)
+            return .failure(message: "no complete year from \(firstYear) to \(lastYear)", retryAfter: nil)
         }
         guard response.status == 200 else {
             // Open-Meteo explains its 4xx/429/503 in {"error":true,"reason":…}; the decoder reads it.
@@ -83,20 +88,21 @@ package enum StripesFetch {
             } catch {
                 reason = "HTTP \(response.status): \(error.description)"
             }
-            return .failed(message: reason, retryAfter: response.retryAfterSeconds.map(Int64.init))
+            return .failure(message: reason, retryAfter: response.retryAfterSeconds.map(Int64.init))
         }
         return compute(response.body, firstYear: firstYear, lastYear: lastYear, fetchedAt: fetchedAt)
     }
 
     /// Decodes an archive body and computes the stripes of `firstYear`…`lastYear`.
-    static func compute(_ body: [UInt8], firstYear: Int, lastYear: Int, fetchedAt: Int64) -> StripesFetchResult {
+    static func compute(_ body: [UInt8], firstYear: Int, lastYear: Int, fetchedAt: Int64) -> FetchResult<StripesAnswer>
+    {
         do {
             let observations = try StripesDecoder.decode(body)
             let tallies = WarmingStripes.tallies(observations, years: firstYear...max(firstYear, lastYear))
             let series = try WarmingStripes.compute(tallies: tallies, firstYear: firstYear, lastYear: lastYear)
-            return .stripes(StripesData(series: series, tallies: tallies, fetchedAt: fetchedAt))
+            return .answer(.stripes(StripesData(series: series, tallies: tallies, fetchedAt: fetchedAt)))
         } catch {
-            return .unusable(message: error.description)
+            return .answer(.unusable(message: error.description))
         }
     }
 }

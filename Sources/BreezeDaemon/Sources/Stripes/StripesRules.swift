@@ -20,8 +20,8 @@ package enum StripesRules: SourceRules {
     /// On with climate.
     package static func isEnabled(in config: AgentConfig) -> Bool { config.climate.enabled }
 
-    /// Checked once a local day (``StripesRequest/isDue(stored:firstYear:today:spread:)`` decides
-    /// whether that check fetches); retried with backoff after a failure.
+    /// Checked once a local day (years(_:now:) decides whether that check fetches);
+    /// retried with backoff after a failure.
     package static func schedule(in config: AgentConfig) -> FetchSchedule {
         FetchSchedule(interval: 86_400, refreshCooldown: config.climate.refreshCooldown.components.seconds, nextDue: 0)
     }
@@ -31,47 +31,64 @@ package enum StripesRules: SourceRules {
 
     package static func sinks(for context: SinkContext) -> [any RetainedSink] { [StripesTreeSink()] }
 
-    package static func begin(_ index: Int, in state: inout DaemonState, now: Int64) -> (FetchRequest?, [DaemonAction])
-    {
-        let key = FetchKey(location: index, kind: kind)
-        // Checked daily; fetched only when due (`stripesYears`).
-        guard let (firstYear, lastYear) = state.stripesYears(index, now: now),
-            let request = state.openMeteoRequest(key, now: now)
-        else {
-            dueTomorrow(index, in: &state, now: now)
-            return (nil, [])
+    /// The years the request would ask for now; nil when it is not due: checked daily, fetched
+    /// only when nothing is stored, the first year changed, or a newer year is complete (from
+    /// 10 January + this installation's spread).
+    static func years(_ context: SourceContext, now: Int64) -> StripesYears? {
+        let today = context.location.today(at: now)
+        let spread = context.stripesSpread
+        let firstYear = context.config.climate.stripesFirstYear
+        guard
+            StripesRequest.isDue(
+                stored: context.location.stripes?.range, firstYear: firstYear, today: today, spread: spread)
+        else { return nil }
+        return StripesYears(first: firstYear, last: StripesRequest.targetLastYear(today: today, spread: spread))
+    }
+
+    package static func begin(_ context: inout SourceContext, now: Int64) -> SourceBegin<StripesYears> {
+        // Checked daily; fetched only when due.
+        guard let years = years(context, now: now) else {
+            dueTomorrow(&context, now: now)
+            return SourceBegin(request: nil)
         }
-        state.countStart(key, api: .openMeteo, now: now)
-        let location = state.locations[index].config
-        return (
-            .stripes(location, firstYear: firstYear, lastYear: lastYear, now: now),
-            [
+        let weight = StripesRequest.weight(firstYear: years.first, lastYear: years.last)
+        return SourceBegin(
+            request: years,
+            actions: [
                 .log(
                     .info,
-                    "stripes[\(location.id)]: fetching \(firstYear)–\(lastYear) from the archive (\(request.weight) weighted Open-Meteo calls, once a year)"
+                    "stripes[\(context.location.config.id)]: fetching \(years.first)–\(years.last) from the archive (\(weight) weighted Open-Meteo calls, once a year)"
                 )
-            ]
-        )
+            ])
     }
 
-    package static func openMeteoWeight(_ index: Int, in state: DaemonState, now: Int64) -> (
+    package static func openMeteoWeight(_ context: SourceContext, now: Int64) -> (
         weight: OpenMeteoCallWeight, requests: Int
     )? {
-        guard let (firstYear, lastYear) = state.stripesYears(index, now: now) else { return nil }
-        return (StripesRequest.weight(firstYear: firstYear, lastYear: lastYear), 1)
+        guard let years = years(context, now: now) else { return nil }
+        return (StripesRequest.weight(firstYear: years.first, lastYear: years.last), 1)
     }
 
-    package static func apply(_ result: StripesFetchResult, _ index: Int, in state: inout DaemonState, now: Int64)
-        -> SourceApplied
+    package static func gets(_ years: StripesYears, location: LocationConfig, config: AgentConfig) -> [HTTPGet] {
+        StripesFetch.gets(location, firstYear: years.first, lastYear: years.last, endpoints: config.endpoints)
+    }
+
+    package static func interpret(
+        _ responses: [FetchedResponse], _ years: StripesYears, location: LocationConfig, config: AgentConfig, now: Int64
+    ) -> FetchResult<StripesAnswer> {
+        StripesFetch.interpret(responses, firstYear: years.first, lastYear: years.last, fetchedAt: now)
+    }
+
+    package static func receive(_ answer: StripesAnswer, _ context: inout SourceContext, now: Int64)
+        -> SourceReceived
     {
-        let id = state.locations[index].config.id
-        switch result {
+        let id = context.location.config.id
+        switch answer {
         case .stripes(let data):
-            state.locations[index].slots.stripes.received(data)
+            context.location.slots.stripes.received(data)
             // The next check is tomorrow; it fetches only when a newer year is complete.
-            state.planner.schedules[index].stripes.succeeded(at: now, jitter: state.random.fraction())
-            dueTomorrow(index, in: &state, now: now)
-            state.calls.outcomes.success(kind.traits.diagnosticsKey, at: now)
+            context.schedule.succeeded(at: now, jitter: context.random.fraction())
+            dueTomorrow(&context, now: now)
             let series = data.series
             var actions: [DaemonAction] = [
                 .store(
@@ -90,47 +107,48 @@ package enum StripesRules: SourceRules {
                         .info,
                         "stripes[\(id)]: left out \(years) (fewer than \(WarmingStripes.minimumDays) daily means)"))
             }
-            return .applied(actions)
-        case .failed(let message, let retryAfter):
-            return .failed(
-                SourceFailure(
-                    message: message, retryAfter: retryAfter, diagnosticsKey: kind.traits.diagnosticsKey,
-                    marksStale: false,
-                    note: state.locations[index].stripes != nil ? "; the stored stripes stay published" : ""))
+            return SourceReceived(actions: actions, count: .success(kind.traits.diagnosticsKey))
         case .unusable(let message):
             // A 200 whose data makes no stripes: asking again at once would spend another ≈ 120
             // weighted calls on the same answer, so the next try is the next local day.
-            _ = state.planner.schedules[index].stripes.failed(at: now, retryAfter: nil, jitter: 0)
-            dueTomorrow(index, in: &state, now: now)
-            state.calls.outcomes.failure(kind.traits.diagnosticsKey, at: now, message: message)
-            return .applied([.log(.warning, "stripes[\(id)]: unusable archive answer: \(message); next try tomorrow")])
+            context.schedule.failed(at: now, retryAfter: nil, jitter: 0)
+            dueTomorrow(&context, now: now)
+            return SourceReceived(
+                actions: [.log(.warning, "stripes[\(id)]: unusable archive answer: \(message); next try tomorrow")],
+                count: .failure(kind.traits.diagnosticsKey, message: message))
         }
     }
 
-    /// Stored stripes: published at once; the first check decides whether a newer year is due.
-    package static func restore(_ stored: StripesData, _ index: Int, in state: inout DaemonState, now: Int64) {
-        state.locations[index].slots.stripes.received(stored)
+    /// The stored stripes stay published (they are never shown stale).
+    package static func failure(_ context: SourceContext) -> SourceFailure {
+        SourceFailure(
+            diagnosticsKey: kind.traits.diagnosticsKey, marksStale: false,
+            note: context.location.stripes != nil ? "; the stored stripes stay published" : "")
     }
 
-    package static func storedNames(in state: DaemonState) -> [String] {
-        state.config.climate.enabled ? [kind.traits.storeName] : []
+    package static func storedNames(in config: AgentConfig) -> [String] {
+        config.climate.enabled ? [kind.traits.storeName] : []
     }
 
-    package static func restore(
-        stored: StoredResponse, name: String, _ index: Int, in state: inout DaemonState, now: Int64
-    ) -> [DaemonAction] {
-        let id = state.locations[index].config.id
+    package static func restore(_ stored: StoredResponse, name: String, _ context: inout SourceContext, now: Int64)
+        -> [DaemonAction]
+    {
+        let id = context.location.config.id
         guard let tallies = try? JSONDecoderShim.decode(StoredStripes.self, stored.body),
             let data = tallies.data(fetchedAt: stored.fetchedAt)
         else { return [.log(.warning, "stripes[\(id)]: stored stripes are not usable; ignoring them")] }
-        restore(data, index, in: &state, now: now)
+        restore(data, &context)
         return [.log(.info, "stripes[\(id)]: restored \(tallies.firstYear)–\(tallies.lastYear)")]
     }
 
+    /// Stored stripes: published at once; the first check decides whether a newer year is due.
+    static func restore(_ stored: StripesData, _ context: inout SourceContext) {
+        context.location.slots.stripes.received(stored)
+    }
+
     /// The next daily check: after local midnight, 0–5 min of jitter.
-    private static func dueTomorrow(_ index: Int, in state: inout DaemonState, now: Int64) {
-        state.planner.schedules[index].stripes.due(
-            at: state.locations[index].nextMidnight(after: now) + Int64.random(in: 0..<300, using: &state.random))
+    private static func dueTomorrow(_ context: inout SourceContext, now: Int64) {
+        context.schedule.due(at: context.afterMidnight(now, jitter: 300))
     }
 }
 
