@@ -191,7 +191,7 @@ struct DaemonStateTests {
         let climate = state.handle(.fetched(Self.climateKey, try Self.climateOK(now)), at: Self.at(now))
         #expect(Self.scopes(climate).map(\.prefix) == ["breeze/home/climate", "breeze/home/display"])
         #expect(climate.contains { if case .flush(persist: false) = $0 { true } else { false } })
-        #expect(climate.contains { if case .store(.climateResponse(_, _, "home")) = $0 { true } else { false } })
+        #expect(climate.contains { if case .store(.response(_, "home", "climate")) = $0 { true } else { false } })
         // The last fetch in flight (the stripes) saves the published set.
         let stripes = state.handle(.fetched(Self.stripesKey, try Self.stripesOK(now)), at: Self.at(now))
         #expect(Self.scopes(stripes).map(\.prefix) == ["breeze/home/climate/stripes"])

@@ -76,8 +76,10 @@ struct StripesDaemonStateTests {
         let now = T.t0 + 8
         let actions = state.handle(.fetched(T.stripesKey, try T.stripesOK(now)), at: T.at(now))
         let stored = actions.compactMap {
-            if case .store(.stripesResponse(let stored, let fetchedAt, "home")) = $0 {
-                (stored, fetchedAt)
+            if case .store(.response(let response, "home", "stripes")) = $0,
+                let stored = try? JSONDecoderShim.decode(StoredStripes.self, response.body)
+            {
+                (stored, response.fetchedAt)
             } else {
                 nil
             }

@@ -139,18 +139,6 @@ final class Agent {
         switch write {
         case .response(let response, let location, let source):
             store.saveResponse(response, location: location, source: source)
-        case .climateResponse(let bodies, let fetchedAt, let location):
-            if let json = try? JSONEncoderShim.encode(bodies) {
-                store.saveResponse(
-                    .init(fetchedAt: fetchedAt, body: json), location: location,
-                    source: SourceKind.climate.traits.storeName)
-            }
-        case .stripesResponse(let stripes, let fetchedAt, let location):
-            if let json = try? JSONEncoderShim.encode(stripes) {
-                store.saveResponse(
-                    .init(fetchedAt: fetchedAt, body: json), location: location,
-                    source: SourceKind.stripes.traits.storeName)
-            }
         case .removeResponse(let location, let source):
             store.removeResponse(location: location, source: source)
         case .callCounts(let counts):

@@ -73,8 +73,6 @@ package enum DaemonSignal: Sendable, Equatable {
 /// A write to `state_dir`.
 package enum StoreWrite: Sendable {
     case response(StoredResponse, location: String, source: String)
-    case climateResponse(ClimateBodies, fetchedAt: Int64, location: String)
-    case stripesResponse(StoredStripes, fetchedAt: Int64, location: String)
     case removeResponse(location: String, source: String)
     case callCounts([String: CallCount])
     case unit(String, location: String)

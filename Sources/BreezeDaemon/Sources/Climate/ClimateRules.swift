@@ -64,9 +64,19 @@ package enum ClimateRules: SourceRules {
         context.schedule.due(at: context.afterMidnight(now, jitter: 300))
         let note = ClimateFetch.omittedYearsNote(answer.trend, location: id).map { [DaemonAction.log(.info, $0)] } ?? []
         return SourceReceived(
-            actions: [.store(.climateResponse(answer.bodies, fetchedAt: answer.fetchedAt, location: id))] + note + [
+            actions: store(answer.bodies, fetchedAt: answer.fetchedAt, location: id) + note + [
                 .log(.info, "climate[\(id)]: fetched \(answer.trend.points.count) years for \(answer.trend.date)")
             ], count: .success(kind.traits.diagnosticsKey))
+    }
+
+    /// The bodies are stored, not the trend: a restart computes it again (a newer version may
+    /// compute it differently).
+    private static func store(_ bodies: ClimateBodies, fetchedAt: Int64, location: String) -> [DaemonAction] {
+        guard let json = try? JSONEncoderShim.encode(bodies) else { return [] }
+        return [
+            .store(
+                .response(.init(fetchedAt: fetchedAt, body: json), location: location, source: kind.traits.storeName))
+        ]
     }
 
     package static func storedNames(in config: AgentConfig) -> [String] {

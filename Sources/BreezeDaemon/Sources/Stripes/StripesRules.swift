@@ -90,15 +90,21 @@ package enum StripesRules: SourceRules {
             context.schedule.succeeded(at: now, jitter: context.random.fraction())
             dueTomorrow(&context, now: now)
             let series = data.series
-            var actions: [DaemonAction] = [
-                .store(
-                    .stripesResponse(
-                        StoredStripes(firstYear: series.firstYear, lastYear: series.lastYear, tallies: data.tallies),
-                        fetchedAt: data.fetchedAt, location: id)),
+            let stored = StoredStripes(firstYear: series.firstYear, lastYear: series.lastYear, tallies: data.tallies)
+            var actions: [DaemonAction] =
+                (try? JSONEncoderShim.encode(stored)).map {
+                    [
+                        .store(
+                            .response(
+                                .init(fetchedAt: data.fetchedAt, body: $0), location: id, source: kind.traits.storeName)
+                        )
+                    ]
+                } ?? []
+            actions += [
                 .log(
                     .info,
                     "stripes[\(id)]: \(series.years.count) years \(series.firstYear)–\(series.lastYear), reference \(FixedPoint.format(series.referenceHundredths, scale: 2)) °C (\(series.referenceIsStandardPeriod ? "1981–2010" : "all years: fewer than 20 of 1981–2010"))"
-                ),
+                )
             ]
             if !series.omittedYears.isEmpty {
                 let years = series.omittedYears.map(String.init).joined(separator: ", ")
