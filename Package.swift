@@ -148,6 +148,9 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
     .enableUpcomingFeature("InferIsolatedConformances"),
     .unsafeFlags(["-require-explicit-sendable"]),
+    // Test-only code (the BREEZE_TEST_* environment hooks, test accessors) compiles only in
+    // debug builds and in scripts/test-hooks-build.sh's release variant: never in what ships.
+    .define("BREEZE_TEST_HOOKS", .when(configuration: .debug)),
 ]
 
 let cTargets: Set<String> = ["CMicroHTTPD", "CProcess"]

@@ -49,6 +49,9 @@ bin=$(release_build)/breeze-agent
 if ldd "$bin" | grep -q 'libswift'; then echo "release binary links Swift runtime libraries:" >&2; ldd "$bin" >&2; exit 1; fi
 # libmicrohttpd is loaded with dlopen only when http: is configured (SPEC §9.2 lean path).
 if ldd "$bin" | grep -q 'microhttpd'; then echo "release binary links libmicrohttpd:" >&2; ldd "$bin" >&2; exit 1; fi
+# Nothing test-only ships: the BREEZE_TEST_* hooks are compiled only into test builds
+# (scripts/test-hooks-build.sh, docs/operations.md "Test-only settings").
+if strings "$bin" | grep -q 'BREEZE_TEST_'; then echo "release binary reads a BREEZE_TEST_* variable" >&2; exit 1; fi
 test/release/calendar.sh "$bin"
 # Without /proc the binary still reads its own command line and never becomes the daemon by
 # mistake (test/release/no-proc.sh: a chroot holding only the binary and its libraries).

@@ -14,9 +14,8 @@ public import FoundationEssentials
 /// `Retry-After` (RFC 9110 §10.2.3): either delay-seconds or an HTTP-date.
 ///
 /// Written by hand because FoundationEssentials has no `DateFormatter`, and the full Foundation
-/// one drags ICU into the binary. It lives in the core, not in BreezeHTTP, because the calendar
-/// arithmetic is ``CivilDate``'s and the HTTP edge does not depend on the core: the HTTP layer
-/// hands over the header text, the runtime parses it here.
+/// one drags ICU into the binary. It lives in the core because the calendar arithmetic is
+/// ``CivilDate``'s: the HTTP edge hands over the header text.
 public enum RetryAfter {
     /// The wait `value` asks for, counted from `now`. A date in the past gives `.zero`; an
     /// unparseable value gives `nil` (the caller falls back to its own backoff).

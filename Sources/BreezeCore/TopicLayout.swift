@@ -12,8 +12,9 @@
 /// Every topic the agent publishes or subscribes to, spelled in one place (SPEC §3).
 ///
 /// The topic builders, Home Assistant discovery, the daemon's subscriptions and its command
-/// parser all ask this type; no other code joins topic levels. A consumer-facing name changes
-/// here or nowhere.
+/// parser all ask this type for the agent's own topics; the devices' topics, under the base
+/// topic each device was given, are ``DeviceTopics``'. A consumer-facing name changes here or
+/// nowhere.
 ///
 /// ```
 /// <p>/status                         availability (the will)

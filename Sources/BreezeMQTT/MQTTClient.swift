@@ -280,10 +280,12 @@ public final class MQTTClient: Sendable {
         core.finish()
     }
 
-    /// The connection's socket, for tests that cut it to simulate a dead client.
-    var socketDescriptorForTesting: Int32 {
-        lifecycle.withLock { state in state.usableHandle.map { mosquitto_socket($0.raw) } ?? -1 }
-    }
+    #if BREEZE_TEST_HOOKS
+        /// The connection's socket, for tests that cut it to simulate a dead client.
+        var socketDescriptorForTesting: Int32 {
+            lifecycle.withLock { state in state.usableHandle.map { mosquitto_socket($0.raw) } ?? -1 }
+        }
+    #endif
 
     /// Ticks once a second while not connected: a connect attempt older than the connect
     /// timeout is aborted (libmosquitto itself gives up only after the keepalive, 60 s by

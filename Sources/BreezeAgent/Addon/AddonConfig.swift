@@ -91,11 +91,6 @@ enum AddonConfig {
 
     // MARK: options.json
 
-    static let optionKeys = [
-        "home_location", "locations", "google_api_key", "unit", "pollen_source", "air", "profiles", "images",
-        "outputs", "log_level", "advanced",
-    ]
-
     /// Reads options.json's text (empty text: no options at all).
     static func parseOptions(_ text: String) throws(OptionError) -> Options {
         let root: YAMLNode?

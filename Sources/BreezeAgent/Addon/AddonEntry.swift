@@ -184,13 +184,10 @@ enum AddonEntry {
         }
     }
 
-    /// TEST-ONLY `BREEZE_TEST_SUPERVISOR_RETRY_MS` (10…1000): the first delay in milliseconds,
-    /// capped at 4× it, so the down-then-up test takes seconds (docs/operations.md).
+    /// The Supervisor retry's first and longest delay (a test build may shorten them,
+    /// ``TestHooks/supervisorRetry(_:)``).
     static func retryDelays(_ environment: [String: String]) -> (first: Duration, maximum: Duration) {
-        if let text = environment["BREEZE_TEST_SUPERVISOR_RETRY_MS"], let ms = Int(text), (10...1000).contains(ms) {
-            return (.milliseconds(ms), .milliseconds(ms * 4))
-        }
-        return (firstRetryDelay, maximumRetryDelay)
+        TestHooks.supervisorRetry(environment) ?? (firstRetryDelay, maximumRetryDelay)
     }
 
     private static func nonEmpty(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }

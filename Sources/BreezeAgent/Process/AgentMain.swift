@@ -61,9 +61,9 @@ package enum AgentMain {
             return ExitCode.configuration
         }
         if invocation.demo { applyDemo(&config) }
-        applyTestOverrides(&config, environment: environment)
+        TestHooks.apply(to: &config, environment: environment)
 
-        let testWarnings = testOverrideWarnings(environment)
+        let testWarnings = TestHooks.warnings(environment)
         let fileWarnings = config.secretFileWarnings()
         if invocation.command == .checkConfig {
             for warning in testWarnings + fileWarnings { printError("warning: \(warning)") }
@@ -88,7 +88,7 @@ package enum AgentMain {
                 zone.localDate(atUnixTime: Timestamp.nowUnixSeconds())
             })
             : CurlFetcher(
-                caFile: testCAFile(environment), totalTimeout: testHTTPTimeout(environment) ?? .seconds(30),
+                caFile: TestHooks.caFile(environment), totalTimeout: TestHooks.httpTimeout(environment) ?? .seconds(30),
                 maxConcurrent: config.httpMaxConcurrent)
         if invocation.demo {
             log.info(
@@ -115,15 +115,6 @@ package enum AgentMain {
         await agent.uploader?.shutDown()
         await http.shutDown()
         return code
-    }
-
-    /// TEST-ONLY: `BREEZE_TEST_HTTP_TIMEOUT` (whole seconds, 1…30) shortens curl's total timeout
-    /// so the fault suite can inject a hanging API without waiting 30 s per case. Read from the
-    /// environment only, never from the config file; documented in docs/operations.md as test-only.
-    static func testHTTPTimeout(_ environment: [String: String]) -> Duration? {
-        guard let text = environment["BREEZE_TEST_HTTP_TIMEOUT"], let seconds = Int(text), (1...30).contains(seconds)
-        else { return nil }
-        return .seconds(seconds)
     }
 
     /// `--config`, else `$BREEZE_CONFIG`, else `/etc/breeze-agent/config.yaml`; `--demo` with
@@ -173,41 +164,6 @@ package enum AgentMain {
         config.homeAssistant.discovery = false
         config.pollen.source = .google
         config.pollen.apiKey = Secret("breeze-demo-sample-data-no-key", origin: "--demo")
-    }
-
-    /// The test-only variables this binary reads (docs/operations.md "Test-only settings").
-    static let testVariables: Set<String> = [
-        "BREEZE_TEST_HTTP_TIMEOUT", "BREEZE_TEST_REFRESH_COOLDOWN", "BREEZE_TEST_CA_FILE",
-        "BREEZE_TEST_SUPERVISOR_RETRY_MS",
-    ]
-
-    /// One warning per test-only variable this binary reads that is set (SPEC §12): a
-    /// production service with a test setting left in its unit file says so at every start.
-    /// Other `BREEZE_TEST_*` names (the test suites' own, like `BREEZE_TEST_MQTT_PORT`) are
-    /// not read by the agent and not mentioned.
-    static func testOverrideWarnings(_ environment: [String: String]) -> [String] {
-        testVariables.filter { environment[$0] != nil }.sorted().map { name in
-            "environment: \(name) is set: a test-only setting is in effect (docs/operations.md, Test-only settings)"
-        }
-    }
-
-    /// `BREEZE_TEST_REFRESH_COOLDOWN` (whole seconds, ≥ 1): both refresh cooldowns, below the
-    /// config's 1 m floor, so the benchmark can drive many full cycles with `refresh` commands in
-    /// a few seconds. Test and bench only (docs/operations.md "Test-only settings").
-    static func applyTestOverrides(_ config: inout AgentConfig, environment: [String: String]) {
-        guard let text = environment["BREEZE_TEST_REFRESH_COOLDOWN"], let seconds = Int64(text), seconds >= 1 else {
-            return
-        }
-        config.pollen.refreshCooldown = .seconds(seconds)
-        config.climate.refreshCooldown = .seconds(seconds)
-    }
-
-    /// `BREEZE_TEST_CA_FILE`: a PEM bundle the API client trusts instead of the system store.
-    /// libcurl (unlike the curl tool) ignores `CURL_CA_BUNDLE`, and Debian's libcurl loads its
-    /// built-in CA path rather than OpenSSL's defaults, so `SSL_CERT_FILE` does not reach it
-    /// either; a loopback HTTPS server with a self-signed CA needs this. Test and bench only.
-    static func testCAFile(_ environment: [String: String]) -> String? {
-        environment["BREEZE_TEST_CA_FILE"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     static func mqttConfiguration(_ config: AgentConfig, once: Bool) -> MQTTConfiguration {

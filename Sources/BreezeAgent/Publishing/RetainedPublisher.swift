@@ -151,8 +151,10 @@ final class RetainedPublisher {
         save(state.takeUnsaved())
     }
 
-    /// Topics left out of flushes because the broker refused them.
-    var refusedTopics: Set<String> { state.refused }
+    #if BREEZE_TEST_HOOKS
+        /// Topics left out of flushes because the broker refused them.
+        var refusedTopics: Set<String> { state.refused }
+    #endif
 
     /// Publishes every wanted topic again (after a reconnect the broker may have lost them);
     /// `now` as for ``flush(persist:at:)``.

@@ -140,9 +140,11 @@ final class StateStore: Sendable {
         if let directory { _ = unlinkFile(directory + "/" + Self.legacyPublished) }
     }
 
-    /// Writes `topics` as an older agent did (one `published.json` with full payloads): tests
-    /// of the migration, and of starts with state left by an older agent.
-    func saveLegacyPublishedTopics(_ topics: [String: String]) { save(topics, Self.legacyPublished) }
+    #if BREEZE_TEST_HOOKS
+        /// Writes `topics` as an older agent did (one `published.json` with full payloads): tests
+        /// of the migration, and of starts with state left by an older agent.
+        func saveLegacyPublishedTopics(_ topics: [String: String]) { save(topics, Self.legacyPublished) }
+    #endif
 
     static let publishedDirectory = "published"
     static let legacyPublished = "published.json"

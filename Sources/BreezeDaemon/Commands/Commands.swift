@@ -86,7 +86,7 @@ struct Commands: Sendable {
         }
     }
 
-    /// The held `unit/set`s whose interval is up (CommandLimits/dueUnits(now:)).
+    /// The held `unit/set`s whose interval is up (``CommandLimits/dueUnits(now:)``).
     mutating func due(now: Int64) -> [Action] {
         limits.dueUnits(now: now).map { due in
             .applyUnit(

@@ -180,7 +180,7 @@ extension DaemonState {
         return actions
     }
 
-    /// What the daemon publishes when it leaves, connected (IdentityGuard/farewell(status:qos:)).
+    /// What the daemon publishes when it leaves, connected (``IdentityGuard/farewell(status:qos:)``).
     package var farewell: [OutgoingMessage] { identity.farewell(status: layout.status, qos: config.mqtt.qos) }
 
     // MARK: commands
@@ -198,7 +198,7 @@ extension DaemonState {
         ] + scopeActions(now: now, only: index) + [.flush(persist: true)]
     }
 
-    /// A `refresh` command (FetchPlanner/refresh(_:id:now:)): what it made due starts now;
+    /// A `refresh` command (``FetchPlanner/refresh(_:id:now:)``): what it made due starts now;
     /// with `republish`, the location's whole tree is published again first.
     private mutating func refresh(_ index: Int, id: String, republish: Bool, now: Int64) -> [DaemonAction] {
         var actions: [DaemonAction] = []

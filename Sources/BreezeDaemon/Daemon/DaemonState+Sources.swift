@@ -29,7 +29,7 @@ extension DaemonState {
         return result
     }
 
-    /// The source context of `key` to read (SourceRules/openMeteoWeight(_:now:)).
+    /// The source context of `key` to read (``SourceRules/openMeteoWeight(_:now:)``).
     func source(_ key: FetchKey) -> SourceContext {
         SourceContext(
             config: config, demo: demo, location: locations[key.location], schedule: planner[key], random: random,
@@ -172,7 +172,7 @@ extension DaemonState {
         ]
     }
 
-    /// The watchdog's stuck fetches (FetchTracker/abandonStuck(now:)): each is logged as
+    /// The watchdog's stuck fetches (``FetchTracker/abandonStuck(now:)``): each is logged as
     /// stuck, counted (`fetches.<source>.stuck` in `<p>/diagnostics`, `breeze_fetches_stuck_total`
     /// in `/metrics`), cancelled, and applied as a failed fetch, so its data turns stale and it
     /// is retried on the failure backoff like any other failure.
@@ -215,7 +215,7 @@ extension DaemonState {
 
     // MARK: call counts (CallLedger.swift)
 
-    /// The call counts to save now (CallLedger/save(now:force:)).
+    /// The call counts to save now (``CallLedger/save(now:force:)``).
     mutating func callCountStore(now: Int64, force: Bool) -> [DaemonAction] {
         perform(calls.save(now: now, force: force))
     }

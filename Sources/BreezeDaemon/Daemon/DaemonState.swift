@@ -103,7 +103,7 @@ package struct DaemonState {
     // MARK: events
 
     /// Starting the daemon: spreads the first fetches over a few seconds
-    /// (FetchPlanner/start(now:random:)) and sets every scope.
+    /// (``FetchPlanner/start(now:random:)``) and sets every scope.
     package mutating func start(at time: DaemonTime) -> [DaemonAction] {
         let stretched = stretchOpenMeteoIntervals()
         planner.start(now: time.now, random: &random)

@@ -16,12 +16,9 @@ import BreezeCore
 /// spread): a child machine of ``DaemonState`` that owns every location's ``FetchSchedule``s,
 /// one ``PerSource`` slot per source.
 ///
-/// It decides which fetches are due (``due(now:in:busy:)``), spreads the first ones over a few
-/// seconds (``start(now:random:)``), takes a `refresh` command (``refresh(_:id:now:)``) and says
-/// when it next has work (``nextDeadline(now:busy:)``). What a due fetch asks for — the pollen
-/// source, the daily Google cap, the call counts, Open-Meteo's pacing (``CallLedger``) — is the
-/// parent's: it needs the location's data and the ledger. The parent also moves a schedule on
-/// when a fetch is applied (``FetchSchedule/succeeded(at:jitter:)``, `failed`, `due(at:)`).
+/// It knows *when*, never *what*: what a due fetch asks for and how its result moves the schedule
+/// on are the source's rules' (``SourceRules``), and Open-Meteo's pacing is the ``CallLedger``'s,
+/// so a new source changes nothing here.
 package struct FetchPlanner: Sendable {
     enum Action: Sendable, Equatable {
         /// The schedules of location `index` changed (a `refresh`): start what is due there now.

@@ -11,9 +11,9 @@
 
 import BreezeConfig
 
-/// The fetches asked for and not reported back yet, and the stuck-fetch watchdog (issue 30): a
-/// child of ``DaemonState`` with its own actions and deadline. Which fetches are due is
-/// ``FetchPlanner``'s; what a fetch asks for (the Google cap, Open-Meteo pacing) the parent's.
+/// The fetches asked for and not reported back yet, and the stuck-fetch watchdog (issue 30): the
+/// ``FetchPlanner``'s `fetches`, with its own actions. Kept apart from the schedules because a
+/// fetch in flight is not due again, whatever its schedule says.
 ///
 /// Its deadline is the earliest of the fetches in flight as the parent's wake last found it:
 /// ``FetchPlanner/nextDeadline(now:busy:)`` reads every location's schedules and these

@@ -26,17 +26,17 @@ package protocol SourceRules {
 
     static var kind: SourceKind { get }
 
-    /// Whether this configuration fetches the source at all (FetchPlanner/enabled).
+    /// Whether this configuration fetches the source at all (``FetchPlanner/enabled``).
     static func isEnabled(in config: AgentConfig) -> Bool
 
     /// A location's schedule before anything is known: its interval and `refresh` cooldown,
-    /// due at once (FetchPlanner/schedules(_:)).
+    /// due at once (``FetchPlanner/schedules(_:)``).
     static func schedule(in config: AgentConfig) -> FetchSchedule
 
     /// Whether a `refresh` command fetches it again, within its cooldown.
     static var refreshedByCommand: Bool { get }
 
-    /// Its retained sinks, in publishing order (Sinks/all(for:)); none when it is off
+    /// Its retained sinks, in publishing order (``Sinks/all(for:)``); none when it is off
     /// (topics an earlier run published then fall under no scope and are cleared).
     static func sinks(for context: SinkContext) -> [any RetainedSink]
 
@@ -155,10 +155,10 @@ package struct SourceFailure {
     var note = ""
 }
 
-/// A stored response the loop read for the state (DaemonEvent/restored(location:_:)).
+/// A stored response the loop read for the state (``DaemonEvent/restored(location:_:)``).
 package struct RestoredResponse: Sendable {
     var kind: SourceKind
-    /// Its name in `state_dir` (one of the kind's SourceRules/storedNames(in:)).
+    /// Its name in `state_dir` (one of the kind's ``SourceRules/storedNames(in:)``).
     var name: String
     var response: StoredResponse
 

@@ -28,10 +28,10 @@ struct ScopeBuilder {
 
     /// The configuration and mode every sink builds in.
     let context: SinkContext
-    /// The retained sinks (Sinks/all(for:)): the trees, discovery, display JSON, Awtrix.
+    /// The retained sinks (``Sinks/all(for:)``): the trees, discovery, display JSON, Awtrix.
     let sinks: [any RetainedSink]
     /// Per location: when its sinks' view must be rebuilt although no fetch finished
-    /// (LocationRuntime/nextContentEdge(after:) at its last build; `.min`: due at once). Kept
+    /// (``LocationRuntime/nextContentEdge(after:)`` at its last build; `.min`: due at once). Kept
     /// apart in one array: the wake reads it for every location after every event.
     private(set) var rebuildAt: [Int64]
     /// Per location: topics per scope at the scope's last build (the budget counts them), the

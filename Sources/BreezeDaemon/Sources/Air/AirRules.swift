@@ -103,7 +103,7 @@ package enum AirRules: SourceRules {
     }
 }
 
-/// What a location keeps of its air (its SourceSlots/air slot).
+/// What a location keeps of its air (its ``SourceSlots/air`` slot).
 extension LocationRuntime {
     /// Today's hourly air quality (SPEC §10.1) and when it was fetched.
     package struct AirData: SourceData {

@@ -108,7 +108,7 @@ package enum ClimateRules: SourceRules {
     }
 }
 
-/// What a location keeps of its climate (its SourceSlots/climate slot).
+/// What a location keeps of its climate (its ``SourceSlots/climate`` slot).
 extension LocationRuntime {
     package struct ClimateData: SourceData {
         package var trend: ClimateTrend

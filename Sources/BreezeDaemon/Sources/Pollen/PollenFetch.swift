@@ -45,7 +45,7 @@ package struct PollenAnswer: Sendable {
 /// messages; an API that echoes it in an error body is scrubbed where the result is made,
 /// before any sink (log, diagnostics) sees it (SPEC §12).
 enum PollenFetch {
-    /// `season`: the day's season call (PollenSeason/query(latitude:longitude:timezone:),
+    /// `season`: the day's season call (``PollenSeason/query(latitude:longitude:timezone:)``,
     /// Open-Meteo only; ignored for Google).
     static func gets(
         _ location: LocationConfig, source: PollenSource, season: Bool, settings: PollenSettings, endpoints: Endpoints

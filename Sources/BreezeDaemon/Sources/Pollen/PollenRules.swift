@@ -199,7 +199,7 @@ package enum PollenRules: SourceRules {
         let id = context.location.config.id
         if name == seasonStoreName {
             // The standing of the day it was fetched on; an older day's is fetched again with
-            // the next pollen call (LocationRuntime/needsSeason(at:)).
+            // the next pollen call (``LocationRuntime/needsSeason(at:)``).
             guard case .season(let season, _) = PollenSeason.interpret(httpStatus: 200, body: Array(stored.body.utf8))
             else { return [.log(.warning, "pollen[\(id)]: stored season response is not usable; ignoring it")] }
             context.location.season = season.standing(today: context.location.today(at: stored.fetchedAt))
@@ -231,7 +231,7 @@ extension PollenSource {
     var storeName: String { SourceKind.pollen.traits.storeName + "-" + rawValue }
 }
 
-/// What a location keeps of its pollen (its SourceSlots/pollen slot).
+/// What a location keeps of its pollen (its ``SourceSlots/pollen`` slot).
 extension LocationRuntime {
     package enum PollenData: SourceData {
         case report(PollenReport, fetchedAt: Int64)
