@@ -78,7 +78,7 @@ extension AgentSandbox {
             "\(prefix)/\(id)/pollen/stale", "\(prefix)/\(id)/climate", "\(prefix)/\(id)/climate/unit",
             // The warming stripes arrive by their own fetch, often a moment after the climate.
             "\(prefix)/\(id)/climate/stripes",
-            TopicLayout(prefix: prefix, discoveryPrefix: discoveryPrefix).location(id).deviceConfig,
+            TopicLayout(prefix: prefix, discoveryPrefix: discoveryPrefix).location(id).deviceConfig.name,
         ]
     }
 }

@@ -88,8 +88,8 @@ struct OnceLoopTests {
         let code = await Self.agent(config, clock: clock, answers: answers).once(client: broker)
         #expect(code == ExitCode.success)
         #expect(answers.requests == 1)
-        #expect(broker.retained[home.pollenItem("grass") + "/value"] == "2")
-        #expect(broker.retained[config.topicLayout.status] == nil)
+        #expect(broker.retained[home.pollenItem("grass").name + "/value"] == "2")
+        #expect(broker.retained[config.topicLayout.status.name] == nil)
         #expect(clock.elapsed == .zero)
         #expect(!broker.isConnected)
     }
@@ -114,7 +114,7 @@ struct OnceLoopTests {
         #expect(await once.value == ExitCode.success)
         #expect(answers.requests == 2)
         for id in ["loc0", "loc1"] {
-            #expect(broker.retained[layout.location(id).pollenMax] != nil, "\(id)")
+            #expect(broker.retained[layout.location(id).pollenMax.name] != nil, "\(id)")
         }
     }
 
@@ -161,8 +161,10 @@ struct OnceLoopTests {
         // No subscriptions, no `online`, no announcement, no diagnostics, no `offline`.
         #expect(broker.subscriptions.isEmpty)
         let topics = Set(broker.received.map(\.topic))
-        for topic in [layout.status, layout.agent, layout.diagnostics] { #expect(!topics.contains(topic), "\(topic)") }
-        #expect(broker.retained[layout.location("home").pollenMax] != nil)
+        for topic in [layout.status.name, layout.agent.name, layout.diagnostics.name] {
+            #expect(!topics.contains(topic), "\(topic)")
+        }
+        #expect(broker.retained[layout.location("home").pollenMax.name] != nil)
         // Nor the daemon's lines.
         #expect(
             !lines.all.contains { $0.contains("running:") || $0.contains("mqtt: connected") || $0.contains("stopped") })
@@ -190,7 +192,7 @@ struct OnceLoopTests {
 
         // Air is switched off: its discovery goes at once, its state topics 3 s later.
         let withoutAir = try FleetPacingTests.openMeteoPollen(1)
-        let air = withoutAir.topicLayout.location("loc0").air
+        let air = withoutAir.topicLayout.location("loc0").air.name
         let (clock, broker) = (ManualDaemonClock(start: DaemonStateTests.t0 + 60), InMemoryBroker())
         let once = Task {
             await Self.agent(withoutAir, clock: clock, answers: Self.demoAnswers(), stateDirectory: directory)

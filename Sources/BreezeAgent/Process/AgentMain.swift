@@ -177,7 +177,8 @@ package enum AgentMain {
             tls: config.mqtt.tls, protocolVersion: config.mqtt.protocolVersion,
             will: once
                 ? nil
-                : MQTTMessage(topic: status, string: Availability.offline, qos: max(1, config.mqtt.qos), retain: true),
+                : MQTTMessage(
+                    topic: status.name, string: Availability.offline, qos: max(1, config.mqtt.qos), retain: true),
             reconnectDelayMin: 1, reconnectDelayMax: 60,
             protocolFallback: !config.mqtt.protocolExplicit, maxPacketSize: config.mqtt.maxPacketSize,
             maxIncomingPayload: DaemonState.maximumIncomingPayload)

@@ -207,8 +207,10 @@ final class RetainedPublisher {
     /// How many retained topics the agent believes the broker holds.
     var publishedCount: Int { state.publishedCount }
 
-    /// The digest of what was last published on one topic (nil: nothing).
-    func publishedDigest(_ topic: String) -> PayloadDigest? { state.digest(topic) }
+    #if BREEZE_TEST_HOOKS
+        /// The digest of what was last published on one topic (nil: nothing).
+        func publishedDigest(_ topic: String) -> PayloadDigest? { state.digest(topic) }
+    #endif
 
     /// What was last published on a topic whose payload is kept whole (a Home Assistant device
     /// config, ``PublishedGrouping/keepsPayload(_:)``); nil for any other topic.

@@ -250,10 +250,10 @@ extension StatusSnapshot {
             ("id", JSONValue.string(location.id).serialized),
             ("name", JSONValue.string(location.name).serialized),
             ("sources", sources.serialized),
-            ("pollen", payload(PollenTreeSink(), topics.pollen)),
-            ("climate", payload(ClimateTreeSink(), topics.climate)),
-            ("stripes", payload(StripesTreeSink(), topics.climateStripes)),
-            ("air", config.air.enabled ? payload(AirTreeSink(), topics.air) : "null"),
+            ("pollen", payload(PollenTreeSink(), topics.pollen.name)),
+            ("climate", payload(ClimateTreeSink(), topics.climate.name)),
+            ("stripes", payload(StripesTreeSink(), topics.climateStripes.name)),
+            ("air", config.air.enabled ? payload(AirTreeSink(), topics.air.name) : "null"),
             ("risk", RawJSON.object(risk)),
         ])
     }

@@ -210,7 +210,7 @@ public enum HomeAssistantDiscovery {
     }
 
     /// The config topic of the input's device.
-    public static func configTopic(for input: DiscoveryInput) -> String { input.topics.deviceConfig }
+    public static func configTopic(for input: DiscoveryInput) -> String { input.topics.deviceConfig.name }
 
     /// The device config document.
     public static func devicePayload(for input: DiscoveryInput) -> JSONValue {
@@ -236,7 +236,7 @@ public enum HomeAssistantDiscovery {
             components.add(
                 "image_" + DiscoveryNaming.slug(image.id), platform: "image", name: "Image " + image.id,
                 [
-                    "image_topic": .string(topics.image(image.id)),
+                    "image_topic": .string(topics.image(image.id).name),
                     "content_type": .string(image.format.contentType),
                     "icon": .string("mdi:image"),
                 ])
@@ -244,7 +244,7 @@ public enum HomeAssistantDiscovery {
         components.add(
             "refresh", platform: "button", name: "Refresh",
             [
-                "command_topic": .string(topics.refresh),
+                "command_topic": .string(topics.refresh.name),
                 "payload_press": .string("PRESS"),
                 "icon": .string("mdi:refresh"),
             ])
@@ -252,8 +252,8 @@ public enum HomeAssistantDiscovery {
             components.add(
                 "climate_unit", platform: "select", name: "Temperature unit",
                 [
-                    "state_topic": .string(topics.climateUnit),
-                    "command_topic": .string(topics.climateUnitSet),
+                    "state_topic": .string(topics.climateUnit.name),
+                    "command_topic": .string(topics.climateUnitSet.name),
                     "options": .array(unitOptions.map(JSONValue.string)),
                     "entity_category": .string("config"),
                     "icon": .string("mdi:thermometer"),
@@ -274,7 +274,7 @@ public enum HomeAssistantDiscovery {
                 "sw_version": .string(input.agentVersion),
                 "support_url": .string(input.supportURL),
             ]),
-            "availability": Availability.discoveryList(statusTopic: input.layout.status),
+            "availability": Availability.discoveryList(statusTopic: input.layout.status.name),
             // Last: ``addingRemovals(to:replacing:)`` appends to it.
             "components": .object(components.members),
         ])
@@ -289,14 +289,14 @@ public enum HomeAssistantDiscovery {
         components.addGroup([
             pollenValue(
                 "pollen_max", name: "Pollen max", base: topics.pollenMax, enabled: true,
-                attributes: .overallRisk(summary: topics.pollen)),
+                attributes: .overallRisk(summary: topics.pollen.name)),
             pollenLevel("pollen_max_level", name: "Pollen max level", base: topics.pollenMax, enabled: true),
         ])
         // SPEC §7.1: tomorrow's `max` against today's, and the expected peak (date as an attribute).
         components.add(
             "pollen_trend", platform: "sensor", name: "Pollen trend",
             [
-                "state_topic": .string(ScalarTopics.trend(topics.pollenMax)),
+                "state_topic": .string(ScalarTopics.trend(topics.pollenMax).name),
                 "value_template": .string(trendTemplate),
                 "device_class": .string("enum"),
                 "options": .array(trendOptions.map(JSONValue.string)),
@@ -305,11 +305,11 @@ public enum HomeAssistantDiscovery {
         components.add(
             "pollen_peak", platform: "sensor", name: "Expected pollen peak",
             [
-                "state_topic": .string(ScalarTopics.level(topics.pollenPeak)),
+                "state_topic": .string(ScalarTopics.level(topics.pollenPeak).name),
                 "value_template": .string(levelTemplate),
                 "device_class": .string("enum"),
                 "options": .array(levelOptions.map(JSONValue.string)),
-                "json_attributes_topic": .string(topics.pollenPeak),
+                "json_attributes_topic": .string(topics.pollenPeak.name),
                 "icon": .string("mdi:calendar-alert"),
             ])
         for item in input.pollenItems {
@@ -318,7 +318,7 @@ public enum HomeAssistantDiscovery {
             var group = [
                 pollenValue(
                     metric, name: item.name + " pollen", base: topic, enabled: item.enabledByDefault,
-                    attributes: .card(summary: topics.pollen, item: item)),
+                    attributes: .card(summary: topics.pollen.name, item: item)),
                 pollenLevel(
                     metric + "_level", name: item.name + " pollen level", base: topic, enabled: item.enabledByDefault),
             ]
@@ -348,17 +348,17 @@ public enum HomeAssistantDiscovery {
     /// A numeric 0–5 sensor. The `None` scalar (no index) needs no template: Home Assistant
     /// reads the text `None` as "unknown" on a sensor with a `state_class`.
     private static func pollenValue(
-        _ metric: String, name: String, base: String, enabled: Bool, attributes: ValueAttributes = .base
+        _ metric: String, name: String, base: Topic, enabled: Bool, attributes: ValueAttributes = .base
     ) -> Component {
         var options: [JSONMember] = [
-            JSONMember("state_topic", .string(ScalarTopics.value(base))),
+            JSONMember("state_topic", .string(ScalarTopics.value(base).name)),
             JSONMember("state_class", .string("measurement")),
             JSONMember("suggested_display_precision", .integer(0)),
         ]
         var icon = "mdi:flower-pollen"
         switch attributes {
         case .none: break
-        case .base: options.append(JSONMember("json_attributes_topic", .string(base)))
+        case .base: options.append(JSONMember("json_attributes_topic", .string(base.name)))
         case .card(let summary, let item):
             options.append(JSONMember("json_attributes_topic", .string(summary)))
             options.append(
@@ -377,9 +377,9 @@ public enum HomeAssistantDiscovery {
 
     /// An `enum` sensor on the level text: no `state_class`, no unit (Home Assistant refuses both
     /// on `enum`).
-    private static func pollenLevel(_ metric: String, name: String, base: String, enabled: Bool) -> Component {
+    private static func pollenLevel(_ metric: String, name: String, base: Topic, enabled: Bool) -> Component {
         var options: [JSONMember] = [
-            JSONMember("state_topic", .string(ScalarTopics.level(base))),
+            JSONMember("state_topic", .string(ScalarTopics.level(base).name)),
             JSONMember("value_template", .string(levelTemplate)),
             JSONMember("device_class", .string("enum")),
             JSONMember("options", .array(levelOptions.map(JSONValue.string))),
@@ -408,7 +408,7 @@ public enum HomeAssistantDiscovery {
                 Component(
                     metric: metric + "_percentile", platform: "sensor", name: item.name + " pollen percentile",
                     options: [
-                        JSONMember("state_topic", .string(topics.pollenPercentile(item.id))),
+                        JSONMember("state_topic", .string(topics.pollenPercentile(item.id).name)),
                         JSONMember("value_template", .string(percentileTemplate)),
                         JSONMember("unit_of_measurement", .string("%")),
                         JSONMember("state_class", .string("measurement")),
@@ -417,7 +417,7 @@ public enum HomeAssistantDiscovery {
                 Component(
                     metric: metric + "_season_start", platform: "sensor", name: item.name + " pollen season start",
                     options: [
-                        JSONMember("state_topic", .string(topics.pollenSeasonStart(item.id))),
+                        JSONMember("state_topic", .string(topics.pollenSeasonStart(item.id).name)),
                         JSONMember("value_template", .string(dateTemplate)),
                         JSONMember("device_class", .string("date")),
                         JSONMember("icon", .string("mdi:calendar-start")),
@@ -431,24 +431,24 @@ public enum HomeAssistantDiscovery {
     /// attributes) and "Good time to air out" (a binary sensor on `air_out/now`), for a location
     /// (`name` nil) or a profile (its name in front).
     private static func addAirOut(
-        _ metricPrefix: String, name: String?, topic: String, to components: inout ComponentList
+        _ metricPrefix: String, name: String?, topic: Topic, to components: inout ComponentList
     ) {
         let prefix = name.map { $0 + " " } ?? ""
         components.addGroup([
             Component(
                 metric: metricPrefix + "_air_out", platform: "sensor", name: prefix + "Best time to air out",
                 options: [
-                    JSONMember("state_topic", .string(topic)),
+                    JSONMember("state_topic", .string(topic.name)),
                     // A JSON null renders `None`: Home Assistant's unknown (no window).
                     JSONMember("value_template", .string("{{ value_json.start }}")),
                     JSONMember("device_class", .string("timestamp")),
-                    JSONMember("json_attributes_topic", .string(topic)),
+                    JSONMember("json_attributes_topic", .string(topic.name)),
                     JSONMember("icon", .string("mdi:window-open-variant")),
                 ]),
             Component(
                 metric: metricPrefix + "_air_out_now", platform: "binary_sensor", name: prefix + "Good time to air out",
                 options: [
-                    JSONMember("state_topic", .string(ScalarTopics.now(topic))),
+                    JSONMember("state_topic", .string(ScalarTopics.now(topic).name)),
                     JSONMember("payload_on", .string("ON")),
                     JSONMember("payload_off", .string("OFF")),
                     JSONMember("icon", .string("mdi:window-open-variant")),
@@ -466,7 +466,7 @@ public enum HomeAssistantDiscovery {
             components.add(
                 metric, platform: "sensor", name: name,
                 [
-                    "state_topic": .string(climateTopic),
+                    "state_topic": .string(climateTopic.name),
                     "value_template": .string(template),
                     "device_class": .string(deviceClass),
                     "unit_of_measurement": .string("°C"),
@@ -517,7 +517,7 @@ public enum HomeAssistantDiscovery {
         for metric in AirMetric.allCases {
             let topic = topics.airMetric(metric)
             var options: [JSONMember] = [
-                JSONMember("state_topic", .string(ScalarTopics.value(topic))),
+                JSONMember("state_topic", .string(ScalarTopics.value(topic).name)),
                 JSONMember("state_class", .string("measurement")),
                 JSONMember("suggested_display_precision", .integer(metric.isWholeNumber ? 0 : 1)),
             ]
@@ -541,7 +541,7 @@ public enum HomeAssistantDiscovery {
                     Component(
                         metric: metricID + "_level", platform: "sensor", name: metric.displayName + " level",
                         options: [
-                            JSONMember("state_topic", .string(ScalarTopics.level(topic))),
+                            JSONMember("state_topic", .string(ScalarTopics.level(topic).name)),
                             JSONMember("value_template", .string(unknownToNoneTemplate)),
                             JSONMember("device_class", .string("enum")),
                             JSONMember("options", .array(airLevelOptions(metric).map(JSONValue.string))),
@@ -552,14 +552,14 @@ public enum HomeAssistantDiscovery {
         components.add(
             "air_updated_at", platform: "sensor", name: "Air quality last update",
             [
-                "state_topic": .string(topics.airUpdatedAt),
+                "state_topic": .string(topics.airUpdatedAt.name),
                 "device_class": .string("timestamp"),
                 "entity_category": .string("diagnostic"),
             ])
         components.add(
             "air_stale", platform: "binary_sensor", name: "Air quality stale",
             [
-                "state_topic": .string(topics.airStale),
+                "state_topic": .string(topics.airStale.name),
                 "payload_on": .string("true"),
                 "payload_off": .string("false"),
                 "device_class": .string("problem"),
@@ -579,17 +579,17 @@ public enum HomeAssistantDiscovery {
                 Component(
                     metric: metric, platform: "sensor", name: profile.name + " pollen risk",
                     options: [
-                        JSONMember("state_topic", .string(ScalarTopics.level(topic))),
+                        JSONMember("state_topic", .string(ScalarTopics.level(topic).name)),
                         JSONMember("value_template", .string(riskLevelTemplate)),
                         JSONMember("device_class", .string("enum")),
                         JSONMember("options", .array(riskLevelOptions.map(JSONValue.string))),
-                        JSONMember("json_attributes_topic", .string(topic)),
+                        JSONMember("json_attributes_topic", .string(topic.name)),
                         JSONMember("icon", .string("mdi:account-alert")),
                     ]),
                 Component(
                     metric: metric + "_alert", platform: "binary_sensor", name: profile.name + " pollen alert",
                     options: [
-                        JSONMember("state_topic", .string(topics.riskAlert(profile.id))),
+                        JSONMember("state_topic", .string(topics.riskAlert(profile.id).name)),
                         JSONMember("payload_on", .string("true")),
                         JSONMember("payload_off", .string("false")),
                     ]),
@@ -604,14 +604,14 @@ public enum HomeAssistantDiscovery {
             components.add(
                 "pollen_updated_at", platform: "sensor", name: "Pollen last update",
                 [
-                    "state_topic": .string(topics.pollenUpdatedAt),
+                    "state_topic": .string(topics.pollenUpdatedAt.name),
                     "device_class": .string("timestamp"),
                     "entity_category": .string("diagnostic"),
                 ])
             components.add(
                 "pollen_stale", platform: "binary_sensor", name: "Pollen stale",
                 [
-                    "state_topic": .string(topics.pollenStale),
+                    "state_topic": .string(topics.pollenStale.name),
                     "payload_on": .string("true"),
                     "payload_off": .string("false"),
                     "device_class": .string("problem"),
@@ -622,7 +622,7 @@ public enum HomeAssistantDiscovery {
             components.add(
                 "climate_stale", platform: "binary_sensor", name: "Climate stale",
                 [
-                    "state_topic": .string(topics.climate),
+                    "state_topic": .string(topics.climate.name),
                     "value_template": .string("{{ 'true' if value_json.stale else 'false' }}"),
                     "payload_on": .string("true"),
                     "payload_off": .string("false"),
@@ -637,11 +637,11 @@ public enum HomeAssistantDiscovery {
         components.add(
             "api_calls_today", platform: "sensor", name: "API calls today",
             [
-                "state_topic": .string(diagnosticsTopic),
+                "state_topic": .string(diagnosticsTopic.name),
                 "value_template": .string(
                     "{% set c = value_json.api_calls_today[\(key)] if \(key) in value_json.api_calls_today else none %}"
                         + "{{ (c.google + c.open_meteo) if c else none }}"),
-                "json_attributes_topic": .string(diagnosticsTopic),
+                "json_attributes_topic": .string(diagnosticsTopic.name),
                 "json_attributes_template": .string(
                     "{{ (value_json.api_calls_today[\(key)] if \(key) in value_json.api_calls_today else {}) | tojson }}"
                 ),

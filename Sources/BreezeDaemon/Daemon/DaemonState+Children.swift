@@ -28,11 +28,12 @@ extension DaemonState {
             case .publishDiagnostics:
                 actions.append(
                     .publish(
-                        .init(topic: layout.diagnostics, payload: diagnosticsJSON(at: time), qos: 0, retain: false))
+                        .init(topic: layout.diagnostics.name, payload: diagnosticsJSON(at: time), qos: 0, retain: false)
+                    )
                 )
             case .republishDiscovery:
                 for location in locations {
-                    actions.append(.republish(scope: layout.location(location.config.id).deviceConfig))
+                    actions.append(.republish(scope: layout.location(location.config.id).deviceConfig.name))
                 }
             }
         }
@@ -50,7 +51,9 @@ extension DaemonState {
             case .reassertOnline:
                 actions.append(
                     .publish(
-                        .init(topic: layout.status, payload: Availability.online, qos: config.mqtt.qos, retain: true)))
+                        .init(
+                            topic: layout.status.name, payload: Availability.online, qos: config.mqtt.qos, retain: true)
+                    ))
             case .reconnectDelay(let seconds):
                 actions.append(.reconnectDelay(seconds: seconds))
             case .holdRemoved(let scopes):
@@ -137,16 +140,17 @@ extension DaemonState {
 
     /// Connected: subscribe, say `online`, and publish the whole tree again.
     private mutating func announce(now: Int64) -> [DaemonAction] {
-        var topics = locations.flatMap { layout.location($0.config.id).commandTopics }
+        var topics = locations.flatMap { layout.location($0.config.id).commandTopics.map(\.name) }
         // Another instance on this identity, and someone else's `offline` on ours (SPEC §16).
-        topics += [layout.agent, layout.status]
-        if context.discoveryEnabled { topics.append(layout.homeAssistantBirth) }
+        topics += [layout.agent.name, layout.status.name]
+        if context.discoveryEnabled { topics.append(layout.homeAssistantBirth.name) }
         // Devices are unknown until their retained status arrives with the subscription.
         outputs.devices.brokerConnected()
         topics += outputs.devices.availabilityTopics
         var actions: [DaemonAction] = [
             .subscribe(topics),
-            .publish(.init(topic: layout.status, payload: Availability.online, qos: config.mqtt.qos, retain: true)),
+            .publish(
+                .init(topic: layout.status.name, payload: Availability.online, qos: config.mqtt.qos, retain: true)),
         ]
         let handing = perform(handover.brokerConnected(now: now))
         if !handing.isEmpty { actions += handing + [wake(now: now)] }
@@ -181,7 +185,7 @@ extension DaemonState {
     }
 
     /// What the daemon publishes when it leaves, connected (``IdentityGuard/farewell(status:qos:)``).
-    package var farewell: [OutgoingMessage] { identity.farewell(status: layout.status, qos: config.mqtt.qos) }
+    package var farewell: [OutgoingMessage] { identity.farewell(status: layout.status.name, qos: config.mqtt.qos) }
 
     // MARK: commands
 

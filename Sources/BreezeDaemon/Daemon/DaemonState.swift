@@ -89,7 +89,7 @@ package struct DaemonState {
         self.commands = Commands(locations: locations.count, config: config)
         var instance = SplitMix64(seed: seed ^ 0x9e37_79b9_7f4a_7c15)
         self.identity = IdentityGuard(
-            topic: layout.agent, clientID: config.mqtt.clientID,
+            topic: layout.agent.name, clientID: config.mqtt.clientID,
             instance: String(instance.next(), radix: 16), started: 0)
     }
 
@@ -210,10 +210,10 @@ package struct DaemonState {
             return perform(
                 identity.handle(.announcement(message.payload, retained: message.retain), now: now), at: time)
         }
-        if message.topic == layout.status {
+        if message.topic == layout.status.name {
             return perform(identity.handle(.availability(message.payload), now: now), at: time)
         }
-        if message.topic == layout.homeAssistantBirth {
+        if message.topic == layout.homeAssistantBirth.name {
             let online = message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
             let actions = perform(presence.handle(.birth(online: online), now: now, random: &random), at: time)
             // A re-discovery asked for is a deadline of the one wake.

@@ -332,14 +332,14 @@ extension IdentityGuard {
     ) -> [Action] {
         guard config.shard == nil else { return [] }
         let configured = Set(config.locations.map(\.id))
-        let configs = Set(config.locations.map { layout.location($0.id).deviceConfig })
+        let configs = Set(config.locations.map { layout.location($0.id).deviceConfig.name })
         var ids = Set<String>()
         var scopes = Set<String>()
         for topic in published.keys {
             if let id = layout.locationID(of: topic) {
                 guard !configured.contains(id), !TopicLayout.reservedLevels.contains(Substring(id)) else { continue }
                 ids.insert(id)
-                scopes.insert(layout.location(id).base)
+                scopes.insert(layout.location(id).base.name)
             } else if layout.isDeviceConfig(topic), !configs.contains(topic) {
                 scopes.insert(topic)
             }

@@ -98,7 +98,7 @@ package struct ShardHandover {
         for location in config.locations where !shard.owns(location.id) {
             let topics = layout.location(location.id)
             byBase[location.id] = location.id
-            byDeviceConfig[topics.deviceConfig] = location.id
+            byDeviceConfig[topics.deviceConfig.name] = location.id
             order.append(location.id)
         }
         var mine: [String: [String: PayloadDigest]] = [:]
@@ -110,7 +110,7 @@ package struct ShardHandover {
         let released = order.compactMap { id -> Released? in
             guard let topics = mine[id] else { return nil }
             let location = layout.location(id)
-            return Released(id: id, scopes: [location.base, location.deviceConfig], published: topics)
+            return Released(id: id, scopes: [location.base.name, location.deviceConfig.name], published: topics)
         }
         var index: [String: Int] = [:]
         for (position, location) in released.enumerated() {

@@ -130,7 +130,7 @@ package struct ImagePipeline {
         for image in config.images {
             guard let location = locations.firstIndex(where: { $0.config.id == image.location }) else { continue }
             images.append(
-                Image(config: image, location: location, topic: layout.location(image.location).image(image.id)))
+                Image(config: image, location: location, topic: layout.location(image.location).image(image.id).name))
         }
         for output in config.openEPaperLink {
             guard let image = images.firstIndex(where: { $0.config.id == output.image }) else { continue }

@@ -118,7 +118,7 @@ package struct PublishedGrouping: Sendable {
     /// The group (file) `topic` is remembered in.
     package func group(of topic: String) -> String {
         guard let layout else {
-            return TopicLayout.level(1, of: topic).map { Self.name($0, allowHyphen: true) } ?? Self.other
+            return Topic.level(1, of: topic).map { Self.name($0, allowHyphen: true) } ?? Self.other
         }
         if let level = layout.agentDeviceLevel(of: topic) { return Self.name(level, allowHyphen: false) }
         return layout.locationLevel(of: topic).map { Self.name($0, allowHyphen: true) } ?? Self.other
@@ -130,10 +130,10 @@ package struct PublishedGrouping: Sendable {
         let group = group(of: scope)
         guard group == Self.other else { return group }
         guard let layout else { return nil }
-        if TopicLayout.contains(layout.prefix, under: scope) { return nil }
+        if Topic.isAtOrBelow(layout.prefix, scope) { return nil }
         // Above the agent's device configs (`<dp>`, `<dp>/device`), or one of them whose level
         // is not a group's name.
-        if TopicLayout.contains(layout.agentDeviceConfigs, below: scope) || layout.agentDeviceLevel(of: scope) != nil {
+        if Topic.isDescendant(layout.agentDeviceConfigs, of: scope) || layout.agentDeviceLevel(of: scope) != nil {
             return nil
         }
         return Self.other

@@ -116,7 +116,7 @@ package struct RetainedLedger: Sendable {
     /// The longest registered scope that `topic` belongs to (itself, or a prefix ending at a `/`).
     func innermostScope(of topic: String) -> String? {
         if scopes[topic] != nil { return topic }
-        for ancestor in TopicLayout.ancestors(of: topic) where scopes[String(ancestor)] != nil {
+        for ancestor in Topic.ancestors(of: topic) where scopes[String(ancestor)] != nil {
             return String(ancestor)
         }
         return nil
@@ -237,7 +237,7 @@ package struct RetainedLedger: Sendable {
                 // listed: full passes skip every topic of a settled scope.
                 for group in publishedGroups(under: scope) {
                     for (topic, payload) in group.payloads
-                    where TopicLayout.contains(topic, under: scope) && pendingClears[topic] == nil
+                    where Topic.isAtOrBelow(topic, scope) && pendingClears[topic] == nil
                         && innermostScope(of: topic) == scope
                     {
                         wanted.payloads[topic] = payload
@@ -247,7 +247,7 @@ package struct RetainedLedger: Sendable {
                 continue
             }
             for group in publishedGroups(under: scope) {
-                for (topic, digest) in group.digests where TopicLayout.contains(topic, under: scope) {
+                for (topic, digest) in group.digests where Topic.isAtOrBelow(topic, scope) {
                     // A topic is kept by the innermost scope that contains it: under a kept
                     // `<p>/<loc>/climate`, the topics of its own `…/climate/stripes` scope are
                     // that scope's to publish or clear, not climate's to keep.
@@ -314,7 +314,7 @@ package struct RetainedLedger: Sendable {
         var gone: [String] = []
         let heldScopes = held
         func isHeld(_ topic: String) -> Bool {
-            !heldScopes.isEmpty && heldScopes.contains { TopicLayout.contains(topic, under: $0) }
+            !heldScopes.isEmpty && heldScopes.contains { Topic.isAtOrBelow(topic, $0) }
         }
         if full {
             for group in published.values {
@@ -329,7 +329,7 @@ package struct RetainedLedger: Sendable {
             for scope in byScope.keys {
                 for group in publishedGroups(under: scope) {
                     for topic in group.digests.keys
-                    where TopicLayout.contains(topic, under: scope) && wantedPayloads[topic] == nil
+                    where Topic.isAtOrBelow(topic, scope) && wantedPayloads[topic] == nil
                         && !kept.contains(topic) && innermostScope(of: topic) == scope && !isHeld(topic)
                     {
                         gone.append(topic)

@@ -26,7 +26,7 @@ package struct DiscoverySink: RetainedSink {
         var forecast = false
         var hourly = false
         switch snapshot.pollen {
-        case .unknown: return [SinkScope(prefix: scope, tree: nil)]
+        case .unknown: return [SinkScope(prefix: scope.name, tree: nil)]
         case .unavailable: items = []
         case .selected(let selection, _):
             items = selection.items.map {
@@ -51,6 +51,6 @@ package struct DiscoverySink: RetainedSink {
         let message = HomeAssistantDiscovery.deviceConfig(for: input)
         var tree = TopicTree()
         tree.set(message.topic, message.payload)
-        return [SinkScope(prefix: scope, tree: tree)]
+        return [SinkScope(prefix: scope.name, tree: tree)]
     }
 }

@@ -35,6 +35,6 @@ package struct RiskTreeSink: RetainedSink {
                 view: selection.hourlyView(zone: snapshot.location.zone, now: snapshot.now, fetchedAt: fetchedAt),
                 airOut: context.config.airOut)
         }
-        return [SinkScope(prefix: snapshot.topics.risk, tree: tree)]
+        return [SinkScope(prefix: snapshot.topics.risk.name, tree: tree)]
     }
 }

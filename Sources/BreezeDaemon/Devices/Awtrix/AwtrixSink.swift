@@ -26,9 +26,9 @@ package struct AwtrixSink: RetainedSink {
 
     package var inputs: Set<SourceKind> { [.pollen, .climate] }
 
-    var textApp: String { DeviceTopics.awtrixApp(topic, output.app) }
-    var chartApp: String { DeviceTopics.awtrixApp(topic, output.app + "c") }
-    var indicator: String? { output.indicator.map { DeviceTopics.awtrixIndicator(topic, $0) } }
+    var textApp: String { DeviceTopics.awtrixApp(topic, output.app).name }
+    var chartApp: String { DeviceTopics.awtrixApp(topic, output.app + "c").name }
+    var indicator: String? { output.indicator.map { DeviceTopics.awtrixIndicator(topic, $0).name } }
 
     package func contents(of snapshot: LocationSnapshot, context: SinkContext) -> [SinkScope] {
         guard snapshot.location.config.id == locationID else { return [] }

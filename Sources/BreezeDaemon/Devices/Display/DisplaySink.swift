@@ -28,7 +28,9 @@ package struct DisplaySink: RetainedSink {
         switch snapshot.pollen {
         case .unknown:
             // Nothing known yet on either side: keep what a previous run published.
-            guard climate != nil || air != nil else { return [SinkScope(prefix: snapshot.topics.display, tree: nil)] }
+            guard climate != nil || air != nil else {
+                return [SinkScope(prefix: snapshot.topics.display.name, tree: nil)]
+            }
             (selection, fetchedAt) = (nil, nil)
         case .unavailable:
             (selection, fetchedAt) = (nil, nil)
@@ -42,6 +44,6 @@ package struct DisplaySink: RetainedSink {
                 selection: selection, fetchedAt: fetchedAt, climate: climate,
                 climateStale: context.config.climate.enabled && location.stale.climate, unit: location.unit,
                 palette: context.config.pollen.colors, air: air, airStale: location.stale.air))
-        return [SinkScope(prefix: snapshot.topics.display, tree: tree)]
+        return [SinkScope(prefix: snapshot.topics.display.name, tree: tree)]
     }
 }

@@ -35,7 +35,7 @@ package struct TasmotaSink: DeviceCommandSink {
         guard case .selected(let selection, _) = snapshot.pollen else { return nil }
         var commands = [
             DeviceCommand(
-                topic: DeviceTopics.tasmotaCommand(output.commandTopic, "Color"),
+                topic: DeviceTopics.tasmotaCommand(output.commandTopic, "Color").name,
                 payload: TasmotaPayloads.color(
                     selection: selection, palette: context.config.pollen.colors, show: output.show,
                     profile: profile(context)))
@@ -43,14 +43,14 @@ package struct TasmotaSink: DeviceCommandSink {
         // `Color` alone powers the light on only without SetOption20; `power: on` makes it explicit.
         if output.power == .on {
             commands.append(
-                DeviceCommand(topic: DeviceTopics.tasmotaCommand(output.commandTopic, "Power"), payload: "ON"))
+                DeviceCommand(topic: DeviceTopics.tasmotaCommand(output.commandTopic, "Power").name, payload: "ON"))
         }
         return commands
     }
 
     /// Where Tasmota answers and reports power (``DeviceTopics/tasmotaAnswers(_:)``): a custom
     /// FullTopic without a `cmnd` level gets no power check.
-    package var powerTopics: [String] { DeviceTopics.tasmotaAnswers(output.commandTopic) }
+    package var powerTopics: [String] { DeviceTopics.tasmotaAnswers(output.commandTopic).map(\.name) }
 
     /// `ON`/`OFF` on `…/POWER`; `"POWER":"ON"`/`"OFF"` in a `…/RESULT` JSON (single-relay
     /// lights), which answers a `Color` command when it carries `"Color"`.
@@ -76,7 +76,7 @@ package struct TasmotaSink: DeviceCommandSink {
 
     /// `Power` without a parameter shows the state (Tasmota docs, Commands → Control, `Power`).
     package var powerQuery: DeviceCommand? {
-        DeviceCommand(topic: DeviceTopics.tasmotaCommand(output.commandTopic, "Power"), payload: "")
+        DeviceCommand(topic: DeviceTopics.tasmotaCommand(output.commandTopic, "Power").name, payload: "")
     }
 }
 

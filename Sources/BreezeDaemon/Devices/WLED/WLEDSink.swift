@@ -20,7 +20,7 @@ package struct WLEDSink: DeviceCommandSink {
 
     package var name: String { "wled \(topic)" }
     package var inputs: Set<SourceKind> { output.show == .climateStripes ? [.stripes] : [.pollen] }
-    package var availabilityTopic: String { DeviceTopics.wledStatus(topic) }
+    package var availabilityTopic: String { DeviceTopics.wledStatus(topic).name }
 
     package func availability(_ payload: String) -> DeviceAvailability? {
         switch payload {
@@ -45,7 +45,7 @@ package struct WLEDSink: DeviceCommandSink {
             guard case .selected(let selection, _) = snapshot.pollen else { return nil }
             payload = WLEDPayloads.state(output, selection: selection, palette: context.config.pollen.colors)
         }
-        return [DeviceCommand(topic: DeviceTopics.wledAPI(topic), payload: payload)]
+        return [DeviceCommand(topic: DeviceTopics.wledAPI(topic).name, payload: payload)]
     }
 }
 

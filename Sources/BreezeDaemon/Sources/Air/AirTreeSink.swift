@@ -34,6 +34,6 @@ package struct AirTreeSink: RetainedSink {
         } else {
             tree = nil
         }
-        return [SinkScope(prefix: snapshot.topics.air, tree: tree)]
+        return [SinkScope(prefix: snapshot.topics.air.name, tree: tree)]
     }
 }

@@ -30,6 +30,6 @@ package struct ClimateTreeSink: RetainedSink {
         } else {
             tree = nil
         }
-        return [SinkScope(prefix: snapshot.topics.climate, tree: tree)]
+        return [SinkScope(prefix: snapshot.topics.climate.name, tree: tree)]
     }
 }

@@ -45,6 +45,6 @@ package struct PollenTreeSink: RetainedSink {
             }
             tree = pollen
         }
-        return [SinkScope(prefix: snapshot.topics.pollen, tree: tree)]
+        return [SinkScope(prefix: snapshot.topics.pollen.name, tree: tree)]
     }
 }

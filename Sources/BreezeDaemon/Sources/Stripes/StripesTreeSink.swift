@@ -28,6 +28,6 @@ package struct StripesTreeSink: RetainedSink {
         } else {
             tree = nil
         }
-        return [SinkScope(prefix: snapshot.topics.climateStripes, tree: tree)]
+        return [SinkScope(prefix: snapshot.topics.climateStripes.name, tree: tree)]
     }
 }
