@@ -78,7 +78,7 @@ struct DaemonStateTests {
     }
 
     static func pollenFailed(_ now: Int64, retryAfter: Int64? = nil) -> FetchOutcome {
-        .failure(.pollen, message: "HTTP 503", retryAfter: retryAfter)
+        .failure(.pollen, message: "HTTP 503", retryAfter: retryAfter.map { .seconds($0) })
     }
 
     static func climateOK(_ now: Int64) throws -> FetchOutcome {

@@ -165,7 +165,8 @@ struct StripesDaemonStateTests {
         // Retry-After is honoured.
         _ = state.handle(.tick, at: T.at(due))
         _ = state.handle(
-            .fetched(T.stripesKey, .failure(.stripes, message: "HTTP 429", retryAfter: 7200)), at: T.at(due + 1))
+            .fetched(T.stripesKey, .failure(.stripes, message: "HTTP 429", retryAfter: .seconds(7200))),
+            at: T.at(due + 1))
         #expect(state.schedule(T.stripesKey).nextDue == due + 1 + 7200)
     }
 

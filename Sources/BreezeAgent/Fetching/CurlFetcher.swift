@@ -12,7 +12,6 @@
 import BreezeCore
 import BreezeDaemon
 import BreezeHTTP
-import FoundationEssentials
 
 /// `HTTPFetching` over libcurl: one client (curl's multi interface on its own thread, up to
 /// `http.max_concurrent` requests at once) for all sources.
@@ -35,10 +34,9 @@ struct CurlFetcher: HTTPFetching {
             url: url, query: query.map { ($0.name, $0.value) }, headers: headers.map { HTTPHeader($0.name, $0.value) },
             connectTimeout: .seconds(10), totalTimeout: totalTimeout, maxBodyBytes: 4 << 20)
         let response = try await client.get(request)
-        // `Retry-After`: seconds or an HTTP-date, counted from now (nil when absent or unparseable).
-        let retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0, now: Date()) }
-            .map { Int($0.components.seconds) }
-        return FetchedResponse(status: response.status, body: response.body, retryAfterSeconds: retryAfter)
+        // `Retry-After` as sent: the daemon counts a date from the time it applies the failure.
+        let retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0) }
+        return FetchedResponse(status: response.status, body: response.body, retryAfter: retryAfter)
     }
 
     func shutDown() async {

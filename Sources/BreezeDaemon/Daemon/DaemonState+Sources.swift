@@ -155,13 +155,15 @@ extension DaemonState {
         return received.actions
     }
 
-    /// The one failure path (SPEC §5): stale data, backoff or `Retry-After`, counted, logged;
-    /// the rules only say how it is named.
-    mutating func applyFailure(_ key: FetchKey, message: String, retryAfter: Int64?, now: Int64) -> [DaemonAction] {
+    /// The one failure path (SPEC §5): stale data, backoff or `Retry-After` (a date counted from
+    /// this event's time), counted, logged; the rules only say how it is named.
+    mutating func applyFailure(_ key: FetchKey, message: String, retryAfter: RetryAfter?, now: Int64)
+        -> [DaemonAction]
+    {
         let index = key.location
         let failure = key.kind.rules.failure(source(key))
         if failure.marksStale { locations[index].slots.failed(key.kind) }
-        let delay = planner[key].failed(at: now, retryAfter: retryAfter, jitter: random.fraction())
+        let delay = planner[key].failed(at: now, retryAfter: retryAfter?.delay(at: now), jitter: random.fraction())
         calls.outcomes.failure(failure.diagnosticsKey, at: now, message: message)
         let id = locations[index].config.id
         return [

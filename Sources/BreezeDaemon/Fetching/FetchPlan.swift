@@ -24,12 +24,12 @@ package struct HTTPGet: Sendable {
 package struct FetchedResponse: Sendable, Equatable {
     package var status: Int
     package var body: [UInt8]
-    /// Seconds to wait before the next try, from `Retry-After` (seconds or an HTTP date).
-    var retryAfterSeconds: Int?
+    /// The server's `Retry-After`, as sent (a date is counted from the failure's event).
+    package var retryAfter: RetryAfter?
 
-    package init(status: Int, body: [UInt8], retryAfterSeconds: Int? = nil) {
+    package init(status: Int, body: [UInt8], retryAfter: RetryAfter? = nil) {
         self.status = status
         self.body = body
-        self.retryAfterSeconds = retryAfterSeconds
+        self.retryAfter = retryAfter
     }
 }

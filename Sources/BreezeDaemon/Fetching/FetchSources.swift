@@ -38,7 +38,7 @@ package struct FetchOutcome: Sendable {
     }
 
     /// A failed fetch of `kind` (the watchdog's stuck fetch has no `Retry-After`).
-    static func failure(_ kind: SourceKind, message: String, retryAfter: Int64? = nil) -> FetchOutcome {
+    static func failure(_ kind: SourceKind, message: String, retryAfter: RetryAfter? = nil) -> FetchOutcome {
         FetchOutcome(kind: kind, result: .failure(message: message, retryAfter: retryAfter))
     }
 }

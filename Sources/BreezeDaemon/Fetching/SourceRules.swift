@@ -125,7 +125,7 @@ package struct SourceBegin<Request: Sendable> {
 /// `Retry-After`, which the one failure path applies alike for every source.
 package enum FetchResult<Answer: Sendable>: Sendable {
     case answer(Answer)
-    case failure(message: String, retryAfter: Int64?)
+    case failure(message: String, retryAfter: RetryAfter?)
 }
 
 /// What an answer did: the actions (stores first, then log lines) and how the fetch counts in

@@ -35,7 +35,7 @@ enum AirFetch {
         case .report(let report):
             return .answer(AirAnswer(report: report, body: response.body, fetchedAt: fetchedAt))
         case .failed(let message):
-            return .failure(message: message, retryAfter: response.retryAfterSeconds.map(Int64.init))
+            return .failure(message: message, retryAfter: response.retryAfter)
         }
     }
 }

@@ -58,7 +58,7 @@ package enum ClimateFetch {
             } catch {
                 reason = "HTTP \(refused.status): \(error.description)"
             }
-            return .failure(message: reason, retryAfter: refused.retryAfterSeconds.map(Int64.init))
+            return .failure(message: reason, retryAfter: refused.retryAfter)
         }
         guard let forecast = responses.last else { return .failure(message: "no answer", retryAfter: nil) }
         let archive = responses.count > 1 ? responses.first : nil

@@ -75,7 +75,7 @@ enum PollenFetch {
         _ response: FetchedResponse, source: PollenSource, fetchedAt: Int64, season: Bool = false,
         scrubber: SecretScrubber = SecretScrubber(secrets: [])
     ) -> FetchResult<PollenAnswer> {
-        let retryAfter = response.retryAfterSeconds.map(Int64.init)
+        let retryAfter = response.retryAfter
         // A 200 whose body is Google's error envelope (a proxy or a front end answering with the
         // wrong status) decodes as a response without `dailyInfo`, which the core reads as "no
         // pollen here" and would clear the topics: it is a failure to retry instead.

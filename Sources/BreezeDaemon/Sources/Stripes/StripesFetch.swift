@@ -88,7 +88,7 @@ package enum StripesFetch {
             } catch {
                 reason = "HTTP \(response.status): \(error.description)"
             }
-            return .failure(message: reason, retryAfter: response.retryAfterSeconds.map(Int64.init))
+            return .failure(message: reason, retryAfter: response.retryAfter)
         }
         return compute(response.body, firstYear: firstYear, lastYear: lastYear, fetchedAt: fetchedAt)
     }
