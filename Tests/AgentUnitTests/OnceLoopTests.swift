@@ -175,11 +175,9 @@ struct OnceLoopTests {
         print("once on the loop against the in-memory broker took \(took)")
     }
 
-    // It hung about once in 70 runs (4 in 24 under load) until 2026-12-03: the loop armed the
-    // clears' timer before queueing `.flushed`, so a clock moved as soon as the timer slept
-    // could deliver `.clearsDue` while `once` was still flushing, where it was dropped. With
-    // a 20 ms pause put between the two it hung 4 times in 4; `.flushed` now goes first
-    // (DaemonLoop.swift, `.flushAndReport`).
+    // The clears' time comes with `.flushed` and is a deadline of the state's one wake, so no
+    // second timer can race the report (it once did: `.clearsDue` delivered while `once` was
+    // still flushing was dropped, and `once` hung about one run in 70).
     @Test(.timeLimit(.minutes(1)))
     func theClearsHeldBackBehindADiscoveryChangeWaitForTheirDelayOnTheClock() async throws {
         let directory = temporaryDirectory()

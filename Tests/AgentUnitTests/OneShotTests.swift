@@ -42,7 +42,7 @@ struct OneShotTests {
             _ = shot.handle(.fetched(key, fallBack: false, hasData: true), now: t0)
         }
         _ = shot.handle(.rendersSettled, now: t0)
-        _ = shot.handle(.flushed(sent: sent, clearsPending: false), now: t0)
+        _ = shot.handle(.flushed(sent: sent, clearsDueAt: nil), now: t0)
         return shot
     }
 
@@ -80,7 +80,7 @@ struct OneShotTests {
         #expect(shot.handle(.rendersSettled, now: Self.t0 + 3) == [.flush])
         #expect(shot.phase == .flushing)
         #expect(
-            shot.handle(.flushed(sent: 5, clearsPending: false), now: Self.t0 + 3) == [
+            shot.handle(.flushed(sent: 5, clearsDueAt: nil), now: Self.t0 + 3) == [
                 .sendDeviceCommands, .awaitOutcomes(timeout: OneShot.outcomeTimeout),
             ])
         #expect(shot.phase == .awaitingOutcomes)
@@ -139,7 +139,7 @@ struct OneShotTests {
         #expect(shot.phase == .rendering)
         #expect(shot.unusable == ["air[home]"])
         _ = shot.handle(.rendersSettled, now: Self.t0 + 1)
-        _ = shot.handle(.flushed(sent: 3, clearsPending: false), now: Self.t0 + 1)
+        _ = shot.handle(.flushed(sent: 3, clearsDueAt: nil), now: Self.t0 + 1)
         #expect(
             shot.handle(.outcomes(Self.accepted(3), failingImages: []), now: Self.t0 + 2) == [
                 .log(.info, "once: 3 topics published and acknowledged"),
@@ -184,12 +184,14 @@ struct OneShotTests {
             _ = shot.handle(.fetched(key, fallBack: false, hasData: true), now: Self.t0)
         }
         _ = shot.handle(.rendersSettled, now: Self.t0)
-        #expect(shot.handle(.flushed(sent: 4, clearsPending: true), now: Self.t0) == [])
-        #expect(shot.phase == .awaitingClears)
-        #expect(shot.handle(.clearsDue, now: Self.t0 + 3) == [.flush])
+        #expect(shot.handle(.flushed(sent: 4, clearsDueAt: Self.t0 + 3), now: Self.t0) == [])
+        #expect(shot.phase == .awaitingClears(until: Self.t0 + 3))
+        #expect(shot.nextDeadline == Self.t0 + 3)
+        #expect(shot.handle(.tick, now: Self.t0 + 2) == [])
+        #expect(shot.handle(.tick, now: Self.t0 + 3) == [.flush])
         // Clears still pending after the second flush are not waited for again.
         #expect(
-            shot.handle(.flushed(sent: 2, clearsPending: true), now: Self.t0 + 3) == [
+            shot.handle(.flushed(sent: 2, clearsDueAt: Self.t0 + 6), now: Self.t0 + 3) == [
                 .sendDeviceCommands, .awaitOutcomes(timeout: OneShot.outcomeTimeout),
             ])
         #expect(shot.sent == 6)

@@ -105,23 +105,22 @@ extension Agent {
         return exitCode
     }
 
-    /// What the loop keeps while it performs: where events go, the one wake timer and the
-    /// held-back clears' timer it armed, each fetch in flight (so `.abandonFetch` can cancel just
-    /// that one), and the exit code once `.stop` came.
+    /// What the loop keeps while it performs: where events go, the one wake timer it armed, the
+    /// held-back clears' time it last reported, each fetch in flight (so `.abandonFetch` can
+    /// cancel just that one), and the exit code once `.stop` came.
     struct LoopEffects {
         let client: any BrokerConnection
         let publisher: RetainedPublisher
         let events: AsyncStream<DaemonEvent>.Continuation
         var timer: Task<Void, Never>?
         var timerAt: Int64?
-        var clearsAt: ContinuousClock.Instant?
+        var clearsReported: Int64?
         var fetches: [FetchKey: Task<FetchOutcome, Never>] = [:]
         var exitCode: Int32?
 
         /// The timers fire once: the next wake is armed anew, even for the same time.
         mutating func received(_ event: DaemonEvent) {
             if case .tick = event { timerAt = nil }
-            if case .clearsDue = event { clearsAt = nil }
             if case .fetched(let key, _) = event { fetches[key] = nil }
         }
     }
@@ -193,19 +192,14 @@ extension Agent {
             publisher.flush(persist: persist, at: clock.instant())
             // A batch is done: hand the memory its fetches and trees freed back.
             if persist { MemoryTuning.releaseFreedMemory() }
-            armClears(publisher.nextClearDue, loop: &loop, group: &group)
+            reportClears(loop: &loop)
         case .watchOutcomes(let timeout):
             group.addTask { continuation.yield(.outcomesSettled(await client.waitForOutcomes(timeout: timeout))) }
         case .reportOutcomes(let outcomes, let pendingIsLost):
             outcomes.report(to: publisher, log: log, pendingIsLost: pendingIsLost)
         case .flushAndReport:
             let sent = publisher.flush(at: clock.instant())
-            let due = publisher.nextClearDue
-            // `.flushed` is queued before the clears' timer exists: a `.clearsDue` that came
-            // first would find `once` still flushing and be dropped, and `once` would then wait
-            // for it for ever (seen on a loaded machine with a clock moved at once).
-            continuation.yield(.flushed(sent: sent, clearsPending: due != nil))
-            armClears(due, loop: &loop, group: &group)
+            continuation.yield(.flushed(sent: sent, clearsDueAt: clearsDueTime(publisher)))
         case .prepareOnce:
             prepareOnce(loop: &loop, group: &group)
             continuation.yield(.prepared)
@@ -225,6 +219,7 @@ extension Agent {
         case .republishAll:
             let sent = publisher.republishAll(at: clock.instant())
             log.debug("mqtt: republished \(sent) retained topics")
+            reportClears(loop: &loop)
         case .republish(let scope):
             publisher.republish(scope: scope)
         case .subscribe(let topics):
@@ -254,17 +249,21 @@ extension Agent {
         }
     }
 
-    /// Clears held back behind a discovery change: flush again when due.
-    private func armClears(
-        _ due: ContinuousClock.Instant?, loop: inout LoopEffects, group: inout DiscardingTaskGroup
-    ) {
-        guard let due, due != loop.clearsAt else { return }
-        loop.clearsAt = due
-        let (clock, continuation) = (clock, loop.events)
-        group.addTask {
-            try? await clock.sleep(until: due)
-            if !Task.isCancelled { continuation.yield(.clearsDue) }
-        }
+    /// After a flush: the publisher's held-back clears, when their time changed, go to the state
+    /// as a deadline of its one wake (``DaemonEvent/clearsHeld(until:)``).
+    private func reportClears(loop: inout LoopEffects) {
+        let clearsAt = clearsDueTime(loop.publisher)
+        guard clearsAt != loop.clearsReported else { return }
+        loop.clearsReported = clearsAt
+        loop.events.yield(.clearsHeld(until: clearsAt))
+    }
+
+    /// When the publisher's held-back clears are due, in the daemon's seconds: the monotonic
+    /// wait left, rounded up, so the state's one wake never comes before it.
+    private func clearsDueTime(_ publisher: RetainedPublisher) -> Int64? {
+        guard let due = publisher.nextClearDue else { return nil }
+        let (seconds, attoseconds) = clock.instant().duration(to: due).components
+        return time().now + max(0, seconds + (attoseconds > 0 ? 1 : 0))
     }
 
     /// `run`'s start: stored responses, the spread first fetches, every scope, the shard

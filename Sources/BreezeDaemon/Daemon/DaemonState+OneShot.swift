@@ -55,10 +55,10 @@ extension DaemonState {
         case .uploaded(let index, let outcome):
             // Logged; `once` does not wait for a retry.
             actions = applyUploaded(index, outcome, now: now) + rendersSettled(now: now)
-        case .flushed(let sent, let clearsPending):
-            actions = oneShotStep(.flushed(sent: sent, clearsPending: clearsPending), now: now)
-        case .clearsDue:
-            actions = oneShotStep(.clearsDue, now: now)
+        case .flushed(let sent, let clearsDueAt):
+            actions = oneShotStep(.flushed(sent: sent, clearsDueAt: clearsDueAt), now: now)
+        case .clearsHeld:
+            break  // `once` learns of its held-back clears with `.flushed`
         case .outcomes(let outcomes):
             // Logged and kept out of the published set before the run's summary.
             actions = [.reportOutcomes(outcomes, pendingIsLost: true)]

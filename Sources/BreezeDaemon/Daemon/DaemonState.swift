@@ -59,6 +59,8 @@ package struct DaemonState {
         /// The time of the last event: a clock stepped back (NTP, a hub's RTC) makes every
         /// location's stored content edge suspect, so all are rebuilt at once.
         var lastEventAt: Int64 = .min
+        /// When the publisher's held-back clears are due (``DaemonEvent/clearsHeld(until:)``).
+        var clearsAt: Int64?
         var stopping = false
     }
 
@@ -128,10 +130,13 @@ package struct DaemonState {
         var actions: [DaemonAction] = []
         switch event {
         case .tick:
+            // This tick's flush sends the held-back clears that are due; the loop reports any left.
+            if let at = marks.clearsAt, at <= now { marks.clearsAt = nil }
             actions += abandonStuckFetches(now: now) + startDueFetches(now: now)
             actions += scopeActions(now: now, edgesOnly: true) + timeEdges(at: time)
             actions += [.flush(persist: true), wake(now: now)]
         case .fetched(let key, let outcome):
+            if let at = marks.clearsAt, at <= now { marks.clearsAt = nil }  // flushed below
             actions += complete(key, outcome, now: now)
             if now >= wakeAt {
                 // The tick's work, edges included, so the wake below moves past this time: the
@@ -155,8 +160,10 @@ package struct DaemonState {
             actions += perform(identity.handle(.disconnected, now: now), at: time)
         case .mqtt(.message(let message)):
             actions += handleMessage(message, at: time)
-        case .clearsDue:
-            actions.append(.flush(persist: true))
+        case .clearsHeld(let until):
+            // The tick at or after it flushes them (every tick flushes).
+            marks.clearsAt = until
+            actions.append(wake(now: now))
         case .signal(.hangup):
             actions.append(
                 .log(
@@ -232,6 +239,7 @@ package struct DaemonState {
             presence.nextDeadline, handover.nextDeadline ?? .max, outputs.images.nextDeadline ?? .max,
             commands.nextDeadline ?? .max, outputs.devices.nextDeadline ?? .max, identity.nextDeadline ?? .max)
         wake = min(wake, outputs.scopes.nextDeadline(now: now), planner.nextDeadline(now: now))
+        if let clearsAt = marks.clearsAt { wake = min(wake, max(clearsAt, now)) }
         marks.wakeAt = wake
         return .wake(at: wake)
     }

@@ -32,8 +32,9 @@ package enum DaemonEvent: Sendable {
     case fetched(FetchKey, FetchOutcome)
     /// The broker connection changed, or a message arrived on a subscribed topic.
     case mqtt(MQTTEvent)
-    /// Clears held back behind a discovery change are due (``RetainedPublisher/nextClearDue``).
-    case clearsDue
+    /// After a flush: the publisher holds clears back behind a discovery change until `until`
+    /// (nil: none held). A deadline of the state's one wake; the tick after it flushes them.
+    case clearsHeld(until: Int64?)
     case signal(DaemonSignal)
     /// A render asked for by ``DaemonAction/render(_:_:)`` finished (SPEC §9.2, ImagePipeline.swift).
     case rendered(ImageKey, RenderOutcome)
@@ -41,8 +42,9 @@ package enum DaemonEvent: Sendable {
     case uploaded(Int, UploadOutcome)
     /// `once`: the loop did ``DaemonAction/prepareOnce``; `print`: the loop started.
     case prepared
-    /// `once`: ``DaemonAction/flushAndReport`` sent `sent` messages; clears are held back.
-    case flushed(sent: Int, clearsPending: Bool)
+    /// `once`: ``DaemonAction/flushAndReport`` sent `sent` messages; clears are held back until
+    /// `clearsDueAt`, if any.
+    case flushed(sent: Int, clearsDueAt: Int64?)
     /// `once`: the broker's outcomes asked for by ``DaemonAction/awaitOutcomes(timeout:)``.
     case outcomes(PublishOutcomes)
     /// At start (`once`: when prepared), the stored responses of a location the loop read from
@@ -132,8 +134,8 @@ package enum DaemonAction: Sendable {
     /// `once`, connected: warn of a protocol fallback, hold the scopes of handed-over
     /// locations, restore the stored responses; report back as ``DaemonEvent/prepared``.
     case prepareOnce
-    /// `once`: publish what changed; report the count back as ``DaemonEvent/flushed(sent:clearsPending:)``
-    /// and arm the held-back clears' timer (``DaemonEvent/clearsDue``).
+    /// `once`: publish what changed; report the count and the held-back clears' time back as
+    /// ``DaemonEvent/flushed(sent:clearsDueAt:)``.
     case flushAndReport
     /// `once`: wait for the broker's outcomes, disconnect, hand them to the publisher; report
     /// back as ``DaemonEvent/outcomes(_:)``.

@@ -51,8 +51,8 @@ package struct OneShot: Sendable {
         case rendering
         /// A flush asked for, its count not reported yet.
         case flushing
-        /// Clears held back behind a discovery change: waiting for their delay.
-        case awaitingClears
+        /// Clears held back behind a discovery change: waiting for their time.
+        case awaitingClears(until: Int64)
         case awaitingOutcomes
         case done(exitCode: Int32)
     }
@@ -74,10 +74,8 @@ package struct OneShot: Sendable {
         case fetched(FetchKey, fallBack: Bool, hasData: Bool)
         /// No render or upload is in flight any more.
         case rendersSettled
-        /// The flush asked for sent `sent` messages; `clearsPending` when clears are held back.
-        case flushed(sent: Int, clearsPending: Bool)
-        /// The held-back clears are due.
-        case clearsDue
+        /// The flush asked for sent `sent` messages; `clearsDueAt` when clears are held back.
+        case flushed(sent: Int, clearsDueAt: Int64?)
         /// What became of the publishes (handed to the publisher and logged already), and the
         /// images whose last render failed.
         case outcomes(PublishOutcomes, failingImages: [String])
@@ -94,7 +92,7 @@ package struct OneShot: Sendable {
         case setScopes
         /// Start the renders of every image with data.
         case render
-        /// Publish what changed; the loop answers ``Event/flushed(sent:clearsPending:)``.
+        /// Publish what changed; the loop answers ``Event/flushed(sent:clearsDueAt:)``.
         case flush
         /// Send every device the commands it should have (not retained, no status awaited).
         case sendDeviceCommands
@@ -141,11 +139,13 @@ package struct OneShot: Sendable {
     /// Whether the parent should start `key`'s fetch when it is due.
     func wants(_ key: FetchKey) -> Bool { phase == .fetching && pending.contains(key) }
 
-    /// The next time this needs the loop: the connect deadline, or the end of a pacing hold.
+    /// The next time this needs the loop: the connect deadline, the end of a pacing hold, the
+    /// held-back clears.
     var nextDeadline: Int64? {
         switch phase {
         case .connecting(let deadline): deadline
         case .fetching: holds.values.min()
+        case .awaitingClears(let until): until
         default: nil
         }
     }
@@ -201,16 +201,17 @@ package struct OneShot: Sendable {
         case (.rendering, .rendersSettled):
             phase = .flushing
             return [.flush]
-        case (.flushing, .flushed(let count, let clearsPending)):
+        case (.flushing, .flushed(let count, let clearsDueAt)):
             sent += count
             flushes += 1
-            if clearsPending && flushes == 1 {
-                phase = .awaitingClears
+            if let clearsDueAt, flushes == 1 {
+                phase = .awaitingClears(until: clearsDueAt)
                 return []
             }
             phase = .awaitingOutcomes
             return [.sendDeviceCommands, .awaitOutcomes(timeout: Self.outcomeTimeout)]
-        case (.awaitingClears, .clearsDue):
+        case (.awaitingClears(let until), .tick):
+            guard now >= until else { return [] }
             phase = .flushing
             return [.flush]
         case (.awaitingOutcomes, .outcomes(let outcomes, let failingImages)):
