@@ -94,10 +94,13 @@ final class Agent {
     // MARK: stored responses (restarts spend no quota)
 
     /// Reads the last good responses from `state_dir` and hands them to the state
-    /// (``DaemonEvent/restored(location:_:)``); a source whose stored data is still within its
-    /// schedule is not fetched again until it ages out (SPEC §5). `only`: one source (`print`
-    /// restores the stripes alone: fetching them again weighs ≈ 120 of Open-Meteo's calls).
-    func restoreStoredResponses(only: SourceKind? = nil) {
+    /// (``DaemonEvent/restored(location:_:)``), whose actions are performed like any other; a
+    /// source whose stored data is still within its schedule is not fetched again until it ages
+    /// out (SPEC §5). `only`: one source (`print` restores the stripes alone: fetching them again
+    /// weighs ≈ 120 of Open-Meteo's calls).
+    func restoreStoredResponses(
+        only: SourceKind? = nil, loop: inout LoopEffects, group: inout DiscardingTaskGroup
+    ) {
         for index in state.locations.indices {
             let id = state.locations[index].config.id
             let responses = state.storedResponseNames(index).compactMap { entry -> RestoredResponse? in
@@ -107,7 +110,7 @@ final class Agent {
                 return RestoredResponse(kind: entry.kind, name: entry.name, response: response)
             }
             guard !responses.isEmpty else { continue }
-            _ = performLogsAndWrites(state.handle(.restored(location: index, responses), at: time()))
+            perform(state.handle(.restored(location: index, responses), at: time()), loop: &loop, group: &group)
         }
     }
 

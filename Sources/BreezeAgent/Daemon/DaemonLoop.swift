@@ -18,17 +18,17 @@ import BreezeMQTT
     import Glibc
 #endif
 
-/// `run`: the daemon's event loop. It performs ``DaemonState``'s actions, those of `start`,
-/// `beginHandover` and `holdRemovedLocations` included (``perform(_:loop:group:)``), and on
-/// leaving publishes what the state says (``DaemonState/farewell``); `once`'s protocol fallback
-/// is reported to the state, which warns, and the one watch of the broker's outcomes at a time
-/// is the state's (``DaemonAction/watchOutcomes(timeout:)``). It decides nothing.
+/// `run`: the daemon's event loop. It performs what ``DaemonState`` decides — every action,
+/// those of `start`, `beginHandover`, `holdRemovedLocations` and the stored responses' restore
+/// included, through the one ``perform(_:loop:group:)`` — and decides nothing itself: `--demo`'s
+/// guard, the one watch of the broker's outcomes, the held-back clears' time are the state's.
 ///
-/// Events (MQTT, signals, the timer, finished fetches, held-back clears) arrive on one stream
-/// and are handled in arrival order by this task. Fetches and the clears' timer run as child
-/// tasks of a discarding task group, so a shutdown cancels them (curl aborts the
-/// transfer) and waits for them before the agent says `offline`. A single timer task wakes the
-/// loop at the time the state machine asks for, so an idle agent sleeps instead of polling.
+/// Events (MQTT, signals, the one wake timer, finished fetches, renders and uploads) arrive on
+/// one stream and are handled in arrival order by this task. The services that feed it (the
+/// broker's events, the signals) and the fetches, renders and uploads are child tasks, so the
+/// one ordered shutdown cancels them and waits for them before the agent says `offline`. A
+/// single timer task wakes the loop at the time the state asks for, so an idle agent sleeps
+/// instead of polling.
 ///
 /// The broker and the clock are arguments (``BrokerConnection``, ``Agent/clock``): the unit
 /// tests run this loop against an in-memory broker and a clock they advance. Cancelling the
@@ -51,6 +51,13 @@ extension Agent {
     /// The signals the daemon stops (SIGTERM, SIGINT) or reports (SIGHUP) on.
     static let daemonSignals = [SIGTERM, SIGINT, SIGHUP]
 
+    /// The loop and its services. The services — the broker's events and the signals — are child
+    /// tasks feeding the one event stream; the HTTP server answers from the snapshots the loop
+    /// hands it. One shutdown, in order, whatever ended the loop: the HTTP server stops, the
+    /// fetches, renders and uploads in flight are cancelled and awaited, the published set is
+    /// saved, the state's farewell is published and acknowledged (`run`), the broker client
+    /// stops, and the services end with it.
+    ///
     /// - Parameter signals: the signals watched (``daemonSignals``; a test in a shared process
     ///   passes none, and so do `once` and `print`, which keep the default dispositions).
     func run(
@@ -59,42 +66,54 @@ extension Agent {
         // `print` reads and writes no published set.
         let publisher = makePublisher(broker: client, persisting: policy != .print)
         let (events, continuation) = AsyncStream<DaemonEvent>.makeStream()
-        let forwarder = Task {
-            for await event in client.events { continuation.yield(.mqtt(event)) }
-        }
-        let signals =
-            watched.isEmpty
-            ? nil : SignalWatcher(watched) { continuation.yield(.signal(SignalWatcher.daemonSignal($0))) }
-        defer {
-            forwarder.cancel()
-            _ = signals
-        }
-        var http: AgentHTTPServer?
-        defer { http?.stop() }
-
-        let exitCode = await withDiscardingTaskGroup(returning: Int32?.self) { group in
-            var loop = LoopEffects(client: client, publisher: publisher, events: continuation)
-            guard start(policy, loop: &loop, group: &group, http: &http) else { return nil }
-            for await event in events {
-                loop.received(event)
-                perform(state.handle(event, at: time()), loop: &loop, group: &group)
-                refreshHTTP(http, publisher: publisher)
-                if loop.exitCode != nil { break }
+        return await withDiscardingTaskGroup(returning: Int32.self) { services in
+            services.addTask {
+                for await event in client.events { continuation.yield(.mqtt(event)) }
             }
-            loop.timer?.cancel()
-            publisher.persist()
-            // Fetches in flight are cancelled (curl aborts at its next progress callback) and
-            // awaited when the group closes; their results are not applied.
-            group.cancelAll()
-            return loop.exitCode ?? ExitCode.success
+            if !watched.isEmpty {
+                let signals = SignalWatcher.stream(watched)
+                services.addTask {
+                    for await number in signals { continuation.yield(.signal(SignalWatcher.daemonSignal(number))) }
+                }
+            }
+            var http: AgentHTTPServer?
+            let exitCode = await withDiscardingTaskGroup(returning: Int32?.self) { group in
+                var loop = LoopEffects(client: client, publisher: publisher, events: continuation)
+                guard start(policy, loop: &loop, group: &group, http: &http) else { return nil }
+                for await event in events {
+                    loop.received(event)
+                    perform(state.handle(event, at: time()), loop: &loop, group: &group)
+                    refreshHTTP(http, publisher: publisher)
+                    if loop.exitCode != nil { break }
+                }
+                loop.timer?.cancel()
+                http?.stop()
+                http = nil
+                // Fetches in flight are cancelled (curl aborts at its next progress callback) and
+                // awaited when the group closes; their results are not applied.
+                group.cancelAll()
+                return loop.exitCode ?? ExitCode.success
+            }
+            http?.stop()
+            let code = await leave(policy, client: client, publisher: publisher, exitCode: exitCode)
+            services.cancelAll()
+            return code
         }
+    }
+
+    /// The end of the shutdown: the published set is saved, `run` publishes the state's farewell
+    /// while connected (acknowledged or given up on), and the broker client stops. A start that
+    /// failed returns `unavailable` and saves nothing.
+    private func leave(
+        _ policy: LoopPolicy, client: any BrokerConnection, publisher: RetainedPublisher, exitCode: Int32?
+    ) async -> Int32 {
         guard let exitCode else { return ExitCode.unavailable }
+        publisher.persist()
         guard policy == .daemon else {
             await client.stop()
             return exitCode
         }
         if client.isConnected {
-            // What the state says on leaving (``DaemonState/farewell``), acknowledged or given up on.
             for message in state.farewell {
                 try? client.publish(message.topic, message.payload, qos: message.qos, retain: message.retain)
             }
@@ -143,7 +162,7 @@ extension Agent {
                 return false
             }
         case .print:
-            restoreStoredResponses(only: .stripes)
+            restoreStoredResponses(only: .stripes, loop: &loop, group: &group)
             state.startOneShot(.print, now: startTime.now)
         }
         loop.events.yield(policy == .print ? .prepared : .tick)
@@ -153,13 +172,6 @@ extension Agent {
     /// Performs the state's actions: logs and writes here, the rest on the broker, the
     /// publisher, the timers and the task group.
     func perform(_ actions: [DaemonAction], loop: inout LoopEffects, group: inout DiscardingTaskGroup) {
-        var actions = actions
-        if state.demo {
-            // Sample data never reaches a real device (DemoGuard); an upload counts as accepted.
-            let filtered = DemoGuard.filter(actions, layout: state.layout)
-            actions = filtered.actions
-            for index in filtered.uploads { loop.events.yield(.uploaded(index, .status(200))) }
-        }
         for action in performLogsAndWrites(actions) { perform(action, loop: &loop, group: &group) }
     }
 
@@ -276,7 +288,7 @@ extension Agent {
         http: inout AgentHTTPServer?
     ) -> Bool {
         let publisher = loop.publisher
-        restoreStoredResponses()
+        restoreStoredResponses(loop: &loop, group: &group)
         perform(state.start(at: startTime), loop: &loop, group: &group)
         perform(state.beginHandover(published: publisher.published), loop: &loop, group: &group)
         // Removed locations are cleared once no other instance is seen (SPEC §16, IdentityGuard).
@@ -311,6 +323,6 @@ extension Agent {
     private func prepareOnce(loop: inout LoopEffects, group: inout DiscardingTaskGroup) {
         perform(state.handle(.brokerProtocol(loop.client.protocolVersion), at: time()), loop: &loop, group: &group)
         perform(state.beginHandover(published: loop.publisher.published), loop: &loop, group: &group)
-        restoreStoredResponses()
+        restoreStoredResponses(loop: &loop, group: &group)
     }
 }

@@ -35,6 +35,15 @@ final class SignalWatcher: Sendable {
         sources = Sources(list: list)
     }
 
+    /// The watched signals as an async sequence: the loop's signal service iterates it; when the
+    /// iteration ends (the service is cancelled at shutdown) the sources are cancelled.
+    static func stream(_ signals: [Int32]) -> AsyncStream<Int32> {
+        AsyncStream { continuation in
+            let watcher = SignalWatcher(signals) { continuation.yield($0) }
+            continuation.onTermination = { _ in _ = watcher }
+        }
+    }
+
     /// The daemon's name for a signal number it watches.
     static func daemonSignal(_ number: Int32) -> DaemonSignal {
         switch number {

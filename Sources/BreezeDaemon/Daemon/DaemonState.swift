@@ -110,10 +110,26 @@ package struct DaemonState {
         let stretched = stretchOpenMeteoIntervals()
         planner.start(now: time.now, random: &random)
         _ = presence.handle(.started, now: time.now, random: &random)
-        return stretched + scopeActions(now: time.now)
+        return demoGuarded(stretched + scopeActions(now: time.now), at: time)
     }
 
+    /// An event, and what the state decides on it (with `--demo`, nothing leaves for a real
+    /// device: ``demoGuarded(_:at:)``).
     package mutating func handle(_ event: DaemonEvent, at time: DaemonTime) -> [DaemonAction] {
+        demoGuarded(decide(event, at: time), at: time)
+    }
+
+    /// `--demo` (``DemoGuard``): what would reach a real device or access point becomes a log
+    /// line, and an upload counts as accepted at once, as the access point would answer.
+    mutating func demoGuarded(_ actions: [DaemonAction], at time: DaemonTime) -> [DaemonAction] {
+        guard demo else { return actions }
+        let guarded = DemoGuard.filter(actions, layout: layout)
+        return guarded.uploads.reduce(guarded.actions) { actions, index in
+            actions + handle(.uploaded(index, .status(200)), at: time)
+        }
+    }
+
+    private mutating func decide(_ event: DaemonEvent, at time: DaemonTime) -> [DaemonAction] {
         guard !marks.stopping else { return [] }
         let now = time.now
         if now < marks.lastEventAt { outputs.scopes.clockSteppedBack() }

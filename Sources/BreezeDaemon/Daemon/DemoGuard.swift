@@ -14,11 +14,12 @@ package import BreezeCore
 
 /// `--demo` never drives a real device with sample data (issue 39): with a real configuration
 /// its `outputs:` name the user's WLED, Awtrix and Tasmota topics and OpenEPaperLink access
-/// points. In demo mode the loop passes its actions through ``filter(_:layout:)``: what the
-/// agent publishes under its own (demo) prefix goes to the broker as usual; a publish anywhere
-/// else — a device's command topic —, a device's retained scope (an Awtrix clock's apps) and an
-/// image upload become one log line each saying what would have been sent, and an upload is reported back as accepted so the image pipeline
-/// carries on as it would.
+/// points. In demo mode the state passes its own actions through ``filter(_:layout:)`` before
+/// it returns them (``DaemonState/handle(_:at:)``): what the agent publishes under its own
+/// (demo) prefix goes to the broker as usual; a publish anywhere else — a device's command
+/// topic —, a device's retained scope (an Awtrix clock's apps) and an image upload become one
+/// log line each saying what would have been sent, and the state takes an upload as accepted
+/// so the image pipeline carries on as it would. The loop performs what it is given.
 package enum DemoGuard {
     /// `actions` with every publish outside `layout`'s `<p>/` and every upload replaced by a log
     /// line; `uploads` are the indexes of the uploads to report as accepted (HTTP 200).
