@@ -5,7 +5,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors -X
 CONFIG ?= config/local.yaml
 
 .PHONY: run test build binary deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \
-	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-repro publish test-release
+	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-repro publish test-release test-docs apt-resign lint-workflows
 
 deps:
 	scripts/deps.sh
@@ -54,9 +54,15 @@ test-deb:
 
 # A release (SPEC §18, docs/releasing.md): build/release/<version>/ — the .debs, the images and
 # their amd64+arm64 indexes, the signed apt repository, SBOMs, SHA256SUMS(.asc), release notes.
-# Needs BREEZE_RELEASE_KEY; refuses a tree with changes or a version that differs anywhere.
+# Needs BREEZE_RELEASE_KEY; refuses a tree with changes or a version that differs anywhere, and a
+# key that cannot sign without a passphrase. Stopping make stops it (a parent-death signal).
 release:
-	scripts/release.sh
+	setpriv --pdeathsig TERM scripts/release.sh
+
+# The apt repository's signatures renewed in place (Valid-Until 30 days on), with the release key
+# handled as make release does: APT_DIR=<the site's apt/ folder> (.github/workflows/apt-resign.yml).
+apt-resign:
+	setpriv --pdeathsig TERM scripts/release.sh --resign $(APT_DIR)
 
 # Two releases of one commit, in two clones at two times, compared byte for byte (diffoscope).
 release-repro:
@@ -70,6 +76,12 @@ publish:
 # The release rehearsed end to end on the loopback: a throw-away key, make release, make publish
 # to a local registry and a static server, pulls, installs, an upgrade, refusals.
 test-release:
+	scripts/test-release.sh
+
+# The install, upgrade and removal recipes of docs/installing.md and the add-on's DOCS.md, run as
+# written (scripts/test-docs.sh) against a release: they are the rehearsal's install steps, so
+# this is the rehearsal.
+test-docs:
 	scripts/test-release.sh
 
 # The arm64 cross toolchain, set up once into /var/cache/breeze-agent-ci/arm64 (root).
@@ -111,6 +123,11 @@ test-ha:
 # The Home Assistant add-on's files (ha-addon/) against the Supervisor's rules (docs/home-assistant.md).
 test-addon-config:
 	scripts/test-addon-config.sh
+
+# zizmor's audit of .github/workflows (scripts/workflow-lint.sh): no finding, or one ignored on
+# its line with the reason.
+lint-workflows:
+	scripts/workflow-lint.sh
 
 fuzz:
 	fuzz/run.sh

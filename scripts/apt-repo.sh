@@ -6,6 +6,8 @@
 # Release.gpg). reprepro's database and configuration stay in a scratch folder; OUT gets dists/
 # and pool/ only. Used by scripts/release.sh, and by scripts/test-release.sh for the rehearsal's
 # second version. Checks each InRelease with gpgv against the key before it is done.
+# Each Release carries a Valid-Until $APT_VALID_DAYS (30) days on: a client served an old copy
+# after it expired refuses it; scripts/apt-resign.sh renews it between releases.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 3 ] || { echo "usage: scripts/apt-repo.sh OUT FINGERPRINT DEB..." >&2; exit 2; }
@@ -24,6 +26,7 @@ Architectures: amd64 arm64
 Components: main
 Description: breeze-agent for Debian ${suite#*:}
 SignWith: $fpr
+ValidFor: ${APT_VALID_DAYS:-30}d
 
 CONF
 done

@@ -181,15 +181,15 @@ if [ "$full" = 1 ]; then
     # Every folder above the fonts is in the image with the epoch's time too (oci-pack.py).
     [ "$(find "$img/usr/share/fonts" -type f | wc -l)" = "${#fonts[@]}" ] || { echo "image: the fonts taken are not ${fonts[*]}" >&2; exit 1; }
 fi
-# Users: root and the package's system user, with their numeric ids from the tree.
-uid=$(awk -F: '$1 == "breeze-agent" { print $3 }' "$r/etc/passwd")
-gid=$(awk -F: '$1 == "breeze-agent" { print $4 }' "$r/etc/passwd")
+# Users: root and breeze-agent with a uid and gid fixed across releases (1883, mosquitto's port;
+# docs/installing.md): the Debian package's system user gets whatever id its tree has free, and
+# a volume made by one image must stay the service's own after an upgrade or a rebuild.
+uid=1883 gid=1883
 mkdir -p "$img/etc" "$img/config" "$img/data" "$img/tmp"
 printf 'root:x:0:0:root:/root:/usr/sbin/nologin\nbreeze-agent:x:%s:%s:breeze-agent:/data:/usr/sbin/nologin\n' "$uid" "$gid" >"$img/etc/passwd"
 printf 'root:x:0:\nbreeze-agent:x:%s:\n' "$gid" >"$img/etc/group"
 printf 'passwd: files\ngroup: files\nhosts: files dns\n' >"$img/etc/nsswitch.conf"
-sed 's|^state_dir: /var/lib/breeze-agent |state_dir: /data |' config/breeze-agent.example.yaml >"$img/config/config.yaml"
-grep -q '^state_dir: /data ' "$img/config/config.yaml" || { echo "image: could not set state_dir: /data in the config" >&2; exit 1; }
+scripts/container-config.sh >"$img/config/config.yaml"
 chmod 0644 "$img/config/config.yaml" "$img/etc/passwd" "$img/etc/group" "$img/etc/nsswitch.conf"
 chown "$uid:$gid" "$img/data"
 chmod 0750 "$img/data"

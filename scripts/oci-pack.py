@@ -326,7 +326,8 @@ if args.root:
             "User": args.user,
             "Entrypoint": ["/usr/bin/breeze-agent"],
             "Cmd": ["run", "--config", "/config/config.yaml"],
-            "Env": ["PATH=/usr/bin:/bin", "BREEZE_LOG_STREAM=stdout"],
+            # BREEZE_CONFIG: `docker run <image> forget` (or check-config) reads the same file as run.
+            "Env": ["PATH=/usr/bin:/bin", "BREEZE_CONFIG=/config/config.yaml", "BREEZE_LOG_STREAM=stdout"],
             "WorkingDir": "/data",
             "Volumes": {"/data": {}},
             "StopSignal": "SIGTERM",

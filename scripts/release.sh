@@ -13,6 +13,10 @@
 #                          amd64 + arm64, InRelease and Release.gpg, made by reprepro
 #   breeze-agent-archive-keyring.gpg   the signing key's public part, a binary keyring (Signed-By)
 #   RELEASE-NOTES.md       this version's section of CHANGELOG.md
+#   compose.yaml, mosquitto.conf, config.yaml
+#                          what the Compose and Docker recipes fetch (docs/installing.md)
+#   ha-addon/              the add-on repository's tree (repository.yaml at its root), published
+#                          to the `addon` branch by `make publish`
 #   SHA256SUMS, SHA256SUMS.asc         every other file's SHA-256, and its detached signature
 # Refuses, naming what is wrong: a version that differs anywhere from VERSION
 # (scripts/version-check.sh, before and after the build), a tree with uncommitted changes, no key.
@@ -25,15 +29,58 @@
 #                               in a working copy; a real release never sets it)
 #   BREEZE_RELEASE_OUT          the output folder (default build/release/<version>)
 # Needs root (the arm64 toolchain's chroot, the image trees). Prints the output folder.
+#
+# The signing key never reaches the disk or another program's environment: the release runs in
+# a PID and mount namespace of its own, the key is handed to it on a descriptor (not in its
+# environment), imported into a GnuPG home on a tmpfs mounted only in that namespace, and checked
+# to sign without a passphrase before anything is built. However the release ends — done, an
+# error, SIGTERM, SIGKILL — the namespace's last process takes the tmpfs and the gpg-agent with it
+# (the kernel kills every process of a PID namespace whose first one dies). `make release` runs
+# it with a parent-death signal, so stopping make stops the release before it signs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 umask 022
 [ "$(id -u)" -eq 0 ] || { echo "release: run as root (cross toolchain chroot, image trees)" >&2; exit 1; }
+case "${BREEZE_RELEASE_STAGE:-}" in
+"")
+    [ -n "${BREEZE_RELEASE_KEY:-}" ] || {
+        echo "release: BREEZE_RELEASE_KEY is not set (an armored secret key, or a file holding one; docs/releasing.md)." >&2
+        echo "release: to rehearse without a real key: make test-release" >&2
+        exit 1
+    }
+    # The key on descriptor 3 (a pipe: bash passes a short here-string through one); this script
+    # goes on without the variable in its environment, so nothing it starts inherits it.
+    if [ -f "$BREEZE_RELEASE_KEY" ]; then exec 3<"$BREEZE_RELEASE_KEY"; else exec 3<<<"$BREEZE_RELEASE_KEY"; fi
+    exec env -u BREEZE_RELEASE_KEY BREEZE_RELEASE_STAGE=outer "$0" "$@"
+    ;;
+outer)
+    # The release in its namespace. unshare blocks SIGTERM and SIGINT while it waits, so this
+    # shell takes them (from make, or make's death: its parent-death signal) and kills the
+    # namespace's first process, which takes every other one with it. If this shell dies
+    # instead (SIGKILL), unshare gets SIGKILL as its parent-death signal, with the same effect.
+    BREEZE_RELEASE_STAGE=inner setpriv --pdeathsig KILL \
+        unshare --pid --mount --fork --kill-child --mount-proc --propagation private "$0" "$@" &
+    inner=$!
+    exec 3<&-
+    trap 'kill -KILL "$inner" 2>/dev/null; wait "$inner" 2>/dev/null; exit 143' TERM
+    trap 'kill -KILL "$inner" 2>/dev/null; wait "$inner" 2>/dev/null; exit 130' INT
+    trap 'kill -KILL "$inner" 2>/dev/null; wait "$inner" 2>/dev/null; exit 129' HUP
+    status=0
+    wait "$inner" || status=$?
+    exit "$status"
+    ;;
+esac
 scripts/deps.sh reprepro gnupg python3 dpkg-dev >&2
 t0=$(date +%s)
 version=$(tr -d '[:space:]' <VERSION)
 
+# `release.sh --resign APT_DIR [DAYS]` (make apt-resign): only the repository's signatures
+# renewed (scripts/apt-resign.sh), with the key handled as for a release.
+resign=${1:-}
+[ "$resign" != --resign ] || [ -d "${2:-}" ] || { echo "release: --resign needs an apt repository folder" >&2; exit 2; }
+
 # 1. The tree: committed, and one version everywhere.
+[ "$resign" = --resign ] || {
 dirty=$(git status --porcelain --untracked-files=normal 2>/dev/null | head -20)
 if [ -n "$dirty" ]; then
     if [ "${BREEZE_RELEASE_ALLOW_DIRTY:-}" = 1 ]; then
@@ -46,29 +93,42 @@ if [ -n "$dirty" ]; then
     fi
 fi
 scripts/version-check.sh >&2 || { echo "release: refused: make every place above say $version (docs/releasing.md)" >&2; exit 1; }
+}
 commit=$(git rev-parse HEAD)
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
 
-# 2. The signing key, imported into a GnuPG home of this run only.
-[ -n "${BREEZE_RELEASE_KEY:-}" ] || {
-    echo "release: BREEZE_RELEASE_KEY is not set (an armored secret key, or a file holding one; docs/releasing.md)." >&2
-    echo "release: to rehearse without a real key: make test-release" >&2
-    exit 1
-}
+# 2. The signing key, imported into a GnuPG home on a tmpfs of this namespace only.
 work=$(mktemp -d /tmp/breeze-release.XXXXXX)
 export GNUPGHOME=$work/gnupg
-cleanup() { gpgconf --kill all >/dev/null 2>&1 || true; rm -rf "$work"; }
+cleanup() {
+    trap '' INT TERM HUP   # a second signal must not cut the cleanup short
+    gpgconf --kill all >/dev/null 2>&1 || true
+    # The agent may still be closing its files: detach the tmpfs at once (it is freed with the
+    # last file closed, at the latest with this namespace).
+    umount -l "$GNUPGHOME" 2>/dev/null || true
+    rm -rf "$work" 2>/dev/null || true
+}
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 mkdir -m 0700 "$GNUPGHOME"
-if [ -f "$BREEZE_RELEASE_KEY" ]; then
-    gpg --batch --quiet --import "$BREEZE_RELEASE_KEY" 2>"$work/import.log" || true
-else
-    printf '%s\n' "$BREEZE_RELEASE_KEY" | gpg --batch --quiet --import 2>"$work/import.log" || true
-fi
+mount -t tmpfs -o size=16m,mode=0700,nodev,nosuid,noexec tmpfs "$GNUPGHOME"
+gpg --batch --quiet --import <&3 2>"$work/import.log" || true
+exec 3<&-
 keys=$(gpg --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }' || true)
 [ -n "$keys" ] || { echo "release: BREEZE_RELEASE_KEY holds no usable secret key: $(tr '\n' ' ' <"$work/import.log")" >&2; exit 1; }
 fpr=$keys
-echo "release: signing with $(gpg --batch --with-colons --list-keys "$fpr" | awk -F: '$1 == "uid" { print $10; exit }') ($fpr)" >&2
+# A key that asks for a passphrase cannot sign in CI: refused now, not after the build.
+if ! echo "breeze-agent release signing test" | gpg --batch --pinentry-mode error --local-user "$fpr" --clearsign \
+    >/dev/null 2>"$work/sign.log"; then
+    echo "release: the key $fpr cannot sign without a passphrase (export it without one; docs/releasing.md): $(grep -m1 -i 'gpg:' "$work/sign.log")" >&2
+    exit 1
+fi
+echo "release: signing with $(gpg --batch --with-colons --list-keys "$fpr" | awk -F: '$1 == "uid" { print $10; exit }') ($fpr); GnuPG home $GNUPGHOME, a tmpfs of this run only" >&2
+if [ "$resign" = --resign ]; then
+    scripts/apt-resign.sh "$2" "$fpr" "${3:-30}"
+    exit 0
+fi
 
 out=${BREEZE_RELEASE_OUT:-build/release/$version}
 rm -rf "$out"
@@ -95,6 +155,16 @@ for f in "$out"/*.deb; do checks+=(--deb "$f"); done
 for f in "$out"/*.oci.tar; do checks+=(--image "$f"); done
 scripts/version-check.sh "${checks[@]}" --binary "$(. scripts/release-build.sh && release_build)/breeze-agent" >&2 \
     || { echo "release: refused: a built artifact does not say $version" >&2; exit 1; }
+
+# The small files the install recipes fetch from the release (docs/installing.md): the Compose
+# file naming this version's image, the broker's configuration beside it, the agent's
+# configuration for a container; and the Home Assistant add-on repository as the Supervisor
+# clones it (repository.yaml at its root), which `make publish` commits to the `addon` branch.
+cp packaging/compose.yaml "$out/compose.yaml"
+cp packaging/mosquitto.conf "$out/mosquitto.conf"
+scripts/container-config.sh >"$out/config.yaml"
+cp -a ha-addon "$out/ha-addon"
+find "$out/ha-addon" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
 # 4. The apt repository (scripts/apt-repo.sh: reprepro, signed with the key above).
 scripts/apt-repo.sh "$out/apt" "$fpr" "$out"/*.deb >&2

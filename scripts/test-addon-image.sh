@@ -31,6 +31,11 @@
 #                         `DockerInterface.install` pulls with platform=MAP_ARCH[arch])
 #                         (scripts/test-release.sh; BREEZE_REGISTRY_TLS_VERIFY=false: plain HTTP).
 #                         The -full image the Dockerfile builds on is pulled as <version>-full-<arch>.
+#   BREEZE_ADDON_UPDATE_GIT=<clone>  after the first architecture's run, the Supervisor's update:
+#                         pull that clone of the add-on repository, and run the newer version
+#                         its config.yaml names over the same /data
+#   BREEZE_ADDON_DIR=<dir>  the add-on folder (config.yaml, Dockerfile) as the Supervisor found it
+#                         (default ha-addon/breeze_agent)
 #   BREEZE_REUSE_IMAGE=1  use build/breeze-agent-full_<version>_<arch>.oci.tar when it exists;
 #                         otherwise scripts/image.sh (BREEZE_IMAGE_FULL=1) builds the -full image first.
 set -euo pipefail
@@ -42,6 +47,9 @@ image_dir=${BREEZE_TEST_IMAGE_DIR:-}
 archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=(amd64 arm64)
 version=$(tr -d '[:space:]' <VERSION)
+# The add-on folder the Supervisor reads: this tree's, or (BREEZE_ADDON_DIR) the one the stand-in
+# Supervisor of scripts/test-docs.sh found in its clone of the published add-on repository.
+addon_dir=${BREEZE_ADDON_DIR:-ha-addon/breeze_agent}
 . scripts/podman-test.sh
 podman_test_begin breeze-addon-image-test
 summary=()
@@ -94,7 +102,7 @@ start_standins() {
     mkdir -p "$work/$name/data"
     chmod 0700 "$work/$name/data"
     BREEZE_STANDIN_TOKEN=$token BREEZE_STANDIN_MQTT_PASSWORD=$announced python3 test/addon/standins.py \
-        --addon-config ha-addon/breeze_agent/config.yaml --data "$work/$name/data" --mqtt-port "$port" \
+        --addon-config "$addon_dir/config.yaml" --data "$work/$name/data" --mqtt-port "$port" \
         --advanced "$(printf 'climate: {years: [2010]}\nhttp: {listen: "127.0.0.1:%s"}\n' "$hport")" --options "$options" \
         --state "$work/$name/standins.json" --requests "$work/$name/requests.jsonl" 2>"$work/$name/standins.log" &
     pids+=($!)
@@ -105,13 +113,13 @@ start_standins() {
 
 # run_addon NAME TAG: watches breeze/# and homeassistant/# into $work/NAME/seen and starts the
 # add-on's container as the Supervisor would.
-run_addon() {
-    local name=$1 tag=$2
-    "${sub[@]}" -v -t 'breeze/#' -t 'homeassistant/#' >"$work/$name/seen" 2>/dev/null &
+run_addon() {   # run_addon NAME TAG [CONTAINER]: the container is NAME unless given (an update's)
+    local name=$1 tag=$2 container=${3:-$1}
+    "${sub[@]}" -v -t 'breeze/#' -t 'homeassistant/#' >>"$work/$name/seen" 2>/dev/null &
     pids+=($!)
     sleep 0.3
-    containers+=("$name")
-    "${podman_run[@]}" -d --name "$name" -v "$work/$name/data:/data" \
+    containers+=("$container")
+    "${podman_run[@]}" -d --name "$container" -v "$work/$name/data:/data" \
         -e "SUPERVISOR_TOKEN=$token" -e "BREEZE_SUPERVISOR_URL=$supervisor_url" "$tag" >/dev/null
 }
 
@@ -152,9 +160,11 @@ for arch in "${archs[@]}"; do
     case "$arch" in amd64) build_arch=amd64 ;; arm64) build_arch=aarch64 ;; *) bad "$arch: not amd64 or arm64"; continue ;; esac
     if [ -n "${BREEZE_IMAGE_REGISTRY:-}" ]; then
         tls=--tls-verify="${BREEZE_REGISTRY_TLS_VERIFY:-true}"
-        image=$(sed -n 's/^image: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' ha-addon/breeze_agent/config.yaml)
+        image=$(sed -n 's/^image: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$addon_dir/config.yaml")
         case "$image" in ghcr.io/breeze-agent/*) ;; *) bad "$arch: config.yaml's image '$image' is not under ghcr.io/breeze-agent/"; continue ;; esac
-        tag=$BREEZE_IMAGE_REGISTRY/${image#ghcr.io/breeze-agent/}:$version
+        # The tag is config.yaml's `version`, as the Supervisor pulls `image:version`.
+        addon_version=$(sed -n 's/^version: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$addon_dir/config.yaml")
+        tag=$BREEZE_IMAGE_REGISTRY/${image#ghcr.io/breeze-agent/}:$addon_version
         tag=${tag//\{arch\}/$build_arch}
         podman pull --platform "linux/$arch" "$tls" "$tag" >"$work/pull-$arch" 2>&1 \
             || { cat "$work/pull-$arch"; bad "$arch: the Supervisor's pull of $tag for linux/$arch"; continue; }
@@ -192,16 +202,16 @@ for arch in "${archs[@]}"; do
     # image: same config (bar buildah's own label), same layers.
     built=localhost/breeze-agent-addon-dockerfile-test:$version-$arch
     if podman build --pull=never --build-arg "BUILD_ARCH=$build_arch" --build-arg "BUILD_VERSION=$version" \
-        --build-arg "BREEZE_IMAGE=$base_image" -t "$built" ha-addon/breeze_agent >"$work/build-$arch" 2>&1; then
+        --build-arg "BREEZE_IMAGE=$base_image" -t "$built" "$addon_dir" >"$work/build-$arch" 2>&1; then
         norm='{{json .Config}} {{.Architecture}} {{json .RootFS.Layers}}'
         a=$(podman image inspect --format "$norm" "$tag")
         b=$(podman image inspect --format "$norm" "$built" | sed 's/"io.buildah.version":"[^"]*",//')
-        check "$arch: podman build of ha-addon/breeze_agent/Dockerfile gives the same config and layers" test "$a" = "$b"
+        check "$arch: podman build of $addon_dir/Dockerfile gives the same config and layers" test "$a" = "$b"
         [ "$a" = "$b" ] || printf 'script:     %s\ndockerfile: %s\n' "$a" "$b"
         podman rmi -f "$built" >/dev/null 2>&1 || true
     else
         tail -5 "$work/build-$arch"
-        bad "$arch: podman build of ha-addon/breeze_agent/Dockerfile"
+        bad "$arch: podman build of $addon_dir/Dockerfile"
     fi
 
     name=breeze-addon-test-$arch-$$
@@ -308,6 +318,38 @@ open(sys.argv[1], "wb").write(d[:i]); open(sys.argv[2], "wb").write(d[i:])' "$ou
         tail -n 15 "$work/$name/log" "$work/$name/log.stderr" "$work/$name/mosquitto.log" "$work/$name/requests.jsonl" | sed "s/$password/***/g"
     fi
     podman rm -f "$name" >/dev/null 2>&1 || true
+
+    # The add-on's update as the Supervisor makes it (BREEZE_ADDON_UPDATE_GIT, the first
+    # architecture only): its store pulls the repository (store/git.py: fetch --depth 1, reset
+    # --hard to the branch, clean), sees a newer `version` in config.yaml, pulls that image tag and
+    # starts it over the same /data.
+    if [ "$first" = 1 ] && [ -n "${BREEZE_ADDON_UPDATE_GIT:-}" ] && [ -n "${BREEZE_IMAGE_REGISTRY:-}" ]; then
+        store=$BREEZE_ADDON_UPDATE_GIT
+        branch=$(git -C "$store" rev-parse --abbrev-ref HEAD)
+        git -C "$store" fetch --quiet --update-shallow --depth 1 origin "$branch" \
+            && git -C "$store" reset --quiet --hard "origin/$branch" && git -C "$store" clean -xdfq \
+            || bad "$arch: the store's pull of the add-on repository"
+        updated=$(sed -n 's/^version: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$store/breeze_agent/config.yaml")
+        check "$arch: the store sees an update of the add-on: $addon_version -> $updated" bash -c \
+            "[ '$updated' != '$addon_version' ] && [ \"\$(printf '%s\n%s\n' '$addon_version' '$updated' | sort -V | tail -1)\" = '$updated' ]"
+        tag_new=${tag%:*}:$updated
+        podman pull --platform "linux/$arch" "$tls" "$tag_new" >"$work/pull-update-$arch" 2>&1 \
+            && ok "$arch: the update pulled $tag_new" || { cat "$work/pull-update-$arch"; bad "$arch: the update's pull of $tag_new"; }
+        echo kept >"$work/$name/data/update-marker"
+        before=$(ls "$work/$name/data" | tr '\n' ' ')
+        updated_name=$name-updated
+        : >"$work/$name/seen"
+        run_addon "$name" "$tag_new" "$updated_name"
+        for _ in $(seq 1 300); do
+            grep -aq '^breeze/status online' "$work/$name/seen" && grep -aq '^breeze/home/pollen/' "$work/$name/seen" && break
+            sleep 0.2
+        done
+        check "$arch: the updated add-on is online and publishes the tree again" bash -c \
+            "grep -aq '^breeze/status online' '$work/$name/seen' && grep -aq '^breeze/home/pollen/' '$work/$name/seen'"
+        check "$arch: /data kept across the update ($before)" bash -c \
+            "grep -qx kept '$work/$name/data/update-marker' && [ -d '$work/$name/data/published' ]"
+        podman rm -f "$updated_name" >/dev/null 2>&1 || true
+    fi
     stop_at=$(date +%s)
     control_note=""
 

@@ -66,6 +66,7 @@ cat >"$work/demo.yaml" <<YAML
 mqtt: {host: localhost}
 locations:
   - {id: demo, name: Demo Garden, latitude: 52.52, longitude: 13.405, timezone: Europe/Berlin}
+climate: {unit: fahrenheit}
 air: {enabled: true}
 profiles:
   - {id: anna, name: Anna, allergens: [birch, grass], alert_level: High}

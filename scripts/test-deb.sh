@@ -120,6 +120,30 @@ check "lintian --pedantic: no error or warning that is not overridden" \
 # ---------------------------------------------------------------------------------------------
 step "install"
 purge_if_installed
+# A state directory someone else owns (a local user who made it before the install, with a link
+# to /etc/shadow inside), or a link in its place: not adopted. The install stops with one
+# message and nothing is handed over; after it is moved away, `dpkg --configure -a` finishes.
+shadow_before=$(stat -c '%U:%G %a' /etc/shadow)
+for case in foreign link; do
+    rm -rf "$state"
+    if [ "$case" = foreign ]; then
+        install -d -o nobody -g nogroup -m 0755 "$state"
+        ln -s /etc/shadow "$state/calls.json"
+        setpriv --reuid=nobody --regid=nogroup --clear-groups -- mkdir "$state/responses"
+    else
+        ln -s /etc "$state"
+    fi
+    if dpkg -i "$deb1" </dev/null >"$work/adopt-$case.log" 2>&1; then
+        bad "a $case state directory: the install went on"
+    else
+        ok "a $case state directory stops the install: $(grep -m1 'is not a folder only root' "$work/adopt-$case.log" | cut -c1-160)"
+    fi
+    check "a $case state directory: /etc/shadow untouched ($(stat -c '%U:%G %a' /etc/shadow))" test "$(stat -c '%U:%G %a' /etc/shadow)" = "$shadow_before"
+    check "a $case state directory: /etc still root's" test "$(stat -c %U /etc)" = root
+    rm -rf "$state"
+    check "a $case state directory moved away: dpkg --configure -a finishes" dpkg --configure -a
+    purge_if_installed
+done
 # What `breeze-agent print` run by hand as root leaves (its default state_dir): a first install
 # adopts it for the service user.
 rm -rf "$state"

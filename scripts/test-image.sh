@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make test-image`: both images (scripts/image.sh) loaded and run under podman as
-# packaging/docker-compose.yml runs the agent, against a mosquitto on the loopback (the agent
+# packaging/compose.yaml runs the agent, against a mosquitto on the loopback (the agent
 # with --demo: sample data, topics under breeze-demo/): the tree read back with mosquitto_sub,
 # the process's user, the log, SIGTERM -> `offline` retained and exit 0 within 2 s, and that it
 # carries no render helper (the -full image does: scripts/test-addon-image.sh). The arm64
@@ -56,7 +56,7 @@ for arch in "${archs[@]}"; do
         >"$work/config-$arch/config.yaml"
     # The status page (libmicrohttpd, dlopened: the image must carry it and its closure).
     hport=$(scripts/free-port.sh)
-    sed -i "s|^  max_concurrent: 4 .*|&\n  listen: \"127.0.0.1:$hport\"|" "$work/config-$arch/config.yaml"
+    printf '\nhttp:\n  listen: "127.0.0.1:%s"\n' "$hport" >>"$work/config-$arch/config.yaml"
     grep -q "^  listen: \"127.0.0.1:$hport\"" "$work/config-$arch/config.yaml" || bad "$arch: could not add http.listen to the test config"
     chmod 0644 "$work/config-$arch/config.yaml"
     mosquitto_sub -h 127.0.0.1 -p "$port" -v -t 'breeze-demo/#' >"$work/seen-$arch" 2>/dev/null &
@@ -85,8 +85,16 @@ for arch in "${archs[@]}"; do
     check "$arch: /metrics is the agent's" grep -q '^breeze_' "$work/metrics-$arch"
     pid=$(podman inspect --format '{{.State.Pid}}' "$name")
     puid=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || echo "?")
-    check "$arch: runs as the image's breeze-agent user (uid $puid, not root)" test "$puid" != 0 -a "$puid" != "?"
+    check "$arch: runs as the image's breeze-agent user, uid 1883 in every release (uid $puid)" test "$puid" = 1883
     sigterm_checks "$arch" "$name" "$work/log-$arch"
+    # Without TZ and without a location's timezone (the image has no zone of its own): UTC and
+    # one warning naming both, not exit 78. `forget` reads the image's own config (BREEZE_CONFIG).
+    mkdir -p "$work/nozone-$arch"
+    sed '/^    timezone: /d' "$work/config-$arch/config.yaml" >"$work/nozone-$arch/config.yaml"
+    chmod 0644 "$work/nozone-$arch/config.yaml"
+    { "${podman_run[@]}" --rm -v "$work/nozone-$arch:/config:ro" "$tag" check-config 2>&1 >/dev/null; echo "exit $?"; } >"$work/nozone-$arch/out"
+    check "$arch: no time zone anywhere: check-config exits 0 with one warning naming TZ ($(tr '\n' ' ' <"$work/nozone-$arch/out" | cut -c1-160))" \
+        bash -c "grep -qx 'exit 0' '$work/nozone-$arch/out' && grep -q 'using UTC; set TZ' '$work/nozone-$arch/out'"
     retained=$(mosquitto_sub -h 127.0.0.1 -p "$port" -t breeze-demo/status -C 1 -W 2 --retained-only 2>/dev/null || true)
     check "$arch: offline retained after SIGTERM" test "$retained" = offline
     check "$arch: the log has the agent's lines on stdout ($(wc -l <"$work/log-$arch") lines)" grep -q 'info:' "$work/log-$arch"

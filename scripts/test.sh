@@ -10,6 +10,9 @@ scripts/deps.sh chromium
 start_test_broker test
 # Every source file carries the Apache-2.0 SPDX header (scripts/license-headers.sh --fix adds it).
 scripts/license-headers.sh --check
+# The docs' relative links and #anchors resolve (a second; the config keys they name are
+# checked by DocsConfigKeysTests in the unit suite).
+scripts/docs-check.sh
 # Formatting is checked first: it takes seconds and says exactly what to fix (.swift-format).
 swift format lint --strict -r Sources Tests fuzz bench
 # Every DocC ``link`` in a doc comment names a symbol that exists (a second, that a rename

@@ -5,7 +5,7 @@
 #   packaging/changelog                         the .deb's version (top entry)
 #   ha-addon/breeze_agent/config.yaml           the add-on's `version` (the image tag pulled)
 #   CHANGELOG.md, ha-addon/breeze_agent/CHANGELOG.md   their top `## <version>` section
-#   packaging/docker-compose.yml                the released image's tag
+#   packaging/compose.yaml                      the released image's tag
 # and, given as arguments, built artifacts:
 #   --deb FILE      its Version field
 #   --image FILE    an OCI archive's org.opencontainers.image.version label (and io.hass.version
@@ -31,7 +31,16 @@ seen packaging/changelog "$(sed -n '1s/^breeze-agent (\([^)]*\)).*/\1/p' packagi
 seen ha-addon/breeze_agent/config.yaml "$(sed -n 's/^version: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' ha-addon/breeze_agent/config.yaml)"
 seen CHANGELOG.md "$(top_section CHANGELOG.md 2>/dev/null || true)"
 seen ha-addon/breeze_agent/CHANGELOG.md "$(top_section ha-addon/breeze_agent/CHANGELOG.md)"
-seen packaging/docker-compose.yml "$(sed -n 's|^ *image: ghcr.io/breeze-agent/breeze-agent:\([^ #]*\).*|\1|p' packaging/docker-compose.yml)"
+seen packaging/compose.yaml "$(sed -n 's|^ *image: ghcr.io/breeze-agent/breeze-agent:\([^ #]*\).*|\1|p' packaging/compose.yaml)"
+
+# What the add-on shows inside Home Assistant describes the release it ships in: no "not yet
+# released" (or "not yet available") left in its documentation or its option texts.
+for file in ha-addon/breeze_agent/DOCS.md ha-addon/breeze_agent/translations/*.yaml; do
+    if grep -niE 'not yet (released|available)|cannot be installed' "$file" >/dev/null; then
+        echo "version-check: $file still says: $(grep -niE 'not yet (released|available)|cannot be installed' "$file" | head -1)" >&2
+        differs+=("$file (not yet released)")
+    fi
+done
 
 image_versions() {   # every version label of every image in an OCI archive, one per line
     python3 - "$1" <<'PY'

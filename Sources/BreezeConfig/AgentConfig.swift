@@ -24,6 +24,12 @@ public struct AgentConfig: Sendable {
     public var locations: [LocationConfig]
     public var pollen: PollenSettings
     public var climate: ClimateSettings
+    /// `language` (issue 51): the language of Home Assistant's entity names, the key-free
+    /// sources' plant names, the status page and the images; English by default.
+    public var language: Language = .english
+    /// `language` as written (a BCP 47 tag, `pt-BR`): what `pollen.language` defaults to, so
+    /// Google gets the region too.
+    public var languageTag = "en"
     /// `air:` (SPEC §10.1), off by default.
     public var air = AirSettings()
     /// `profiles:` (SPEC §10.2), in file order.
@@ -50,6 +56,10 @@ public struct AgentConfig: Sendable {
     public var httpMaxConcurrent = 4
     /// `endpoints.max_calls_per_minute`: paces Open-Meteo requests even to custom endpoints.
     public var endpointsMaxCallsPerMinute: Int? = nil
+    /// What the loader decided for the user that they should hear about once (logged at start,
+    /// printed by `check-config`): a location without a time zone on a system that names none
+    /// runs on UTC, say.
+    public var notices: [String] = []
 
     public init(
         mqtt: MQTTSettings, homeAssistant: HomeAssistantSettings, locations: [LocationConfig], pollen: PollenSettings,
@@ -165,14 +175,23 @@ public struct LocationConfig: Sendable, Equatable {
     /// The rules of ``timezone``, read from the zoneinfo tree while the configuration was loaded
     /// (``TimeZoneResolver/load(_:)``), so nothing reads zone files at run time.
     public var zone: ZoneRules
+    /// The display unit the configuration gives this location: `climate.unit`, or for `auto` the
+    /// one its time zone's country uses (``FahrenheitZones``). A `climate/unit/set` choice
+    /// overrides it at run time until the configured value changes.
+    public var unit: TemperatureUnit
 
-    public init(id: String, name: String, latitude: Double, longitude: Double, timezone: String, zone: ZoneRules) {
+    /// `unit` nil: the `auto` choice for `timezone`.
+    public init(
+        id: String, name: String, latitude: Double, longitude: Double, timezone: String, zone: ZoneRules,
+        unit: TemperatureUnit? = nil
+    ) {
         self.id = id
         self.name = name
         self.latitude = latitude
         self.longitude = longitude
         self.timezone = timezone
         self.zone = zone
+        self.unit = unit ?? FahrenheitZones.unit(forZone: timezone)
     }
 }
 
@@ -191,8 +210,11 @@ public struct PollenSettings: Sendable {
     public var apiKey: Secret?
     /// 1…5.
     public var days: Int
-    /// BCP 47 language code for Google's localized texts.
+    /// BCP 47 language code for Google's localized texts; the top-level `language` unless set.
     public var language: String
+    /// The language of the type and plant names the agent gives itself (Open-Meteo's, DWD's):
+    /// the top-level `language`, not a key of `pollen:`.
+    public var names: Language = .english
     /// At least 15 minutes.
     public var interval: Duration
     /// At least 1 minute.
@@ -222,7 +244,8 @@ public struct PollenSettings: Sendable {
 /// `climate:`.
 public struct ClimateSettings: Sendable, Equatable {
     public var enabled: Bool
-    public var unit: TemperatureUnit
+    /// `climate.unit`: nil is `auto` (each location's ``LocationConfig/unit`` by its time zone).
+    public var unit: TemperatureUnit?
     /// Sorted, without duplicates, each 1940 ≤ year < the current year.
     public var years: [Int]
     /// At least 1 minute.
@@ -234,7 +257,7 @@ public struct ClimateSettings: Sendable, Equatable {
     public var stripesLastYear: Int?
 
     public init(
-        enabled: Bool = true, unit: TemperatureUnit = .fahrenheit, years: [Int] = [1980, 1990, 2000, 2010, 2020],
+        enabled: Bool = true, unit: TemperatureUnit? = nil, years: [Int] = [1980, 1990, 2000, 2010, 2020],
         refreshCooldown: Duration = .seconds(3600), stripesFirstYear: Int = StripesRequest.defaultFirstYear,
         stripesLastYear: Int? = nil
     ) {
@@ -245,6 +268,10 @@ public struct ClimateSettings: Sendable, Equatable {
         self.stripesFirstYear = stripesFirstYear
         self.stripesLastYear = stripesLastYear
     }
+
+    /// `climate.unit` as written: `auto`, `celsius` or `fahrenheit`. Stored beside a unit chosen
+    /// with `climate/unit/set`, so that a later edit of the configured value wins over the choice.
+    public var unitSetting: String { unit?.rawValue ?? "auto" }
 }
 
 /// `endpoints:` — API base URLs without a trailing `/` (tests and proxies point these elsewhere).

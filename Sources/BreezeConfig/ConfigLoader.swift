@@ -80,6 +80,8 @@ private struct ConfigParser {
     let timeZones: TimeZoneResolver
     /// Looked up once, only when a location has no `timezone`.
     var systemZone: TimeZoneResolver.SystemZone?
+    /// Locations that got UTC because neither they nor the system name a zone, with why.
+    var utcFallbacks: [(id: String, reason: String)] = []
 
     init(file: String, environment: [String: String], currentYear: Int, hostname: String, timeZones: TimeZoneResolver) {
         self.file = file
@@ -94,13 +96,15 @@ private struct ConfigParser {
             root, path: "",
             keys: [
                 "mqtt", "homeassistant", "locations", "pollen", "climate", "air", "profiles", "endpoints", "state_dir",
-                "log_level", "outputs", "shard", "http", "images", "air_out",
+                "log_level", "outputs", "shard", "http", "images", "air_out", "language",
             ],
             file: file)
         let mqtt = try parseMQTT(top.rawNode("mqtt"))
         let homeAssistant = try parseHomeAssistant(top.rawNode("homeassistant"))
         let locations = try parseLocations(top)
-        let pollen = try parsePollen(top.rawNode("pollen"))
+        let (language, languageTag) = try parseLanguage(top)
+        var pollen = try parsePollen(top.rawNode("pollen"), defaultLanguage: languageTag)
+        pollen.names = language
         let climate = try parseClimate(top.rawNode("climate"))
         let endpoints = try parseEndpoints(
             top.rawNode("endpoints"),
@@ -110,6 +114,8 @@ private struct ConfigParser {
         var config = AgentConfig(
             mqtt: mqtt, homeAssistant: homeAssistant, locations: locations, pollen: pollen, climate: climate,
             endpoints: endpoints, stateDir: stateDir, logLevel: logLevel, sourceFile: file)
+        config.language = language
+        config.languageTag = languageTag
         config.air = try AirConfigParser.parseAir(top.rawNode("air"), file: file)
         config.profiles = try AirConfigParser.parseProfiles(
             top.rawNode("profiles"), file: file, line: top.line(of: "profiles"))
@@ -123,6 +129,17 @@ private struct ConfigParser {
         try AirOutConfig.apply(top, to: &config)
         try HTTPConfigParser.apply(top, to: &config)
         try FleetConfig.apply(top, to: &config)
+        for index in config.locations.indices {
+            let location = config.locations[index]
+            config.locations[index].unit =
+                climate.unit ?? FahrenheitZones.unit(forZone: timeZones.canonicalName(location.timezone))
+        }
+        if let reason = utcFallbacks.first?.reason {
+            let ids = utcFallbacks.map(\.id).joined(separator: ", ")
+            config.notices.append(
+                "time zone: no timezone for \(ids) and none on this system (\(reason)): using UTC; set TZ "
+                    + "(e.g. TZ=Europe/Berlin) or locations[].timezone")
+        }
         return config
     }
 
@@ -314,11 +331,17 @@ private struct ConfigParser {
                 case .found(let name, let rules, _):
                     timezone = name
                     zone = rules
-                case .notFound(let reason):
+                case .unusableTZ(let reason):
                     throw r.fail(
                         "timezone",
                         "no timezone given and the system's time zone has no IANA name (\(reason)); set timezone to a name like Europe/Berlin"
                     )
+                case .notFound(let reason):
+                    // A container image has no zone of its own: UTC, said once, rather than a
+                    // refusal to start (docs/installing.md, "Time zone").
+                    timezone = "UTC"
+                    zone = (try? timeZones.load("UTC")) ?? .utc
+                    utcFallbacks.append((id, reason))
                 }
             }
             locations.append(
@@ -328,16 +351,41 @@ private struct ConfigParser {
         return locations
     }
 
+    // MARK: language
+
+    /// `language` (issue 51): a BCP 47 tag whose language has a catalogue (`de`, `de-AT`,
+    /// `pt-BR`); `en` when not set. An unknown one names the languages there are.
+    private func parseLanguage(_ top: MappingReader) throws(ConfigError) -> (Language, String) {
+        guard let tag = try top.text("language", expected: "a language code like en or de") else {
+            return (.english, "en")
+        }
+        guard Self.isLanguageTag(tag), let language = Language(tag: tag) else {
+            throw top.fail(
+                "language",
+                "expected one of \(Language.supportedList) (a BCP 47 tag such as de or pt-BR), got \(doubleQuoted(tag))"
+            )
+        }
+        return (language, tag)
+    }
+
+    /// Letters, digits and `-`, at most 35 characters (BCP 47's longest useful tag).
+    static func isLanguageTag(_ text: String) -> Bool {
+        text.count <= 35
+            && text.utf8.allSatisfy {
+                ($0 >= 0x41 && $0 <= 0x5a) || ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d
+            }
+    }
+
     // MARK: pollen
 
-    private func parsePollen(_ node: YAMLNode?) throws(ConfigError) -> PollenSettings {
+    private func parsePollen(_ node: YAMLNode?, defaultLanguage: String) throws(ConfigError) -> PollenSettings {
         let r = try MappingReader(
             node, path: "pollen",
             keys: [
                 "enabled", "source", "api_key", "api_key_file", "days", "language", "interval", "refresh_cooldown",
                 "max_calls_per_day", "colors",
             ], file: file)
-        var settings = PollenSettings()
+        var settings = PollenSettings(language: defaultLanguage)
         settings.enabled = try r.bool("enabled") ?? true
         settings.source =
             try r.choice("source", ["auto", "google", "open-meteo"]).flatMap(PollenSourceChoice.init) ?? .auto
@@ -353,12 +401,7 @@ private struct ConfigParser {
         }
         settings.days = try r.int("days", in: 1...5) ?? 5
         if let language = try r.text("language", expected: "a language code like en or de") {
-            let ok =
-                language.count <= 35
-                && language.utf8.allSatisfy {
-                    ($0 >= 0x41 && $0 <= 0x5a) || ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d
-                }
-            guard ok else {
+            guard Self.isLanguageTag(language) else {
                 throw r.fail(
                     "language", "expected a language code like en, de or pt-BR, got \(doubleQuoted(language))")
             }
@@ -406,8 +449,9 @@ private struct ConfigParser {
             node, path: "climate", keys: ["enabled", "unit", "years", "refresh_cooldown", "stripes"], file: file)
         var settings = ClimateSettings()
         settings.enabled = try r.bool("enabled") ?? true
-        settings.unit =
-            try r.choice("unit", ["fahrenheit", "celsius"]).flatMap { TemperatureUnit(rawValue: $0) } ?? .fahrenheit
+        settings.unit = try r.choice("unit", ["auto", "fahrenheit", "celsius"]).flatMap {
+            TemperatureUnit(rawValue: $0)
+        }
         let yearExpected = "a year from 1940 to \(currentYear - 1) (before the current year)"
         if let node = r.node("years") {
             guard case .sequence(let items) = node.kind, !items.isEmpty else {

@@ -32,9 +32,11 @@ extension AgentConfig {
         return SecretScrubber(secrets: secrets)
     }
 
-    /// Warnings about secret files that others can read (SPEC §12): `mqtt.password_file` or
-    /// `pollen.api_key_file` with any group or other permission bit. Not an error: the file may
-    /// sit in a directory nobody else can enter, and refusing would stop a running setup.
+    /// Warnings about secret files that others can read or the group can change:
+    /// `mqtt.password_file` or `pollen.api_key_file` with any permission for others, or group
+    /// write. `0640 root:breeze-agent` is what the package's docs recommend (the service reads
+    /// it through its group), so group read alone is fine. Not an error: the file may sit in a
+    /// directory nobody else can enter, and refusing would stop a running setup.
     public func secretFileWarnings() -> [String] {
         let files: [(key: String, secret: Secret?)] = [
             ("mqtt.password_file", mqtt.password), ("pollen.api_key_file", pollen.apiKey),
@@ -42,10 +44,10 @@ extension AgentConfig {
         return files.compactMap { key, secret in
             guard let path = secret?.file else { return nil }
             var info = stat()
-            guard stat(path, &info) == 0, info.st_mode & 0o077 != 0 else { return nil }
+            guard stat(path, &info) == 0, info.st_mode & 0o027 != 0 else { return nil }
             let mode = String(info.st_mode & 0o777, radix: 8)
             return
-                "\(key): \(path) can be read by group or others (mode 0\(mode)); make it private with chmod 600 (or 640 with a dedicated group)"
+                "\(key): \(path) can be read by others or changed by its group (mode 0\(mode)); make it private with chmod 600, or 640 with the service's group"
         }
     }
 }

@@ -71,8 +71,12 @@ public func renderEffective(_ c: AgentConfig) -> String {
         line(4, "name", quoted(location.name))
         line(4, "latitude", String(location.latitude))
         line(4, "longitude", String(location.longitude))
-        line(4, "timezone", quoted(location.timezone))
+        line(
+            4, "timezone", quoted(location.timezone),
+            comment: "climate in \(location.unit.symbol)" + (c.climate.unit == nil ? " (climate.unit auto)" : ""))
     }
+
+    line(0, "language", quoted(c.languageTag), comment: "names in Home Assistant, the status page, images")
 
     let p = c.pollen
     line(0, "pollen", "")
@@ -94,7 +98,7 @@ public func renderEffective(_ c: AgentConfig) -> String {
     let cl = c.climate
     line(0, "climate", "")
     line(2, "enabled", String(cl.enabled))
-    line(2, "unit", cl.unit.rawValue)
+    line(2, "unit", cl.unitSetting)
     line(2, "years", "[" + cl.years.map(String.init).joined(separator: ", ") + "]")
     line(2, "refresh_cooldown", durationText(cl.refreshCooldown))
     line(2, "stripes", "")

@@ -83,7 +83,10 @@ public struct TimeZoneResolver: Sendable {
     /// The outcome of looking for the system's zone: a name and its rules, or why none was found.
     public enum SystemZone: Sendable, Equatable {
         case found(name: String, rules: ZoneRules, from: String)
+        /// The system names no zone at all (a container image): the loader uses UTC.
         case notFound(reason: String)
+        /// `TZ` is set to something that is no zone we can read: the user's mistake, refused.
+        case unusableTZ(reason: String)
     }
 
     /// `TZ` (a leading `:` stripped; a path under the zoneinfo root or a link into it gives its
@@ -97,7 +100,7 @@ public struct TimeZoneResolver: Sendable {
             if let name = zoneName(fromPathOrName: tz), let rules = try? load(name) {
                 return .found(name: name, rules: rules, from: "TZ")
             }
-            return .notFound(reason: "TZ=\(tz) is not an IANA time zone name found under \(zoneInfoRoot)")
+            return .unusableTZ(reason: "TZ=\(tz) is not an IANA time zone name found under \(zoneInfoRoot)")
         }
         if let bytes = try? PosixFile.read(timezoneFile, limit: 256) {
             let name = String(decoding: bytes, as: UTF8.self)
@@ -122,6 +125,27 @@ public struct TimeZoneResolver: Sendable {
     }
 
     /// `../usr/share/zoneinfo/Europe/Berlin` → `Europe/Berlin`.
+    /// The zone `name` is a link to (tzdata's old names, `US/Alaska` → `America/Anchorage`), one
+    /// link deep; `name` itself when it is no link or the link leaves the zoneinfo tree.
+    public func canonicalName(_ name: String) -> String {
+        guard Self.isValidName(name), let target = PosixFile.linkTarget("\(zoneInfoRoot)/\(name)") else {
+            return name
+        }
+        if target.hasPrefix("/") { return nameAfterZoneinfo(target) ?? name }
+        var levels = name.split(separator: "/").dropLast().map(String.init)
+        for part in target.split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..":
+                guard !levels.isEmpty else { return name }
+                levels.removeLast()
+            default: levels.append(String(part))
+            }
+        }
+        let resolved = levels.joined(separator: "/")
+        return Self.isValidName(resolved) ? resolved : name
+    }
+
     private func nameAfterZoneinfo(_ target: String) -> String? {
         if target.hasPrefix(zoneInfoRoot + "/") { return String(target.dropFirst(zoneInfoRoot.count + 1)) }
         guard let range = target.ranges(of: "zoneinfo/").last else { return nil }

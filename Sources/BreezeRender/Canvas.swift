@@ -285,6 +285,12 @@ final class Canvas {
         return found
     }
 
+    /// The characters of `text` the face's own family has no glyph for (the fallback family
+    /// not asked): what the catalogues' texts must never contain (RenderTests).
+    func missingGlyphs(_ text: String, _ face: Face) -> [Unicode.Scalar] {
+        text.unicodeScalars.filter { !covers(face.family, bold: face.bold, $0) }
+    }
+
     /// `text` cut into runs of one family each: the face's own, and the fallback family for the
     /// characters the face lacks and the fallback has. A character neither has stays in the
     /// face's run (drawn as its box), so text without such characters is one run, drawn as before.

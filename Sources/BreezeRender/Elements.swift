@@ -29,6 +29,8 @@ struct Block {
 struct Elements {
     let canvas: Canvas
     let inks: Inks
+    /// The fixed words in the request's language (English unless the request brings others).
+    var words = ImageWords.english
     static let minimum = Canvas.minimumFontSize
     /// Line height per pixel of font size.
     static let line = 1.3
@@ -306,8 +308,8 @@ struct Elements {
     }
 
     func changeCaption(_ climate: ClimatePanel, short: Bool) -> String {
-        guard let first = climate.bars.first?.label else { return "Change" }
-        return short ? "since \(first)" : "Change since \(first)"
+        guard let first = climate.bars.first?.label else { return words.change }
+        return Catalogue.fill(short ? words.since : words.changeSince, ["year": first])
     }
 
     /// A caption's size over a big word in `rect`, the same for today's level and the change.
@@ -455,7 +457,7 @@ struct Elements {
             }
         }
         let maxSize = min(28, messageRect.height / Elements.line)
-        let message = "No data yet"
+        let message = words.noData
         let (face, size) =
             fit(message, bold: false, width: messageRect.width, maxSize: maxSize)
             ?? (Face(condensed: true, bold: false), Elements.minimum)

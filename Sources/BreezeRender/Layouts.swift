@@ -32,6 +32,7 @@ struct Layouts {
     /// The largest text; keeps a 1600×1200 image from drawing 300 px words.
     var largest: Double { max(Elements.minimum, min(height * 0.3, width * 0.16)) }
     var showsHeader: Bool { height >= 150 && width >= 150 }
+    var words: ImageWords { elements.words }
 
     func draw() {
         switch request.kind {
@@ -75,9 +76,9 @@ struct Layouts {
 
     private func pollen() {
         var blocks: [Block] = []
-        if let header = header("Pollen") { blocks.append(header) }
+        if let header = header(words.pollen) { blocks.append(header) }
         guard let pollen = content.pollen else {
-            blocks.append(placeholderBlock(title: "Pollen", priority: 10, weight: 1))
+            blocks.append(placeholderBlock(title: words.pollen, priority: 10, weight: 1))
             elements.stack(blocks, in: frame, gap: gap)
             return
         }
@@ -87,7 +88,7 @@ struct Layouts {
         if width >= 1.6 * height, width >= 200 {
             let headerHeight = showsHeader ? (headerSize * Elements.line).rounded(.up) + gap : 0
             let (top, body) = area.splitTop(headerHeight)
-            if showsHeader, let header = header("Pollen") { header.draw(top.splitTop(top.height - gap).0) }
+            if showsHeader, let header = header(words.pollen) { header.draw(top.splitTop(top.height - gap).0) }
             let (left, right) = body.splitLeft((body.width * 0.36).rounded())
             drawToday(pollen.today, caption: pollen.today.label, in: left.inset(dx: 0, dy: 0), align: .leading)
             let column = right.inset(dx: gap / 2, dy: 0)
@@ -119,9 +120,9 @@ struct Layouts {
 
     private func climate() {
         var blocks: [Block] = []
-        if let header = header("Climate trend") { blocks.append(header) }
+        if let header = header(words.climateTrend) { blocks.append(header) }
         guard let climate = content.climate else {
-            blocks.append(placeholderBlock(title: "Climate", priority: 10))
+            blocks.append(placeholderBlock(title: words.climate, priority: 10))
             elements.stack(blocks, in: frame, gap: gap)
             return
         }
@@ -167,7 +168,7 @@ struct Layouts {
 
     private func stripes() {
         guard let stripes = content.stripes, !stripes.colors.isEmpty else {
-            elements.placeholder(in: frame, title: "Warming stripes")
+            elements.placeholder(in: frame, title: words.warmingStripes)
             return
         }
         // Edge to edge, as Ed Hawkins draws them; the years (and the place) on a band below.
@@ -198,9 +199,9 @@ struct Layouts {
         let half = (area.width - gap) / 2
         let sideBySide =
             width >= height * 0.9
-            && elements.fit(content.pollen?.today.level ?? "No data yet", bold: true, width: half, maxSize: 12)
+            && elements.fit(content.pollen?.today.level ?? words.noData, bold: true, width: half, maxSize: 12)
                 != nil
-            && elements.fit(content.climate?.changeText ?? "No data yet", bold: true, width: half, maxSize: 12) != nil
+            && elements.fit(content.climate?.changeText ?? words.noData, bold: true, width: half, maxSize: 12) != nil
         if sideBySide {
             let minimum = (Elements.minimum * Elements.badgeHeight).rounded(.up)
             blocks.append(
@@ -208,26 +209,23 @@ struct Layouts {
                     let (left, rest) = rect.splitLeft(half)
                     let right = rest.splitLeft(gap).1
                     if let pollen = content.pollen {
-                        drawToday(
-                            pollen.today, caption: "Pollen \(pollen.today.label.lowercased())", in: left,
-                            align: .leading)
+                        drawToday(pollen.today, caption: pollenTodayCaption(pollen), in: left, align: .leading)
                     } else {
-                        elements.placeholder(in: left, title: "Pollen")
+                        elements.placeholder(in: left, title: words.pollen)
                     }
                     if let climate = content.climate {
                         elements.drawChange(
                             climate, in: right, maxSize: bigSize * 0.8, largest: largest, align: .trailing)
                     } else {
-                        elements.placeholder(in: right, title: "Climate")
+                        elements.placeholder(in: right, title: words.climate)
                     }
                 })
         } else {
             if let pollen = content.pollen {
                 blocks.append(
-                    todayBlock(
-                        pollen.today, caption: "Pollen \(pollen.today.label.lowercased())", priority: 10, weight: 1.2))
+                    todayBlock(pollen.today, caption: pollenTodayCaption(pollen), priority: 10, weight: 1.2))
             } else {
-                blocks.append(placeholderBlock(title: "Pollen", priority: 10))
+                blocks.append(placeholderBlock(title: words.pollen, priority: 10))
             }
             if let climate = content.climate {
                 if let change = elements.changeBlock(
@@ -236,7 +234,7 @@ struct Layouts {
                     blocks.append(change)
                 }
             } else {
-                blocks.append(placeholderBlock(title: "Climate", priority: 7))
+                blocks.append(placeholderBlock(title: words.climate, priority: 7))
             }
         }
         if let pollen = content.pollen,
@@ -250,9 +248,15 @@ struct Layouts {
                     elements.drawStripesWithYears(stripes, in: rect, maxSize: max(Elements.minimum, largest * 0.25))
                 })
         } else {
-            blocks.append(placeholderBlock(title: "Warming stripes", priority: 5, weight: 0.8))
+            blocks.append(placeholderBlock(title: words.warmingStripes, priority: 5, weight: 0.8))
         }
         elements.stack(blocks, in: area, gap: gap)
+    }
+
+    /// "Pollen today" over the summary's big word: the request's words, or (English, no words
+    /// sent) made from today's label as it always was.
+    private func pollenTodayCaption(_ pollen: PollenPanel) -> String {
+        content.words == nil ? "Pollen \(pollen.today.label.lowercased())" : words.pollenToday
     }
 }
 

@@ -60,6 +60,7 @@ public enum RenderRequestReader {
         }
         let content = request.content
         try checkText(content.locationName, "content.locationName")
+        for (index, word) in (content.words?.all ?? []).enumerated() { try checkText(word, "content.words[\(index)]") }
         if let pollen = content.pollen {
             try checkCell(pollen.today, "content.pollen.today")
             guard pollen.types.count <= maximumCells else {

@@ -19,7 +19,9 @@ public enum Renderer {
         let inks = Inks(palette: request.palette, format: request.format)
         let canvas = try Canvas(width: request.width, height: request.height, crisp: inks.isEInk)
         canvas.fill(Rect(x: 0, y: 0, width: Double(request.width), height: Double(request.height)), inks.paper)
-        Layouts(request: request, elements: Elements(canvas: canvas, inks: inks)).draw()
+        Layouts(
+            request: request, elements: Elements(canvas: canvas, inks: inks, words: request.content.words ?? .english)
+        ).draw()
         try canvas.check()
         // Antialiasing is off for e-ink, and every fill is an ink: this only guarantees it.
         if let exact = inks.exact { canvas.quantize(to: exact) }

@@ -249,7 +249,15 @@ public final class HTTPServer: Sendable {
                 status: 414, contentType: "text/plain; charset=utf-8",
                 text: "more than \(CMHD_MAX_QUERY_ARGUMENTS) query arguments\n")
         default:
-            response = callbacks.handler(HTTPServer.request(from: request.pointee))
+            // HTTP/1.1 requires a Host header (RFC 9112 §3.2: "MUST respond with a 400"); the
+            // library serves such a request anyway, so the rule is kept here, for every path.
+            if request.pointee.http11 != 0, request.pointee.host == nil {
+                response = HTTPServerResponse(
+                    status: 400, contentType: "text/plain; charset=utf-8",
+                    text: "bad request: an HTTP/1.1 request needs a Host header\n")
+            } else {
+                response = callbacks.handler(HTTPServer.request(from: request.pointee))
+            }
         }
         return HTTPServer.respond(request.pointee.connection, response)
     }

@@ -377,7 +377,6 @@ static enum MHD_Result on_request(void *context, struct MHD_Connection *connecti
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **connection_context) {
     (void)url;  // decoded by libmicrohttpd, `%2F` and `%00` included: on_uri's path is used
-    (void)version;
     (void)upload_data;
     (void)upload_data_size;
     server *s = context;
@@ -392,6 +391,7 @@ static enum MHD_Result on_request(void *context, struct MHD_Connection *connecti
     request.path = t->path;
     request.query_problem = t->query_problem;
     request.host = mhd.lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    request.http11 = version != NULL && strcmp(version, MHD_HTTP_VERSION_1_1) == 0;
     request.connection = connection;
 
     char peer[INET6_ADDRSTRLEN] = "";

@@ -91,7 +91,7 @@ struct BridgeTests {
             locations:
               - {id: home, name: Home, latitude: 52.52, longitude: 13.405, timezone: \(Self.zone)}
             pollen: {api_key: e2e-key}
-            climate: {years: [2000, 2010]}
+            climate: {years: [2000, 2010], unit: fahrenheit}
             \(upstream.endpointsYAML)
             """)
         let central1 = try BrokerView(port: central.port)

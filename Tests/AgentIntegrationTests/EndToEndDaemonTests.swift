@@ -47,7 +47,7 @@ struct EndToEndDaemonTests {
                 locations:
                   - {id: home, name: Home, latitude: 52.52, longitude: 13.405, timezone: \(Self.zone)}
                 pollen: {api_key: e2e-key, refresh_cooldown: 15m}
-                climate: {years: [2000, 2010], refresh_cooldown: 1h}
+                climate: {years: [2000, 2010], refresh_cooldown: 1h, unit: fahrenheit}
                 \(upstream.endpointsYAML)
                 """)
             let view = try BrokerView(port: port)
@@ -160,7 +160,8 @@ struct EndToEndDaemonTests {
             let base = "breeze-demo/\(location)"
             #expect(tree["\(base)/pollen/grass/value"] != nil)
             #expect(tree["\(base)/pollen/max/level"] != nil)
-            #expect(tree["\(base)/climate/current/text"]?.hasSuffix("°F") == true)
+            // Berlin and no climate.unit: auto gives °C (the built-in demo config says fahrenheit).
+            #expect(tree["\(base)/climate/current/text"]?.hasSuffix("°C") == true)
             #expect(tree.keys.filter { $0.hasPrefix(haPrefix) }.sorted() == [])
             #expect(tree.keys.filter { $0.hasPrefix("ignored-by-demo") }.sorted() == [])
             let homeassistant = try await BrokerView.snapshot(
@@ -185,7 +186,7 @@ struct EndToEndDaemonTests {
             locations:
               - {id: home, latitude: 52.52, longitude: 13.405, timezone: \(Self.zone)}
             pollen: {api_key: e2e-key}
-            climate: {years: [2010]}
+            climate: {years: [2010], unit: fahrenheit}
             \(upstream.endpointsYAML)
             """)
         let result = try await AgentProcess.run(

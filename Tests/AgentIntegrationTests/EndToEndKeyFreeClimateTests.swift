@@ -156,7 +156,9 @@ struct EndToEndKeyFreeClimateTests {
             #expect((summary["days"] as? [Any])?.count == 4)
             #expect(tree["\(base)/max/value"] == "3")
             #expect((parseJSON(tree["\(base)/max"]) as? [String: Any])?["id"] as? String == "tree")
-            #expect(tree["\(prefix)/garden/climate/current"] == "60.8")
+            // Prague: climate.unit auto gives °C (16.0 °C; it was 60.8 °F before auto).
+            #expect(tree["\(prefix)/garden/climate/current"] == "16.0")
+            #expect(tree["\(prefix)/garden/climate/unit"] == "°C")
         }
     }
 
@@ -227,7 +229,8 @@ struct EndToEndKeyFreeClimateTests {
             let values = Self.climateValues(currentYear: today.year)
             let upstream = sandbox.apis
             upstream.set(.init(celsius: values))
-            let unitLine = unit == "fahrenheit" ? "" : ", unit: celsius"
+            // Berlin: `auto` is °C; the Fahrenheit case names its unit.
+            let unitLine = unit == "fahrenheit" ? ", unit: fahrenheit" : ""
             try sandbox.writeConfig(
                 port: port, prefix: prefix,
                 """

@@ -32,6 +32,23 @@ struct HTTPServerEdgeTests {
         }
     }
 
+    @Test("an HTTP/1.1 request without Host gets 400 and never reaches the handler; HTTP/1.0 without one is served")
+    func http11WithoutHostIsABadRequest() throws {
+        let seen = Mutex(0)
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, limits: Self.limits) { _ in
+            seen.withLock { $0 += 1 }
+            return HTTPServerResponse(status: 200, contentType: "text/plain", text: "ok\n")
+        }
+        defer { server.stop() }
+        let bare = RawHTTP.request(server.port, "GET /healthz HTTP/1.1\r\n\r\n")
+        #expect(bare.status == 400)
+        #expect(bare.text == "bad request: an HTTP/1.1 request needs a Host header\n")
+        #expect(seen.withLock { $0 } == 0)
+        #expect(RawHTTP.request(server.port, "GET /healthz HTTP/1.0\r\n\r\n").status == 200)
+        #expect(RawHTTP.request(server.port, "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n").status == 200)
+        #expect(seen.withLock { $0 } == 2)
+    }
+
     @Test func requestsReachTheHandlerAsSent() throws {
         let seen = Mutex<[HTTPServerRequest]>([])
         let server = try HTTPServer(address: "127.0.0.1", port: 0, limits: Self.limits) { request in

@@ -148,7 +148,7 @@ struct HardeningEndToEndTests {
         #expect(!(accepted.stdout + accepted.stderr).contains(Self.key))
         #expect(
             accepted.stderr.contains(
-                "warning: pollen.api_key_file: \(keyFile) can be read by group or others (mode 0644)"),
+                "warning: pollen.api_key_file: \(keyFile) can be read by others or changed by its group (mode 0644)"),
             "\(accepted.stderr)")
     }
 }

@@ -118,6 +118,30 @@ struct AddonConfigTests {
         #expect(try load(#"{"unit": "\#(option)"}"#, home: home).climate.unit == expected)
     }
 
+    @Test("the air-out window and hours, the language (Home Assistant's when unset), forget")
+    func airOutLanguageAndForget() throws {
+        var home = Self.home
+        home.language = "de"
+        let config = try load(#"{"air_out_window": 3, "air_out_hours": "22-06"}"#, home: home)
+        #expect(config.airOut.window == 3)
+        #expect(config.airOut.hours.description == "22-06")
+        #expect(config.pollen.language == "de")
+        #expect(try load(#"{"language": "pt-BR"}"#, home: home).pollen.language == "pt-BR")
+        #expect(try load("{}").pollen.language == "en")
+        #expect(try AddonConfig.parseOptions(#"{"forget": true}"#).forget)
+        #expect(try !AddonConfig.parseOptions("{}").forget)
+        #expect(
+            failure(#"{"air_out_window": 7}"#) == "option air_out_window: expected a whole number of hours from 1 to 6")
+        #expect(failure(#"{"air_out_hours": "6-22"}"#)?.hasPrefix("option air_out_hours: ") == true)
+        // Home Assistant's language is passed on only when it is a language tag.
+        let answered = AddonConfig.home(
+            status: 200,
+            body: Array(
+                #"{"latitude": 1, "longitude": 2, "time_zone": "UTC", "location_name": "x", "language": "de; rm -rf", "unit_system": {"temperature": "°C"}}"#
+                    .utf8))
+        #expect((try? answered.get())?.language == nil)
+    }
+
     @Test func everyOption() throws {
         let options = #"""
             {"home_location": true,

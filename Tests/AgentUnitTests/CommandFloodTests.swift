@@ -29,6 +29,7 @@ struct CommandFloodTests {
 
     @Test("402 unit/set commands in 5 s: applied once at once, the last word after 10 s")
     func unitSetFlood() throws {
+        // Berlin: `climate.unit: auto` starts at °C, so the flood opens with F.
         var (state, _) = D.started(try D.config())
         let start = D.t0 + 8
         _ = state.handle(.fetched(D.climateKey, try D.climateOK(start)), at: D.at(start))
@@ -37,7 +38,7 @@ struct CommandFloodTests {
         var lines = 0
         for i in 0..<402 {
             let now = start + Int64(i / 100)
-            let actions = state.handle(D.message("breeze/home/climate/unit/set", i % 2 == 0 ? "C" : "F"), at: D.at(now))
+            let actions = state.handle(D.message("breeze/home/climate/unit/set", i % 2 == 0 ? "F" : "C"), at: D.at(now))
             stores += Self.stores(actions)
             flushes += actions.filter { if case .flush = $0 { true } else { false } }.count
             lines += actions.filter { if case .log = $0 { true } else { false } }.count
@@ -45,12 +46,12 @@ struct CommandFloodTests {
         #expect(stores == 1, "unit changes stored during the flood")
         #expect(flushes == 1, "flushes during the flood: \(flushes)")
         #expect(lines <= 2, "log lines during the flood: \(lines)")
-        // The flood's last word (F, i = 401) is applied when the 10 s are up: the loop is woken for it.
+        // The flood's last word (C, i = 401) is applied when the 10 s are up: the loop is woken for it.
         let wake = try #require(D.wake(state.handle(.tick, at: D.at(start + 5))))
         #expect(wake <= start + 10)
         let after = state.handle(.tick, at: D.at(start + 10))
         #expect(Self.stores(after) == 1)
-        #expect(state.locations[0].unit == .fahrenheit)
+        #expect(state.locations[0].unit == .celsius)
         #expect(
             D.logs(after, .info).contains { $0.contains("unit/set") && $0.contains("401") }, "\(D.logs(after, .info))")
     }

@@ -53,7 +53,7 @@ struct ConfigLoaderTests {
         #expect(
             config.climate
                 == ClimateSettings(
-                    enabled: true, unit: .fahrenheit, years: [1980, 1990, 2000, 2010, 2020],
+                    enabled: true, unit: nil, years: [1980, 1990, 2000, 2010, 2020],
                     refreshCooldown: .seconds(3600), stripesFirstYear: 1980, stripesLastYear: 2025))
         #expect(config.endpoints == Endpoints())
         #expect(config.endpoints.pollen == "https://pollen.googleapis.com/v1")
@@ -282,7 +282,7 @@ struct ConfigLoaderTests {
         ),
         (oneLocation + "\nclimate:\n  years:\n    - 2000\n    - 2026\n", 6, "climate.years[1]", "got \"2026\""),
         (oneLocation + "\nclimate:\n  years: []\n", 4, "climate.years", "one or more years"),
-        (oneLocation + "\nclimate:\n  unit: kelvin\n", 4, "climate.unit", "\"fahrenheit\", \"celsius\""),
+        (oneLocation + "\nclimate:\n  unit: kelvin\n", 4, "climate.unit", "\"auto\", \"fahrenheit\", \"celsius\""),
         (
             oneLocation + "\nendpoints:\n  pollen: ftp://x\n", 4, "endpoints.pollen",
             "expected an http:// or https:// base URL"

@@ -12,6 +12,7 @@
 @testable import BreezeAgent
 @testable import BreezeDaemon
 import BreezeConfig
+import BreezeCore
 import Foundation
 import Testing
 
@@ -75,18 +76,32 @@ struct ConfigTimeZoneTests {
         #expect(config.locations[0].timezone == "America/New_York")
     }
 
-    @Test func localtimeAsPlainFileGivesNoName() throws {
+    @Test("/etc/localtime copied, not linked, names no zone: UTC, said once")
+    func localtimeAsPlainFileGivesNoName() throws {
         let sandbox = try ConfigSandbox()
         try sandbox.write("etc/localtime", "TZif2 copied, not linked")
-        let error = try #require(sandbox.failure(noZone))
-        #expect(error.line == 2)
-        #expect(error.keyPath == "locations[0].timezone")
-        #expect(error.message.contains("set timezone to a name like Europe/Berlin"))
+        let config = try sandbox.load(noZone)
+        #expect(config.locations[0].timezone == "UTC")
+        #expect(config.notices.count == 1)
+        #expect(config.notices.first?.contains("is not a link into zoneinfo") == true)
     }
 
-    @Test func nothingFoundAsksForTimezone() throws {
-        let error = try #require(try ConfigSandbox().failure(noZone))
-        #expect(error.description.contains("config.yaml:2: locations[0].timezone: no timezone given"))
+    @Test("no zone anywhere (a container image): UTC and one notice naming TZ and locations[].timezone")
+    func nothingFoundRunsOnUTC() throws {
+        let sandbox = try ConfigSandbox()
+        let config = try sandbox.load(
+            "locations:\n  - {id: home, latitude: 52.5, longitude: 13.4}\n  - {id: cabin, latitude: 47, longitude: 11}\n"
+                + "  - {id: nyc, latitude: 40.7, longitude: -74, timezone: America/New_York}\n")
+        #expect(config.locations.map(\.timezone) == ["UTC", "UTC", "America/New_York"])
+        #expect(config.locations[0].zone.utcOffset(atUnixTime: 1_780_000_000) == 0)
+        #expect(
+            config.notices == [
+                "time zone: no timezone for home, cabin and none on this system (TZ is not set, "
+                    + "\(sandbox.etcTimezone) names no zone and \(sandbox.etcLocaltime) is not a link into "
+                    + "zoneinfo): using UTC; set TZ (e.g. TZ=Europe/Berlin) or locations[].timezone"
+            ])
+        // A location that names its zone needs no notice.
+        #expect(try ConfigSandbox().load(oneLocation).notices.isEmpty)
     }
 
     @Test func explicitZonesNeedNoSystemZone() throws {
@@ -101,6 +116,25 @@ struct ConfigTimeZoneTests {
             "locations:\n  - {id: a, latitude: 1, longitude: 2}\n  - {id: b, latitude: 1, longitude: 2, timezone: UTC}\n",
             environment: ["TZ": "America/New_York"])
         #expect(config.locations.map(\.timezone) == ["America/New_York", "UTC"])
+    }
+
+    @Test(
+        "climate.unit auto: °F for a Fahrenheit country's zone (an old linked name too), °C elsewhere",
+        arguments: [
+            ("Europe/Berlin", nil, TemperatureUnit.celsius), ("America/New_York", nil, .fahrenheit),
+            ("US/Eastern", nil, .fahrenheit), ("UTC", nil, .celsius), ("America/New_York", "celsius", .celsius),
+            ("Europe/Berlin", "fahrenheit", .fahrenheit), ("America/New_York", "auto", .fahrenheit),
+        ] as [(String, String?, TemperatureUnit)])
+    func unitAutoFollowsTheZone(zone: String, configured: String?, expected: TemperatureUnit) throws {
+        let sandbox = try ConfigSandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.zoneInfo + "/US", withIntermediateDirectories: true)
+        try sandbox.symlink("zoneinfo/US/Eastern", to: "../America/New_York")
+        let config = try sandbox.load(
+            "locations:\n  - {id: home, latitude: 1, longitude: 2, timezone: \(zone)}\n"
+                + (configured.map { "climate:\n  unit: \($0)\n" } ?? ""))
+        #expect(config.locations[0].unit == expected)
+        #expect(config.climate.unitSetting == (configured ?? "auto"))
+        #expect(sandbox.resolver.canonicalName("US/Eastern") == "America/New_York")
     }
 
     @Test func validationChecksTheTZifMagicAndDotDot() throws {

@@ -47,7 +47,7 @@ struct DaemonStateTests {
         zones: [String: ZoneRules] = [:]
     ) -> DaemonState {
         let locations = config.locations.map {
-            LocationRuntime(config: $0, zone: zones[$0.id] ?? .utc, unit: config.climate.unit)
+            LocationRuntime(config: $0, zone: zones[$0.id] ?? .utc, unit: $0.unit)
         }
         return DaemonState(config: config, locations: locations, storedCalls: calls, demo: demo, seed: 42)
     }
@@ -378,16 +378,17 @@ struct DaemonStateTests {
     }
 
     @Test func unitCommandSwitchesTheClimateTreeAndIsRemembered() throws {
+        // Berlin: `climate.unit: auto` gives °C, the command switches to °F.
         var (state, _) = Self.started(try Self.config())
         let now = Self.t0 + 8
         _ = state.handle(.fetched(Self.climateKey, try Self.climateOK(now)), at: Self.at(now))
-        var actions = state.handle(Self.message("breeze/home/climate/unit/set", "C"), at: Self.at(now))
-        #expect(actions.contains { if case .store(.unit("°C", "home")) = $0 { true } else { false } })
+        var actions = state.handle(Self.message("breeze/home/climate/unit/set", "F"), at: Self.at(now))
+        #expect(actions.contains { if case .store(.unit("°F", "home")) = $0 { true } else { false } })
         let climate = Self.scopes(actions).first { $0.prefix == "breeze/home/climate" }
-        #expect(climate?.tree?["breeze/home/climate/unit"] == "°C")
+        #expect(climate?.tree?["breeze/home/climate/unit"] == "°F")
         #expect(actions.contains { if case .flush(persist: true) = $0 { true } else { false } })
         // The same unit again changes nothing; a bad one is refused by name.
-        #expect(state.handle(Self.message("breeze/home/climate/unit/set", "°C"), at: Self.at(now)).isEmpty)
+        #expect(state.handle(Self.message("breeze/home/climate/unit/set", "°F"), at: Self.at(now)).isEmpty)
         actions = state.handle(Self.message("breeze/home/climate/unit/set", "kelvin\u{1}"), at: Self.at(now))
         #expect(Self.logs(actions, .warning).first?.contains(#"refused unit "kelvin\u{1}""#) == true)
     }
@@ -679,7 +680,7 @@ struct DaemonStateTests {
         let santiago = try ZoneRules(tzif: [UInt8](bytes))
         let config = try Self.config()
         let location = LocationRuntime(
-            config: config.locations[0], zone: santiago, unit: config.climate.unit)
+            config: config.locations[0], zone: santiago, unit: config.locations[0].unit)
         let dayBegins: Int64 = 1_788_667_200  // Sun 6 Sep 2026 01:00 -03
         #expect(santiago.utcOffset(atUnixTime: dayBegins - 1) == -14_400)
         #expect(santiago.utcOffset(atUnixTime: dayBegins) == -10_800)

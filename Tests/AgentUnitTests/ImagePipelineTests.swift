@@ -119,12 +119,12 @@ struct ImagePipelineTests {
     @Test func aUnitChangeRendersAClimateImageAgain() throws {
         var (state, _) = D.started(try Self.config(kind: "summary", tag: false))
         let first = state.handle(.fetched(D.climateKey, try D.climateOK(t0 + 7)), at: D.at(t0 + 7))
-        // The config's default unit is °F.
-        #expect(Self.renders(first).first?.content.climate?.changeText.hasSuffix("°F") == true)
+        // Berlin: `climate.unit: auto` gives °C.
+        #expect(Self.renders(first).first?.content.climate?.changeText.hasSuffix("°C") == true)
         _ = state.handle(.rendered(Self.key, .image(Self.png)), at: D.at(t0 + 8))
-        let set = state.handle(D.message("breeze/home/climate/unit/set", "C"), at: D.at(t0 + 100))
+        let set = state.handle(D.message("breeze/home/climate/unit/set", "F"), at: D.at(t0 + 100))
         let request = try #require(Self.renders(set).first)
-        #expect(request.content.climate?.changeText.hasSuffix("°C") == true)
+        #expect(request.content.climate?.changeText.hasSuffix("°F") == true)
         // Any other message does not look at the images.
         #expect(Self.renders(state.handle(D.message("breeze/home/refresh", "x"), at: D.at(t0 + 200))).isEmpty)
     }
@@ -286,7 +286,7 @@ struct ImagePipelineTests {
                   - {id: desk, location: office, kind: pollen, width: 296, height: 128}
                 """)
         let owned = config.ownedLocations.map {
-            LocationRuntime(config: $0, zone: .utc, unit: config.climate.unit)
+            LocationRuntime(config: $0, zone: .utc, unit: $0.unit)
         }
         let state = DaemonState(config: config, locations: owned, storedCalls: [:], demo: false, seed: 1)
         #expect(state.outputs.images.images.map(\.config.id) == ["desk"])

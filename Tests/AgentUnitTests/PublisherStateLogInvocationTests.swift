@@ -117,16 +117,31 @@ final class RecordingTransport: RetainedTransport {
     @Test func roundTripsAndSurvivesANewInstance() {
         let dir = temporaryDirectory()
         let store = StateStore(directory: dir, log: Log(level: .error))
-        store.saveUnit("°C", for: "home")
+        store.saveUnit("°C", configured: "auto", for: "home")
         store.saveResponse(
             .init(fetchedAt: 42, body: "{\"a\":1}", context: ["date": "2026-11-30"]), location: "home", source: "google"
         )
         let again = StateStore(directory: dir, log: Log(level: .error))
-        #expect(again.units() == ["home": "°C"])
+        #expect(again.units() == ["home": .init(unit: "°C", configured: "auto")])
         #expect(again.response(location: "home", source: "google")?.fetchedAt == 42)
         #expect(FileManager.default.fileExists(atPath: dir + "/units.json"))
         let leftovers = try! FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp.") }
         #expect(leftovers.isEmpty)
+    }
+
+    @Test("units.json written before the configured value was stored still reads: the choice is kept")
+    func unitsFromBeforeTheConfiguredValue() throws {
+        let dir = temporaryDirectory()
+        try "{\"home\": \"°C\", \"cabin\": {\"unit\": \"°F\", \"configured\": \"celsius\"}}".write(
+            toFile: dir + "/units.json", atomically: true, encoding: .utf8)
+        let store = StateStore(directory: dir, log: Log(level: .error))
+        #expect(
+            store.units() == [
+                "home": .init(unit: "°C", configured: nil), "cabin": .init(unit: "°F", configured: "celsius"),
+            ])
+        store.removeUnits(for: ["cabin"])
+        #expect(
+            StateStore(directory: dir, log: Log(level: .error)).units() == ["home": .init(unit: "°C", configured: nil)])
     }
 
     @Test func corruptFileIsSetAsideAndIgnored() throws {
@@ -146,8 +161,8 @@ final class RecordingTransport: RetainedTransport {
         let log = Log(level: .debug, timestamps: false) { line in lines.withLock { $0.append(line) } }
         let store = StateStore(directory: "/proc/breeze-cannot-exist", log: log)
         #expect(store.directory == nil)
-        store.saveUnit("°F", for: "x")
-        #expect(store.units() == ["x": "°F"])
+        store.saveUnit("°F", configured: "celsius", for: "x")
+        #expect(store.units() == ["x": .init(unit: "°F", configured: "celsius")])
         #expect(lines.withLock { $0.first?.contains("running without persistence") == true })
     }
 }
@@ -187,6 +202,23 @@ final class RecordingTransport: RetainedTransport {
         #expect(try Invocation.parse(["check-config", "--config=/x"]).configPath == "/x")
         #expect(try Invocation.parse(["--version"]).version)
         #expect(try Invocation.parse(["print", "-h"]).help)
+    }
+
+    @Test func forgetTakesOneLocation() throws {
+        let all = try Invocation.parse(["forget", "-c", "/x"])
+        #expect(all.command == .forget && all.location == nil && all.configPath == "/x")
+        #expect(try Invocation.parse(["forget", "--location", "home"]).location == "home")
+        #expect(try Invocation.parse(["--location=cabin", "forget"]).location == "cabin")
+    }
+
+    @Test(arguments: [
+        (["--config"], "--config needs a path"), (["--config="], "--config needs a path"),
+        (["-c"], "-c needs a path"), (["forget", "--location"], "--location needs a location id"),
+        (["forget", "--location="], "--location needs a location id"),
+        (["once", "--location", "home"], "--location goes with forget only (see --help)"),
+    ])
+    func namesWhatAnOptionLacks(arguments: [String], message: String) {
+        #expect(throws: Invocation.UsageError(description: message)) { try Invocation.parse(arguments) }
     }
 
     @Test(arguments: [["frobnicate"], ["--bogus"], ["--config"], ["run", "once"], ["--config="]])

@@ -172,7 +172,7 @@ struct ShardHandoverTests {
         var state = DaemonState(
             config: config,
             locations: config.ownedLocations.map {
-                LocationRuntime(config: $0, zone: .utc, unit: config.climate.unit)
+                LocationRuntime(config: $0, zone: .utc, unit: $0.unit)
             }, storedCalls: [:], demo: false, seed: 42)
         #expect(state.locations.map(\.config.id) == ["office"])
         let t0 = DaemonStateTests.t0

@@ -14,6 +14,7 @@ Supervisor is lenient (it drops unknown keys silently) the checks here are stric
 a key fails here instead of vanishing on the user's machine.
 """
 
+import os
 import pathlib
 import re
 import unittest
@@ -22,7 +23,9 @@ import voluptuous as vol
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-REPO = ROOT / "ha-addon"
+# The add-on repository's root: ha-addon/ of this tree, or (BREEZE_ADDON_REPOSITORY) a clone of
+# the published `addon` branch, as the stand-in Supervisor of scripts/test-docs.sh checks it.
+REPO = pathlib.Path(os.environ.get("BREEZE_ADDON_REPOSITORY") or ROOT / "ha-addon")
 ADDON = REPO / "breeze_agent"
 
 
@@ -287,6 +290,23 @@ class ConfigTests(unittest.TestCase):
         self.assertEqual(parse_type(s["google_api_key"]).kind, "password")
         self.assertEqual(parse_type(s["unit"]).choices, ["auto", "celsius", "fahrenheit"])
         self.assertEqual(parse_type(s["advanced"]).kind, "str")
+        # An OpenEPaperLink output names its image by id, and takes at most 32 characters.
+        image_id = parse_type(s["images"][0]["id"])
+        self.assertEqual(image_id.kind, "match")
+        self.assertTrue(re.fullmatch(image_id.pattern, "a" * 32))
+        self.assertFalse(re.fullmatch(image_id.pattern, "a" * 33))
+        self.assertEqual(parse_type(s["air_out_window"]).kind, "int")
+        self.assertTrue(re.fullmatch(parse_type(s["air_out_hours"]).pattern, "22-06"))
+        self.assertFalse(re.fullmatch(parse_type(s["air_out_hours"]).pattern, "6-22"))
+        self.assertEqual(parse_type(s["forget"]).kind, "bool")
+
+    def test_minimum_home_assistant(self):
+        # [V] `homeassistant`: the oldest Core version the add-on installs on (a version string);
+        # DOCS.md says the same.
+        self.assertRegex(self.config["homeassistant"], r"^\d{4}\.\d{1,2}\.\d+$")
+        year, month, _ = self.config["homeassistant"].split(".")
+        docs = (ADDON / "DOCS.md").read_text(encoding="utf-8")
+        self.assertIn(f"Home Assistant **{year}.{month}** or newer", docs)
 
     def test_defaults_and_schema_agree(self):
         options, schema = self.config["options"], self.config["schema"]
@@ -397,6 +417,60 @@ class TranslationTests(unittest.TestCase):
         for key, entry in self.translations["configuration"].items():
             with self.subTest(option=key):
                 self.assertTrue(entry["name"] in docs, f"DOCS.md does not name {entry['name']!r} (the UI's name)")
+
+
+class LanguageTranslationTests(unittest.TestCase):
+    """One translations/<lang>.yaml per language the agent speaks (issue 51), each with exactly
+    en.yaml's keys at every level and a name and a description for each: an option added to
+    en.yaml and not to a language fails here, naming both."""
+
+    # The agent's languages (Sources/BreezeCore/Localization/Language.swift).
+    LANGUAGES = {"en", "de", "fr", "it", "es", "nl", "pl", "sv", "da", "nb", "fi", "pt", "cs"}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.english = load(ADDON / "translations" / "en.yaml")["configuration"]
+        cls.files = {path.stem: load(path) for path in sorted((ADDON / "translations").glob("*.yaml"))}
+
+    def test_one_file_per_language(self):
+        self.assertEqual(set(self.files), self.LANGUAGES)
+        language_swift = ROOT / "Sources/BreezeCore/Localization/Language.swift"
+        if not language_swift.is_file():
+            self.skipTest("not in a source tree (the published add-on repository has no Sources/)")
+        source = language_swift.read_text(encoding="utf-8")
+        cases = re.search(r"^\s*case ([a-z, ]+)$", source, re.M)
+        self.assertIsNotNone(cases, "no `case en, de, …` in Language.swift")
+        self.assertEqual({c.strip() for c in cases.group(1).split(",")}, self.LANGUAGES)
+
+    def test_same_keys_and_shape_as_english(self):
+        entry = vol.Schema({vol.Required("name"): str, "description": vol.Maybe(str),
+                            "fields": {str: vol.Self}})
+        for language, document in self.files.items():
+            with self.subTest(language=language):
+                vol.Schema({"configuration": {str: entry}, "network": {str: str}})(document)
+
+                def check(english, entries, where):
+                    self.assertEqual(set(entries), set(english), f"{language}: keys of {where} != en.yaml's")
+                    for key, reference in english.items():
+                        translated = entries[key]
+                        self.assertTrue(translated.get("name"), f"{language}: {where}.{key}: no name")
+                        self.assertTrue(translated.get("description"), f"{language}: {where}.{key}: no description")
+                        self.assertEqual("fields" in translated, "fields" in reference, f"{language}: {where}.{key}")
+                        if "fields" in reference:
+                            check(reference["fields"], translated["fields"], f"{where}.{key}")
+
+                check(self.english, document["configuration"], "configuration")
+
+    def test_option_values_stay_as_the_schema_spells_them(self):
+        # Values a user types (auto, open-meteo, summary, …) are not translated: where English
+        # names one in a description, every language names it too.
+        for key in ("unit", "pollen_source", "log_level"):
+            values = re.findall(r'"?\b(auto|celsius|fahrenheit|google|open-meteo|debug|info|warning|error)\b"?',
+                                self.english[key]["description"])
+            for language, document in self.files.items():
+                with self.subTest(language=language, option=key):
+                    for value in set(values):
+                        self.assertIn(value, document["configuration"][key]["description"])
 
 
 class FilesTests(unittest.TestCase):

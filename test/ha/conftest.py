@@ -63,6 +63,11 @@ def pytest_terminal_summary(terminalreporter):
                                     % (", ".join(sorted(addon.RESTORED)) or "none"))
         terminalreporter.write_line("enabled by default, but disabled in an earlier scenario and restored so: %s"
                                     % (", ".join(sorted(addon.RESTORED_DISABLED)) or "none"))
+    language = sys.modules.get("test_9_language")
+    if language is not None and language.NAMES:
+        terminalreporter.write_sep("-", "language scenario: the same entities in German, then in French")
+        for entity_id, (german, french) in sorted(language.NAMES.items()):
+            terminalreporter.write_line("%-52s %-44s %s" % (entity_id, german, french))
     if SCENARIO_PROBLEMS:
         terminalreporter.write_sep("-", "homeassistant.components.mqtt WARNING/ERROR lines per scenario")
         for name, lines in SCENARIO_PROBLEMS.items():

@@ -245,6 +245,52 @@ def dashboard_entities(node):
     return found
 
 
+def unguarded_entities(node, guarded=False):
+    """The entity ids the dashboard shows whether or not they exist: those outside an
+    entity-filter card (which leaves out an entity Home Assistant does not have) and outside a
+    conditional card's or row's content (shown only when its condition's entity has a state)."""
+    found = []
+    if isinstance(node, dict):
+        kind = node.get("type")
+        for key, value in node.items():
+            inside = guarded or kind == "entity-filter" or (kind == "conditional" and key in ("card", "row"))
+            if key == "conditions":
+                continue
+            if key == "entity" and isinstance(value, str) and not guarded:
+                found.append(value)
+            elif key == "entities" and isinstance(value, list):
+                if not inside:
+                    found += [v for v in value if isinstance(v, str)]
+                found += [e for v in value if isinstance(v, dict) for e in unguarded_entities(v, inside)]
+            else:
+                found += unguarded_entities(value, inside)
+    elif isinstance(node, list):
+        for value in node:
+            found += unguarded_entities(value, guarded)
+    return found
+
+
+def test_dashboard_shows_only_entities_every_location_has():
+    """No "Entity not available" row for a location whose plants, profiles or images differ
+    (a Google location in Tokyo, one without profiles): every entity the dashboard shows
+    unguarded is one every location has, whatever its source."""
+    with open(DASHBOARD, encoding="utf-8") as f:
+        source = yaml.safe_load(f)
+    every_location = {"sensor.breeze_home_pollen_max_level", "sensor.breeze_home_pollen_max",
+                      "sensor.breeze_home_pollen_trend", "sensor.breeze_home_pollen_peak",
+                      "sensor.breeze_home_climate_current", "sensor.breeze_home_climate_baseline",
+                      "sensor.breeze_home_climate_change", "binary_sensor.breeze_home_pollen_stale"}
+    for t in TYPES:
+        every_location |= {entity_id(t), entity_id(t + "_level"), entity_id(t + "_tomorrow")}
+    unguarded = sorted(set(unguarded_entities(source)))
+    assert [e for e in unguarded if e not in every_location] == []
+    # The profile, the plants, the image and the hourly rows are all guarded.
+    named = set(dashboard_entities(source))
+    for guarded in ["sensor.breeze_home_risk_anna", "binary_sensor.breeze_home_risk_anna_alert",
+                    entity_id("japanese_cedar"), entity_id("alder"), "image.breeze_home_image_wall"] + HOURLY:
+        assert guarded in named and guarded not in unguarded, guarded
+
+
 def test_dashboard_loads_in_yaml_mode_and_its_entities_exist(hass, scenario):
     with open(DASHBOARD, encoding="utf-8") as f:
         source = yaml.safe_load(f)
@@ -257,7 +303,15 @@ def test_dashboard_loads_in_yaml_mode_and_its_entities_exist(hass, scenario):
     unavailable = [e for e in entities if e in states and states[e]["state"] == "unavailable"]
     # Google pollen: the key-free source's hourly entities (SPEC §20) do not exist, and the
     # dashboard's conditional cards that show them stay hidden (the Open-Meteo tests below).
-    assert (missing, unavailable) == (HOURLY, [])
+    # Google pollen: the key-free source's hourly entities do not exist, nor the plants the
+    # fixture does not carry (Japan's cedar and cypress, say); every one of them sits in a card
+    # that leaves it out (test_dashboard_shows_only_entities_every_location_has).
+    absent_plants = sorted(e for e in entities if e.startswith("sensor.breeze_home_pollen_")
+                           and e[26:] not in PLANTS and e not in HOURLY and e in missing)
+    assert (missing, unavailable) == (sorted(HOURLY + absent_plants), [])
+    assert absent_plants == sorted(entity_id(p) for p in ("cypress_pine", "elm", "japanese_cedar",
+                                                          "japanese_cypress", "juniper", "maple"))
+    assert [e for e in set(unguarded_entities(source)) if e not in states] == []
     # The plant card lists the enabled plants in season: the fixture has two today.
     plants = [e for e in entities if e.startswith("sensor.breeze_home_pollen_") and e[26:] in PLANTS]
     assert sorted(e for e in plants if states[e]["attributes"].get("in_season") is True) == [
@@ -448,3 +502,33 @@ def test_dashboard_screenshot_with_the_air_out_rows(hass, open_meteo, workdir, w
 def test_no_mqtt_warnings_or_errors_with_open_meteo(hass, open_meteo):
     settle(3)
     assert hass.mqtt_problems(open_meteo["since"]) == []
+
+
+# ---------------------------------------------------------------- leaving: breeze-agent forget
+# The removal every install path documents: the agent stopped (its entities turn unavailable,
+# the will says offline), then `breeze-agent forget` with the same configuration. Home Assistant
+# must then have no breeze-agent device at all, not an "unavailable" one.
+
+def breeze_devices(hass):
+    return [d for d in hass.device_registry()
+            if any(str(part).startswith(PREFIX + "_") for ident in d.get("identifiers", []) for part in ident)]
+
+
+def test_forget_leaves_no_device(hass, open_meteo, scenario, agent_bin):
+    assert [d["name"] for d in breeze_devices(hass)] != []
+    agent = scenario["agent"]
+    agent.stop()
+    wait_state(hass, entity_id("grass_level"), "unavailable")
+    since = hass.log_offset()
+    out = subprocess.run([agent_bin, "forget", "--config", agent.config], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    cleared = [line for line in out.stdout.splitlines() if line.startswith("cleared ")]
+    # The device config first, the state topics after it.
+    assert cleared[0] == "cleared homeassistant/device/breeze_home/config", cleared[:3]
+    assert len(cleared) > 50 and out.stdout.splitlines()[-1].startswith("forget: %d retained topics cleared" % len(cleared))
+    wait_for("the device removed from Home Assistant", lambda: breeze_devices(hass) == [], timeout=60, interval=1.0)
+    states = hass.states()
+    assert sorted(e for e in states if "breeze_home" in e) == []
+    assert sorted(e for e in hass.entity_registry() if "breeze_home" in e) == []
+    ATTRIBUTES["forget"] = {"cleared": len(cleared), "first": cleared[:3]}
+    assert hass.mqtt_problems(since) == []

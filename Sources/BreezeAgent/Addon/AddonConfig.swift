@@ -33,10 +33,19 @@ enum AddonConfig {
         var unit = "auto"
         var pollenSource = "auto"
         var air = false
+        /// `air_out.window` (1…6 hours) and `air_out.hours` (`HH-HH`); nil: the agent's defaults.
+        var airOutWindow: Int?
+        var airOutHours: String?
+        /// The agent's `language` (and so Google's texts, `pollen.language`); nil: Home
+        /// Assistant's language. One the agent has no catalogue for goes to Google alone.
+        var language: String?
         var profiles: [[(String, AddonNode)]] = []
         var images: [AddonNode] = []
         var outputs: [AddonNode] = []
         var logLevel = "info"
+        /// `forget`: clear the broker (`breeze-agent forget`) instead of running, before the
+        /// add-on is uninstalled (DOCS.md, "Removing").
+        var forget = false
         /// The `advanced` text parsed: the top-level mapping's pairs.
         var advanced: [(String, AddonNode)] = []
         var locationCount: Int { locations.count }
@@ -66,15 +75,18 @@ enum AddonConfig {
         var name: String?
         /// `unit_system.temperature`: `°C` or `°F`.
         var temperatureUnit: String?
+        /// `language`: the language Home Assistant is set to (BCP 47, e.g. `de`).
+        var language: String?
         init(
             latitude: String, longitude: String, timeZone: String? = nil, name: String? = nil,
-            temperatureUnit: String? = nil
+            temperatureUnit: String? = nil, language: String? = nil
         ) {
             self.latitude = latitude
             self.longitude = longitude
             self.timeZone = timeZone
             self.name = name
             self.temperatureUnit = temperatureUnit
+            self.language = language
         }
     }
 
@@ -111,6 +123,7 @@ enum AddonConfig {
             switch key {
             case "home_location": options.homeLocation = try bool(value, key)
             case "air": options.air = try bool(value, key)
+            case "forget": options.forget = try bool(value, key)
             case "google_api_key":
                 // Never echoed: it is a password field.
                 guard let text = value.scalarText, !isNumberOrBool(value) else {
@@ -120,6 +133,19 @@ enum AddonConfig {
             case "unit": options.unit = try choice(value, key, ["auto", "celsius", "fahrenheit"])
             case "pollen_source": options.pollenSource = try choice(value, key, ["auto", "google", "open-meteo"])
             case "log_level": options.logLevel = try choice(value, key, ["debug", "info", "warning", "error"])
+            case "air_out_window":
+                guard let text = value.scalarText, let hours = Int(text), (1...6).contains(hours) else {
+                    throw OptionError(key, "expected a whole number of hours from 1 to 6")
+                }
+                options.airOutWindow = hours
+            case "air_out_hours":
+                guard let text = value.scalarText, !text.isEmpty else { throw OptionError(key, "expected HH-HH") }
+                options.airOutHours = text
+            case "language":
+                guard let text = value.scalarText, !isNumberOrBool(value) else {
+                    throw OptionError(key, "expected a language code like de or pt-BR")
+                }
+                options.language = text.isEmpty ? nil : text
             case "locations": options.locations = try locations(value)
             case "profiles": options.profiles = try profiles(value)
             case "images": options.images = try nodes(value, key)
@@ -345,7 +371,7 @@ enum AddonConfig {
             return .failure(unexpected(endpoint, "no latitude and longitude (JSON numbers)"))
         }
         var strings: [String: String] = [:]
-        for key in ["time_zone", "location_name"] {
+        for key in ["time_zone", "location_name", "language"] {
             guard let value = jsonString(member(root, key)) else {
                 return .failure(unexpected(endpoint, "\(key) is not a JSON string"))
             }
@@ -357,7 +383,19 @@ enum AddonConfig {
         return .success(
             Home(
                 latitude: latitude, longitude: longitude, timeZone: strings["time_zone"],
-                name: strings["location_name"], temperatureUnit: temperature))
+                name: strings["location_name"], temperatureUnit: temperature,
+                language: strings["language"].flatMap { Self.isLanguageTag($0) ? $0 : nil }))
+    }
+
+    /// A BCP 47 tag the way Home Assistant writes them (`de`, `pt-BR`, `zh-Hant`): letters and
+    /// digits in parts of 1–8 joined by `-`; anything else is not passed on.
+    static func isLanguageTag(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        return text.utf8.count <= 35
+            && parts.allSatisfy { part in
+                (1...8).contains(part.utf8.count)
+                    && part.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7a) }
+            }
     }
 
     /// Home Assistant's values the user cannot fix from the add-on, made usable with one warning
@@ -446,8 +484,15 @@ enum AddonConfig {
                     return rest.isEmpty ? "home_location" : "home_location (Home Assistant's \(rest.dropFirst()))"
                 }
                 return "locations[\(index - homeOffset)]" + rest
-            case "pollen": return path == "pollen.api_key" ? "google_api_key" : "pollen_source"
+            case "pollen":
+                switch path {
+                case "pollen.api_key": return "google_api_key"
+                case "pollen.language": return "language"
+                default: return "pollen_source"
+                }
+            case "language": return "language"
             case "climate": return "unit"
+            case "air_out": return path == "air_out.window" ? "air_out_window" : "air_out_hours"
             case "air": return "air"
             case "mqtt": return "(the Supervisor's MQTT service: \(path))"
             case "profiles", "images", "outputs", "log_level": return path
@@ -511,15 +556,34 @@ enum AddonConfig {
         if broker.ssl { mqtt.append(("tls", .map([]))) }
         var pollen: [(String, AddonNode)] = [("source", .quoted(options.pollenSource))]
         if let key = options.googleAPIKey { pollen.append(("api_key", .quoted(key))) }
+        // The top-level `language` (issue 51): the option, else Home Assistant's language, when
+        // the agent has it (`pollen.language` follows it); any other tag still reaches Google,
+        // and the agent's own words stay English.
+        var language: [(String, AddonNode)] = []
+        if let tag = options.language ?? home.language {
+            if Language(tag: tag) != nil {
+                language.append(("language", .quoted(tag)))
+            } else {
+                pollen.append(("language", .quoted(tag)))
+            }
+        }
         let unit: String =
             switch options.unit {
             case "auto": home.temperatureUnit == "°F" ? "fahrenheit" : "celsius"
             default: options.unit
             }
         var top: [(String, AddonNode)] = [
-            ("mqtt", .map(mqtt)), ("locations", .list(locations)), ("pollen", .map(pollen)),
+            ("mqtt", .map(mqtt)), ("locations", .list(locations)),
+        ]
+        top += language
+        top += [
+            ("pollen", .map(pollen)),
             ("climate", .map([("unit", .quoted(unit))])), ("air", .map([("enabled", .plain(String(options.air)))])),
         ]
+        var airOut: [(String, AddonNode)] = []
+        if let window = options.airOutWindow { airOut.append(("window", .plain(String(window)))) }
+        if let hours = options.airOutHours { airOut.append(("hours", .quoted(hours))) }
+        if !airOut.isEmpty { top.append(("air_out", .map(airOut))) }
         if !options.profiles.isEmpty { top.append(("profiles", .list(options.profiles.map(AddonNode.map)))) }
         if !options.images.isEmpty { top.append(("images", .list(options.images))) }
         if !options.outputs.isEmpty { top.append(("outputs", .list(options.outputs))) }

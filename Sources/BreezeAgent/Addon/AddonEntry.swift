@@ -103,9 +103,12 @@ enum AddonEntry {
         // The agent starts afresh as `run --config <file>` in this process (the same pid, so
         // the Supervisor's signals reach it): a new image with this thread's dropped rights
         // for all its threads and no trace of the token.
+        // With `forget` on, the same configuration clears the broker instead, and the add-on
+        // stops when that is done (DOCS.md, "Removing").
+        if options.forget { log.info("add-on: forget is on: clearing the broker, then stopping") }
         let reason = AddonPrivileges.execAgent(
-            executable: RenderRunner.ownExecutable() ?? "/usr/bin/breeze-agent", configPath: configPath,
-            environment: agentEnvironment)
+            executable: RenderRunner.ownExecutable() ?? "/usr/bin/breeze-agent",
+            command: options.forget ? .forget : .run, configPath: configPath, environment: agentEnvironment)
         printError("breeze-agent: add-on: \(reason)")
         return ExitCode.configuration
     }

@@ -75,14 +75,16 @@ enum AddonPrivileges {
     /// the agent dropped (capabilities and no_new_privs belong to each thread, and this process
     /// already runs several), and the new image never held the token in its memory. Returns
     /// only on failure, with the reason.
-    static func execAgent(executable: String, configPath: String, environment: [String: String]) -> String {
-        let words = ["breeze-agent", "run", "--config", configPath]
+    static func execAgent(
+        executable: String, command: Invocation.Command = .run, configPath: String, environment: [String: String]
+    ) -> String {
+        let words = ["breeze-agent", command.rawValue, "--config", configPath]
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] =
             environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
         let code = cproc_exec(executable, argv, envp)
-        return "cannot start \(executable) run: \(errnoText(code))"
+        return "cannot start \(executable) \(command.rawValue): \(errnoText(code))"
     }
 
     private static func errnoText(_ code: Int32) -> String { String(cString: strerror(code)) }

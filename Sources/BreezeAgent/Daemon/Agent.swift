@@ -56,10 +56,23 @@ final class Agent {
         self.fetcher = FetchRunner(http: http, config: config)
         let units = store.units()
         var locations: [LocationRuntime] = []
+        var overruled: [String] = []
         for location in config.ownedLocations {
-            let unit = units[location.id].flatMap { TemperatureUnit(command: $0) } ?? config.climate.unit
+            var unit = location.unit
+            if let choice = units[location.id], let chosen = TemperatureUnit(command: choice.unit) {
+                if choice.configured == nil || choice.configured == config.climate.unitSetting {
+                    unit = chosen
+                } else {
+                    overruled.append(location.id)
+                    log.info(
+                        "climate[\(location.id)]: climate.unit changed from \(choice.configured ?? "") to "
+                            + "\(config.climate.unitSetting): \(location.unit.symbol) replaces the \(chosen.symbol) chosen with unit/set"
+                    )
+                }
+            }
             locations.append(LocationRuntime(config: location, zone: location.zone, unit: unit))
         }
+        if !overruled.isEmpty { store.removeUnits(for: overruled) }
         var generator = SystemRandomNumberGenerator()
         self.state = DaemonState(
             config: config, locations: locations, storedCalls: store.callCounts(), demo: demo, seed: generator.next())
@@ -147,7 +160,7 @@ final class Agent {
         case .callCounts(let counts):
             store.saveCallCounts(counts)
         case .unit(let unit, let location):
-            store.saveUnit(unit, for: location)
+            store.saveUnit(unit, configured: config.climate.unitSetting, for: location)
         case .uploadedImages(let digests):
             store.saveUploadedImages(digests)
         }

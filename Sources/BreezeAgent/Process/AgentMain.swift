@@ -66,7 +66,7 @@ package enum AgentMain {
         let testWarnings = TestHooks.warnings(environment)
         let fileWarnings = config.secretFileWarnings()
         if invocation.command == .checkConfig {
-            for warning in testWarnings + fileWarnings { printError("warning: \(warning)") }
+            for warning in testWarnings + fileWarnings + config.notices { printError("warning: \(warning)") }
             writeStdout(renderEffective(config))
             writeStdout(renderOpenMeteoBudget(config))
             for warning in config.profileWarnings { printError("warning: \(warning)") }
@@ -78,9 +78,31 @@ package enum AgentMain {
             return ExitCode.success
         }
 
+        if invocation.command == .forget {
+            for warning in fileWarnings + config.notices { printError("warning: \(warning)") }
+            guard !invocation.demo else {
+                printError("breeze-agent: forget takes no --demo (the demo publishes nothing retained)")
+                return ExitCode.usage
+            }
+            let log = Log(level: .warning)
+            log.redact(config.secretScrubber)
+            do {
+                var mqtt = mqttConfiguration(config, once: true)
+                mqtt.clientID = config.mqtt.clientID + "-forget"
+                let command = ForgetCommand(
+                    config: config, store: StateStore(directory: config.stateDir, log: log),
+                    broker: try MQTTClient(mqtt), say: { writeStdout($0 + "\n") }, complain: { printError($0) },
+                    sleep: { try? await Task.sleep(for: $0) })
+                return await command.run(location: invocation.location)
+            } catch {
+                printError("breeze-agent: configuration error: mqtt: \(error)")
+                return ExitCode.configuration
+            }
+        }
+
         let log = Log(level: config.logLevel)
         log.redact(config.secretScrubber)
-        for warning in testWarnings + fileWarnings + config.profileWarnings { log.warning(warning) }
+        for warning in testWarnings + fileWarnings + config.profileWarnings + config.notices { log.warning(warning) }
         let store = StateStore(directory: invocation.demo ? nil : config.stateDir, log: log)
         let http: any HTTPFetching =
             invocation.demo
@@ -107,7 +129,7 @@ package enum AgentMain {
                 printError("breeze-agent: configuration error: mqtt: \(error)")
                 code = ExitCode.configuration
             }
-        case .checkConfig, .addon:
+        case .checkConfig, .addon, .forget:
             code = ExitCode.success
         }
         // The caller exits the process next: no HTTP thread may still be running then (the
@@ -143,6 +165,8 @@ package enum AgentMain {
             latitude: 52.52
             longitude: 13.405
             timezone: Europe/Berlin
+        climate:
+          unit: fahrenheit
         air:
           enabled: true
         profiles:

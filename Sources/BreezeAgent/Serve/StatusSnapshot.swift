@@ -59,6 +59,7 @@ extension StatusSnapshot {
             if !attributions.contains(text) { attributions.append(text) }
         }
         let palette = config.pollen.colors
+        let language = config.language
         var shown: [StatusLocation] = []
         for index in serve.locations.indices.prefix(StatusPage.maximumModelledLocations) {
             let location = serve.locations[index].runtime
@@ -71,21 +72,21 @@ extension StatusSnapshot {
             case .unknown: pollen = .waiting
             case .unavailable:
                 if case .unsupported(let message) = location.pollen {
-                    pollen = .unavailable("No pollen here: \(message)")
+                    pollen = .unavailable(language.text(.pageNoPollenBecause, ["reason": message]))
                 } else {
-                    pollen = .unavailable("No pollen here.")
+                    pollen = .unavailable(language.text(.pageNoPollen))
                 }
             case .selected(let selection, let fetchedAt):
                 let view = selection.hourlyView(zone: location.zone, now: now, fetchedAt: fetchedAt)
                 pollen = .data(
                     StatusPollen(
                         selection: selection, fetchedAt: fetchedAt, palette: palette, view: view,
-                        airOut: config.airOut, season: location.season))
+                        airOut: config.airOut, season: location.season, language: language))
                 attribute(selection.source.attribution(year: selection.today.year))
                 risks = config.profiles.map {
                     StatusRisk(
                         assessment: RiskAssessment.evaluate(profile: $0, selection: selection), palette: palette,
-                        view: view, airOut: config.airOut)
+                        view: view, airOut: config.airOut, language: language)
                 }
             }
 
@@ -99,7 +100,7 @@ extension StatusSnapshot {
                     climate = .data(
                         StatusClimate(
                             trend: data.trend, unit: location.unit, fetchedAt: data.fetchedAt,
-                            stale: location.stale.climate))
+                            stale: location.stale.climate, language: language))
                     attribute(ClimateTopics.attribution)
                 } else {
                     climate = .waiting
@@ -117,26 +118,32 @@ extension StatusSnapshot {
                 air = .off
             } else if let data = location.air {
                 let reading = AirReading.select(report: data.report, zone: location.zone, now: now)
-                air = .data(StatusAir(reading: reading, fetchedAt: data.fetchedAt, stale: location.stale.air))
+                air = .data(
+                    StatusAir(
+                        reading: reading, fetchedAt: data.fetchedAt, stale: location.stale.air, language: language))
                 attribute(AirTopics.attribution(year: today.year))
             } else {
                 air = .waiting
             }
 
-            shown.append(
+            var shownLocation =
                 StatusLocation(
                     id: location.config.id, name: location.config.name, pollen: pollen, climate: climate,
                     stripes: stripes, air: air, risks: risks, googleCallsToday: serve.locations[index].googleCallsToday,
                     openMeteoCallsToday: serve.locations[index].openMeteoCallsToday,
                     images: serve.locations[index].renderedImages.map {
                         StatusImage(id: $0.id, kind: $0.kind, width: $0.width, height: $0.height, format: $0.format)
-                    }))
+                    })
+            shownLocation.zone = location.zone
+            shown.append(shownLocation)
         }
         var page = StatusPage(
             version: serve.version, generatedAt: UTCTimestamp.rfc3339(unixSeconds: now),
             mqttConnected: serve.mqttConnected, demo: demo, locations: shown, sources: sources,
             attributions: attributions)
         page.omittedLocations = serve.locations.count - shown.count
+        page.language = language
+        page.zone = serve.locations.first?.runtime.zone
         return page
     }
 

@@ -25,7 +25,8 @@ import Synchronization
 ///   put on the broker, as a digest of its payload, one file per location
 ///   (``PublishedGrouping``), so topics that no longer apply are cleared even after a restart or
 ///   a config change (an older agent's single `published.json` is migrated once, then removed);
-/// - `units.json`: the display unit chosen per location with `climate/unit/set`;
+/// - `units.json`: the display unit chosen per location with `climate/unit/set`, with the
+///   `climate.unit` setting it was chosen under;
 /// - `calls.json`: Google calls per location and local day (the daily cap survives restarts);
 /// - `responses/<loc>.<source>.json`: the last good response per location and source, so a
 ///   restart publishes at once and spends no quota.
@@ -188,10 +189,42 @@ final class StateStore: Sendable {
         return names
     }
 
-    func units() -> [String: String] { load("units.json") ?? [:] }
-    func saveUnit(_ unit: String, for location: String) {
+    /// A display unit chosen with `climate/unit/set`, and the `climate.unit` setting it was
+    /// chosen under: when the configured value changes later, the configuration wins.
+    struct UnitChoice: Codable, Sendable, Equatable {
+        /// `°C` or `°F` (anything `TemperatureUnit(command:)` reads).
+        var unit: String
+        /// `auto`, `celsius` or `fahrenheit`; nil in a file from before it was stored (a plain
+        /// string per location), which is kept until the next choice.
+        var configured: String?
+
+        init(unit: String, configured: String?) {
+            self.unit = unit
+            self.configured = configured
+        }
+
+        init(from decoder: any Decoder) throws {
+            if let plain = try? decoder.singleValueContainer().decode(String.self) {
+                self.init(unit: plain, configured: nil)
+                return
+            }
+            let keyed = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                unit: try keyed.decode(String.self, forKey: .unit),
+                configured: try keyed.decodeIfPresent(String.self, forKey: .configured))
+        }
+    }
+
+    func units() -> [String: UnitChoice] { load("units.json") ?? [:] }
+    func saveUnit(_ unit: String, configured: String, for location: String) {
         var all = units()
-        all[location] = unit
+        all[location] = UnitChoice(unit: unit, configured: configured)
+        save(all, "units.json")
+    }
+    /// Forgets the choices of `locations` (their configured unit changed).
+    func removeUnits(for locations: [String]) {
+        var all = units()
+        for location in locations { all[location] = nil }
         save(all, "units.json")
     }
 

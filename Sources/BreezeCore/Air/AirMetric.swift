@@ -59,6 +59,19 @@ public enum AirMetric: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The display name in a language (Home Assistant entity names, the status page); English
+    /// is ``displayName``.
+    public func displayName(in language: Language) -> String {
+        switch self {
+        case .europeanAQI: return language.text(.airEuropeanAQI)
+        case .usAQI: return language.text(.airUSAQI)
+        case .pm2_5: return language.text(.airPM2_5)
+        case .pm10: return language.text(.airPM10)
+        case .uvIndex: return language.text(.airUVIndex)
+        case .uvIndexMax: return language.text(.airUVIndexMax)
+        }
+    }
+
     /// The level and color of a value in tenths (SPEC §10.1 table); nil for the value-only
     /// particulates. A nil or negative value is Unknown. The banded metrics are whole numbers
     /// (``isWholeNumber``): the decoder rounded the API's value once, so `tenths` is a multiple

@@ -93,6 +93,10 @@ public struct DiscoveryInput: Sendable, Equatable {
     }
     /// The location's images, announced as MQTT `image` entities on `<p>/<loc>/image/<id>`.
     public var images: [Image] = []
+    /// The language of the entity names (the top-level `language`). Only `name` follows it:
+    /// `unique_id` and `default_entity_id` stay English, so a new language renames the
+    /// entities in Home Assistant without new entity ids (issue 51).
+    public var language: Language = .english
 
     /// The location's topics.
     public var topics: LocationTopics { layout.location(location.id) }
@@ -217,24 +221,26 @@ public enum HomeAssistantDiscovery {
         let deviceID = DiscoveryNaming.deviceID(topicPrefix: input.layout.prefix, locationID: input.location.id)
         var components = ComponentList(deviceID: deviceID, qos: input.qos)
         let topics = input.topics
+        let language = input.language
 
         if input.pollenAvailable { addPollen(input, topics: topics, to: &components) }
         if input.pollenAvailable && input.hourlyPollen { addHourly(input, topics: topics, to: &components) }
-        if input.climateEnabled { addClimate(topics: topics, to: &components) }
-        if input.airEnabled { addAir(topics, to: &components) }
-        addRisk(input.profiles, topics, to: &components)
+        if input.climateEnabled { addClimate(topics: topics, language: language, to: &components) }
+        if input.airEnabled { addAir(topics, language: language, to: &components) }
+        addRisk(input.profiles, topics, language: language, to: &components)
         if input.pollenAvailable && input.hourlyPollen {
             for profile in input.profiles {
                 addAirOut(
                     "risk_" + DiscoveryNaming.slug(profile.id), name: profile.name,
-                    topic: topics.riskAirOut(profile.id),
+                    topic: topics.riskAirOut(profile.id), language: language,
                     to: &components)
             }
         }
         for image in input.images {
             // Raw bytes on the topic (no `image_encoding`): Home Assistant serves them as they are.
             components.add(
-                "image_" + DiscoveryNaming.slug(image.id), platform: "image", name: "Image " + image.id,
+                "image_" + DiscoveryNaming.slug(image.id), platform: "image",
+                name: language.text(.haImage, ["image": image.id]),
                 [
                     "image_topic": .string(topics.image(image.id).name),
                     "content_type": .string(image.format.contentType),
@@ -242,7 +248,7 @@ public enum HomeAssistantDiscovery {
                 ])
         }
         components.add(
-            "refresh", platform: "button", name: "Refresh",
+            "refresh", platform: "button", name: language.text(.haRefresh),
             [
                 "command_topic": .string(topics.refresh.name),
                 "payload_press": .string("PRESS"),
@@ -250,7 +256,7 @@ public enum HomeAssistantDiscovery {
             ])
         if input.climateEnabled {
             components.add(
-                "climate_unit", platform: "select", name: "Temperature unit",
+                "climate_unit", platform: "select", name: language.text(.haTemperatureUnit),
                 [
                     "state_topic": .string(topics.climateUnit.name),
                     "command_topic": .string(topics.climateUnitSet.name),
@@ -283,18 +289,20 @@ public enum HomeAssistantDiscovery {
     // MARK: - Components
 
     private static func addPollen(_ input: DiscoveryInput, topics: LocationTopics, to components: inout ComponentList) {
+        let language = input.language
         // The summary first: an item whose code happens to be `max` then loses the clash
         // (its topics collide with the summary's anyway), and ids stay unique.
         // The max carries what the pollen cards' overall-risk row reads (SPEC §17.1).
         components.addGroup([
             pollenValue(
-                "pollen_max", name: "Pollen max", base: topics.pollenMax, enabled: true,
+                "pollen_max", name: language.text(.haPollenMax), base: topics.pollenMax, enabled: true,
                 attributes: .overallRisk(summary: topics.pollen.name)),
-            pollenLevel("pollen_max_level", name: "Pollen max level", base: topics.pollenMax, enabled: true),
+            pollenLevel(
+                "pollen_max_level", name: language.text(.haPollenMaxLevel), base: topics.pollenMax, enabled: true),
         ])
         // SPEC §7.1: tomorrow's `max` against today's, and the expected peak (date as an attribute).
         components.add(
-            "pollen_trend", platform: "sensor", name: "Pollen trend",
+            "pollen_trend", platform: "sensor", name: language.text(.haPollenTrend),
             [
                 "state_topic": .string(ScalarTopics.trend(topics.pollenMax).name),
                 "value_template": .string(trendTemplate),
@@ -303,7 +311,7 @@ public enum HomeAssistantDiscovery {
                 "icon": .string("mdi:chart-line"),
             ])
         components.add(
-            "pollen_peak", platform: "sensor", name: "Expected pollen peak",
+            "pollen_peak", platform: "sensor", name: language.text(.haPollenPeak),
             [
                 "state_topic": .string(ScalarTopics.level(topics.pollenPeak).name),
                 "value_template": .string(levelTemplate),
@@ -317,16 +325,18 @@ public enum HomeAssistantDiscovery {
             let topic = topics.pollenItem(item.id)
             var group = [
                 pollenValue(
-                    metric, name: item.name + " pollen", base: topic, enabled: item.enabledByDefault,
+                    metric, name: language.text(.haItem, ["item": item.name]), base: topic,
+                    enabled: item.enabledByDefault,
                     attributes: .card(summary: topics.pollen.name, item: item)),
                 pollenLevel(
-                    metric + "_level", name: item.name + " pollen level", base: topic, enabled: item.enabledByDefault),
+                    metric + "_level", name: language.text(.haItemLevel, ["item": item.name]), base: topic,
+                    enabled: item.enabledByDefault),
             ]
             // A numeric "tomorrow" sensor per type (the `d1` value), for automations.
             if !item.isPlant && input.pollenForecast {
                 group.append(
                     pollenValue(
-                        metric + "_tomorrow", name: item.name + " pollen tomorrow",
+                        metric + "_tomorrow", name: language.text(.haItemTomorrow, ["item": item.name]),
                         base: topics.pollenItem(item.id, day: 1), enabled: true, attributes: .none))
             }
             components.addGroup(group)
@@ -400,13 +410,16 @@ public enum HomeAssistantDiscovery {
     /// type against the season (`percentile`, `season_start`), and the location's air-out
     /// entities.
     private static func addHourly(_ input: DiscoveryInput, topics: LocationTopics, to components: inout ComponentList) {
+        let language = input.language
         for item in input.pollenItems where !item.isPlant && PollenHourly.carries(item.id) {
             let metric = "pollen_" + DiscoveryNaming.slug(item.id)
             components.addGroup([
                 pollenLevel(
-                    metric + "_now", name: item.name + " pollen now", base: topics.pollenNow(item.id), enabled: true),
+                    metric + "_now", name: language.text(.haItemNow, ["item": item.name]),
+                    base: topics.pollenNow(item.id), enabled: true),
                 Component(
-                    metric: metric + "_percentile", platform: "sensor", name: item.name + " pollen percentile",
+                    metric: metric + "_percentile", platform: "sensor",
+                    name: language.text(.haItemPercentile, ["item": item.name]),
                     options: [
                         JSONMember("state_topic", .string(topics.pollenPercentile(item.id).name)),
                         JSONMember("value_template", .string(percentileTemplate)),
@@ -415,7 +428,8 @@ public enum HomeAssistantDiscovery {
                         JSONMember("icon", .string("mdi:chart-bell-curve-cumulative")),
                     ]),
                 Component(
-                    metric: metric + "_season_start", platform: "sensor", name: item.name + " pollen season start",
+                    metric: metric + "_season_start", platform: "sensor",
+                    name: language.text(.haItemSeasonStart, ["item": item.name]),
                     options: [
                         JSONMember("state_topic", .string(topics.pollenSeasonStart(item.id).name)),
                         JSONMember("value_template", .string(dateTemplate)),
@@ -424,19 +438,20 @@ public enum HomeAssistantDiscovery {
                     ]),
             ])
         }
-        addAirOut("pollen", name: nil, topic: topics.pollenAirOut, to: &components)
+        addAirOut("pollen", name: nil, topic: topics.pollenAirOut, language: language, to: &components)
     }
 
     /// "Best time to air out" (a timestamp sensor on the window's start, the air-out JSON as
     /// attributes) and "Good time to air out" (a binary sensor on `air_out/now`), for a location
     /// (`name` nil) or a profile (its name in front).
     private static func addAirOut(
-        _ metricPrefix: String, name: String?, topic: Topic, to components: inout ComponentList
+        _ metricPrefix: String, name: String?, topic: Topic, language: Language, to components: inout ComponentList
     ) {
-        let prefix = name.map { $0 + " " } ?? ""
+        let best = name.map { language.text(.haProfileAirOut, ["profile": $0]) } ?? language.text(.haAirOut)
+        let good = name.map { language.text(.haProfileAirOutNow, ["profile": $0]) } ?? language.text(.haAirOutNow)
         components.addGroup([
             Component(
-                metric: metricPrefix + "_air_out", platform: "sensor", name: prefix + "Best time to air out",
+                metric: metricPrefix + "_air_out", platform: "sensor", name: best,
                 options: [
                     JSONMember("state_topic", .string(topic.name)),
                     // A JSON null renders `None`: Home Assistant's unknown (no window).
@@ -446,7 +461,7 @@ public enum HomeAssistantDiscovery {
                     JSONMember("icon", .string("mdi:window-open-variant")),
                 ]),
             Component(
-                metric: metricPrefix + "_air_out_now", platform: "binary_sensor", name: prefix + "Good time to air out",
+                metric: metricPrefix + "_air_out_now", platform: "binary_sensor", name: good,
                 options: [
                     JSONMember("state_topic", .string(ScalarTopics.now(topic).name)),
                     JSONMember("payload_on", .string("ON")),
@@ -460,7 +475,7 @@ public enum HomeAssistantDiscovery {
     /// unit, which the user can switch at run time, while Home Assistant wants one fixed unit
     /// and converts to the user's preference itself. A JSON `null` renders as `None`, which
     /// Home Assistant reads as unknown.
-    private static func addClimate(topics: LocationTopics, to components: inout ComponentList) {
+    private static func addClimate(topics: LocationTopics, language: Language, to components: inout ComponentList) {
         let climateTopic = topics.climate
         func temperature(_ metric: String, name: String, deviceClass: String, template: String) {
             components.add(
@@ -477,17 +492,17 @@ public enum HomeAssistantDiscovery {
         // The current year is the point with `source: forecast` (the same point `climate/current`
         // mirrors, stable across New Year); `last` on an empty selection is undefined → None.
         temperature(
-            "climate_current", name: "Temperature this year", deviceClass: "temperature",
+            "climate_current", name: language.text(.haTemperatureCurrent), deviceClass: "temperature",
             template:
                 "{{ (value_json.points | selectattr('source', 'eq', 'forecast') | map(attribute='celsius') | list | last) | default(none) }}"
         )
         temperature(
-            "climate_baseline", name: "Baseline temperature", deviceClass: "temperature",
+            "climate_baseline", name: language.text(.haTemperatureBaseline), deviceClass: "temperature",
             template:
                 "{{ (value_json.points | selectattr('year', 'eq', value_json.baseline_year) | map(attribute='celsius') | list | first) | default(none) }}"
         )
         temperature(
-            "climate_change", name: "Temperature change", deviceClass: "temperature_delta",
+            "climate_change", name: language.text(.haTemperatureChange), deviceClass: "temperature_delta",
             template: "{{ value_json.change.celsius if value_json.change else none }}")
     }
 
@@ -513,7 +528,7 @@ public enum HomeAssistantDiscovery {
     /// Air quality (SPEC §10.1): the two indexes with `device_class: aqi`, PM with `pm25`/`pm10`
     /// and Home Assistant's exact unit string, UV without a device class; level enums for the
     /// banded metrics; staleness as a diagnostic.
-    private static func addAir(_ topics: LocationTopics, to components: inout ComponentList) {
+    private static func addAir(_ topics: LocationTopics, language: Language, to components: inout ComponentList) {
         for metric in AirMetric.allCases {
             let topic = topics.airMetric(metric)
             var options: [JSONMember] = [
@@ -535,11 +550,13 @@ public enum HomeAssistantDiscovery {
                 options.append(JSONMember("icon", .string("mdi:sun-wireless")))
             }
             let metricID = "air_" + metric.rawValue
-            var group = [Component(metric: metricID, platform: "sensor", name: metric.displayName, options: options)]
+            let name = metric.displayName(in: language)
+            var group = [Component(metric: metricID, platform: "sensor", name: name, options: options)]
             if metric.isBanded {
                 group.append(
                     Component(
-                        metric: metricID + "_level", platform: "sensor", name: metric.displayName + " level",
+                        metric: metricID + "_level", platform: "sensor",
+                        name: language.text(.haAirMetricLevel, ["metric": name]),
                         options: [
                             JSONMember("state_topic", .string(ScalarTopics.level(topic).name)),
                             JSONMember("value_template", .string(unknownToNoneTemplate)),
@@ -550,14 +567,14 @@ public enum HomeAssistantDiscovery {
             components.addGroup(group)
         }
         components.add(
-            "air_updated_at", platform: "sensor", name: "Air quality last update",
+            "air_updated_at", platform: "sensor", name: language.text(.haAirUpdatedAt),
             [
                 "state_topic": .string(topics.airUpdatedAt.name),
                 "device_class": .string("timestamp"),
                 "entity_category": .string("diagnostic"),
             ])
         components.add(
-            "air_stale", platform: "binary_sensor", name: "Air quality stale",
+            "air_stale", platform: "binary_sensor", name: language.text(.haAirStale),
             [
                 "state_topic": .string(topics.airStale.name),
                 "payload_on": .string("true"),
@@ -570,14 +587,15 @@ public enum HomeAssistantDiscovery {
     /// Per risk profile (SPEC §10.2): an enum sensor on the level (mapped like the pollen level
     /// sensors) with the profile JSON as attributes, and a binary sensor for `alert` (no device class).
     private static func addRisk(
-        _ profiles: [DiscoveryInput.Profile], _ topics: LocationTopics, to components: inout ComponentList
+        _ profiles: [DiscoveryInput.Profile], _ topics: LocationTopics, language: Language,
+        to components: inout ComponentList
     ) {
         for profile in profiles {
             let topic = topics.riskProfile(profile.id)
             let metric = "risk_" + DiscoveryNaming.slug(profile.id)
             components.addGroup([
                 Component(
-                    metric: metric, platform: "sensor", name: profile.name + " pollen risk",
+                    metric: metric, platform: "sensor", name: language.text(.haRisk, ["profile": profile.name]),
                     options: [
                         JSONMember("state_topic", .string(ScalarTopics.level(topic).name)),
                         JSONMember("value_template", .string(riskLevelTemplate)),
@@ -587,7 +605,8 @@ public enum HomeAssistantDiscovery {
                         JSONMember("icon", .string("mdi:account-alert")),
                     ]),
                 Component(
-                    metric: metric + "_alert", platform: "binary_sensor", name: profile.name + " pollen alert",
+                    metric: metric + "_alert", platform: "binary_sensor",
+                    name: language.text(.haRiskAlert, ["profile": profile.name]),
                     options: [
                         JSONMember("state_topic", .string(topics.riskAlert(profile.id).name)),
                         JSONMember("payload_on", .string("true")),
@@ -600,16 +619,17 @@ public enum HomeAssistantDiscovery {
     private static func addDiagnostics(
         _ input: DiscoveryInput, topics: LocationTopics, to components: inout ComponentList
     ) {
+        let language = input.language
         if input.pollenAvailable {
             components.add(
-                "pollen_updated_at", platform: "sensor", name: "Pollen last update",
+                "pollen_updated_at", platform: "sensor", name: language.text(.haPollenUpdatedAt),
                 [
                     "state_topic": .string(topics.pollenUpdatedAt.name),
                     "device_class": .string("timestamp"),
                     "entity_category": .string("diagnostic"),
                 ])
             components.add(
-                "pollen_stale", platform: "binary_sensor", name: "Pollen stale",
+                "pollen_stale", platform: "binary_sensor", name: language.text(.haPollenStale),
                 [
                     "state_topic": .string(topics.pollenStale.name),
                     "payload_on": .string("true"),
@@ -620,7 +640,7 @@ public enum HomeAssistantDiscovery {
         }
         if input.climateEnabled {
             components.add(
-                "climate_stale", platform: "binary_sensor", name: "Climate stale",
+                "climate_stale", platform: "binary_sensor", name: language.text(.haClimateStale),
                 [
                     "state_topic": .string(topics.climate.name),
                     "value_template": .string("{{ 'true' if value_json.stale else 'false' }}"),
@@ -635,7 +655,7 @@ public enum HomeAssistantDiscovery {
         let diagnosticsTopic = input.layout.diagnostics
         let key = jinjaString(input.location.id)
         components.add(
-            "api_calls_today", platform: "sensor", name: "API calls today",
+            "api_calls_today", platform: "sensor", name: language.text(.haAPICallsToday),
             [
                 "state_topic": .string(diagnosticsTopic.name),
                 "value_template": .string(

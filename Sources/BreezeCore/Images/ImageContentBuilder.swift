@@ -25,10 +25,12 @@ public enum ImageContentBuilder {
         public var climate: ClimateTrend?
         public var unit: TemperatureUnit
         public var stripes: StripesSeries?
+        /// The language of the picture's words, weekdays and numbers (the top-level `language`).
+        public var language: Language
 
         public init(
             locationName: String, pollen: PollenSelection?, palette: PollenPalette, climate: ClimateTrend?,
-            unit: TemperatureUnit, stripes: StripesSeries?
+            unit: TemperatureUnit, stripes: StripesSeries?, language: Language = .english
         ) {
             self.locationName = locationName
             self.pollen = pollen
@@ -36,22 +38,24 @@ public enum ImageContentBuilder {
             self.climate = climate
             self.unit = unit
             self.stripes = stripes
+            self.language = language
         }
     }
 
     /// The color of a stripes year the series left out (fewer than 360 daily means).
     public static let missingYearColor = "#ffffff"
-    /// Short English weekday names, Monday first.
-    static let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
 
     public static func content(kind: ImageKind, _ input: Input) -> ImageContent {
         var content = ImageContent(locationName: ImageBounds.clippedText(input.locationName))
+        let language = input.language
         if kind == .pollen || kind == .summary {
-            content.pollen = input.pollen.map { pollenPanel($0, palette: input.palette) }
+            content.pollen = input.pollen.map { pollenPanel($0, palette: input.palette, language: language) }
         }
         if kind == .climate || kind == .summary {
-            content.climate = input.climate.map { climatePanel($0, unit: input.unit) }
+            content.climate = input.climate.map { climatePanel($0, unit: input.unit, language: language) }
         }
+        // English needs no words: the helper's own are English, and the request stays as it was.
+        if language != .english { content.words = ImageWords(language) }
         if kind == .stripes || kind == .summary {
             content.stripes = input.stripes.map(stripesPanel)
         }
@@ -59,28 +63,39 @@ public enum ImageContentBuilder {
     }
 
     /// Today's max (label "Today", the level word of the highest general type), the three types
-    /// (grass, tree, weed, those the source has), and each forecast day's max (label: weekday).
-    public static func pollenPanel(_ selection: PollenSelection, palette: PollenPalette) -> PollenPanel {
-        let today = cell("Today", level: PollenLevel(value: selection.max?.value), palette: palette)
+    /// (grass, tree, weed, those the source has), and each forecast day's max (label: weekday),
+    /// the words in `language`.
+    public static func pollenPanel(
+        _ selection: PollenSelection, palette: PollenPalette, language: Language = .english
+    ) -> PollenPanel {
+        let today = cell(
+            language.text(.today), level: PollenLevel(value: selection.max?.value), palette: palette,
+            language: language)
         var types: [LevelCell] = []
         for code in GooglePollen.typeCodes {
             guard let item = selection.items.first(where: { !$0.isPlant && $0.code == code }) else { continue }
-            types.append(cell(item.name, level: item.level, palette: palette))
+            types.append(cell(item.name, level: item.level, palette: palette, language: language))
         }
         let days = selection.days.dropFirst().map { day in
-            cell(weekday(day.date), level: PollenLevel(value: day.max?.value), palette: palette)
+            cell(
+                language.weekday(day.date), level: PollenLevel(value: day.max?.value), palette: palette,
+                language: language)
         }
         return PollenPanel(today: today, types: types, days: days)
     }
 
     /// The change text and color as `climate/change/text` shows them (`—` and gray without a
-    /// change), and one bar per point, oldest first, its temperature in the display unit.
-    public static func climatePanel(_ trend: ClimateTrend, unit: TemperatureUnit) -> ClimatePanel {
-        let change = trend.changeTenths.map { ClimateFormat.changeText(tenthsCelsius: $0, unit: unit) } ?? "—"
+    /// change), and one bar per point, oldest first, its temperature in the display unit; the
+    /// numbers with `language`'s decimal separator.
+    public static func climatePanel(
+        _ trend: ClimateTrend, unit: TemperatureUnit, language: Language = .english
+    ) -> ClimatePanel {
+        let change =
+            trend.changeTenths.map { language.decimal(ClimateFormat.changeText(tenthsCelsius: $0, unit: unit)) } ?? "—"
         let bars = trend.points.sorted { $0.year < $1.year }.map { point in
             ClimateBar(
                 label: String(point.year),
-                value: ClimateFormat.temperatureText(tenthsCelsius: point.tenthsCelsius, unit: unit),
+                value: language.decimal(ClimateFormat.temperatureText(tenthsCelsius: point.tenthsCelsius, unit: unit)),
                 heightThousandths: point.barThousandths, color: point.color.description)
         }
         return ClimatePanel(changeText: change, changeColor: trend.changeColor.description, bars: bars)
@@ -97,16 +112,15 @@ public enum ImageContentBuilder {
             colors: (series.firstYear...last).map { colors[$0] ?? missingYearColor })
     }
 
-    /// The English short weekday of a date (1970-01-01 was a Thursday).
-    public static func weekday(_ date: CivilDate) -> String {
-        let days = date.daysSinceEpoch
-        let index = ((days % 7) + 7 + 3) % 7
-        return weekdays[index]
-    }
+    /// The English short weekday of a date.
+    public static func weekday(_ date: CivilDate) -> String { Language.english.weekday(date) }
 
-    private static func cell(_ label: String, level: PollenLevel, palette: PollenPalette) -> LevelCell {
+    private static func cell(_ label: String, level: PollenLevel, palette: PollenPalette, language: Language)
+        -> LevelCell
+    {
         // Labels may come from the API (Google's displayName): clipped to what the helper takes.
         LevelCell(
-            label: ImageBounds.clippedText(label), level: level.label, color: palette.color(for: level).description)
+            label: ImageBounds.clippedText(label), level: language.levelWord(level.label),
+            color: palette.color(for: level).description)
     }
 }

@@ -124,15 +124,67 @@ public struct ImageContent: Sendable, Codable, Equatable {
     public var pollen: PollenPanel?
     public var climate: ClimatePanel?
     public var stripes: StripesPanel?
+    /// The helper's own words in the image's language; nil: English (the helper's built-in
+    /// words, and the request an English agent has always sent).
+    public var words: ImageWords?
 
     public init(
         locationName: String, pollen: PollenPanel? = nil, climate: ClimatePanel? = nil,
-        stripes: StripesPanel? = nil
+        stripes: StripesPanel? = nil, words: ImageWords? = nil
     ) {
         self.locationName = locationName
         self.pollen = pollen
         self.climate = climate
         self.stripes = stripes
+        self.words = words
+    }
+}
+
+/// The fixed words the helper draws around the data (titles, captions, placeholders), decided
+/// by the core in the image's language (issue 51). `{year}` in ``changeSince`` and ``since``
+/// is the first year of the chart.
+public struct ImageWords: Sendable, Codable, Equatable {
+    public var pollen: String
+    public var pollenToday: String
+    public var climate: String
+    public var climateTrend: String
+    public var warmingStripes: String
+    public var noData: String
+    public var change: String
+    public var changeSince: String
+    public var since: String
+
+    public init(
+        pollen: String, pollenToday: String, climate: String, climateTrend: String, warmingStripes: String,
+        noData: String, change: String, changeSince: String, since: String
+    ) {
+        self.pollen = pollen
+        self.pollenToday = pollenToday
+        self.climate = climate
+        self.climateTrend = climateTrend
+        self.warmingStripes = warmingStripes
+        self.noData = noData
+        self.change = change
+        self.changeSince = changeSince
+        self.since = since
+    }
+
+    /// The words of a language's catalogue.
+    public init(_ language: Language) {
+        self.init(
+            pollen: language.text(.pollen), pollenToday: language.text(.imagePollenToday),
+            climate: language.text(.imageClimate), climateTrend: language.text(.imageClimateTrend),
+            warmingStripes: language.text(.pageSectionStripes), noData: language.text(.imageNoData),
+            change: language.text(.imageChange), changeSince: language.text(.pageChangeSince),
+            since: language.text(.imageSince))
+    }
+
+    /// The helper's built-in words (English).
+    public static let english = ImageWords(.english)
+
+    /// Every word, for the fonts test and the size check.
+    public var all: [String] {
+        [pollen, pollenToday, climate, climateTrend, warmingStripes, noData, change, changeSince, since]
     }
 }
 

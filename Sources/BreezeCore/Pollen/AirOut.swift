@@ -89,6 +89,16 @@ public struct AirOutAssessment: Sendable, Hashable {
     public var stale: Bool
     /// Why there is no window (nil when there is one).
     public var reason: String?
+    /// ``reason`` as values, for the summary in another language.
+    var noWindow: NoWindow?
+
+    /// Why no window was chosen.
+    enum NoWindow: Sendable, Hashable {
+        /// None of the allergens asked for (their ids, comma-separated) is in the hourly data.
+        case noAllergens(String)
+        /// No run of `hours` usable hours within the daytime `range` (`06-22`).
+        case noHours(Int, String)
+    }
 
     /// The location's own window: over its three pollen types.
     public static let locationAllergens = ["grass", "tree", "weed"]
@@ -117,6 +127,7 @@ public struct AirOutAssessment: Sendable, Hashable {
         guard !allergens.isEmpty else {
             let list = requested.joined(separator: ", ")
             result.reason = "none of the allergens (\(list)) is in the hourly data of Open-Meteo"
+            result.noWindow = .noAllergens(list)
             return result
         }
 
@@ -154,6 +165,7 @@ public struct AirOutAssessment: Sendable, Hashable {
         } else {
             result.reason =
                 "no \(settings.window) consecutive hour(s) with pollen data within \(settings.hours) in the next 24 h"
+            result.noWindow = .noHours(settings.window, settings.hours.description)
         }
 
         let inWindow = result.window.map { $0.start <= current && current < $0.end } ?? false
@@ -171,13 +183,28 @@ public struct AirOutAssessment: Sendable, Hashable {
     /// The window in words for people (the status page): `15:00–17:00 today, Low`, with the
     /// local times of `view`'s zone and `tomorrow` or the date when it is not today; the reason
     /// when there is none.
-    public func summary(view: PollenHourlyView) -> String {
-        guard let window else { return "No window: " + (reason ?? "no data") }
-        func clock(_ instant: Int64) -> String { String(view.localTimeText(instant).dropFirst(11).prefix(5)) }
+    /// In another `language`: its words, clock and level word.
+    public func summary(view: PollenHourlyView, language: Language = .english) -> String {
+        guard let window else {
+            switch noWindow {
+            case .noAllergens(let list): return language.text(.airOutNoAllergens, ["list": list])
+            case .noHours(let hours, let range):
+                return language.text(.airOutNoHours, ["hours": String(hours), "range": range])
+            case nil: return language.text(.airOutNoData)
+            }
+        }
         let date = view.zone.localDate(atUnixTime: window.start)
         let day =
-            date == view.today ? "today" : date == view.today.adding(days: 1) ? "tomorrow" : date.description
-        return "\(clock(window.start))–\(clock(window.end)) \(day), \(window.level.label)"
+            date == view.today
+            ? language.text(.airOutToday)
+            : date == view.today.adding(days: 1) ? language.text(.airOutTomorrow) : date.description
+        return language.text(
+            .airOutWindow,
+            [
+                "start": language.clock(window.start, zone: view.zone),
+                "end": language.clock(window.end, zone: view.zone),
+                "day": day, "level": language.levelWord(window.level.label),
+            ])
     }
 
     /// `air_out/now`'s payload.

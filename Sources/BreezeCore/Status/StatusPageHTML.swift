@@ -55,13 +55,23 @@ extension StatusPage {
     func render(detail: Detail, shown: Int) -> String {
         // The body first: the colors it uses become classes in the head's style.
         var out = HTMLWriter()
+        let language = self.language
         out.raw("<header><h1>breeze-agent</h1><p class=\"mu\">")
         out.raw("MQTT ")
-        out.badge(mqttConnected ? "connected" : "disconnected", color: mqttConnected ? Self.okColor : Self.badColor)
+        out.badge(
+            language.text(mqttConnected ? .pageConnected : .pageDisconnected),
+            color: mqttConnected ? Self.okColor : Self.badColor)
         let total = locations.count + omittedLocations
-        out.raw(" · \(total) location\(total == 1 ? "" : "s") · ")
-        out.text(generatedAt)
-        if demo { out.raw(" · <b>demo: sample data, not real measurements</b>") }
+        out.raw(" · ")
+        out.words(
+            language.text(one: .pageLocationsOne, few: .pageLocationsFew, other: .pageLocationsOther, count: total))
+        out.raw(" · ")
+        out.text(time(generatedAt, zone: zone))
+        if demo {
+            out.raw(" · <b>")
+            out.words(language.text(.pageDemo))
+            out.raw("</b>")
+        }
         out.raw("</p></header><main>")
 
         for location in locations.prefix(shown) {
@@ -69,21 +79,27 @@ extension StatusPage {
         }
         if shown < locations.count || omittedLocations > 0 {
             let hidden = locations.count - shown + omittedLocations
-            out.raw(
-                "<p class=\"c\">\(hidden) more location\(hidden == 1 ? " is" : "s are") not shown: the page is kept under "
-                    + "\(Self.maximumBytes / 1000) KB. <a href=\"api/state.json\">/api/state.json</a> has every location.</p>"
-            )
+            out.raw("<p class=\"c\">")
+            out.words(
+                language.text(
+                    one: .pageHiddenOne, few: .pageHiddenFew, other: .pageHiddenOther, count: hidden,
+                    ["kb": String(Self.maximumBytes / 1000)]))
+            out.raw(" ")
+            out.phrase(
+                language.text(.pageHiddenLink), links: ["link": "<a href=\"api/state.json\">/api/state.json</a>"])
+            out.raw("</p>")
         }
         out.raw("</main>")
         renderFooter(into: &out)
 
-        var page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        var page = "<!DOCTYPE html>\n<html lang=\"\(language.htmlTag)\"><head><meta charset=\"utf-8\">"
         page += "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
         page += "<meta http-equiv=\"refresh\" content=\"\(Self.refreshSeconds)\">"
         // An icon of its own (empty): without one a browser asks for `/favicon.ico` at the root,
         // outside a proxy's prefix (Home Assistant's ingress, docs/home-assistant.md).
         page += "<link rel=\"icon\" href=\"data:,\">"
-        page += "<title>breeze-agent status</title><style>\(Self.css)\(out.colorStyles)</style></head><body>"
+        page += "<title>\(HTMLWriter.escape(language.text(.pageTitle)))</title>"
+        page += "<style>\(Self.css)\(out.colorStyles)</style></head><body>"
         page += out.document
         page += "</body></html>\n"
         return page
@@ -96,39 +112,52 @@ extension StatusPage {
         out.text(location.name)
         out.raw("</h2><p class=\"mu\">")
         out.text(location.id)
-        out.raw(
-            " · API calls today: Google \(location.googleCallsToday), Open-Meteo \(location.openMeteoCallsToday)</p>"
-        )
+        out.raw(" · ")
+        out.words(
+            language.text(
+                .pageAPICalls,
+                ["google": String(location.googleCallsToday), "open_meteo": String(location.openMeteoCallsToday)]))
+        out.raw("</p>")
         out.raw("<div class=\"g\">")
-        section(location.pollen, title: "Allergy Tracker", into: &out) { pollen, out in
-            renderPollen(pollen, detail: detail, into: &out)
+        section(location.pollen, title: language.text(.pageSectionPollen), into: &out) { pollen, out in
+            renderPollen(pollen, detail: detail, zone: location.zone, into: &out)
         }
-        section(location.climate, title: "Local Climate Trend", into: &out) { climate, out in
-            renderClimate(climate, into: &out)
+        section(location.climate, title: language.text(.pageSectionClimate), into: &out) { climate, out in
+            renderClimate(climate, zone: location.zone, into: &out)
         }
-        section(location.stripes, title: "Warming stripes", into: &out) { stripes, out in
+        section(location.stripes, title: language.text(.pageSectionStripes), into: &out) { stripes, out in
             renderStripes(stripes, into: &out)
         }
-        section(location.air, title: "Air quality", into: &out) { air, out in
-            renderAir(air, into: &out)
+        section(location.air, title: language.text(.pageSectionAir), into: &out) { air, out in
+            renderAir(air, zone: location.zone, into: &out)
         }
         if !location.risks.isEmpty {
-            out.raw("<div class=\"c\"><h3>Personal risk</h3><ul class=\"ls\">")
+            out.raw("<div class=\"c\"><h3>")
+            out.words(language.text(.pageSectionRisk))
+            out.raw("</h3><ul class=\"ls\">")
             for risk in location.risks {
                 out.raw("<li><span>")
                 out.text(risk.level.label)
                 out.raw("</span> ")
                 out.level(risk.level)
                 if let driver = risk.level.value {
-                    out.raw(" <span class=\"mu\">from</span> ")
+                    out.raw(" <span class=\"mu\">")
+                    out.words(language.text(.pageRiskFrom))
+                    out.raw("</span> ")
                     out.text(driver)
                 }
-                out.raw(risk.alert ? " · <b>alert</b>" : "")
-                out.raw(" <span class=\"mu\">(alerts at ")
-                out.text(risk.alertLevel)
-                out.raw(")</span>")
+                if risk.alert {
+                    out.raw(" · <b>")
+                    out.words(language.text(.pageRiskAlert))
+                    out.raw("</b>")
+                }
+                out.raw(" <span class=\"mu\">")
+                out.words(language.text(.pageRiskAlertsAt, ["level": risk.alertLevel]))
+                out.raw("</span>")
                 if let airOut = risk.airOut {
-                    out.raw("<br><span class=\"mu\">Air out:</span> ")
+                    out.raw("<br><span class=\"mu\">")
+                    out.words(language.text(.pageRiskAirOut))
+                    out.raw("</span> ")
                     out.text(airOut)
                 }
                 out.raw("</li>")
@@ -136,7 +165,9 @@ extension StatusPage {
             out.raw("</ul></div>")
         }
         if !location.images.isEmpty {
-            out.raw("<div class=\"c\"><h3>Images</h3>")
+            out.raw("<div class=\"c\"><h3>")
+            out.words(language.text(.pageSectionImages))
+            out.raw("</h3>")
             for image in location.images {
                 renderImage(image, of: location.id, into: &out)
             }
@@ -153,20 +184,30 @@ extension StatusPage {
         switch section {
         case .off: return
         case .waiting:
-            out.raw("<div class=\"c\"><h3>\(title)</h3><p class=\"mu\">Waiting for the first fetch.</p></div>")
+            out.raw("<div class=\"c\"><h3>")
+            out.text(title)
+            out.raw("</h3><p class=\"mu\">")
+            out.words(language.text(.pageWaiting))
+            out.raw("</p></div>")
         case .unavailable(let reason):
-            out.raw("<div class=\"c\"><h3>\(title)</h3><p class=\"mu\">")
+            out.raw("<div class=\"c\"><h3>")
+            out.text(title)
+            out.raw("</h3><p class=\"mu\">")
             out.text(reason)
             out.raw("</p></div>")
         case .data(let content):
-            out.raw("<div class=\"c\"><h3>\(title)</h3>")
+            out.raw("<div class=\"c\"><h3>")
+            out.text(title)
+            out.raw("</h3>")
             body(content, &out)
             out.raw("</div>")
         }
     }
 
-    private func renderPollen(_ pollen: StatusPollen, detail: Detail, into out: inout HTMLWriter) {
-        out.raw("<p class=\"big\">Today ")
+    private func renderPollen(_ pollen: StatusPollen, detail: Detail, zone: ZoneRules?, into out: inout HTMLWriter) {
+        out.raw("<p class=\"big\">")
+        out.words(language.text(.today))
+        out.raw(" ")
         out.level(pollen.max)
         out.raw(" <b>")
         out.text(pollen.max.label)
@@ -179,16 +220,22 @@ extension StatusPage {
         out.raw("</p>")
         renderItems(pollen.types, into: &out)
         if !pollen.now.isEmpty {
-            out.raw("<h4>Now</h4>")
+            out.raw("<h4>")
+            out.words(language.text(.pageNow))
+            out.raw("</h4>")
             renderCells(pollen.now, into: &out)
         }
         if let airOut = pollen.airOut {
-            out.raw("<p>Best time to air out: <b>")
+            out.raw("<p>")
+            out.words(language.text(.pageBestAirOut))
+            out.raw(" <b>")
             out.text(airOut)
             out.raw("</b></p>")
         }
         if !pollen.season.isEmpty && detail == .full {
-            out.raw("<h4>Against the season</h4><ul>")
+            out.raw("<h4>")
+            out.words(language.text(.pageAgainstSeason))
+            out.raw("</h4><ul>")
             for line in pollen.season {
                 out.raw("<li>")
                 out.text(line)
@@ -199,24 +246,58 @@ extension StatusPage {
         if !pollen.plants.isEmpty {
             switch detail {
             case .full:
-                out.raw("<h4>In season</h4>")
+                out.raw("<h4>")
+                out.words(language.text(.pageInSeason))
+                out.raw("</h4>")
                 renderItems(pollen.plants, into: &out)
             case .compact:
-                out.raw(
-                    "<p class=\"mu\">\(pollen.plants.count) plant\(pollen.plants.count == 1 ? "" : "s") in season "
-                        + "(<a href=\"api/state.json\">list</a>)</p>")
+                out.raw("<p class=\"mu\">")
+                out.words(
+                    language.text(
+                        one: .pagePlantsInSeasonOne, few: .pagePlantsInSeasonFew, other: .pagePlantsInSeasonOther,
+                        count: pollen.plants.count))
+                out.raw(" (<a href=\"api/state.json\">")
+                out.words(language.text(.pageList))
+                out.raw("</a>)</p>")
             }
         }
         if pollen.days.count > 1 {
-            out.raw("<h4>Forecast</h4>")
+            out.raw("<h4>")
+            out.words(language.text(.pageForecast))
+            out.raw("</h4>")
             renderCells(pollen.days, into: &out)
         }
         out.raw("<p class=\"mu\">")
         out.text(pollen.source)
-        out.raw(" · updated ")
-        out.text(pollen.updatedAt)
-        out.stale(pollen.stale)
+        updated(pollen.updatedAt, stale: pollen.stale, zone: zone, into: &out)
         out.raw("</p>")
+    }
+
+    /// ` · updated 12:20` (` · stale` after it when stale): the time in the location's zone and
+    /// the page's language.
+    private func updated(_ at: String, stale: Bool, zone: ZoneRules?, into out: inout HTMLWriter) {
+        out.raw(" · ")
+        out.words(language.text(.pageUpdated, ["time": time(at, zone: zone)]))
+        if stale {
+            out.raw(" · <b>")
+            out.words(language.text(.pageStale))
+            out.raw("</b>")
+        }
+    }
+
+    /// An RFC 3339 UTC time as people read it in `zone` (``Language/moment(_:zone:today:)``,
+    /// today being the page's date there); as it is without a zone or when it is not one.
+    func time(_ text: String, zone: ZoneRules?) -> String {
+        guard let zone, let instant = UTCTimestamp.parse(text) else { return text }
+        let today = UTCTimestamp.parse(generatedAt).map { zone.localDate(atUnixTime: $0) }
+        return language.moment(instant, zone: zone, today: today)
+    }
+
+    /// `2026-12-01T05:00:00Z: HTTP 503` with its leading time as ``time(_:zone:)`` shows it.
+    func timedMessage(_ text: String, zone: ZoneRules?) -> String {
+        let stamp = String(text.prefix(20))
+        guard zone != nil, text.dropFirst(20).hasPrefix(": "), UTCTimestamp.parse(stamp) != nil else { return text }
+        return time(stamp, zone: zone) + text.dropFirst(20)
     }
 
     /// A row of small cells, each a label over its level word (the forecast days, the hour now).
@@ -252,16 +333,20 @@ extension StatusPage {
         out.raw("</ul>")
     }
 
-    private func renderClimate(_ climate: StatusClimate, into out: inout HTMLWriter) {
-        out.raw("<p class=\"mu\">Temperature on \(Self.monthDay(climate.date)) across decades</p>")
-        out.raw("<p class=\"chg\"><span>Change since \(climate.baselineYear)</span><b")
+    private func renderClimate(_ climate: StatusClimate, zone: ZoneRules?, into out: inout HTMLWriter) {
+        out.raw("<p class=\"mu\">")
+        out.words(language.text(.pageTemperatureOn, ["date": language.dayAndMonth(climate.date)]))
+        out.raw("</p><p class=\"chg\"><span>")
+        out.words(language.text(.pageChangeSince, ["year": String(climate.baselineYear)]))
+        out.raw("</span><b")
         if let text = climate.changeText {
             out.raw(" style=\"color:")
             out.text(climate.changeColor.description)
             out.raw("\">")
             out.text(text)
         } else {
-            out.raw(">no change yet")
+            out.raw(">")
+            out.words(language.text(.pageNoChange))
         }
         out.raw("</b></p>")
         // The seed's fallback chart: bars 30–130 high by the normalised `bar`, the value above,
@@ -271,9 +356,9 @@ extension StatusPage {
         let slot = 64
         let width = max(6, climate.bars.count) * slot
         let left = (width - climate.bars.count * slot) / 2
-        out.raw(
-            "<svg class=\"ch\" viewBox=\"0 0 \(width) 190\" role=\"img\" aria-label=\"Daily maximum on this date by year\">"
-        )
+        out.raw("<svg class=\"ch\" viewBox=\"0 0 \(width) 190\" role=\"img\" aria-label=\"")
+        out.words(language.text(.pageChartLabel))
+        out.raw("\">")
         for (index, bar) in climate.bars.enumerated() {
             let height = 30 + min(1000, max(0, bar.barThousandths)) / 10
             let x = left + index * slot + 10
@@ -284,19 +369,22 @@ extension StatusPage {
             out.text(bar.text)
             out.raw("</text><text x=\"\(center)\" y=\"180\">\(bar.year)</text>")
         }
-        out.raw("</svg><p class=\"mu\">Open-Meteo · updated ")
-        out.text(climate.updatedAt)
-        out.stale(climate.stale)
+        out.raw("</svg><p class=\"mu\">Open-Meteo")
+        updated(climate.updatedAt, stale: climate.stale, zone: zone, into: &out)
         out.raw("</p>")
     }
 
     private func renderStripes(_ stripes: StatusStripes, into out: inout HTMLWriter) {
-        out.raw(
-            "<p class=\"mu\">Annual mean temperature, \(stripes.firstYear)–\(stripes.lastYear), "
-                + "blue colder and red warmer than 1981–2010</p>")
+        out.raw("<p class=\"mu\">")
+        out.words(
+            language.text(
+                .pageStripesCaption, ["first": String(stripes.firstYear), "last": String(stripes.lastYear)]))
+        out.raw("</p>")
         out.raw(
             "<svg class=\"st\" viewBox=\"0 0 \(max(1, stripes.colors.count)) 1\" preserveAspectRatio=\"none\" "
-                + "shape-rendering=\"crispEdges\" role=\"img\" aria-label=\"Warming stripes\">")
+                + "shape-rendering=\"crispEdges\" role=\"img\" aria-label=\"")
+        out.words(language.text(.pageSectionStripes))
+        out.raw("\">")
         for (index, color) in stripes.colors.enumerated() {
             out.raw("<rect x=\"\(index)\" fill=\"")
             out.text(color.description)
@@ -305,7 +393,7 @@ extension StatusPage {
         out.raw("</svg><p class=\"yr\"><span>\(stripes.firstYear)</span><span>\(stripes.lastYear)</span></p>")
     }
 
-    private func renderAir(_ air: StatusAir, into out: inout HTMLWriter) {
+    private func renderAir(_ air: StatusAir, zone: ZoneRules?, into out: inout HTMLWriter) {
         out.raw("<ul class=\"ls\">")
         for metric in air.metrics {
             out.raw("<li><span>")
@@ -320,9 +408,8 @@ extension StatusPage {
             }
             out.raw("</li>")
         }
-        out.raw("</ul><p class=\"mu\">Open-Meteo · updated ")
-        out.text(air.updatedAt)
-        out.stale(air.stale)
+        out.raw("</ul><p class=\"mu\">Open-Meteo")
+        updated(air.updatedAt, stale: air.stale, zone: zone, into: &out)
         out.raw("</p>")
     }
 
@@ -336,34 +423,58 @@ extension StatusPage {
         out.text(path, limit: nil)
         out.raw("\"><img src=\"")
         out.text(path, limit: nil)
+        let kind = language.text(Self.kindKeys[image.kind] ?? .pageKindSummary)
         out.raw("\" width=\"\(image.width)\" height=\"\(image.height)\" alt=\"")
-        out.text("\(image.id): the \(image.kind.rawValue) image")
+        out.words(language.text(.pageImageAlt, ["id": image.id, "kind": kind]))
         out.raw("\"></a><figcaption class=\"mu\">")
         out.text(image.id)
-        out.raw(" · \(image.kind.rawValue) · \(image.width)×\(image.height) \(image.format.fileExtension.uppercased())")
+        out.raw(" · ")
+        out.text(kind)
+        out.raw(" · \(image.width)×\(image.height) \(image.format.fileExtension.uppercased())")
         out.raw("</figcaption></figure>")
     }
 
     // MARK: the footer
 
     private func renderFooter(into out: inout HTMLWriter) {
-        out.raw("<footer><h2>Sources</h2><div class=\"tw\"><table><tr><th>Source</th><th>Last success</th>")
-        out.raw("<th>Stale</th><th>Calls today</th><th>Last error</th></tr>")
+        let source = HTMLWriter.escape(language.text(.pageColumnSource))
+        let lastSuccess = HTMLWriter.escape(language.text(.pageColumnLastSuccess))
+        let staleColumn = HTMLWriter.escape(language.text(.pageColumnStale))
+        let calls = HTMLWriter.escape(language.text(.pageColumnCalls))
+        let lastError = HTMLWriter.escape(language.text(.pageColumnLastError))
+        out.raw("<footer><h2>")
+        out.words(language.text(.pageSources))
+        out.raw("</h2><div class=\"tw\"><table><tr><th>\(source)</th><th>\(lastSuccess)</th>")
+        out.raw("<th>\(staleColumn)</th><th>\(calls)</th><th>\(lastError)</th></tr>")
         for source in sources {
             // `data-l`: the column's name, shown before each cell when the table is stacked.
             out.raw("<tr><td>")
-            out.text(source.displayName)
-            out.raw("</td><td data-l=\"Last success\">")
-            out.text(source.lastSuccess ?? "never")
-            out.raw("</td><td data-l=\"Stale\">")
-            out.raw(source.stale ? "<b>stale</b>" : "no")
-            out.raw("</td><td data-l=\"Calls today\">\(source.callsToday)</td><td data-l=\"Last error\">")
-            out.text(source.lastError ?? "none", limit: StatusPage.maximumErrorCharacters)
+            out.text(source.displayName(in: language))
+            out.raw("</td><td data-l=\"\(lastSuccess)\">")
+            out.text(source.lastSuccess.map { time($0, zone: zone) } ?? language.text(.pageNever))
+            out.raw("</td><td data-l=\"\(staleColumn)\">")
+            if source.stale {
+                out.raw("<b>")
+                out.words(language.text(.pageStale))
+                out.raw("</b>")
+            } else {
+                out.words(language.text(.pageNo))
+            }
+            out.raw("</td><td data-l=\"\(calls)\">\(source.callsToday)</td><td data-l=\"\(lastError)\">")
+            out.text(
+                source.lastError.map { timedMessage($0, zone: zone) } ?? language.text(.pageNone),
+                limit: StatusPage.maximumErrorCharacters)
             out.raw("</td></tr>")
         }
-        if sources.isEmpty { out.raw("<tr><td colspan=\"5\">No fetch has finished yet.</td></tr>") }
+        if sources.isEmpty {
+            out.raw("<tr><td colspan=\"5\">")
+            out.words(language.text(.pageNoFetchYet))
+            out.raw("</td></tr>")
+        }
         out.raw("</table></div><p>MQTT ")
-        out.badge(mqttConnected ? "connected" : "disconnected", color: mqttConnected ? Self.okColor : Self.badColor)
+        out.badge(
+            language.text(mqttConnected ? .pageConnected : .pageDisconnected),
+            color: mqttConnected ? Self.okColor : Self.badColor)
         out.raw(" · breeze-agent ")
         out.text(version)
         out.raw(" · <a href=\"api/state.json\">/api/state.json</a> · <a href=\"metrics\">/metrics</a></p>")
@@ -380,15 +491,13 @@ extension StatusPage {
     static let okColor = HexColor(red: 0x34, green: 0xc7, blue: 0x59)
     static let badColor = HexColor(red: 0xff, green: 0x3b, blue: 0x30)
 
-    private static let months = [
-        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
-        "December",
-    ]
+    /// `1 December` (English; the page uses its language's ``Language/dayAndMonth(_:)``).
+    static func monthDay(_ date: CivilDate) -> String { Language.english.dayAndMonth(date) }
 
-    /// `1 December`.
-    static func monthDay(_ date: CivilDate) -> String {
-        "\(date.day) " + months[min(11, max(0, date.month - 1))]
-    }
+    /// The catalogue's word for each image kind.
+    static let kindKeys: [ImageKind: CatalogueKey] = [
+        .pollen: .pageKindPollen, .climate: .pageKindClimate, .stripes: .pageKindStripes, .summary: .pageKindSummary,
+    ]
 
     /// Light and dark schemes; grids that wrap from one column at 360 px to several at 1280 px.
     static let css = """
@@ -476,8 +585,14 @@ struct HTMLWriter {
         badge(word, color: cell.color ?? HexColor(red: 0x8e, green: 0x8e, blue: 0x93))
     }
 
-    mutating func stale(_ stale: Bool) {
-        if stale { raw(" · <b>stale</b>") }
+    /// A catalogue text (the page's own words, never clipped), escaped all the same.
+    mutating func words(_ text: String) { document += HTMLWriter.escape(text) }
+
+    /// A catalogue text with `{name}` links: the text escaped, each link's markup as it is.
+    mutating func phrase(_ text: String, links: [String: String]) {
+        var markup: [String: String] = [:]
+        for (name, link) in links { markup[name] = link }
+        raw(Catalogue.fill(HTMLWriter.escape(text), markup))
     }
 
     static func escape(_ value: String) -> String {

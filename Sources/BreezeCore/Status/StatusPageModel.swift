@@ -30,6 +30,11 @@ public struct StatusPage: Sendable, Equatable {
     public var sources: [StatusSource]
     /// The attributions the data shown requires (Google, Open-Meteo, Copernicus), deduplicated.
     public var attributions: [String]
+    /// The language of the page's own words, numbers and times (the top-level `language`).
+    public var language: Language = .english
+    /// The zone the header's and the footer's times are shown in (the first location's); nil:
+    /// those times as they are given (RFC 3339 UTC).
+    public var zone: ZoneRules?
 
     public init(
         version: String, generatedAt: String, mqttConnected: Bool, demo: Bool, locations: [StatusLocation],
@@ -72,6 +77,9 @@ public struct StatusLocation: Sendable, Equatable {
     public var openMeteoCallsToday: Int
     /// The location's rendered images (SPEC §9.2) this run has drawn, in config order.
     public var images: [StatusImage]
+    /// The location's time zone: its "updated" times are shown in it; nil: as they are given
+    /// (RFC 3339 UTC).
+    public var zone: ZoneRules?
 
     public init(
         id: String, name: String, pollen: StatusSection<StatusPollen>, climate: StatusSection<StatusClimate>,
@@ -277,13 +285,16 @@ public struct StatusSource: Sendable, Equatable {
     }
 
     /// The name a person reads (`Google Pollen`, `Open-Meteo climate`).
-    public var displayName: String {
+    public var displayName: String { displayName(in: .english) }
+
+    /// The name a person reads, in a language.
+    public func displayName(in language: Language) -> String {
         switch key {
-        case "google_pollen": return "Google Pollen"
-        case "open_meteo_pollen": return "Open-Meteo pollen"
-        case "open_meteo_climate": return "Open-Meteo climate"
-        case "open_meteo_stripes": return "Open-Meteo warming stripes"
-        case "open_meteo_air": return "Open-Meteo air quality"
+        case "google_pollen": return language.text(.sourceGooglePollen)
+        case "open_meteo_pollen": return language.text(.sourceOpenMeteoPollen)
+        case "open_meteo_climate": return language.text(.sourceOpenMeteoClimate)
+        case "open_meteo_stripes": return language.text(.sourceOpenMeteoStripes)
+        case "open_meteo_air": return language.text(.sourceOpenMeteoAir)
         default: return key
         }
     }
@@ -297,12 +308,12 @@ extension StatusPollen {
     public init(
         selection: PollenSelection, fetchedAt: Int64, palette: PollenPalette = .standard,
         view: PollenHourlyView? = nil, airOut: AirOutSettings = AirOutSettings(),
-        season: PollenSeasonStanding? = nil
+        season: PollenSeasonStanding? = nil, language: Language = .english
     ) {
         func cell(_ item: PollenItem) -> StatusLevel {
             let level = item.level
             return StatusLevel(
-                label: item.name, value: item.value.map { String($0) }, level: level.label,
+                label: item.name, value: item.value.map { String($0) }, level: language.levelWord(level.label),
                 color: palette.color(for: level))
         }
         let items = selection.items
@@ -315,12 +326,14 @@ extension StatusPollen {
         let maxCell =
             selection.max.map(cell)
             ?? StatusLevel(
-                label: "Pollen", value: nil, level: PollenLevel.unknown.label, color: palette.color(for: .unknown))
+                label: language.text(.pollen), value: nil, level: language.levelWord(PollenLevel.unknown.label),
+                color: palette.color(for: .unknown))
         let days = selection.days.enumerated().map { index, day in
             let level = PollenLevel(value: day.max?.value)
             return StatusLevel(
-                label: index == 0 ? "Today" : StatusPage.dayLabel(day.date), value: day.max?.value.map { String($0) },
-                level: level.label, color: palette.color(for: level))
+                label: index == 0 ? language.text(.today) : language.weekdayAndDay(day.date),
+                value: day.max?.value.map { String($0) }, level: language.levelWord(level.label),
+                color: palette.color(for: level))
         }
         self.init(
             source: selection.source == .google ? "Google" : "Open-Meteo",
@@ -331,42 +344,53 @@ extension StatusPollen {
                     let value = view.nowValue(of: item.topicID)
                     let level = PollenLevel(value: value)
                     return StatusLevel(
-                        label: item.name, value: value.map { String($0) }, level: level.label,
+                        label: item.name, value: value.map { String($0) }, level: language.levelWord(level.label),
                         color: palette.color(for: level))
                 }
             } ?? [],
             airOut: view.map {
                 AirOutAssessment.assess(allergens: AirOutAssessment.locationAllergens, view: $0, settings: airOut)
-                    .summary(view: $0)
+                    .summary(view: $0, language: language)
             },
             season: selection.source == .openMeteo
-                ? types.compactMap { item in season?.item(item.topicID).map { Self.seasonLine(item.name, $0) } } : [])
+                ? types.compactMap { item in
+                    season?.item(item.topicID).map { Self.seasonLine(item.name, $0, language: language) }
+                } : [])
     }
 
     /// One type's line of ``season``.
-    static func seasonLine(_ name: String, _ item: PollenSeasonStanding.Item) -> String {
+    static func seasonLine(_ name: String, _ item: PollenSeasonStanding.Item, language: Language = .english)
+        -> String
+    {
+        let days = String(PollenSeason.windowDays)
         let standing: String
         switch item.percentile {
-        case .percent(let n): standing = "percentile \(n) of the last \(PollenSeason.windowDays) days"
-        case .offSeason: standing = "off season (no pollen in the last \(PollenSeason.windowDays) days)"
-        case .insufficient(let days): standing = "too few pollen days to compare (\(days))"
-        case .unknown: standing = "no value today"
+        case .percent(let n): standing = language.text(.seasonPercentile, ["n": String(n), "days": days])
+        case .offSeason: standing = language.text(.seasonOff, ["days": days])
+        case .insufficient(let count): standing = language.text(.seasonInsufficient, ["days": String(count)])
+        case .unknown: standing = language.text(.seasonUnknown)
         }
-        return "\(name): \(standing)" + (item.seasonStart.map { "; in season since \($0)" } ?? "")
+        let since = item.seasonStart.map { language.text(.seasonSince, ["date": $0.description]) } ?? ""
+        return language.text(.seasonLine, ["item": name, "standing": standing]) + since
     }
 }
 
 extension StatusClimate {
     /// The chart of a trend in `unit` (the texts and colors of ``ClimateTopics``).
-    public init(trend: ClimateTrend, unit: TemperatureUnit, fetchedAt: Int64, stale: Bool) {
+    public init(
+        trend: ClimateTrend, unit: TemperatureUnit, fetchedAt: Int64, stale: Bool, language: Language = .english
+    ) {
         self.init(
             date: trend.date, baselineYear: trend.baselineYear,
-            changeText: trend.changeTenths.map { ClimateFormat.changeText(tenthsCelsius: $0, unit: unit) },
+            changeText: trend.changeTenths.map {
+                language.decimal(ClimateFormat.changeText(tenthsCelsius: $0, unit: unit))
+            },
             changeColor: trend.changeColor, updatedAt: UTCTimestamp.rfc3339(unixSeconds: fetchedAt),
             stale: stale || trend.changeTenths == nil,
             bars: trend.points.map {
                 StatusBar(
-                    year: $0.year, text: ClimateFormat.temperatureText(tenthsCelsius: $0.tenthsCelsius, unit: unit),
+                    year: $0.year,
+                    text: language.decimal(ClimateFormat.temperatureText(tenthsCelsius: $0.tenthsCelsius, unit: unit)),
                     color: $0.color, barThousandths: $0.barThousandths)
             })
     }
@@ -382,13 +406,14 @@ extension StatusStripes {
 
 extension StatusAir {
     /// The metrics of a reading (the levels and colors of ``AirTopics``).
-    public init(reading: AirReading, fetchedAt: Int64, stale: Bool) {
+    public init(reading: AirReading, fetchedAt: Int64, stale: Bool, language: Language = .english) {
         let metrics = AirMetric.allCases.map { metric in
             let tenths = reading.value(metric)
             let band = metric.band(tenths: tenths)
             return StatusLevel(
-                label: metric.displayName, value: tenths.map { AirTopics.text(metric, $0) }, level: band?.level,
-                color: band?.color)
+                label: metric.displayName(in: language),
+                value: tenths.map { language.decimal(AirTopics.text(metric, $0)) },
+                level: band.map { language.levelWord($0.level) }, color: band?.color)
         }
         self.init(
             updatedAt: UTCTimestamp.rfc3339(unixSeconds: fetchedAt), stale: stale || reading.hour == nil,
@@ -401,28 +426,23 @@ extension StatusRisk {
     /// With an hourly view (Open-Meteo), the profile's best time to air out too.
     public init(
         assessment: RiskAssessment, palette: PollenPalette = .standard, view: PollenHourlyView? = nil,
-        airOut: AirOutSettings = AirOutSettings()
+        airOut: AirOutSettings = AirOutSettings(), language: Language = .english
     ) {
         let today = assessment.today
         self.init(
             level: StatusLevel(
-                label: assessment.profile.name, value: today.driverName ?? today.driver, level: today.level.label,
-                color: assessment.color(palette: palette)),
-            alert: assessment.alert, alertLevel: assessment.profile.alertLevel.label,
+                label: assessment.profile.name, value: today.driverName ?? today.driver,
+                level: language.levelWord(today.level.label), color: assessment.color(palette: palette)),
+            alert: assessment.alert, alertLevel: language.levelWord(assessment.profile.alertLevel.label),
             airOut: view.map {
                 AirOutAssessment.assess(allergens: assessment.profile.allergens, view: $0, settings: airOut)
-                    .summary(view: $0)
+                    .summary(view: $0, language: language)
             })
     }
 }
 
 extension StatusPage {
-    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-
-    /// `Wed 3`: the weekday and day of month of a forecast day.
-    public static func dayLabel(_ date: CivilDate) -> String {
-        // 1970-01-01 was a Thursday.
-        let weekday = ((date.daysSinceEpoch % 7) + 11) % 7
-        return weekdays[weekday] + " " + String(date.day)
-    }
+    /// `Wed 3`: the weekday and day of month of a forecast day (English; the page itself uses
+    /// its language's ``Language/weekdayAndDay(_:)``).
+    public static func dayLabel(_ date: CivilDate) -> String { Language.english.weekdayAndDay(date) }
 }

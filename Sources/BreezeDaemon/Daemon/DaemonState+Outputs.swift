@@ -48,7 +48,7 @@ extension DaemonState {
             kind: kind,
             .init(
                 locationName: location.config.name, pollen: selection, palette: config.pollen.colors,
-                climate: climate, unit: location.unit, stripes: stripes))
+                climate: climate, unit: location.unit, stripes: stripes, language: config.language))
         return RenderRequest(
             kind: kind, width: image.config.width, height: image.config.height, palette: image.config.palette,
             format: image.config.format, content: content)

@@ -42,6 +42,7 @@ package struct DiscoverySink: RetainedSink {
             pollenAvailable: !items.isEmpty, pollenItems: items, climateEnabled: config.climate.enabled,
             pollenForecast: forecast)
         input.airEnabled = config.air.enabled
+        input.language = config.language
         input.hourlyPollen = hourly
         // Risk needs pollen: without it the risk topics are cleared, and so are its entities.
         input.profiles = items.isEmpty ? [] : config.profiles.map { .init(id: $0.id, name: $0.name) }

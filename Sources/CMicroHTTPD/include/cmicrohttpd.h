@@ -45,6 +45,8 @@ typedef struct cmhd_request {
     int query_problem;
     /// The `Host` header as sent, NULL when there was none.
     const char *host;
+    /// 1 for an HTTP/1.1 request (which must carry `Host`, RFC 9112 §3.2), else 0.
+    int http11;
     /// The peer's address as text (`127.0.0.1`, `::1`), "" when unknown.
     const char *peer;
     /// The peer's address: family 4 or 6 (0 when unknown) and its 4 or 16 bytes.

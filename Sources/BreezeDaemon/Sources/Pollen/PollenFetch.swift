@@ -71,9 +71,10 @@ enum PollenFetch {
 
     /// Turns an HTTP answer into a result, with every secret in its messages masked by
     /// `scrubber` (an error body may quote the key); also used for stored bodies at start.
+    /// `names`: the language of the type and plant names the agent gives (``PollenSettings/names``).
     static func interpret(
         _ response: FetchedResponse, source: PollenSource, fetchedAt: Int64, season: Bool = false,
-        scrubber: SecretScrubber = SecretScrubber(secrets: [])
+        names: Language = .english, scrubber: SecretScrubber = SecretScrubber(secrets: [])
     ) -> FetchResult<PollenAnswer> {
         let retryAfter = response.retryAfter
         // A 200 whose body is Google's error envelope (a proxy or a front end answering with the
@@ -93,7 +94,7 @@ enum PollenFetch {
         let answer: PollenAnswer.Outcome
         switch outcome {
         case .report(var report):
-            report = report.limitingItems()
+            report = report.limitingItems().naming(in: names)
             report.warnings = report.warnings.map(scrubber.scrub)
             answer = .report(report, body: response.body)
         case .unsupportedLocation(let message): answer = .unsupported(message: scrubber.scrub(message))

@@ -91,7 +91,8 @@ package enum PollenRules: SourceRules {
     ) -> FetchResult<PollenAnswer> {
         guard let response = responses.first else { return .failure(message: "no answer", retryAfter: nil) }
         return PollenFetch.interpret(
-            response, source: request.source, fetchedAt: now, season: request.season, scrubber: config.secretScrubber)
+            response, source: request.source, fetchedAt: now, season: request.season, names: config.pollen.names,
+            scrubber: config.secretScrubber)
     }
 
     package static func receive(_ answer: PollenAnswer, _ context: inout SourceContext, now: Int64) -> SourceReceived {
@@ -211,7 +212,9 @@ package enum PollenRules: SourceRules {
         }
         let source = context.config.pollen.source(googleRejected: false)
         let response = FetchedResponse(status: 200, body: Array(stored.body.utf8))
-        guard case .answer(let answer) = PollenFetch.interpret(response, source: source, fetchedAt: stored.fetchedAt),
+        guard
+            case .answer(let answer) = PollenFetch.interpret(
+                response, source: source, fetchedAt: stored.fetchedAt, names: context.config.pollen.names),
             case .report(let report, _) = answer.outcome
         else { return [.log(.warning, "pollen[\(id)]: stored response is not usable; ignoring it")] }
         let location = context.location
