@@ -32,4 +32,18 @@ package struct FetchedResponse: Sendable, Equatable {
         self.body = body
         self.retryAfter = retryAfter
     }
+
+    /// An answer that is not a 200 as the failure it is: `HTTP <status>`, with the reason the API
+    /// gives when `read` (its decoder) finds one — Open-Meteo explains its 4xx/429/503 in
+    /// `{"error":true,"reason":…}`, which its decoders throw as their error.
+    func refusal<Answer>(reading read: ([UInt8]) throws -> Void) -> FetchResult<Answer> {
+        let reason: String
+        do {
+            try read(body)
+            reason = "HTTP \(status)"
+        } catch {
+            reason = "HTTP \(status): \(error)"
+        }
+        return .failure(message: reason, retryAfter: retryAfter)
+    }
 }

@@ -50,15 +50,7 @@ package enum ClimateFetch {
         -> FetchResult<ClimateAnswer>
     {
         if let refused = responses.first(where: { $0.status != 200 }) {
-            // Open-Meteo explains its 4xx/429/503 in {"error":true,"reason":…}; the decoder reads it.
-            let reason: String
-            do {
-                _ = try OpenMeteoDailyDecoder.decode(refused.body)
-                reason = "HTTP \(refused.status)"
-            } catch {
-                reason = "HTTP \(refused.status): \(error.description)"
-            }
-            return .failure(message: reason, retryAfter: refused.retryAfter)
+            return refused.refusal { _ = try OpenMeteoDailyDecoder.decode($0) }
         }
         guard let forecast = responses.last else { return .failure(message: "no answer", retryAfter: nil) }
         let archive = responses.count > 1 ? responses.first : nil

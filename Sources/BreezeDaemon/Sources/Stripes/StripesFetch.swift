@@ -79,17 +79,7 @@ package enum StripesFetch {
         guard let response = responses.first else {
             return .failure(message: "no complete year from \(firstYear) to \(lastYear)", retryAfter: nil)
         }
-        guard response.status == 200 else {
-            // Open-Meteo explains its 4xx/429/503 in {"error":true,"reason":…}; the decoder reads it.
-            let reason: String
-            do {
-                _ = try StripesDecoder.decode(response.body)
-                reason = "HTTP \(response.status)"
-            } catch {
-                reason = "HTTP \(response.status): \(error.description)"
-            }
-            return .failure(message: reason, retryAfter: response.retryAfter)
-        }
+        guard response.status == 200 else { return response.refusal { _ = try StripesDecoder.decode($0) } }
         return compute(response.body, firstYear: firstYear, lastYear: lastYear, fetchedAt: fetchedAt)
     }
 
