@@ -5,7 +5,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors -X
 CONFIG ?= config/local.yaml
 
 .PHONY: run test build binary deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \
-	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-repro publish test-release test-docs apt-resign lint-workflows
+	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-repro publish test-release test-docs apt-resign lint-workflows test-addon-private security-check
 
 deps:
 	scripts/deps.sh
@@ -123,6 +123,16 @@ test-ha:
 # The Home Assistant add-on's files (ha-addon/) against the Supervisor's rules (docs/home-assistant.md).
 test-addon-config:
 	scripts/test-addon-config.sh
+
+# Whether Debian has newer versions of what a release was made from (its SBOMs against bookworm,
+# -updates and -security): the signal to cut it again. RELEASE=<folder> (default this version's).
+security-check:
+	scripts/security-check.sh $(RELEASE)
+
+# The add-on's start with the agent in a folder only root may enter, the breeze-agent user present
+# (scripts/test-addon-private.sh; after make test and make test-deb).
+test-addon-private:
+	scripts/test-addon-private.sh
 
 # zizmor's audit of .github/workflows (scripts/workflow-lint.sh): no finding, or one ignored on
 # its line with the reason.

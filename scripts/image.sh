@@ -67,6 +67,11 @@ else
     tag=localhost/breeze-agent:$version-$arch
 fi
 base=$(rootfs_tree bookworm "$arch")
+# The image takes its libraries from this tree: nothing in it may have a newer version in
+# bookworm, -updates or -security (rootfs_tree makes a tree Debian has overtaken again; this
+# refuses, naming them, if that did not help). The SBOM lists the versions taken.
+stale=$(rootfs_upgradable "$base" "$arch") || exit 1
+[ -z "$stale" ] || { echo "image: the $arch tree has packages with newer Debian versions (security updates?): $(tr '\n' ';' <<<"$stale")" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/breeze-image.XXXXXX)
 mounts=()

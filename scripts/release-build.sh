@@ -9,8 +9,10 @@
 release_flags=(-c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now)
 
 # release_build [swift build args…]: builds (a no-op when nothing changed) and prints the folder
-# the binaries are in; the build's own output goes to stderr.
+# the binaries are in; the build's own output goes to stderr. A failed build fails the call:
+# callers run it in a command substitution, where `set -e` does not reach, and a package of the
+# previous binary went out when it printed the folder anyway.
 release_build() {
-    swift build "${release_flags[@]}" "$@" >&2
+    swift build "${release_flags[@]}" "$@" >&2 || return
     swift build "${release_flags[@]}" --show-bin-path
 }

@@ -17,7 +17,12 @@
 # under qemu (dpkg --audit, the loader cache, a CA bundle) before it is stamped.
 ROOTFS_CACHE=${BREEZE_CI_CACHE:-/var/cache/breeze-agent-ci}/rootfs
 ROOTFS_MIRROR=${BREEZE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-ROOTFS_RECIPE=2
+ROOTFS_SECURITY_MIRROR=${BREEZE_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+# 3: from <suite>, <suite>-updates and <suite>-security (what a Debian install has), apt's
+# Valid-Until check on; a cached tree that Debian's updates have overtaken is made again.
+ROOTFS_RECIPE=3
+# How long a tree's "nothing to upgrade" is trusted before Debian's lists are read again.
+ROOTFS_FRESH_SECONDS=${BREEZE_ROOTFS_FRESH_SECONDS:-3600}
 
 # The runtime libraries of both packages, under each release's names, preinstalled so that a
 # run needs no download (apt still resolves the .debs' Depends against them).
@@ -53,9 +58,14 @@ rootfs_tree() {
     if [ -f "$stamp" ] && [ "$(head -1 "$stamp")" = "$want" ] && [ -x "$dir/usr/bin/dpkg" ] \
         && grep -q "^$(major_for "$suite")" "$dir/etc/debian_version" \
         && grep -qx "content $(tree_sum "$dir")" "$stamp"; then
-        rootfs_apt_cache "$dir" "$(basename "$dir")" || exit 1
-        echo "$dir"
-        return
+        local upgradable
+        upgradable=$(rootfs_upgradable "$dir" "$arch") || exit 1
+        if [ -z "$upgradable" ]; then
+            rootfs_apt_cache "$dir" "$(basename "$dir")" || exit 1
+            echo "$dir"
+            return
+        fi
+        echo "rootfs: $(basename "$dir"): Debian has newer packages ($(tr '\n' ' ' <<<"$upgradable")): made again" >&2
     fi
     local t0 log=$dir.log mode=root
     [ "$arch" = "$(dpkg --print-architecture)" ] || mode=chrootless
@@ -65,9 +75,11 @@ rootfs_tree() {
     rm -rf "$dir" "$stamp"
     curl -fs -m 20 -o /dev/null "$ROOTFS_MIRROR/dists/$suite/Release" \
         || { echo "rootfs: Debian mirror $ROOTFS_MIRROR unreachable for $suite" >&2; exit 1; }
-    local args=(--variant=minbase --arch="$arch" --aptopt='Acquire::Check-Valid-Until "false"'
+    local args=(--variant=minbase --arch="$arch"
         --include="$(includes_for "$suite" "$flavour")"
-        --skip=cleanup/apt/lists "$suite" "$dir" "$ROOTFS_MIRROR")
+        --skip=cleanup/apt/lists "$suite" "$dir"
+        "deb $ROOTFS_MIRROR $suite main" "deb $ROOTFS_MIRROR $suite-updates main"
+        "deb $ROOTFS_SECURITY_MIRROR $suite-security main")
     if [ "$mode" = root ]; then
         mmdebstrap --mode=root "${args[@]}" >"$log" 2>&1 \
             || { echo "rootfs: mmdebstrap $suite $arch failed (see $log)" >&2; exit 1; }
@@ -90,6 +102,29 @@ rootfs_tree() {
 }
 # The tree's installed packages and versions: what the tests depend on.
 tree_sum() { sha256sum <"$1/var/lib/dpkg/status" | cut -d' ' -f1; }
+
+# rootfs_upgradable DIR ARCH: the tree's packages that Debian (its sources: the suite, -updates,
+# -security) has newer versions of, one `name old -> new` per line; empty when it is current.
+# The host's apt reads the tree's own sources, keys and dpkg status natively (no chroot, no qemu
+# for an arm64 tree), at most once per ROOTFS_FRESH_SECONDS; the lists land in the tree.
+rootfs_upgradable() {
+    local dir=$1 arch=$2 fresh=$1.fresh now list
+    now=$(date +%s)
+    # The last answer, when it is recent: its time on the first line, the packages after it.
+    if [ -f "$fresh" ] && [ $((now - $(head -1 "$fresh"))) -lt "$ROOTFS_FRESH_SECONDS" ] \
+        && [ "$(sed -n 2p "$fresh")" = "status $(tree_sum "$dir")" ]; then
+        tail -n +3 "$fresh"
+        return 0
+    fi
+    local apt=(apt-get -q -o Dir="$dir" -o Dir::State::status="$dir/var/lib/dpkg/status" -o APT::Architecture="$arch"
+        -o APT::Architectures="$arch" -o APT::Sandbox::User=root -o Debug::NoLocking=1)
+    "${apt[@]}" update >"$dir.update.log" 2>&1 \
+        || { echo "rootfs: reading Debian's lists for $(basename "$dir") failed (see $dir.update.log)" >&2; return 1; }
+    list=$("${apt[@]}" -s upgrade 2>/dev/null | sed -n 's/^Inst \([^ ]*\) \[\([^]]*\)\] (\([^ ]*\) .*/\1 \2 -> \3/p'
+        [ "${PIPESTATUS[0]}" -eq 0 ]) || { echo "rootfs: apt-get -s upgrade in $(basename "$dir") failed" >&2; return 1; }
+    { echo "$now"; echo "status $(tree_sum "$dir")"; [ -z "$list" ] || echo "$list"; } >"$fresh"
+    [ -z "$list" ] || echo "$list"
+}
 
 
 # Runs "$@" in a private mount namespace in which the host's /etc, /usr, /var/lib, /var/log and

@@ -128,6 +128,7 @@ check "SIGTERM to make alone: nothing was signed" test ! -e "$work/stopped-relea
 key_gone "SIGTERM to make" "$work/stopped.err"
 
 # 2. make release. A working copy with changes is rehearsed as it is (a real release refuses it).
+section "make release"
 allow_dirty=0
 [ -z "$(git status --porcelain 2>/dev/null)" ] || allow_dirty=1
 out=$(BREEZE_RELEASE_KEY=$work/release-key.asc BREEZE_RELEASE_ALLOW_DIRTY=$allow_dirty scripts/release.sh) \
@@ -159,7 +160,7 @@ git init --quiet --bare "$work/git/breeze-agent/breeze-agent.git"
 publish=(env REGISTRY="$registry" REGISTRY_TLS_VERIFY=false PUBLISH_TARGET="$work/www"
     ADDON_GIT="$work/git/breeze-agent/breeze-agent.git" scripts/publish.sh)
 if "${publish[@]}" "$out"; then ok "make publish to $registry, $work/www and the add-on branch"; else bad "make publish"; fi
-site_mb() { echo "$(du -sm --exclude=apt-tampered --exclude=apt-unsigned "$work/www" | cut -f1) MB"; }
+site_mb() { echo "$(du -sm --exclude=apt-tampered --exclude=apt-unsigned --exclude=apt-expired "$work/www" | cut -f1) MB"; }
 site_sizes=("$(printf '%-10s %8s %6s' "$version" "$(site_mb)" "$(find "$work/www/apt/pool" -name 'breeze-agent_*_amd64.deb' | wc -l)")")
 check "the site holds no package or image outside the pool (Pages: apt, keyring, checksums, SBOMs, notes)" bash -c \
     "[ -z \"\$(find '$work/www/releases' -name '*.deb' -o -name '*.oci.tar' -o -name 'compose.yaml')\" ]"

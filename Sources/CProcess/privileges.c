@@ -69,7 +69,8 @@ int cproc_set_no_new_privs(void) {
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : errno;
 }
 
-int cproc_exec(const char *path, char *const argv[], char *const envp[]) {
+// Every descriptor from 3 on is closed by the exec: the new image starts with stdio only.
+static void close_on_exec_from_3(void) {
     if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
         // Kernels before 5.11: mark them one by one.
         long last = sysconf(_SC_OPEN_MAX);
@@ -78,7 +79,25 @@ int cproc_exec(const char *path, char *const argv[], char *const envp[]) {
             if (flags >= 0) fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
         }
     }
+}
+
+int cproc_exec(const char *path, char *const argv[], char *const envp[]) {
+    close_on_exec_from_3();
     execve(path, argv, envp);
+    return errno;
+}
+
+int cproc_open_executable(const char *fallback) {
+    int fd = open("/proc/self/exe", O_PATH | O_CLOEXEC);
+    if (fd < 0 && fallback != NULL) fd = open(fallback, O_PATH | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int cproc_exec_fd(int fd, char *const argv[], char *const envp[]) {
+    close_on_exec_from_3();
+    // The descriptor is close-on-exec too: fine for an ELF binary, whose image is mapped before
+    // the descriptors are closed (a script would need it open for its interpreter).
+    syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
     return errno;
 }
 

@@ -18,7 +18,7 @@ import tempfile
 import pytest
 import yaml
 
-from checks import agent_scenario, press_refresh, settle, state, wait_state
+from checks import agent_scenario, device_of, press_refresh, settle, state, wait_state
 from harness import ROOT, Agent, wait_for
 
 PREFIX = "breeze"
@@ -505,30 +505,49 @@ def test_no_mqtt_warnings_or_errors_with_open_meteo(hass, open_meteo):
 
 
 # ---------------------------------------------------------------- leaving: breeze-agent forget
-# The removal every install path documents: the agent stopped (its entities turn unavailable,
-# the will says offline), then `breeze-agent forget` with the same configuration. Home Assistant
-# must then have no breeze-agent device at all, not an "unavailable" one.
+# The removal every install path documents, with an agent of its own (prefix `leaving`, location
+# `spot`, so the other scenarios' devices stay as they are): its device in Home Assistant, the
+# agent stopped (its entities turn unavailable, the will says offline), then `breeze-agent forget`
+# with the same configuration. Home Assistant must then have no such device at all, not an
+# "unavailable" one.
 
-def breeze_devices(hass):
-    return [d for d in hass.device_registry()
-            if any(str(part).startswith(PREFIX + "_") for ident in d.get("identifiers", []) for part in ident)]
+FORGET_DEVICE = "leaving_spot"
 
 
-def test_forget_leaves_no_device(hass, open_meteo, scenario, agent_bin):
-    assert [d["name"] for d in breeze_devices(hass)] != []
-    agent = scenario["agent"]
-    agent.stop()
-    wait_state(hass, entity_id("grass_level"), "unavailable")
+def forget_config(broker, api):
+    return ["mqtt:", "  host: 127.0.0.1", "  port: %d" % broker.port, "  client_id: ha-test-forget",
+            "  topic_prefix: leaving", "  qos: 1", "locations:",
+            "  - id: spot", "    name: Spot", "    latitude: " + LAT, "    longitude: " + LON,
+            "    timezone: UTC", "pollen:", "  source: google", "  api_key: ha-test-not-a-key",
+            "  max_calls_per_day: 1000", "climate:", "  unit: celsius"] + api.endpoints_yaml()
+
+
+def test_forget_leaves_no_device(hass, open_meteo, broker, api, agent_bin, workdir):
+    agent = Agent(agent_bin, workdir, "forget", forget_config(broker, api))
+    try:
+        wait_for("the leaving_spot device", lambda: device_of(hass, FORGET_DEVICE) is not None, timeout=120)
+        wait_for("its grass level", lambda: state(hass, "sensor.leaving_spot_pollen_grass_level")
+                 not in (None, "unknown", "unavailable"), timeout=120)
+        disabled = [e for e, entry in hass.entity_registry().items()
+                    if e.split(".", 1)[1].startswith(FORGET_DEVICE + "_") and entry.get("disabled_by")]
+    finally:
+        agent.stop()
+    wait_state(hass, "sensor.leaving_spot_pollen_grass_level", "unavailable")
     since = hass.log_offset()
     out = subprocess.run([agent_bin, "forget", "--config", agent.config], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     cleared = [line for line in out.stdout.splitlines() if line.startswith("cleared ")]
     # The device config first, the state topics after it.
-    assert cleared[0] == "cleared homeassistant/device/breeze_home/config", cleared[:3]
-    assert len(cleared) > 50 and out.stdout.splitlines()[-1].startswith("forget: %d retained topics cleared" % len(cleared))
-    wait_for("the device removed from Home Assistant", lambda: breeze_devices(hass) == [], timeout=60, interval=1.0)
-    states = hass.states()
-    assert sorted(e for e in states if "breeze_home" in e) == []
-    assert sorted(e for e in hass.entity_registry() if "breeze_home" in e) == []
-    ATTRIBUTES["forget"] = {"cleared": len(cleared), "first": cleared[:3]}
-    assert hass.mqtt_problems(since) == []
+    assert cleared[0] == "cleared homeassistant/device/leaving_spot/config", cleared[:3]
+    assert len(cleared) > 30 and out.stdout.splitlines()[-1].startswith("forget: %d retained topics cleared" % len(cleared))
+    wait_for("the device removed from Home Assistant", lambda: device_of(hass, FORGET_DEVICE) is None, timeout=60)
+    assert sorted(e for e in hass.states() if e.split(".", 1)[1].startswith(FORGET_DEVICE + "_")) == []
+    assert sorted(e for e in hass.entity_registry() if e.split(".", 1)[1].startswith(FORGET_DEVICE + "_")) == []
+    settle(3)
+    problems = hass.mqtt_problems(since)
+    # Home Assistant's own echo (as test_1's location removal): deleting the device deletes its
+    # disabled entities from the registry, and for each it publishes an empty payload on the
+    # device's discovery topic itself, then warns that nothing is left to clean up.
+    echo = [p for p in problems if "No device components to cleanup for " + FORGET_DEVICE in p]
+    assert [p for p in problems if p not in echo] == []
+    assert len(echo) <= len(disabled), (len(echo), disabled)

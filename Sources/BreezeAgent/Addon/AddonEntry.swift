@@ -82,6 +82,10 @@ enum AddonEntry {
             "add-on: wrote \(configPath) (mode 0600): \(options.homeLocation ? "home location \(doubleQuoted(home.name ?? "Home")), " : "")"
                 + "\(options.locationCount) more location(s), broker \(broker.host):\(broker.port)"
                 + "\(broker.username.map { " as \($0)" } ?? "")\(broker.ssl ? " with TLS" : "")")
+        // Opened while root: the re-execution below must not depend on the folders above the
+        // binary being open to the service user, or on the file at its path staying the same.
+        let executable = AddonPrivileges.openExecutable(
+            fallback: RenderRunner.ownExecutable() ?? "/usr/bin/breeze-agent")
         switch AddonPrivileges.drop(dataDirectory: dataDir, keep: optionsPath) {
         case .dropped(let uid, let gid):
             log.info(
@@ -107,8 +111,8 @@ enum AddonEntry {
         // stops when that is done (DOCS.md, "Removing").
         if options.forget { log.info("add-on: forget is on: clearing the broker, then stopping") }
         let reason = AddonPrivileges.execAgent(
-            executable: RenderRunner.ownExecutable() ?? "/usr/bin/breeze-agent",
-            command: options.forget ? .forget : .run, configPath: configPath, environment: agentEnvironment)
+            executable: executable, command: options.forget ? .forget : .run, configPath: configPath,
+            environment: agentEnvironment)
         printError("breeze-agent: add-on: \(reason)")
         return ExitCode.configuration
     }

@@ -75,16 +75,35 @@ enum AddonPrivileges {
     /// the agent dropped (capabilities and no_new_privs belong to each thread, and this process
     /// already runs several), and the new image never held the token in its memory. Returns
     /// only on failure, with the reason.
+    ///
+    /// The executable is the one ``openExecutable(fallback:)`` opened while still root: after the
+    /// drop the user may not be allowed to reach its path (a checkout under a 0700 folder), and
+    /// the file at that path may have been replaced meanwhile.
     static func execAgent(
-        executable: String, command: Invocation.Command = .run, configPath: String, environment: [String: String]
+        executable: Executable, command: Invocation.Command = .run, configPath: String,
+        environment: [String: String]
     ) -> String {
         let words = ["breeze-agent", command.rawValue, "--config", configPath]
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] =
             environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
-        let code = cproc_exec(executable, argv, envp)
-        return "cannot start \(executable) \(command.rawValue): \(errnoText(code))"
+        let code =
+            executable.descriptor >= 0
+            ? cproc_exec_fd(executable.descriptor, argv, envp) : cproc_exec(executable.path, argv, envp)
+        return "cannot start \(executable.path) \(command.rawValue): \(errnoText(code))"
+    }
+
+    /// This process's executable, opened for a re-execution (or only its path when it could
+    /// not be opened: then the exec goes by path, as before).
+    struct Executable {
+        var path: String
+        var descriptor: Int32
+    }
+
+    /// Opens the running binary (``execAgent(executable:command:configPath:environment:)``).
+    static func openExecutable(fallback path: String) -> Executable {
+        Executable(path: path, descriptor: max(-1, cproc_open_executable(path)))
     }
 
     private static func errnoText(_ code: Int32) -> String { String(cString: strerror(code)) }

@@ -55,6 +55,16 @@ int cproc_set_no_new_privs(void);
 /// every thread is dropped. Returns errno (it returns only on failure).
 int cproc_exec(const char *path, char *const argv[], char *const envp[]);
 
+/// Opens this process's own executable for a later cproc_exec_fd (O_PATH, close-on-exec): the
+/// running binary's inode through /proc/self/exe, else `fallback` (a path). The add-on opens it
+/// while still root, so the re-execution after dropping root needs no search permission on the
+/// folders above it, and a binary replaced meanwhile does not matter. Returns the descriptor, or
+/// -errno.
+int cproc_open_executable(const char *fallback);
+
+/// As cproc_exec, but executes the file open on `fd` (execveat with AT_EMPTY_PATH).
+int cproc_exec_fd(int fd, char *const argv[], char *const envp[]);
+
 #ifdef __cplusplus
 }
 #endif
