@@ -16,7 +16,10 @@
 //   Breeze<Lib>  thin Swift wrappers over them (the edges)
 //   BreezeCore   the pure core: decode → domain → topic tree, no I/O
 //   BreezeConfig the configuration: YAML → a validated AgentConfig, and what check-config prints
-//   BreezeAgent  the runtime: sources, state, scheduler, publisher, CLI commands
+//   BreezeDaemon the daemon's decisions: the state machine, its children, each source's rules and
+//                requests, the sinks and device payloads; pure (no Glibc, no MQTT/HTTP/render edge)
+//   BreezeAgent  the runtime: the loop that performs the daemon's actions, the edges' wiring,
+//                the publisher, the state files, the HTTP routes, the CLI
 //   breeze-agent the thin executable
 import PackageDescription
 
@@ -60,10 +63,14 @@ let package = Package(
         // The configuration: parse and validate the YAML, the effective config `check-config`
         // prints, the file reads. No daemon, no MQTT client, no curl (fuzz/run.sh builds it alone).
         .target(name: "BreezeConfig", dependencies: ["BreezeCore", "BreezeYAML"]),
+        // The daemon's machine: a target of its own, so the compiler keeps I/O out of it (it may
+        // import only the core and the configuration; scripts/test.sh also refuses Glibc there).
+        .target(name: "BreezeDaemon", dependencies: ["BreezeConfig", "BreezeCore"]),
         .target(
             name: "BreezeAgent",
             dependencies: [
-                "BreezeConfig", "BreezeCore", "BreezeMQTT", "BreezeHTTP", "BreezeYAML", "BreezeServe", "CProcess",
+                "BreezeDaemon", "BreezeConfig", "BreezeCore", "BreezeMQTT", "BreezeHTTP", "BreezeYAML", "BreezeServe",
+                "CProcess",
             ]
         ),
         .executableTarget(
@@ -81,7 +88,8 @@ let package = Package(
                 .unsafeFlags(
                     [
                         "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-                        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link/breeze-agent.order",
+                        "-Xlinker",
+                        "--symbol-ordering-file=\(Context.packageDirectory)/scripts/link/breeze-agent.order",
                         "-Xlinker", "--no-warn-symbol-ordering",
                     ],
                     .when(configuration: .release)
@@ -116,13 +124,15 @@ let package = Package(
         .testTarget(
             name: "AgentUnitTests",
             dependencies: [
-                "BreezeAgent", "BreezeConfig", "BreezeCore", "BreezeMQTT", "BreezeServe", "BreezeTestSupport",
+                "BreezeAgent", "BreezeDaemon", "BreezeConfig", "BreezeCore", "BreezeMQTT", "BreezeServe",
+                "BreezeTestSupport",
             ]),
         // The runtime against a real mosquitto and the built binary: end to end, faults, soak.
         .testTarget(
             name: "AgentIntegrationTests",
             dependencies: [
-                "BreezeAgent", "BreezeConfig", "BreezeCore", "BreezeMQTT", "BreezeServe", "BreezeTestSupport",
+                "BreezeAgent", "BreezeDaemon", "BreezeConfig", "BreezeCore", "BreezeMQTT", "BreezeServe",
+                "BreezeTestSupport",
             ]),
         // The render helper's drawing, palettes and encoders, and the built helper's protocol.
         .testTarget(
@@ -138,6 +148,9 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
     .enableUpcomingFeature("InferIsolatedConformances"),
     .unsafeFlags(["-require-explicit-sendable"]),
+    // Test-only code (the BREEZE_TEST_* environment hooks, test accessors) compiles only in
+    // debug builds and in scripts/test-hooks-build.sh's release variant: never in what ships.
+    .define("BREEZE_TEST_HOOKS", .when(configuration: .debug)),
 ]
 
 let cTargets: Set<String> = ["CMicroHTTPD", "CProcess"]

@@ -22,6 +22,8 @@ if [ -n "${SOAK_MAX_GROWTH_KIB:-}" ]; then export BREEZE_SOAK_MAX_GROWTH_KIB="$S
 echo "soak: $cycles cycles" >&2
 
 scratch=.build/soak
-swift build --build-tests -c release -Xswiftc -enable-testing --scratch-path "$scratch" -Xswiftc -warnings-as-errors
-swift test --skip-build -c release -Xswiftc -enable-testing --scratch-path "$scratch" --filter 'SoakTests/soakMemoryStaysFlat' 2>&1 | tee .build/soak.log
+# Release code with the test hooks and accessors the test targets use (scripts/test-hooks-build.sh).
+swift build --build-tests -c release -Xswiftc -enable-testing -Xswiftc -DBREEZE_TEST_HOOKS --scratch-path "$scratch" \
+    -Xswiftc -warnings-as-errors
+swift test --skip-build -c release -Xswiftc -enable-testing -Xswiftc -DBREEZE_TEST_HOOKS --scratch-path "$scratch" --filter 'SoakTests/soakMemoryStaysFlat' 2>&1 | tee .build/soak.log
 grep -q 'soak: RSS start' .build/soak.log || { echo "soak: the soak did not run (see .build/soak.log)" >&2; exit 1; }

@@ -24,8 +24,12 @@ scripts/deps.sh faketime file
 scripts/arm64-toolchain.sh
 sysroot=$(scripts/arm64-toolchain.sh sysroot)
 echo "test-arm64: arm64 release build (Swift 6.2.3, cross)" >&2
-scripts/arm64-toolchain.sh build "${deb_flags[@]}" --scratch-path /src/.build/arm64 >&2
-arm=$PWD/.build/arm64/aarch64-unknown-linux-gnu/release
+# With the test hooks (scripts/test-hooks-build.sh): the integration suite below shortens the
+# agent's timeouts through BREEZE_TEST_* variables, which the packaged binary does not read; a
+# folder of its own, so the packages' arm64 build (scripts/deb-common.sh) is not relinked.
+scripts/arm64-toolchain.sh build "${deb_flags[@]}" -Xswiftc -DBREEZE_TEST_HOOKS \
+    --scratch-path /src/.build/arm64-test-hooks >&2
+arm=$PWD/.build/arm64-test-hooks/aarch64-unknown-linux-gnu/release
 for product in breeze-agent breeze-agent-render; do
     deb_check_machine test-arm64 "$arm/$product" arm64
 done

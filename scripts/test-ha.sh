@@ -14,8 +14,10 @@ harness=$(scripts/py-venv.sh ha-harness-venv test/ha/harness-requirements.txt "$
 # Chromium: test_8_dashboards screenshots the dashboard from Home Assistant's frontend.
 scripts/deps.sh chromium >&2
 echo "test-ha: Home Assistant tree ready ($(($(date +%s) - start)) s)" >&2
-. scripts/release-build.sh
-bin=$(release_build)/breeze-agent
+# The release build with the test hooks (shorter timeouts and refresh cooldowns, which the
+# shipped binary does not read: scripts/test-hooks-build.sh).
+. scripts/test-hooks-build.sh
+bin=$(test_hooks_build)/breeze-agent
 echo "test-ha: agent built ($(($(date +%s) - start)) s)" >&2
 # shellcheck disable=SC2086 # PYTEST_ARGS is a list of words
 BREEZE_HA_TREE=$tree BREEZE_AGENT_BIN=$bin "$harness" -m pytest test/ha -p no:cacheprovider \

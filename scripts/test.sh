@@ -15,6 +15,16 @@ scripts/license-headers.sh --check
 scripts/docs-check.sh
 # Formatting is checked first: it takes seconds and says exactly what to fix (.swift-format).
 swift format lint --strict -r Sources Tests fuzz bench
+# Every DocC ``link`` in a doc comment names a symbol that exists (a second, that a rename
+# cannot leave behind).
+scripts/doc-links.sh
+# The daemon's machine does no I/O: its target depends on no edge (Package.swift), and none of
+# its files imports the C library, Dispatch or Foundation (FoundationEssentials' decoders only).
+if grep -rnE '^\s*((public|package|internal)\s+)?import\s+(Glibc|Musl|Darwin|Dispatch|Foundation|Synchronization)\b' \
+    Sources/BreezeDaemon; then
+    echo "test: Sources/BreezeDaemon imports the C library, Dispatch, Foundation or Synchronization (above)" >&2
+    exit 1
+fi
 swift build --build-tests -Xswiftc -warnings-as-errors "$@"
 # Two invocations, each bounded (a hang fails the run instead of holding CI until its own limit):
 # the unit targets (no broker, no agent binary; RenderTests' CPU-bound drawing holds the
@@ -42,6 +52,9 @@ bin=$(release_build)/breeze-agent
 if ldd "$bin" | grep -q 'libswift'; then echo "release binary links Swift runtime libraries:" >&2; ldd "$bin" >&2; exit 1; fi
 # libmicrohttpd is loaded with dlopen only when http: is configured (SPEC §9.2 lean path).
 if ldd "$bin" | grep -q 'microhttpd'; then echo "release binary links libmicrohttpd:" >&2; ldd "$bin" >&2; exit 1; fi
+# Nothing test-only ships: the BREEZE_TEST_* hooks are compiled only into test builds
+# (scripts/test-hooks-build.sh, docs/operations.md "Test-only settings").
+if strings "$bin" | grep -q 'BREEZE_TEST_'; then echo "release binary reads a BREEZE_TEST_* variable" >&2; exit 1; fi
 test/release/calendar.sh "$bin"
 # Without /proc the binary still reads its own command line and never becomes the daemon by
 # mistake (test/release/no-proc.sh: a chroot holding only the binary and its libraries).

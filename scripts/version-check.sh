@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The version is written in one place, VERSION (SPEC §18); every other place that says it must
 # agree. Checked here, and by `make release` before and after it builds:
-#   Sources/BreezeAgent/Runtime/Version.swift   what `breeze-agent --version` prints
+#   Sources/BreezeCore/Version.swift   what `breeze-agent --version` prints
 #   packaging/changelog                         the .deb's version (top entry)
 #   ha-addon/breeze_agent/config.yaml           the add-on's `version` (the image tag pulled)
 #   CHANGELOG.md, ha-addon/breeze_agent/CHANGELOG.md   their top `## <version>` section
@@ -26,7 +26,7 @@ seen() {   # seen PLACE VALUE
     fi
 }
 top_section() { sed -n 's/^## \[\{0,1\}\([0-9][0-9A-Za-z.+~-]*\).*/\1/p' "$1" | head -1; }
-seen Sources/BreezeAgent/Runtime/Version.swift "$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/BreezeAgent/Runtime/Version.swift)"
+seen Sources/BreezeCore/Version.swift "$(sed -n 's/.*static let string = "\([^"]*\)".*/\1/p' Sources/BreezeCore/Version.swift)"
 seen packaging/changelog "$(sed -n '1s/^breeze-agent (\([^)]*\)).*/\1/p' packaging/changelog)"
 seen ha-addon/breeze_agent/config.yaml "$(sed -n 's/^version: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' ha-addon/breeze_agent/config.yaml)"
 seen CHANGELOG.md "$(top_section CHANGELOG.md 2>/dev/null || true)"

@@ -175,7 +175,7 @@ private struct ConfigParser {
         var password = try secret(r, inline: "password", file: "password_file")
         let clientID = try r.text("client_id", expected: "a non-empty client id") ?? defaultClientID(hostname: hostname)
         let prefix = try r.text("topic_prefix", expected: "a topic prefix like breeze or home/breeze") ?? "breeze"
-        guard TopicLayout.isPlainTopic(prefix) else {
+        guard Topic.isPlain(prefix) else {
             throw r.fail(
                 "topic_prefix",
                 "expected a topic prefix like breeze or home/breeze (no #, no +, no empty levels, no leading or trailing /, not starting with $), got \(doubleQuoted(prefix))"
@@ -264,7 +264,7 @@ private struct ConfigParser {
     private func parseHomeAssistant(_ node: YAMLNode?) throws(ConfigError) -> HomeAssistantSettings {
         let r = try MappingReader(node, path: "homeassistant", keys: ["discovery", "prefix"], file: file)
         let prefix = try r.text("prefix", expected: "a topic prefix like homeassistant") ?? "homeassistant"
-        guard TopicLayout.isPlainTopic(prefix) else {
+        guard Topic.isPlain(prefix) else {
             throw r.fail(
                 "prefix",
                 "expected a topic prefix like homeassistant (no #, no +, no empty levels, no leading or trailing /), got \(doubleQuoted(prefix))"

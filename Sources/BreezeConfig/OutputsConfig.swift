@@ -344,11 +344,11 @@ struct OutputsParser {
             let power = try parsePower(r)
             let command =
                 try r.text("command_topic", expected: "a topic like cmnd/tasmota_bulb")
-                ?? DeviceTopics.tasmotaCommandPrefix(topic)
+                ?? DeviceTopics.tasmotaCommandPrefix(topic).name
             try checkDeviceTopic(command, key: "command_topic", r)
             let lwt =
                 try r.text("lwt_topic", expected: "a topic like tele/tasmota_bulb/LWT")
-                ?? DeviceTopics.tasmotaLWT(topic)
+                ?? DeviceTopics.tasmotaLWT(topic).name
             try checkDeviceTopic(lwt, key: "lwt_topic", r)
             return OutputConfig(
                 device: .tasmota(TasmotaOutput(power: power, commandTopic: command, lwtTopic: lwt, show: tasmotaShow)),
@@ -385,14 +385,14 @@ struct OutputsParser {
     /// A device topic is a plain topic (no wildcards, no empty levels) that does not lie under
     /// the agent's own prefix or Home Assistant's: the agent would read its own commands back.
     private func checkDeviceTopic(_ topic: String, key: String, _ r: MappingReader) throws(ConfigError) {
-        guard TopicLayout.isPlainTopic(topic) else {
+        guard Topic.isPlain(topic) else {
             throw r.fail(
                 key,
                 "expected an MQTT topic (no #, no +, no empty levels, no leading or trailing /, not starting with $), got \(doubleQuoted(topic))"
             )
         }
         for (prefix, name) in [(topicPrefix, "mqtt.topic_prefix"), (discoveryPrefix, "homeassistant.prefix")]
-        where TopicLayout.contains(topic, under: prefix) {
+        where Topic.isAtOrBelow(topic, prefix) {
             throw r.fail(
                 key,
                 "the device topic \(doubleQuoted(topic)) lies under \(name) \(doubleQuoted(prefix)): the agent would read its own messages back; use the device's own topic"

@@ -9,28 +9,37 @@
 //
 //===----------------------------------------------------------------------===//
 
-public import FoundationEssentials
-
 /// `Retry-After` (RFC 9110 §10.2.3): either delay-seconds or an HTTP-date.
 ///
 /// Written by hand because FoundationEssentials has no `DateFormatter`, and the full Foundation
-/// one drags ICU into the binary. It lives in the core, not in BreezeHTTP, because the calendar
-/// arithmetic is ``CivilDate``'s and the HTTP edge does not depend on the core: the HTTP layer
-/// hands over the header text, the runtime parses it here.
-public enum RetryAfter {
-    /// The wait `value` asks for, counted from `now`. A date in the past gives `.zero`; an
-    /// unparseable value gives `nil` (the caller falls back to its own backoff).
-    public static func parse(_ value: String, now: Date) -> Duration? {
+/// one drags ICU into the binary. It lives in the core because the calendar arithmetic is
+/// ``CivilDate``'s: the HTTP edge hands over the header text. It is read without a clock: a
+/// date is turned into a wait by the daemon, against the time of the event that applies the
+/// failure (``delay(at:)``), as every other time the daemon decides on.
+public enum RetryAfter: Sendable, Equatable {
+    /// `Retry-After: 120`.
+    case seconds(Int64)
+    /// `Retry-After: Wed, 21 Oct 2015 07:28:00 GMT`, as Unix seconds.
+    case date(Int64)
+
+    /// The header's value; nil when it is neither form (the caller falls back to its own backoff).
+    public static func parse(_ value: String) -> RetryAfter? {
         let trimmed = String(
             value.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
         )
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-            // Digits only but too big for Int: still "a very long time", not "unparseable".
-            return .seconds(Int(trimmed) ?? Int.max)
+            // Digits only but too big: still "a very long time", not "unparseable".
+            return .seconds(Int64(trimmed) ?? .max)
         }
-        guard let epoch = parseHTTPDate(trimmed) else { return nil }
-        let delta = Double(epoch) - now.timeIntervalSince1970
-        return delta > 0 ? .seconds(delta) : .zero
+        return parseHTTPDate(trimmed).map { .date(Int64($0)) }
+    }
+
+    /// The wait in seconds from `now` (Unix seconds); a date already past is 0.
+    public func delay(at now: Int64) -> Int64 {
+        switch self {
+        case .seconds(let seconds): max(0, seconds)
+        case .date(let at): now >= at ? 0 : at &- now
+        }
     }
 
     /// Seconds since 1970 for an HTTP-date in any of the three forms RFC 9110 §5.6.7 obliges a

@@ -12,8 +12,9 @@
 /// Every topic the agent publishes or subscribes to, spelled in one place (SPEC §3).
 ///
 /// The topic builders, Home Assistant discovery, the daemon's subscriptions and its command
-/// parser all ask this type; no other code joins topic levels. A consumer-facing name changes
-/// here or nowhere.
+/// parser all ask this type for the agent's own topics; the devices' topics, under the base
+/// topic each device was given, are ``DeviceTopics``'. A consumer-facing name changes here or
+/// nowhere.
 ///
 /// ```
 /// <p>/status                         availability (the will)
@@ -46,22 +47,25 @@ public struct TopicLayout: Sendable, Equatable {
         self.shardIndex = shardIndex
     }
 
+    /// `<p>`: the root every topic of the agent lies under.
+    public var root: Topic { Topic(unchecked: prefix) }
     /// `<p>/status`, or `<p>/status/<index>` for a shard: `online` / `offline`.
-    public var status: String { prefix + "/status" + shardSuffix }
+    public var status: Topic { sharded(root.appending("status")) }
     /// `<p>/agent/-`, or `<p>/agent/<index>` for a shard: the running instance announces itself
     /// there (retained, SPEC §16), so a second agent with the same identity is seen.
-    public var agent: String { prefix + "/agent/" + (shardIndex.map { String($0) } ?? "-") }
+    public var agent: Topic { root.appending("agent").appending(shardIndex.map { String($0) } ?? "-") }
     /// `<p>/diagnostics`, or `<p>/diagnostics/<index>` for a shard.
-    public var diagnostics: String { prefix + "/diagnostics" + shardSuffix }
-    private var shardSuffix: String { shardIndex.map { "/" + String($0) } ?? "" }
+    public var diagnostics: Topic { sharded(root.appending("diagnostics")) }
+    private func sharded(_ topic: Topic) -> Topic { shardIndex.map { topic.appending(String($0)) } ?? topic }
     /// `<dp>/status`: Home Assistant publishes `online` there when it (re)starts.
-    public var homeAssistantBirth: String { discoveryPrefix + "/status" }
+    public var homeAssistantBirth: Topic { Topic(unchecked: discoveryPrefix).appending("status") }
 
     /// The topics of one location.
     public func location(_ id: String) -> LocationTopics {
         LocationTopics(
-            id: id, base: locationPrefix + id,
-            deviceConfig: deviceConfigs + DiscoveryNaming.deviceID(topicPrefix: prefix, locationID: id) + "/config")
+            id: id, base: root.appending(id),
+            deviceConfig: Topic(unchecked: discoveryPrefix).appending("device")
+                .appending(DiscoveryNaming.deviceID(topicPrefix: prefix, locationID: id)).appending("config"))
     }
 
     // MARK: parsing topics (the one place that knows the levels)
@@ -74,7 +78,7 @@ public struct TopicLayout: Sendable, Equatable {
     public var agentDeviceConfigs: String { deviceConfigs + DiscoveryNaming.slug(prefix) + "_" }
 
     /// Whether `topic` is Home Assistant's (`<dp>/…`: device configs, its birth topic).
-    public func isDiscoveryTopic(_ topic: String) -> Bool { Self.contains(topic, below: discoveryPrefix) }
+    public func isDiscoveryTopic(_ topic: String) -> Bool { Topic.isDescendant(topic, of: discoveryPrefix) }
 
     /// Whether `topic` lies under `<p>/` (a location's topic or the agent's own, not `<p>` itself).
     public func isUnderPrefix(_ topic: String) -> Bool { topic.hasPrefix(locationPrefix) }
@@ -95,34 +99,6 @@ public struct TopicLayout: Sendable, Equatable {
         guard topic.hasPrefix(start) else { return nil }
         let rest = topic.utf8.dropFirst(start.utf8.count)
         return Substring(rest.prefix { $0 != UInt8(ascii: "/") })
-    }
-
-    /// Level `index` (0 the first) of `topic`, possibly empty; nil when the topic has fewer levels.
-    public static func level(_ index: Int, of topic: String) -> Substring? {
-        let levels = topic.utf8.split(
-            separator: UInt8(ascii: "/"), maxSplits: index + 1, omittingEmptySubsequences: false)
-        return index < levels.count ? Substring(levels[index]) : nil
-    }
-
-    /// The topics `topic` lies below, nearest first: `a/b/c` → `a/b`, `a` (an empty level counts:
-    /// `a//b` → `a/`, `a`). Lazy: the publisher asks it for every topic it records.
-    public static func ancestors(of topic: String) -> UnfoldSequence<Substring, String.Index> {
-        sequence(state: topic.utf8.endIndex) { end in
-            guard let slash = topic.utf8[..<end].lastIndex(of: UInt8(ascii: "/")) else { return nil }
-            end = slash
-            return topic[..<slash]
-        }
-    }
-
-    /// Whether `topic` is a plain topic that names exactly one subtree, as a prefix or a device's
-    /// topic must: not empty, at most 1,024 bytes, not a `$` system topic, no empty level (so no
-    /// leading, trailing or double `/`), no wildcard (`#`, `+`) and no NUL in any level.
-    public static func isPlainTopic(_ topic: String) -> Bool {
-        guard !topic.isEmpty, !topic.hasPrefix("$"), topic.utf8.count <= 1024 else { return false }
-        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        return levels.allSatisfy { level in
-            !level.isEmpty && !level.contains("#") && !level.contains("+") && !level.contains("\0")
-        }
     }
 
     /// The levels under `<p>/` that are the agent's own topics, never a location's
@@ -147,24 +123,12 @@ public struct TopicLayout: Sendable, Equatable {
         topic.hasPrefix(agentDeviceConfigs) && topic.hasSuffix("/config")
     }
 
-    /// Whether `topic` is `scope` itself or lies under it (`scope/…`): levels, not characters,
-    /// so `a/bc` is not under `a/b`.
-    public static func contains(_ topic: String, under scope: String) -> Bool {
-        topic == scope || contains(topic, below: scope)
-    }
-
-    /// Whether `topic` lies strictly under `scope` (`scope/…`, not `scope` itself): levels, not
-    /// characters, so `a/bc` is not below `a/b`.
-    public static func contains(_ topic: String, below scope: String) -> Bool {
-        topic.hasPrefix(scope) && topic.utf8.dropFirst(scope.utf8.count).first == UInt8(ascii: "/")
-    }
-
     /// The command a message on `topic` carries, with the location it addresses; nil for any
     /// topic that is not one of ``LocationTopics/commandTopics``.
     public func command(on topic: String) -> (locationID: String, command: LocationCommand)? {
         guard let id = locationID(of: topic) else { return nil }
         let topics = location(id)
-        for command in LocationCommand.allCases where topics.topic(of: command) == topic {
+        for command in LocationCommand.allCases where topics.topic(of: command).name == topic {
             return (id, command)
         }
         return nil
@@ -184,118 +148,118 @@ public struct LocationTopics: Sendable, Equatable {
     /// The location id (`[a-z0-9_-]+`).
     public let id: String
     /// `<p>/<loc>`.
-    public let base: String
+    public let base: Topic
     /// `<dp>/device/<slug(p)>_<slug(loc)>/config`: this location's Home Assistant device.
-    public let deviceConfig: String
+    public let deviceConfig: Topic
 
     // MARK: pollen
 
     /// `<p>/<loc>/pollen`: the summary JSON, and the scope of every pollen topic.
-    public var pollen: String { base + "/pollen" }
+    public var pollen: Topic { base.appending("pollen") }
     /// `<p>/<loc>/pollen/<item>`: one item's JSON; its scalars are ``ScalarTopics``.
-    public func pollenItem(_ itemID: String) -> String { pollen + "/" + itemID }
+    public func pollenItem(_ itemID: String) -> Topic { pollen.appending(itemID) }
     /// `<p>/<loc>/pollen/<item>/d<N>`: forecast day N (1…4) of an item.
-    public func pollenItem(_ itemID: String, day: Int) -> String { pollenItem(itemID) + "/d" + String(day) }
+    public func pollenItem(_ itemID: String, day: Int) -> Topic { pollenItem(itemID).appending("d" + String(day)) }
     /// `<p>/<loc>/pollen/<item>/now` (+ `/value`, `/level`, `/color`): the current local hour
     /// (SPEC §20, Open-Meteo only).
-    public func pollenNow(_ itemID: String) -> String { ScalarTopics.now(pollenItem(itemID)) }
+    public func pollenNow(_ itemID: String) -> Topic { ScalarTopics.now(pollenItem(itemID)) }
     /// `<p>/<loc>/pollen/<item>/peak_at`: today's highest hour, ISO 8601 local time (SPEC §20).
-    public func pollenPeakAt(_ itemID: String) -> String { pollenItem(itemID) + "/peak_at" }
+    public func pollenPeakAt(_ itemID: String) -> Topic { pollenItem(itemID).appending("peak_at") }
     /// `<p>/<loc>/pollen/<item>/percentile`: today's mean among the last 92 days' (SPEC §20).
-    public func pollenPercentile(_ itemID: String) -> String { pollenItem(itemID) + "/percentile" }
+    public func pollenPercentile(_ itemID: String) -> Topic { pollenItem(itemID).appending("percentile") }
     /// `<p>/<loc>/pollen/<item>/season_start`: the current run's first day (SPEC §20).
-    public func pollenSeasonStart(_ itemID: String) -> String { pollenItem(itemID) + "/season_start" }
+    public func pollenSeasonStart(_ itemID: String) -> Topic { pollenItem(itemID).appending("season_start") }
     /// `<p>/<loc>/pollen/air_out` (+ `/now`): the best hours to air out (SPEC §20).
-    public var pollenAirOut: String { pollen + "/air_out" }
+    public var pollenAirOut: Topic { pollen.appending("air_out") }
     /// `<p>/<loc>/pollen/max`.
-    public var pollenMax: String { pollen + "/max" }
+    public var pollenMax: Topic { pollen.appending("max") }
     /// `<p>/<loc>/pollen/peak` (+ `/date`, `/level`, `/color`): the expected peak (SPEC §7.1).
-    public var pollenPeak: String { pollen + "/peak" }
+    public var pollenPeak: Topic { pollen.appending("peak") }
     /// `<p>/<loc>/pollen/updated_at`.
-    public var pollenUpdatedAt: String { pollen + "/updated_at" }
+    public var pollenUpdatedAt: Topic { pollen.appending("updated_at") }
     /// `<p>/<loc>/pollen/stale`.
-    public var pollenStale: String { pollen + "/stale" }
+    public var pollenStale: Topic { pollen.appending("stale") }
 
     // MARK: climate
 
     /// `<p>/<loc>/climate`: the climate JSON, and the scope of every climate topic.
-    public var climate: String { base + "/climate" }
+    public var climate: Topic { base.appending("climate") }
     /// `<p>/<loc>/climate/change` (+ `/text`, `/color`).
-    public var climateChange: String { climate + "/change" }
+    public var climateChange: Topic { climate.appending("change") }
     /// `<p>/<loc>/climate/<year>` (+ `/text`, `/color`).
-    public func climateYear(_ year: Int) -> String { climate + "/" + String(year) }
+    public func climateYear(_ year: Int) -> Topic { climate.appending(String(year)) }
     /// `<p>/<loc>/climate/current` (+ `/text`, `/color`).
-    public var climateCurrent: String { climate + "/current" }
+    public var climateCurrent: Topic { climate.appending("current") }
     /// `<p>/<loc>/climate/unit`.
-    public var climateUnit: String { climate + "/unit" }
+    public var climateUnit: Topic { climate.appending("unit") }
     /// `<p>/<loc>/climate/stripes`: the warming-stripes JSON (SPEC §9.1), and the scope of the
     /// stripes topics (fetched once a year, so they have a scope of their own inside climate's).
-    public var climateStripes: String { climate + "/stripes" }
+    public var climateStripes: Topic { climate.appending("stripes") }
     /// `<p>/<loc>/climate/stripes/colors`: the stripe colors, comma-separated, oldest first.
-    public var climateStripesColors: String { climateStripes + "/colors" }
+    public var climateStripesColors: Topic { climateStripes.appending("colors") }
 
     // MARK: air and risk (SPEC §10)
 
     /// `<p>/<loc>/air`: the air JSON, and the scope of every air topic.
-    public var air: String { base + "/air" }
+    public var air: Topic { base.appending("air") }
     /// `<p>/<loc>/air/<metric>`: its scalars are ``ScalarTopics`` (`/value`, `/level`, `/color`).
-    public func airMetric(_ metric: AirMetric) -> String { air + "/" + metric.rawValue }
+    public func airMetric(_ metric: AirMetric) -> Topic { air.appending(metric.rawValue) }
     /// `<p>/<loc>/air/updated_at`.
-    public var airUpdatedAt: String { air + "/updated_at" }
+    public var airUpdatedAt: Topic { air.appending("updated_at") }
     /// `<p>/<loc>/air/stale`.
-    public var airStale: String { air + "/stale" }
+    public var airStale: Topic { air.appending("stale") }
 
     /// `<p>/<loc>/risk`: the scope of every profile's topics.
-    public var risk: String { base + "/risk" }
+    public var risk: Topic { base.appending("risk") }
     /// `<p>/<loc>/risk/<profile>`: the profile's JSON (+ `/level`, `/color`, `/alert`).
-    public func riskProfile(_ profileID: String) -> String { risk + "/" + profileID }
+    public func riskProfile(_ profileID: String) -> Topic { risk.appending(profileID) }
     /// `<p>/<loc>/risk/<profile>/alert`.
-    public func riskAlert(_ profileID: String) -> String { riskProfile(profileID) + "/alert" }
+    public func riskAlert(_ profileID: String) -> Topic { riskProfile(profileID).appending("alert") }
     /// `<p>/<loc>/risk/<profile>/air_out` (+ `/now`): the profile's hours to air out (SPEC §20).
-    public func riskAirOut(_ profileID: String) -> String { riskProfile(profileID) + "/air_out" }
+    public func riskAirOut(_ profileID: String) -> Topic { riskProfile(profileID).appending("air_out") }
 
     // MARK: displays
 
     /// `<p>/<loc>/display`: the compact JSON for microcontrollers (SPEC §8).
-    public var display: String { base + "/display" }
+    public var display: Topic { base.appending("display") }
 
     // MARK: images (SPEC §9.2)
 
     /// `<p>/<loc>/image`: the parent of the location's images.
-    public var images: String { base + "/image" }
+    public var images: Topic { base.appending("image") }
     /// `<p>/<loc>/image/<id>`: one image's raw PNG or JPEG bytes, retained.
-    public func image(_ imageID: String) -> String { images + "/" + imageID }
+    public func image(_ imageID: String) -> Topic { images.appending(imageID) }
 
     // MARK: commands
 
     /// `<p>/<loc>/refresh`.
-    public var refresh: String { topic(of: .refresh) }
+    public var refresh: Topic { topic(of: .refresh) }
     /// `<p>/<loc>/climate/unit/set`.
-    public var climateUnitSet: String { topic(of: .setUnit) }
+    public var climateUnitSet: Topic { topic(of: .setUnit) }
 
     /// The topic a command arrives on.
-    public func topic(of command: LocationCommand) -> String {
+    public func topic(of command: LocationCommand) -> Topic {
         switch command {
-        case .refresh: return base + "/refresh"
-        case .setUnit: return climateUnit + "/set"
+        case .refresh: return base.appending("refresh")
+        case .setUnit: return climateUnit.appending("set")
         }
     }
 
     /// Every command topic of the location, for the subscriptions.
-    public var commandTopics: [String] { LocationCommand.allCases.map(topic(of:)) }
+    public var commandTopics: [Topic] { LocationCommand.allCases.map(topic(of:)) }
 }
 
 /// The three scalars under a value topic: `<t>/value` (or `<t>` itself for climate), `/level`,
 /// `/color`, `/text`.
 public enum ScalarTopics {
-    public static func value(_ topic: String) -> String { topic + "/value" }
-    public static func level(_ topic: String) -> String { topic + "/level" }
-    public static func color(_ topic: String) -> String { topic + "/color" }
-    public static func text(_ topic: String) -> String { topic + "/text" }
+    public static func value(_ topic: Topic) -> Topic { topic.appending("value") }
+    public static func level(_ topic: Topic) -> Topic { topic.appending("level") }
+    public static func color(_ topic: Topic) -> Topic { topic.appending("color") }
+    public static func text(_ topic: Topic) -> Topic { topic.appending("text") }
     /// `<t>/trend`: `rising` | `falling` | `steady` | `unknown` (SPEC §7.1).
-    public static func trend(_ topic: String) -> String { topic + "/trend" }
+    public static func trend(_ topic: Topic) -> Topic { topic.appending("trend") }
     /// `<t>/date` (the peak's day).
-    public static func date(_ topic: String) -> String { topic + "/date" }
+    public static func date(_ topic: Topic) -> Topic { topic.appending("date") }
     /// `<t>/now`: an item's current hour, or whether now is a good time to air out (SPEC §20).
-    public static func now(_ topic: String) -> String { topic + "/now" }
+    public static func now(_ topic: Topic) -> Topic { topic.appending("now") }
 }

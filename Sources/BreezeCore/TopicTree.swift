@@ -27,12 +27,20 @@ public struct TopicTree: Sendable, Equatable {
     /// Sets a topic to a JSON document.
     public mutating func set(_ topic: String, json: JSONValue) { set(topic, json.serialized) }
 
+    /// Sets a topic's payload (``set(_:_:)`` by its name).
+    public mutating func set(_ topic: Topic, _ payload: String) { set(topic.name, payload) }
+
+    /// Sets a topic to a JSON document.
+    public mutating func set(_ topic: Topic, json: JSONValue) { set(topic.name, json.serialized) }
+
     /// Appends every topic of `other` (later values win).
     public mutating func merge(_ other: TopicTree) {
         for topic in other.topics { set(topic, other.payloads[topic]!) }
     }
 
     public subscript(topic: String) -> String? { payloads[topic] }
+
+    public subscript(topic: Topic) -> String? { payloads[topic.name] }
 
     public var isEmpty: Bool { topics.isEmpty }
     public var count: Int { topics.count }

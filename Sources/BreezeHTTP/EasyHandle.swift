@@ -167,7 +167,7 @@ final class EasyHandle {
     }
 
     /// Sets up `request` on this handle for the multi interface. The returned transfer owns the
-    /// body, the headers and the header list until ``finish(_:code:)``.
+    /// body, the headers and the header list until ``finish(_:code:cancelled:)``.
     func prepare(_ request: HTTPRequest) -> Result<PreparedTransfer, CurlError> {
         errorBuffer[0] = 0
         let transfer = Transfer(maxBodyBytes: request.maxBodyBytes)

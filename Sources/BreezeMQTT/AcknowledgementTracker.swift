@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeCore
+
 /// Tracks the QoS 1/2 publishes still waiting for the broker, by message id, and what became
 /// of the others (accepted, refused, lost).
 ///

@@ -19,18 +19,6 @@ import Synchronization
     import Glibc
 #endif
 
-/// What the client reports, in order, on ``MQTTClient/events``.
-public enum MQTTEvent: Sendable, Equatable {
-    /// The broker accepted the connection (first connect and every reconnect). Subscriptions
-    /// have been re-sent; retained state a consumer publishes should be re-sent now.
-    case connected
-    /// The connection ended or was refused; `reason` is libmosquitto's text (for a refusal the
-    /// CONNACK/reason-code text, for TLS failures with OpenSSL's message appended).
-    case disconnected(reason: String)
-    /// A message on a subscribed topic.
-    case message(MQTTMessage)
-}
-
 /// `mosquitto_lib_init` exactly once per process, on first use (a global `let` is initialised
 /// lazily and thread-safely by the runtime).
 private let mosquittoLibrary: Void = { _ = mosquitto_lib_init() }()
@@ -292,10 +280,12 @@ public final class MQTTClient: Sendable {
         core.finish()
     }
 
-    /// The connection's socket, for tests that cut it to simulate a dead client.
-    var socketDescriptorForTesting: Int32 {
-        lifecycle.withLock { state in state.usableHandle.map { mosquitto_socket($0.raw) } ?? -1 }
-    }
+    #if BREEZE_TEST_HOOKS
+        /// The connection's socket, for tests that cut it to simulate a dead client.
+        var socketDescriptorForTesting: Int32 {
+            lifecycle.withLock { state in state.usableHandle.map { mosquitto_socket($0.raw) } ?? -1 }
+        }
+    #endif
 
     /// Ticks once a second while not connected: a connect attempt older than the connect
     /// timeout is aborted (libmosquitto itself gives up only after the keepalive, 60 s by

@@ -11,36 +11,6 @@
 
 public import BreezeCore
 
-/// One MQTT message, outgoing (publish, will) or incoming.
-public struct MQTTMessage: Sendable, Equatable {
-    public var topic: String
-    public var payload: [UInt8]
-    public var qos: Int
-    public var retain: Bool
-    /// Set on a received message whose payload was over the client's
-    /// ``MQTTConfiguration/maxIncomingPayload``: its size in bytes; `payload` is then empty
-    /// (the bytes were never copied out of libmosquitto's buffer).
-    public var droppedPayloadBytes: Int?
-
-    public init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false, droppedPayloadBytes: Int? = nil) {
-        self.topic = topic
-        self.payload = payload
-        self.qos = qos
-        self.retain = retain
-        self.droppedPayloadBytes = droppedPayloadBytes
-    }
-
-    /// The payload's size as sent, dropped or not.
-    public var payloadBytes: Int { droppedPayloadBytes ?? payload.count }
-
-    public init(topic: String, string: String, qos: Int = 0, retain: Bool = false) {
-        self.init(topic: topic, payload: Array(string.utf8), qos: qos, retain: retain)
-    }
-
-    /// The payload read as UTF-8 (invalid sequences become U+FFFD).
-    public var payloadString: String { String(decoding: payload, as: UTF8.self) }
-}
-
 /// Everything needed to connect; checked by ``validate()`` before libmosquitto sees it.
 public struct MQTTConfiguration: Sendable, Equatable {
     public var host: String

@@ -21,7 +21,7 @@ import BreezeAgent
 guard let arguments = ProcessArguments.afterProgramName() else {
     let message = ProcessArguments.unreadableMessage + "\n"
     _ = message.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
-    exit(Invocation.ExitCode.usage)
+    exit(AgentMain.usageExitCode)
 }
 let code = await AgentMain.main(arguments: arguments, environment: Environment.current)
 exit(code)

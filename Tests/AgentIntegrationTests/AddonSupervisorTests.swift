@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeMQTT
@@ -270,7 +271,7 @@ struct AddonSupervisorTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let agent = try Self.startAddon(options, supervisor: supervisor, in: directory)
         let status = await agent.waitForExit(timeout: .seconds(20))
-        #expect(status == Invocation.ExitCode.configuration, "\(agent.log)")
+        #expect(status == ExitCode.configuration, "\(agent.log)")
         let lines = agent.log.split(separator: "\n")
         #expect(lines.count == 1, "\(agent.log)")
         #expect(lines.first?.hasPrefix(expected) == true, "\(agent.log)")
@@ -294,7 +295,7 @@ struct AddonSupervisorTests {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try await AgentProcess.run(["addon", "--config", "/x.yaml"], logDirectory: directory)
-        #expect(result.status == Invocation.ExitCode.usage)
+        #expect(result.status == ExitCode.usage)
         #expect(
             result.stderr == "breeze-agent: addon takes no --config or --demo (it writes its own config; see --help)\n")
     }
@@ -327,7 +328,7 @@ struct AddonSupervisorTests {
         // line above); one refused on mosquitto's thread is retried until SIGTERM (exit 0).
         // Which of the two happens depends on timing (MQTTBrokerTests.tlsVerifiesTheBroker…).
         let untrustingStatus = await untrusting.terminate()
-        #expect([0, Invocation.ExitCode.unavailable].contains(untrustingStatus), "\(untrusting.log)")
+        #expect([0, ExitCode.unavailable].contains(untrustingStatus), "\(untrusting.log)")
 
         // `advanced` adds the CA to the announced TLS; host, port and login stay the Supervisor's.
         let trusted = temporaryDirectory()

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport
 import Foundation

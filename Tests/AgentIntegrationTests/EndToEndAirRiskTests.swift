@@ -18,6 +18,7 @@ import Synchronization
 import Testing
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 
 /// Air quality and risk profiles end to end (SPEC §10): the real binary, libcurl against a
 /// loopback API, a real mosquitto; the broker's retained tree is read back by a second client.
@@ -87,7 +88,7 @@ struct EndToEndAirRiskTests {
 
             // Home Assistant sees the air entities with the device classes and the exact unit.
             let config = try #require(
-                view.value(TopicLayout(prefix: prefix, discoveryPrefix: discovery).location("a500").deviceConfig))
+                view.value(TopicLayout(prefix: prefix, discoveryPrefix: discovery).location("a500").deviceConfig.name))
             let components = try #require(jsonObject(config)?["components"] as? [String: [String: Any]])
             #expect(components["air_european_aqi"]?["device_class"] as? String == "aqi")
             #expect(components["air_us_aqi"]?["device_class"] as? String == "aqi")
@@ -200,7 +201,7 @@ struct EndToEndAirRiskTests {
             #expect(ben["driver"] as? String == "ragweed" && ben["value"] as? Int == 0)
 
             let config = try #require(
-                tree[TopicLayout(prefix: prefix, discoveryPrefix: discovery).location("home").deviceConfig])
+                tree[TopicLayout(prefix: prefix, discoveryPrefix: discovery).location("home").deviceConfig.name])
             let components = try #require(jsonObject(config)?["components"] as? [String: [String: Any]])
             let sensor = try #require(components["risk_anna"])
             #expect(sensor["platform"] as? String == "sensor" && sensor["device_class"] as? String == "enum")
@@ -288,7 +289,7 @@ struct EndToEndAirRiskTests {
                     \(sandbox.apis.endpointsYAML)
                     """)
             }
-            let configTopic = TopicLayout(prefix: prefix, discoveryPrefix: discovery).location("home").deviceConfig
+            let configTopic = TopicLayout(prefix: prefix, discoveryPrefix: discovery).location("home").deviceConfig.name
             try write(on: true)
             let first = try await AgentProcess.run(
                 ["once", "--config", sandbox.configPath], logDirectory: sandbox.directory)

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeConfig
+import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport
 import Foundation

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 import BreezeConfig
 import BreezeCore
 import BreezeMQTT

@@ -9,7 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-import BreezeAgent
+@testable import BreezeAgent
+@testable import BreezeDaemon
 import BreezeConfig
 import BreezeTestSupport
 import Foundation

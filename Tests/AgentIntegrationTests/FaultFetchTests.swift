@@ -17,6 +17,7 @@ import Foundation
 import Testing
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 
 /// Fetch faults after a good fetch (SPEC §5): last good values stay on the broker, `stale`
 /// becomes true, `updated_at` is unchanged, nothing is cleared, and the log says why and when
@@ -193,8 +194,7 @@ struct FaultFetchTests {
         let openMeteo = FetchedResponse(
             status: 200,
             body: Array(#"{"error":true,"reason":"Cannot initialize WeatherVariable from invalid String value"}"#.utf8))
-        guard case .failed(let message) = PollenFetcher.interpret(openMeteo, source: .openMeteo, fetchedAt: 0).outcome
-        else {
+        guard case .failure(let message, _) = PollenFetch.interpret(openMeteo, source: .openMeteo, fetchedAt: 0) else {
             Issue.record("Open-Meteo error envelope on 200 not a failure")
             return
         }
@@ -204,8 +204,8 @@ struct FaultFetchTests {
             body: Array(
                 #"{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}"#.utf8
             ))
-        let googleResult = PollenFetcher.interpret(google, source: .google, fetchedAt: 0)
-        guard googleResult.source == .google, case .failed(let googleMessage) = googleResult.outcome else {
+        let googleResult = PollenFetch.interpret(google, source: .google, fetchedAt: 0)
+        guard case .failure(let googleMessage, _) = googleResult else {
             Issue.record("Google error envelope on 200 not a failure")
             return
         }

@@ -17,6 +17,7 @@ import Foundation
 import Testing
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 
 #if canImport(Glibc)
     import Glibc

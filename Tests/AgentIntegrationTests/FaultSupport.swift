@@ -15,6 +15,7 @@ import BreezeTestSupport
 import Foundation
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 
 // Support for the fault-injection suite (Fault*Tests.swift): a sandbox whose fake APIs answer
 // in the real formats for today's dates unless a fault is set for a location, and its config.
@@ -77,7 +78,7 @@ extension AgentSandbox {
             "\(prefix)/\(id)/pollen/stale", "\(prefix)/\(id)/climate", "\(prefix)/\(id)/climate/unit",
             // The warming stripes arrive by their own fetch, often a moment after the climate.
             "\(prefix)/\(id)/climate/stripes",
-            TopicLayout(prefix: prefix, discoveryPrefix: discoveryPrefix).location(id).deviceConfig,
+            TopicLayout(prefix: prefix, discoveryPrefix: discoveryPrefix).location(id).deviceConfig.name,
         ]
     }
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 import BreezeCore
 import BreezeMQTT
 import BreezeTestSupport
@@ -59,14 +60,14 @@ struct ForgetEndToEndTests {
             // `once` leaves <p>/status alone; a daemon would have left it retained.
             let seed = try BrokerView(port: port)
             try await seed.start([])
-            try seed.client.publish(layout.status, "offline", qos: 1, retain: true)
+            try seed.client.publish(layout.status.name, "offline", qos: 1, retain: true)
             #expect(await seed.client.waitForAcknowledgements(timeout: .seconds(5)))
             await seed.stop()
             let before = try await BrokerView.snapshot(port: port, ["\(prefix)/#", "\(discovery)/#"])
             let homeTopics = before.keys.filter { $0.hasPrefix("\(prefix)/home/") }
             #expect(homeTopics.count > 20)
-            #expect(before[layout.location("home").deviceConfig] != nil)
-            #expect(before[layout.location("cabin").deviceConfig] != nil)
+            #expect(before[layout.location("home").deviceConfig.name] != nil)
+            #expect(before[layout.location("cabin").deviceConfig.name] != nil)
 
             // Watch the order of the clears: the view stamps each clear as it arrives.
             let view = try BrokerView(port: port)
@@ -77,18 +78,18 @@ struct ForgetEndToEndTests {
             try await view.barrier(under: "\(prefix)/#")
             let after = try await BrokerView.snapshot(port: port, ["\(prefix)/#", "\(discovery)/#"])
             #expect(after.keys.filter { $0.hasPrefix("\(prefix)/home/") }.sorted() == [])
-            #expect(after[layout.location("home").deviceConfig] == nil)
+            #expect(after[layout.location("home").deviceConfig.name] == nil)
             // The other location and the agent's status stay.
             #expect(after.keys.filter { $0.hasPrefix("\(prefix)/cabin/") }.count > 20)
-            #expect(after[layout.location("cabin").deviceConfig] != nil)
-            #expect(after[layout.status] == "offline")
+            #expect(after[layout.location("cabin").deviceConfig.name] != nil)
+            #expect(after[layout.status.name] == "offline")
             // Every topic it names was cleared, and it says how many.
             let printed = one.stdout.split(separator: "\n").filter { $0.hasPrefix("cleared ") }
             #expect(printed.count == homeTopics.count + 1)
             #expect(one.stdout.contains("forget: \(homeTopics.count + 1) retained topics cleared for location home"))
             // Discovery first, the state topics no sooner than 3 s later.
             let times = view.clearTimes(under: "")
-            let config = try #require(times[layout.location("home").deviceConfig])
+            let config = try #require(times[layout.location("home").deviceConfig.name])
             let firstState = try #require(times.filter { $0.key.hasPrefix("\(prefix)/home/") }.values.min())
             #expect(firstState - config >= .milliseconds(2_900), "\(firstState - config)")
 
@@ -128,7 +129,8 @@ struct ForgetEndToEndTests {
             let after = try await BrokerView.snapshot(port: port, ["\(prefix)/#", "\(discovery)/#"])
             #expect(after.keys.filter { $0.hasPrefix("\(prefix)/cabin/") }.sorted() == [])
             #expect(
-                after[TopicLayout(prefix: prefix, discoveryPrefix: discovery).location("cabin").deviceConfig] == nil)
+                after[TopicLayout(prefix: prefix, discoveryPrefix: discovery).location("cabin").deviceConfig.name]
+                    == nil)
             #expect(after.keys.filter { $0.hasPrefix("\(prefix)/home/") }.count > 20)
         }
     }

@@ -16,6 +16,7 @@ import Synchronization
 import Testing
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 
 /// The status page behind Home Assistant's ingress proxy (SPEC §15, issue 28 item 3): the agent
 /// runs with the `http:` the add-on generates (`AddonConfig.plan`: the allow list of the

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeMQTT
@@ -387,10 +388,10 @@ extension Agent {
             _ = performLogsAndWrites(notes)
             if let request { requests.append((key, request)) }
         }
-        let (fetchers, log) = (fetchers, log)
+        let fetcher = fetcher
         let outcomes = await withTaskGroup(of: (FetchKey, FetchOutcome).self) { group in
             for (key, request) in requests {
-                group.addTask { (key, await fetchers.run(request, log: log)) }
+                group.addTask { (key, await fetcher.run(request)) }
             }
             var done: [(FetchKey, FetchOutcome)] = []
             for await outcome in group { done.append(outcome) }

@@ -16,6 +16,7 @@ import Foundation
 import Testing
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 
 /// The status page (SPEC §13) in a real browser: the built binary serves `/` on a loopback
 /// port, Debian's headless Chromium loads it with every other host and port unreachable, and

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeMQTT
@@ -545,7 +546,7 @@ struct AddonConfigTests {
             AddonEntry.retryDelays(["BREEZE_TEST_SUPERVISOR_RETRY_MS": "50"]) == (.milliseconds(50), .milliseconds(200))
         )
         #expect(AddonEntry.retryDelays(["BREEZE_TEST_SUPERVISOR_RETRY_MS": "5"]) == (.seconds(1), .seconds(30)))
-        #expect(AgentMain.testVariables.contains("BREEZE_TEST_SUPERVISOR_RETRY_MS"))
+        #expect(TestHooks.variables.contains("BREEZE_TEST_SUPERVISOR_RETRY_MS"))
     }
 
     @Test func waitsAreTheSameStateByKindNotByText() {

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 import BreezeCore
 import BreezeMQTT
 import Testing

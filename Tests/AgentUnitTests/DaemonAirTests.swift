@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeMQTT
@@ -41,7 +42,7 @@ struct DaemonAirTests {
     }
 
     static func airOK(_ now: Int64) -> FetchOutcome {
-        .air(.init(outcome: .report(airReport()), body: Array("{}".utf8), fetchedAt: now))
+        .answer(.air, AirAnswer(report: airReport(), body: Array("{}".utf8), fetchedAt: now))
     }
 
     static func tree(_ actions: [DaemonAction], _ scope: String) -> TopicTree? {
@@ -73,8 +74,7 @@ struct DaemonAirTests {
         _ = state.handle(.fetched(Self.airKey, Self.airOK(now)), at: T.at(now))
         let later = now + 3700
         _ = state.handle(.tick, at: T.at(later))
-        let failed = FetchOutcome.air(
-            .init(outcome: .failed(message: "HTTP 500"), fetchedAt: later, retryAfter: nil))
+        let failed = FetchOutcome.failure(.air, message: "HTTP 500")
         let actions = state.handle(.fetched(Self.airKey, failed), at: T.at(later))
         let air = try #require(Self.tree(actions, "breeze/home/air"))
         #expect(air["breeze/home/air/stale"] == "true")
@@ -86,7 +86,7 @@ struct DaemonAirTests {
 
     @Test func storedAirIsPublishedAtStartWithoutAFetch() throws {
         var state = T.machine(try Self.config())
-        AirRules.restore(.init(report: Self.airReport(), fetchedAt: T.t0 - 60), 0, in: &state, now: T.t0)
+        state.withSource(Self.airKey) { AirRules.restore(Self.airReport(), fetchedAt: T.t0 - 60, &$0) }
         let start = state.start(at: T.at(T.t0))
         let air = try #require(Self.tree(start, "breeze/home/air"))
         #expect(air["breeze/home/air/european_aqi/value"] == "20")

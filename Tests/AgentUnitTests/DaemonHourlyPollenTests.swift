@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeMQTT
@@ -46,8 +47,10 @@ struct DaemonHourlyPollenTests {
     }
 
     static func fetched(_ now: Int64, hourly: Bool) -> FetchOutcome {
-        .pollen(
-            .init(source: .openMeteo, outcome: .report(report(hourly: hourly)), body: Array("{}".utf8), fetchedAt: now))
+        .answer(
+            .pollen,
+            PollenAnswer(
+                source: .openMeteo, outcome: .report(report(hourly: hourly), body: Array("{}".utf8)), fetchedAt: now))
     }
 
     static func pollenTree(_ actions: [DaemonAction]) -> TopicTree? {

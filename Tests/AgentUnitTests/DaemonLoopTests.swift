@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeHTTP
@@ -60,25 +61,25 @@ struct DaemonLoopTests {
         let run = Self.run(config, clock: clock, broker: broker, answers: answers)
 
         // Start: connected, `online`, the command topics subscribed.
-        let online = await broker.next(after: 0) { $0.topic == layout.status }
+        let online = await broker.next(after: 0) { $0.topic == layout.status.name }
         #expect(online.text == Availability.online && online.retain)
-        #expect(broker.subscriptions.contains(home.commandTopics[0]))
+        #expect(broker.subscriptions.contains(home.commandTopics[0].name))
 
         // The first fetch comes within the start spread (5 s for one location): moving the clock
         // past it fetches and publishes the pollen tree.
         clock.advance(by: .seconds(6))
-        let grass = await broker.next(after: 0) { $0.topic == home.pollenItem("grass") + "/value" }
+        let grass = await broker.next(after: 0) { $0.topic == home.pollenItem("grass").name + "/value" }
         #expect(grass.text == "2" && grass.retain)
         #expect(answers.requests == 1)
-        let firstUpdate = await broker.next(after: 0) { $0.topic == home.pollenUpdatedAt }.text
+        let firstUpdate = await broker.next(after: 0) { $0.topic == home.pollenUpdatedAt.name }.text
 
         // The diagnostics cadence (300 s) is the barrier: published after the fetch's flush.
         var mark = broker.mark
         clock.advance(by: .seconds(300))
-        let diagnostics = await broker.next(after: mark) { $0.topic == layout.diagnostics }
+        let diagnostics = await broker.next(after: mark) { $0.topic == layout.diagnostics.name }
         #expect(!diagnostics.retain)
         let before = broker.retained
-        #expect(before.keys.contains(home.pollenMax))
+        #expect(before.keys.contains(home.pollenMax.name))
 
         // The broker goes away and comes back empty: the loop republishes the whole tree
         // (and `online`) without fetching again; the diagnostics after it close the republish.
@@ -86,35 +87,35 @@ struct DaemonLoopTests {
         #expect(broker.retained.isEmpty)
         mark = broker.mark
         broker.reconnect()
-        _ = await broker.next(after: mark) { $0.topic == layout.diagnostics }
+        _ = await broker.next(after: mark) { $0.topic == layout.diagnostics.name }
         #expect(broker.retained == before)
         #expect(answers.requests == 1)
 
         // The next fetch comes when the interval has passed; its new `updated_at` is published.
         mark = broker.mark
         clock.advance(by: config.pollen.interval)
-        let update = await broker.next(after: mark) { $0.topic == home.pollenUpdatedAt }
+        let update = await broker.next(after: mark) { $0.topic == home.pollenUpdatedAt.name }
         #expect(update.text != firstUpdate)
         #expect(answers.requests == 2)
 
         // Stopping (the task cancelled, as a signal would end it): `offline`, exit 0.
         run.cancel()
-        #expect(await run.value == Invocation.ExitCode.success)
-        #expect(broker.received.last?.topic == layout.status)
-        #expect(broker.retained[layout.status] == Availability.offline)
+        #expect(await run.value == ExitCode.success)
+        #expect(broker.received.last?.topic == layout.status.name)
+        #expect(broker.retained[layout.status.name] == Availability.offline)
     }
 
     @Test(.timeLimit(.minutes(1)))
     func aHomeAssistantBirthResendsDiscoveryWhenTheClockReachesItsDelay() async throws {
         let config = try DaemonStateTests.config("climate: {enabled: false}")
         let layout = config.topicLayout
-        let deviceConfig = layout.location("home").deviceConfig
+        let deviceConfig = layout.location("home").deviceConfig.name
         let (clock, broker, answers) = (
             ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), Self.pollenAnswers()
         )
         let run = Self.run(config, clock: clock, broker: broker, answers: answers)
-        _ = await broker.next(after: 0) { $0.topic == layout.status }
-        #expect(broker.subscriptions.contains(layout.homeAssistantBirth))
+        _ = await broker.next(after: 0) { $0.topic == layout.status.name }
+        #expect(broker.subscriptions.contains(layout.homeAssistantBirth.name))
         clock.advance(by: .seconds(6))
         let announced = await broker.next(after: 0) { $0.topic == deviceConfig }
         #expect(announced.retain && announced.text.contains("pollen"))
@@ -122,10 +123,10 @@ struct DaemonLoopTests {
         // Home Assistant restarts: the re-send waits 1–10 s on the loop's clock, not on real time.
         // A retained command after the births is the barrier: the loop clears it once it has
         // handled everything before it (messages are handled in order).
-        let refresh = layout.location("home").commandTopics[0]
+        let refresh = layout.location("home").commandTopics[0].name
         var mark = broker.mark
-        broker.deliver(topic: layout.homeAssistantBirth, "online")
-        broker.deliver(topic: layout.homeAssistantBirth, "online")
+        broker.deliver(topic: layout.homeAssistantBirth.name, "online")
+        broker.deliver(topic: layout.homeAssistantBirth.name, "online")
         broker.deliver(topic: refresh, "1", retain: true)
         _ = await broker.next(after: mark) { $0.topic == refresh && $0.payload.isEmpty }
         #expect(!broker.received[mark...].contains { $0.topic == deviceConfig })
@@ -134,11 +135,11 @@ struct DaemonLoopTests {
         let resent = await broker.next(after: mark) { $0.topic == deviceConfig }
         #expect(resent == announced)
         // One re-send for two births, followed by the diagnostics that close it.
-        _ = await broker.next(after: mark) { $0.topic == layout.diagnostics }
+        _ = await broker.next(after: mark) { $0.topic == layout.diagnostics.name }
         #expect(broker.received[mark...].filter { $0.topic == deviceConfig }.count == 1)
 
         run.cancel()
-        #expect(await run.value == Invocation.ExitCode.success)
+        #expect(await run.value == ExitCode.success)
     }
 
     /// Google's answer to a key it does not know (API-FACTS.md): 400, reason API_KEY_INVALID.
@@ -165,7 +166,7 @@ struct DaemonLoopTests {
         }
         let lines = Lines()
         let run = Self.run(config, clock: clock, broker: broker, answers: answers, lines: lines)
-        _ = await broker.next(after: 0) { $0.topic == layout.status }
+        _ = await broker.next(after: 0) { $0.topic == layout.status.name }
         // The first fetch within the start spread: rejected at 6 s, the day counted from there.
         clock.advance(by: .seconds(6))
         #expect(await eventually(bound: .seconds(20)) { !lines.containing("rejected the API key").isEmpty })
@@ -174,11 +175,11 @@ struct DaemonLoopTests {
         let step: Int64 = 300
         var mark = broker.mark
         clock.advance(by: .seconds(step - 6))
-        _ = await broker.next(after: mark) { $0.topic == layout.diagnostics }
+        _ = await broker.next(after: mark) { $0.topic == layout.diagnostics.name }
         for _ in 0..<(FetchSchedule.rejectedKeyDelay / step - 1) {
             mark = broker.mark
             clock.advance(by: .seconds(step))
-            _ = await broker.next(after: mark) { $0.topic == layout.diagnostics }
+            _ = await broker.next(after: mark) { $0.topic == layout.diagnostics.name }
         }
         #expect(answers.requests == 1)
         #expect(lines.containing("rejected the API key").count == 1)
@@ -187,7 +188,7 @@ struct DaemonLoopTests {
         #expect(await eventually(bound: .seconds(20)) { lines.containing("rejected the API key").count == 2 })
         #expect(answers.requests == 2)
         run.cancel()
-        #expect(await run.value == Invocation.ExitCode.success)
+        #expect(await run.value == ExitCode.success)
     }
 
     /// A restart with the responses in `state_dir` fetches nothing they cover: the second run
@@ -199,18 +200,18 @@ struct DaemonLoopTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let config = try DaemonStateTests.config("climate: {enabled: false}")
         let layout = config.topicLayout
-        let grass = layout.location("home").pollenItem("grass") + "/value"
+        let grass = layout.location("home").pollenItem("grass").name + "/value"
 
         let (clock, broker, answers) = (
             ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), Self.pollenAnswers()
         )
         let first = Self.run(config, clock: clock, broker: broker, answers: answers, stateDirectory: directory)
-        _ = await broker.next(after: 0) { $0.topic == layout.status }
+        _ = await broker.next(after: 0) { $0.topic == layout.status.name }
         clock.advance(by: .seconds(6))
         _ = await broker.next(after: 0) { $0.topic == grass }
         #expect(answers.requests == 1)
         first.cancel()
-        #expect(await first.value == Invocation.ExitCode.success)
+        #expect(await first.value == ExitCode.success)
 
         // A minute later, a new broker (nothing retained) and a fetcher that counts.
         let (again, fresh, counted) = (
@@ -221,9 +222,9 @@ struct DaemonLoopTests {
         #expect(restored.text == "2" && restored.retain)
         let mark = fresh.mark
         again.advance(by: .seconds(300))
-        _ = await fresh.next(after: mark) { $0.topic == layout.diagnostics }
+        _ = await fresh.next(after: mark) { $0.topic == layout.diagnostics.name }
         #expect(counted.requests == 0, "a restored source was fetched again")
         second.cancel()
-        #expect(await second.value == Invocation.ExitCode.success)
+        #expect(await second.value == ExitCode.success)
     }
 }

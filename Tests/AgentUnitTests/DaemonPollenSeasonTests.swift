@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeHTTP
@@ -29,15 +30,15 @@ struct DaemonPollenSeasonTests {
         start: today.adding(days: -PollenSeason.pastDays), past: PollenSeason.pastDays, timezone: "UTC")
 
     static func seasonFetched(_ now: Int64, body: String = seasonBody) -> FetchOutcome {
-        var result = PollenFetcher.interpret(
-            FetchedResponse(status: 200, body: Array(body.utf8)), source: .openMeteo, fetchedAt: now)
-        result.season = true
-        return .pollen(result)
+        let result = PollenFetch.interpret(
+            FetchedResponse(status: 200, body: Array(body.utf8)), source: .openMeteo, fetchedAt: now, season: true)
+        guard case .answer(let answer) = result else { return .failure(.pollen, message: "no season body") }
+        return .answer(.pollen, answer)
     }
 
     static func request(_ state: inout DaemonState, now: Int64) -> (source: PollenSource, season: Bool)? {
-        guard case .pollen(_, let source, _, let season)? = state.begin(T.pollenKey, now: now).0 else { return nil }
-        return (source, season)
+        guard let request = state.begin(T.pollenKey, now: now).0?.detail as? PollenRequest else { return nil }
+        return (request.source, request.season)
     }
 
     static func stores(_ actions: [DaemonAction]) -> [String] {
@@ -46,11 +47,13 @@ struct DaemonPollenSeasonTests {
 
     @Test func theFirstCallOfTheDayCarriesTheSeasonAndItsTopicsArePublished() throws {
         var (state, start) = T.started(try T.config("climate: {enabled: false}", pollen: "source: open-meteo"))
-        guard case .fetch(_, .pollen(_, .openMeteo, _, let season))? = start.first(where: { $0.isFetch }) else {
+        guard case .fetch(_, let request)? = start.first(where: { $0.isFetch }),
+            let pollen = request.detail as? PollenRequest, pollen.source == .openMeteo
+        else {
             Issue.record("no pollen fetch at start")
             return
         }
-        #expect(season)
+        #expect(pollen.season)
         let now = T.t0 + 7
         let actions = state.handle(.fetched(T.pollenKey, Self.seasonFetched(now)), at: T.at(now))
         #expect(Self.stores(actions) == [PollenSource.openMeteo.storeName, PollenRules.seasonStoreName])
@@ -96,10 +99,12 @@ struct DaemonPollenSeasonTests {
         // 13:59 UTC the same day: plain, weighing 1 call.
         #expect(Self.request(&state, now: T.t0 + 4 * 3600 - 60)! == (.openMeteo, false))
         #expect(
-            PollenRules.openMeteoWeight(0, in: state, now: T.t0 + 4 * 3600)?.weight == OpenMeteoBudget.pollenRequest)
+            PollenRules.openMeteoWeight(state.source(T.pollenKey), now: T.t0 + 4 * 3600)?.weight
+                == OpenMeteoBudget.pollenRequest)
         // 00:00 UTC the next day: the season again (4.11 calls).
         let midnight = T.t0 + 14 * 3600
-        #expect(PollenRules.openMeteoWeight(0, in: state, now: midnight)?.weight == PollenSeason.callWeight)
+        #expect(
+            PollenRules.openMeteoWeight(state.source(T.pollenKey), now: midnight)?.weight == PollenSeason.callWeight)
         #expect(Self.request(&state, now: midnight)! == (.openMeteo, true))
     }
 
@@ -107,7 +112,7 @@ struct DaemonPollenSeasonTests {
         var state = T.machine(try T.config("climate: {enabled: false}", pollen: "source: open-meteo"))
         #expect(
             state.storedResponseNames(0).map(\.name) == [PollenSource.openMeteo.storeName, PollenRules.seasonStoreName])
-        let stored = StateStore.StoredResponse(fetchedAt: T.t0 - 600, body: Self.seasonBody)
+        let stored = StoredResponse(fetchedAt: T.t0 - 600, body: Self.seasonBody)
         let actions = state.handle(
             .restored(
                 location: 0,
@@ -143,9 +148,10 @@ struct DaemonPollenSeasonTests {
     @Test func noPollenHereClearsTheSeasonAndItsStoredBodyAndAsksWithoutIt() throws {
         var (state, _) = T.started(try T.config("climate: {enabled: false}", pollen: "source: open-meteo"))
         _ = state.handle(.fetched(T.pollenKey, Self.seasonFetched(T.t0 + 7)), at: T.at(T.t0 + 7))
-        let outside = FetchOutcome.pollen(
-            .init(
-                source: .openMeteo, outcome: .unsupportedLocation(message: "HTTP 400: No data is available"),
+        let outside = FetchOutcome.answer(
+            .pollen,
+            PollenAnswer(
+                source: .openMeteo, outcome: .unsupported(message: "HTTP 400: No data is available"),
                 fetchedAt: T.t0 + 86_400, season: true))
         let actions = state.handle(.fetched(T.pollenKey, outside), at: T.at(T.t0 + 86_400))
         let removed = actions.compactMap { if case .store(.removeResponse(_, let source)) = $0 { source } else { nil } }
@@ -158,7 +164,7 @@ struct DaemonPollenSeasonTests {
     @Test func googleLocationsNeverAskForTheSeason() throws {
         var (state, _) = T.started(try T.config("climate: {enabled: false}"))
         #expect(Self.request(&state, now: T.t0 + 7)! == (.google, false))
-        #expect(PollenRules.openMeteoWeight(0, in: state, now: T.t0 + 7) == nil)
+        #expect(PollenRules.openMeteoWeight(state.source(T.pollenKey), now: T.t0 + 7) == nil)
         #expect(state.storedResponseNames(0).map(\.name) == [PollenSource.google.storeName])
     }
 }

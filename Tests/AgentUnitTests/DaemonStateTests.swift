@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeMQTT
@@ -42,7 +43,7 @@ struct DaemonStateTests {
     }
 
     static func machine(
-        _ config: AgentConfig, demo: Bool = false, calls: [String: StateStore.CallCount] = [:],
+        _ config: AgentConfig, demo: Bool = false, calls: [String: CallCount] = [:],
         zones: [String: ZoneRules] = [:]
     ) -> DaemonState {
         let locations = config.locations.map {
@@ -73,11 +74,11 @@ struct DaemonStateTests {
         ])
 
     static func pollenOK(_ now: Int64, source: PollenSource = .google) -> FetchOutcome {
-        .pollen(.init(source: source, outcome: .report(report), body: Array("{}".utf8), fetchedAt: now))
+        .answer(.pollen, PollenAnswer(source: source, outcome: .report(report, body: Array("{}".utf8)), fetchedAt: now))
     }
 
     static func pollenFailed(_ now: Int64, retryAfter: Int64? = nil) -> FetchOutcome {
-        .pollen(.init(source: .google, outcome: .failed(message: "HTTP 503"), fetchedAt: now, retryAfter: retryAfter))
+        .failure(.pollen, message: "HTTP 503", retryAfter: retryAfter.map { .seconds($0) })
     }
 
     static func climateOK(_ now: Int64) throws -> FetchOutcome {
@@ -86,8 +87,10 @@ struct DaemonStateTests {
         let observations = points.map { ClimateObservation(date: $0.date, tenthsCelsius: 200 + $0.year - 1980) }
         let trend = try ClimateTrend.compute(
             today: today, points: points, archive: observations.dropLast(), forecast: [observations.last!])
-        return .climate(
-            .trend(trend, bodies: .init(date: "2026-06-15", archive: "{}", forecast: "{}"), fetchedAt: now))
+        return .answer(
+            .climate,
+            ClimateAnswer(
+                trend: trend, bodies: .init(date: "2026-06-15", archive: "{}", forecast: "{}"), fetchedAt: now))
     }
 
     static let pollenKey = FetchKey(location: 0, kind: .pollen)
@@ -146,14 +149,14 @@ struct DaemonStateTests {
         var (state, actions) = Self.started(try Self.config())
         #expect(Set(Self.fetches(actions)) == [Self.pollenKey, Self.climateKey, Self.stripesKey])
         guard
-            case .fetch(_, .pollen(let location, .google, _, false)) = actions.first(where: {
+            case .fetch(_, let request) = actions.first(where: {
                 if case .fetch(Self.pollenKey, _) = $0 { true } else { false }
-            })
+            }), request.detail as? PollenRequest == PollenRequest(source: .google, season: false)
         else {
             Issue.record("no Google pollen fetch")
             return
         }
-        #expect(location.id == "home")
+        #expect(request.location.id == "home")
         #expect(actions.contains { if case .flush(persist: true) = $0 { true } else { false } })
         // In flight: a second tick starts nothing again.
         let again = state.handle(.tick, at: Self.at(Self.t0 + 7))
@@ -188,7 +191,7 @@ struct DaemonStateTests {
         let climate = state.handle(.fetched(Self.climateKey, try Self.climateOK(now)), at: Self.at(now))
         #expect(Self.scopes(climate).map(\.prefix) == ["breeze/home/climate", "breeze/home/display"])
         #expect(climate.contains { if case .flush(persist: false) = $0 { true } else { false } })
-        #expect(climate.contains { if case .store(.climateResponse(_, _, "home")) = $0 { true } else { false } })
+        #expect(climate.contains { if case .store(.response(_, "home", "climate")) = $0 { true } else { false } })
         // The last fetch in flight (the stripes) saves the published set.
         let stripes = state.handle(.fetched(Self.stripesKey, try Self.stripesOK(now)), at: Self.at(now))
         #expect(Self.scopes(stripes).map(\.prefix) == ["breeze/home/climate/stripes"])
@@ -226,14 +229,14 @@ struct DaemonStateTests {
     @Test func rejectedKeyFallsBackAtOnceWithAuto() throws {
         var (state, _) = Self.started(try Self.config())
         let now = Self.t0 + 8
-        let rejected = FetchOutcome.pollen(
-            .init(source: .google, outcome: .keyRejected(message: "HTTP 403"), fetchedAt: now))
+        let rejected = FetchOutcome.answer(
+            .pollen, PollenAnswer(source: .google, outcome: .keyRejected(message: "HTTP 403"), fetchedAt: now))
         let actions = state.handle(.fetched(Self.pollenKey, rejected), at: Self.at(now))
         #expect(Self.logs(actions, .error).first?.contains("using key-free Open-Meteo") == true)
         guard
-            case .fetch(Self.pollenKey, .pollen(_, .openMeteo, _, true)) = actions.first(where: {
+            case .fetch(Self.pollenKey, let request) = actions.first(where: {
                 if case .fetch = $0 { true } else { false }
-            })
+            }), request.detail as? PollenRequest == PollenRequest(source: .openMeteo, season: true)
         else {
             Issue.record("no immediate Open-Meteo fetch: \(actions)")
             return
@@ -243,8 +246,8 @@ struct DaemonStateTests {
     @Test func rejectedKeyWithGoogleOnlyWaitsADay() throws {
         var (state, _) = Self.started(try Self.config(pollen: "source: google, api_key: test-key-123456"))
         let now = Self.t0 + 8
-        let rejected = FetchOutcome.pollen(
-            .init(source: .google, outcome: .keyRejected(message: "HTTP 400"), fetchedAt: now))
+        let rejected = FetchOutcome.answer(
+            .pollen, PollenAnswer(source: .google, outcome: .keyRejected(message: "HTTP 400"), fetchedAt: now))
         let actions = state.handle(.fetched(Self.pollenKey, rejected), at: Self.at(now))
         #expect(Self.fetches(actions).isEmpty)
         #expect(state.schedule(Self.pollenKey).nextDue == now + FetchSchedule.rejectedKeyDelay)
@@ -254,8 +257,8 @@ struct DaemonStateTests {
     @Test func unsupportedLocationClearsPollenAndDiscoveryPartsAndWarnsOnce() throws {
         var (state, _) = Self.started(try Self.config())
         var now = Self.t0 + 8
-        let unsupported = FetchOutcome.pollen(
-            .init(source: .google, outcome: .unsupportedLocation(message: "no data"), fetchedAt: now))
+        let unsupported = FetchOutcome.answer(
+            .pollen, PollenAnswer(source: .google, outcome: .unsupported(message: "no data"), fetchedAt: now))
         var actions = state.handle(.fetched(Self.pollenKey, unsupported), at: Self.at(now))
         #expect(Self.logs(actions, .warning).count == 1)
         let scopes = Self.scopes(actions)
@@ -509,10 +512,10 @@ struct DaemonStateTests {
 
     @Test func termStopsAndLaterEventsAreIgnored() throws {
         var (state, _) = Self.started(try Self.config())
-        var actions = state.handle(.signal(SIGHUP), at: Self.at(Self.t0 + 7))
+        var actions = state.handle(.signal(.hangup), at: Self.at(Self.t0 + 7))
         #expect(Self.logs(actions, .warning).first?.hasPrefix("SIGHUP") == true)
         #expect(!actions.contains { if case .stop = $0 { true } else { false } })
-        actions = state.handle(.signal(SIGTERM), at: Self.at(Self.t0 + 8))
+        actions = state.handle(.signal(.terminate), at: Self.at(Self.t0 + 8))
         #expect(Self.logs(actions, .info) == ["signal SIGTERM: shutting down"])
         #expect(actions.contains { if case .stop(exitCode: 0) = $0 { true } else { false } })
         // A fetch that lands during the shutdown is not applied.

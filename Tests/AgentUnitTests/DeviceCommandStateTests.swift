@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeMQTT
@@ -35,7 +36,8 @@ struct DeviceCommandStateTests {
     static func lowReport(_ now: Int64) -> FetchOutcome {
         var report = D.report
         report.days[0].items[0].value = 1
-        return .pollen(.init(source: .google, outcome: .report(report), body: Array("{}".utf8), fetchedAt: now))
+        return .answer(
+            .pollen, PollenAnswer(source: .google, outcome: .report(report, body: Array("{}".utf8)), fetchedAt: now))
     }
 
     /// The device commands among `actions` (the agent's own `<p>/diagnostics` left out).

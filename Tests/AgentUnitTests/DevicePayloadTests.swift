@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import Foundation
@@ -53,10 +54,10 @@ struct DevicePayloadTests {
     @Test(arguments: [1, 20])
     func displayIsCompactWhateverThePlantCount(plants: Int) throws {
         let climate = try Self.trend(years: [1980, 1990, 2000, 2010, 2020])
-        let payload = DevicePayloads.display(
+        let payload = DisplayPayload.json(
             selection: Self.selection(plants: plants), fetchedAt: Self.now, climate: climate, climateStale: false,
             unit: .fahrenheit, palette: .standard)
-        #expect(payload.utf8.count <= DevicePayloads.maximumDisplayBytes)
+        #expect(payload.utf8.count <= DisplayPayload.maximumBytes)
         // 1980: 22.0 °C, 2026 (forecast): 35.8 °C → +13.8 °C = +24.8 °F, 96.4 °F now.
         #expect(
             payload
@@ -72,11 +73,11 @@ struct DevicePayloadTests {
             instant: Self.now,
             tenths: [.europeanAQI: 280, .usAQI: 450, .pm2_5: 88, .pm10: 121, .uvIndex: 21])
         let reading = AirReading.select(report: AirReport(hours: [hour]), zone: .utc, now: Self.now + 600)
-        let payload = DevicePayloads.display(
+        let payload = DisplayPayload.json(
             selection: Self.selection(plants: plants), fetchedAt: Self.now,
             climate: try Self.trend(years: [1980, 2000, 2020]), climateStale: false, unit: .celsius,
             palette: .standard, air: reading, airStale: true)
-        #expect(payload.utf8.count <= DevicePayloads.maximumDisplayBytes)
+        #expect(payload.utf8.count <= DisplayPayload.maximumBytes)
         let json = try #require(jsonObject(payload))
         #expect(json["stale"] as? Bool == true, "stale air makes the display stale")
         let air = try #require(json["air"] as? [String: Any])
@@ -86,7 +87,7 @@ struct DevicePayloadTests {
     }
 
     @Test func displayWithoutPollenOrClimateSaysNull() {
-        let payload = DevicePayloads.display(
+        let payload = DisplayPayload.json(
             selection: nil, fetchedAt: nil, climate: nil, climateStale: true, unit: .celsius, palette: .standard)
         #expect(payload == ##"{"t":null,"stale":true,"max":null,"types":{},"climate":null}"##)
     }
@@ -100,7 +101,7 @@ struct DevicePayloadTests {
     /// unless `stop` is given — so `pollen_types` always sends `start` and `stop`.
     @Test(arguments: [3, 10, 60, 61, 16_384])
     func wledTypesCoverTheStripInThirds(leds: Int) throws {
-        let payload = DevicePayloads.wled(
+        let payload = WLEDPayloads.state(
             WLEDOutput(show: .pollenTypes, leds: leds, brightness: nil, power: .leave),
             selection: Self.selection(plants: 1), palette: .standard)
         let json = try #require(jsonObject(payload))
@@ -123,17 +124,17 @@ struct DevicePayloadTests {
     @Test func wledMaxMatchesTheSpecShapeAndPowerAndBrightnessOnlyWhenSet() {
         let selection = Self.selection(plants: 0)
         #expect(
-            DevicePayloads.wled(
+            WLEDPayloads.state(
                 WLEDOutput(show: .pollenMax, leds: nil, brightness: nil, power: .leave), selection: selection,
                 palette: .standard) == ##"{"seg":[{"id":0,"frz":false,"fx":0,"col":[[255,59,48]]}]}"##)
         #expect(
-            DevicePayloads.wled(
+            WLEDPayloads.state(
                 WLEDOutput(show: .pollenMax, leds: 30, brightness: 255, power: .on), selection: selection,
                 palette: .standard)
                 == ##"{"on":true,"bri":255,"seg":[{"id":0,"frz":false,"fx":0,"col":[[255,59,48]]}]}"##)
         // No type has an index: the Unknown color, never a stale one.
         #expect(
-            DevicePayloads.wled(
+            WLEDPayloads.state(
                 WLEDOutput(show: .pollenMax, leds: nil, brightness: nil, power: .leave),
                 selection: Self.selection(plants: 0, grass: nil, tree: nil, weed: nil), palette: .standard)
                 == ##"{"seg":[{"id":0,"frz":false,"fx":0,"col":[[142,142,147]]}]}"##)
@@ -153,19 +154,19 @@ struct DevicePayloadTests {
     @Test func wledStripesShowTheMostRecentYearsOldestFirstAndMissingYearsBlack() {
         // Fewer LEDs than years: the most recent 5 years, 2021 (left out) black.
         #expect(
-            DevicePayloads.wledStripes(
+            WLEDPayloads.stripes(
                 WLEDOutput(show: .climateStripes, leds: 5, brightness: nil, power: .leave), series: Self.stripes)
                 == ##"{"seg":[{"id":0,"start":0,"stop":5,"frz":false,"fx":0,"col":[[0,0,0]],"##
                 + ##""i":["000000","FDDBC7","F4A582","D6604D","B2182B"]}]}"##)
         // More LEDs than years: every year from LED 0, the rest of the strip solid black.
         #expect(
-            DevicePayloads.wledStripes(
+            WLEDPayloads.stripes(
                 WLEDOutput(show: .climateStripes, leds: 60, brightness: 40, power: .on), series: Self.stripes)
                 == ##"{"on":true,"bri":40,"seg":[{"id":0,"start":0,"stop":60,"frz":false,"fx":0,"col":[[0,0,0]],"##
                 + ##""i":["2166AC","4393C3","92C5DE","000000","FDDBC7","F4A582","D6604D","B2182B"]}]}"##)
         // One LED: only last year.
         #expect(
-            DevicePayloads.wledStripes(
+            WLEDPayloads.stripes(
                 WLEDOutput(show: .climateStripes, leds: 1, brightness: nil, power: .leave), series: Self.stripes)
                 == ##"{"seg":[{"id":0,"start":0,"stop":1,"frz":false,"fx":0,"col":[[0,0,0]],"i":["B2182B"]}]}"##)
     }
@@ -176,16 +177,16 @@ struct DevicePayloadTests {
         let output = WLEDOutput(show: .risk("trees"), leds: nil, brightness: nil, power: .leave)
         let trees = RiskProfile(id: "trees", name: "Trees", allergens: ["weed", "tree"], alertLevel: .high)
         #expect(
-            DevicePayloads.wled(output, selection: selection, palette: .standard, profile: trees)
+            WLEDPayloads.state(output, selection: selection, palette: .standard, profile: trees)
                 == ##"{"seg":[{"id":0,"frz":false,"fx":0,"col":[[52,199,89]]}]}"##)
         let grass = RiskProfile(id: "trees", name: "Trees", allergens: ["tree", "grass"], alertLevel: .high)
         #expect(
-            DevicePayloads.wled(output, selection: selection, palette: .standard, profile: grass)
+            WLEDPayloads.state(output, selection: selection, palette: .standard, profile: grass)
                 == ##"{"seg":[{"id":0,"frz":false,"fx":0,"col":[[255,59,48]]}]}"##)
         // No allergen of the profile has a value today: Unknown's color.
         let ragweed = RiskProfile(id: "trees", name: "Trees", allergens: ["ragweed"], alertLevel: .high)
         #expect(
-            DevicePayloads.wled(output, selection: selection, palette: .standard, profile: ragweed)
+            WLEDPayloads.state(output, selection: selection, palette: .standard, profile: ragweed)
                 == ##"{"seg":[{"id":0,"frz":false,"fx":0,"col":[[142,142,147]]}]}"##)
     }
 
@@ -193,14 +194,14 @@ struct DevicePayloadTests {
 
     /// tasmota.github.io/docs/Commands (Light, `Color`): `#RRGGBB` sets the color.
     @Test func tasmotaColorIsHashHex() {
-        let color = DevicePayloads.tasmotaColor(selection: Self.selection(plants: 0), palette: .standard)
+        let color = TasmotaPayloads.color(selection: Self.selection(plants: 0), palette: .standard)
         #expect(color == "#ff3b30")
     }
 
     @Test func tasmotaRiskIsTheProfilesColorToday() {
         let trees = RiskProfile(id: "trees", name: "Trees", allergens: ["tree"], alertLevel: .high)
         #expect(
-            DevicePayloads.tasmotaColor(
+            TasmotaPayloads.color(
                 selection: Self.selection(plants: 0), palette: .standard, show: .risk("trees"), profile: trees)
                 == "#34c759")
     }
@@ -214,22 +215,22 @@ struct DevicePayloadTests {
         let years = Array(stride(from: 1950, through: 2025, by: 3))  // 26 years: the chart keeps the last 16
         let climate = try Self.trend(years: years)
         let text = try #require(
-            DevicePayloads.awtrixText(
+            AwtrixPayloads.text(
                 selection: Self.selection(plants: 3), climate: climate, unit: .celsius, palette: .standard))
         #expect(text == ##"{"text":[{"t":"Grass High","c":"FF3B30"},{"t":" +22.8°C","c":"FF3B30"}]}"##)
-        let chart = try #require(DevicePayloads.awtrixChart(climate: climate))
+        let chart = try #require(AwtrixPayloads.chart(climate: climate))
         let bars = try #require(jsonObject(chart)?["bar"] as? [Int])
         #expect(bars.count == 16)
         #expect(bars == climate.points.suffix(16).map(\.tenthsCelsius))
         #expect(jsonObject(chart)?["autoscale"] as? Bool == true)
         #expect(
-            DevicePayloads.awtrixIndicator(selection: Self.selection(plants: 0), palette: .standard)
+            AwtrixPayloads.indicator(selection: Self.selection(plants: 0), palette: .standard)
                 == ##"{"color":"#ff3b30"}"##)
         // Climate only (pollen unavailable): the change alone, without a leading space.
         #expect(
-            DevicePayloads.awtrixText(selection: nil, climate: climate, unit: .fahrenheit, palette: .standard)
+            AwtrixPayloads.text(selection: nil, climate: climate, unit: .fahrenheit, palette: .standard)
                 == ##"{"text":[{"t":"+41.0°F","c":"FF3B30"}]}"##)
-        #expect(DevicePayloads.awtrixText(selection: nil, climate: nil, unit: .celsius, palette: .standard) == nil)
+        #expect(AwtrixPayloads.text(selection: nil, climate: nil, unit: .celsius, palette: .standard) == nil)
     }
 }
 

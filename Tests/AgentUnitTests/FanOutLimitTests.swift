@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeMQTT
@@ -40,9 +41,9 @@ struct FanOutLimitTests {
     @Test func aResponseWith20000PlantsKeepsTheTypesAndTheFirst61Plants() throws {
         let body = Self.googleBody(plants: 20_000)
         #expect(body.count > 3_000_000)
-        let result = PollenFetcher.interpret(.init(status: 200, body: body), source: .google, fetchedAt: 0)
-        guard case .report(let report) = result.outcome else {
-            Issue.record("not a report: \(result.outcome)")
+        let result = PollenFetch.interpret(.init(status: 200, body: body), source: .google, fetchedAt: 0)
+        guard case .answer(let answer) = result, case .report(let report, _) = answer.outcome else {
+            Issue.record("not a report: \(result)")
             return
         }
         let codes = report.days[0].items.map(\.code)
@@ -79,8 +80,8 @@ struct FanOutLimitTests {
         let report = PollenReport(
             source: .google, days: (0..<5).map { PollenDay(date: day.adding(days: $0), items: items) })
         let now = DaemonStateTests.t0 + 8
-        let outcome = FetchOutcome.pollen(
-            .init(source: .google, outcome: .report(report), body: [], fetchedAt: now))
+        let outcome = FetchOutcome.answer(
+            .pollen, PollenAnswer(source: .google, outcome: .report(report, body: []), fetchedAt: now))
         var actions = state.handle(.fetched(DaemonStateTests.pollenKey, outcome), at: DaemonStateTests.at(now))
         let pollen = DaemonStateTests.scopes(actions).first { $0.prefix == "breeze/home/pollen" }
         #expect(pollen != nil && pollen?.tree == nil)

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 import Testing
 
 /// The fetches in flight and the stuck-fetch watchdog alone (issue 30), without a DaemonState:

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import Testing
@@ -128,14 +129,7 @@ struct FetchWatchdogTests {
         let refused = "Couldn't connect to server: Failed to connect to 127.0.0.1 port 9: Connection refused"
         var now = started + 1
         for key in keys {
-            let outcome: FetchOutcome
-            switch key.kind {
-            case .pollen:
-                outcome = .pollen(.init(source: .google, outcome: .failed(message: refused), fetchedAt: now))
-            case .climate: outcome = .climate(.failed(message: refused, retryAfter: nil))
-            case .stripes: outcome = .stripes(.failed(message: refused, retryAfter: nil))
-            case .air: outcome = .air(.init(outcome: .failed(message: refused), fetchedAt: now))
-            }
+            let outcome = FetchOutcome.failure(key.kind, message: refused)
             let actions = state.handle(.fetched(key, outcome), at: T.at(now))
             // None is retried at once.
             #expect(T.fetches(actions).isEmpty)

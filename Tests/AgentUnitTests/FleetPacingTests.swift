@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import Glibc
@@ -134,11 +135,11 @@ struct FleetPacingTests {
         #expect(state.planner.schedules.allSatisfy { $0.air.interval == stretch.airInterval })
         #expect(!state.calls.pollenSeason)
         let plain = state.begin(.init(location: 0, kind: .pollen), now: T.t0)
-        guard case .pollen(_, .openMeteo, _, let season)? = plain.0 else {
+        guard let request = plain.0?.detail as? PollenRequest, request.source == .openMeteo else {
             Issue.record("no key-free pollen request: \(String(describing: plain.0))")
             return
         }
-        #expect(!season)
+        #expect(!request.season)
         // 300 locations fit with the season once the intervals stretch: it stays.
         let smaller = try T.config(
             "air: {enabled: true}", pollen: "source: open-meteo", locations: Self.locations(300))
@@ -180,7 +181,7 @@ struct FleetPacingTests {
         #expect(saved.first?["loc7.google"]?.calls == 2)
         // A signal saves what is still unsaved.
         _ = state.handle(T.message("breeze/loc8/refresh", "now"), at: T.at(T.t0 + 401))
-        let stop = state.handle(.signal(SIGTERM), at: T.at(T.t0 + 402))
+        let stop = state.handle(.signal(.terminate), at: T.at(T.t0 + 402))
         #expect(stop.contains { if case .store(.callCounts) = $0 { true } else { false } })
     }
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeMQTT
@@ -235,7 +236,7 @@ struct HTTPSiteTests {
         let now = T.t0 + 7
         _ = state.handle(.fetched(T.pollenKey, T.pollenOK(now)), at: T.at(now))
         let climate: FetchOutcome =
-            climateFails ? .climate(.failed(message: "HTTP 500", retryAfter: nil)) : try T.climateOK(now)
+            climateFails ? .failure(.climate, message: "HTTP 500") : try T.climateOK(now)
         _ = state.handle(.fetched(T.climateKey, climate), at: T.at(now))
         return state.serveSnapshot(at: T.at(now + 1), publishedTopics: 42)
     }
@@ -260,10 +261,8 @@ struct HTTPSiteTests {
         #expect(pollen.lastSuccess == now)
         #expect(pollen.consecutiveFailures == 1)
         // The source has no pollen here: unavailable, which is not stale.
-        let unsupported = FetchOutcome.pollen(
-            .init(
-                source: .google, outcome: .unsupportedLocation(message: "no data"), fetchedAt: now + 120,
-                retryAfter: nil))
+        let unsupported = FetchOutcome.answer(
+            .pollen, PollenAnswer(source: .google, outcome: .unsupported(message: "no data"), fetchedAt: now + 120))
         _ = state.handle(.fetched(T.pollenKey, unsupported), at: T.at(now + 120))
         #expect(states()["pollen"] == "unavailable")
         #expect(!state.serveSnapshot(at: T.at(now + 121), publishedTopics: 0).anyStale)

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import Foundation
@@ -52,7 +53,8 @@ struct ImagePipelineTests {
     static func otherPollen(_ now: Int64) -> FetchOutcome {
         var report = D.report
         report.days[0].items[0].value = 1
-        return .pollen(.init(source: .google, outcome: .report(report), body: Array("{}".utf8), fetchedAt: now))
+        return .answer(
+            .pollen, PollenAnswer(source: .google, outcome: .report(report, body: Array("{}".utf8)), fetchedAt: now))
     }
 
     /// Started, first fetches asked for, pollen arrived at t0 + 7: the first render is asked for.

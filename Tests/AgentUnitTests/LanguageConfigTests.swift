@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import Foundation
@@ -147,10 +148,11 @@ struct LanguageConfigTests {
             var (state, _) = T.started(config, zones: ["home": berlin])
             let now = T.t0 + 7
             let body = DemoResponder.airQuality(start: CivilDate(year: 2026, month: 6, day: 15)!, timezone: "UTC")
-            let result = PollenFetcher.interpret(
+            let result = PollenFetch.interpret(
                 FetchedResponse(status: 200, body: Array(body.utf8)), source: .openMeteo, fetchedAt: now,
                 names: config.pollen.names)
-            let actions = state.handle(.fetched(T.pollenKey, .pollen(result)), at: T.at(now))
+            guard case .answer(let answer) = result else { return (state, []) }
+            let actions = state.handle(.fetched(T.pollenKey, .answer(.pollen, answer)), at: T.at(now))
             return (state, actions)
         }
         func discovery(_ actions: [DaemonAction]) -> [String: [String: Any]] {

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeHTTP
@@ -85,10 +86,10 @@ struct OnceLoopTests {
             ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), Self.googlePollen()
         )
         let code = await Self.agent(config, clock: clock, answers: answers).once(client: broker)
-        #expect(code == Invocation.ExitCode.success)
+        #expect(code == ExitCode.success)
         #expect(answers.requests == 1)
-        #expect(broker.retained[home.pollenItem("grass") + "/value"] == "2")
-        #expect(broker.retained[config.topicLayout.status] == nil)
+        #expect(broker.retained[home.pollenItem("grass").name + "/value"] == "2")
+        #expect(broker.retained[config.topicLayout.status.name] == nil)
         #expect(clock.elapsed == .zero)
         #expect(!broker.isConnected)
     }
@@ -110,10 +111,10 @@ struct OnceLoopTests {
         #expect(wait > .zero && wait <= .seconds(OneShot.maximumPacingWait), "\(wait)")
         #expect(answers.requests == 1)
         clock.advance(to: wait)
-        #expect(await once.value == Invocation.ExitCode.success)
+        #expect(await once.value == ExitCode.success)
         #expect(answers.requests == 2)
         for id in ["loc0", "loc1"] {
-            #expect(broker.retained[layout.location(id).pollenMax] != nil, "\(id)")
+            #expect(broker.retained[layout.location(id).pollenMax.name] != nil, "\(id)")
         }
     }
 
@@ -127,7 +128,7 @@ struct OnceLoopTests {
         let timeout = await clock.nextSleep()
         #expect(timeout == .seconds(OneShot.connectTimeout))
         clock.advance(to: timeout)
-        #expect(await once.value == Invocation.ExitCode.unavailable)
+        #expect(await once.value == ExitCode.unavailable)
         #expect(answers.requests == 0)
         #expect(broker.received.isEmpty)
     }
@@ -139,7 +140,7 @@ struct OnceLoopTests {
         let answers = Answers { _, _ in FetchedResponse(status: 503, body: Array("unavailable".utf8)) }
         let lines = Lines()
         let code = await Self.agent(config, clock: clock, answers: answers, lines: lines).once(client: broker)
-        #expect(code == Invocation.ExitCode.unavailable)
+        #expect(code == ExitCode.unavailable)
         #expect(answers.requests == 1)
         // The publish itself went through; what fails the run is the source without data.
         #expect(lines.all.contains { $0.contains("once: ") && $0.contains("published") })
@@ -156,12 +157,14 @@ struct OnceLoopTests {
         let started = ContinuousClock.now
         let code = await Self.agent(config, clock: clock, answers: answers, lines: lines).once(client: broker)
         let took = ContinuousClock.now - started
-        #expect(code == Invocation.ExitCode.success)
+        #expect(code == ExitCode.success)
         // No subscriptions, no `online`, no announcement, no diagnostics, no `offline`.
         #expect(broker.subscriptions.isEmpty)
         let topics = Set(broker.received.map(\.topic))
-        for topic in [layout.status, layout.agent, layout.diagnostics] { #expect(!topics.contains(topic), "\(topic)") }
-        #expect(broker.retained[layout.location("home").pollenMax] != nil)
+        for topic in [layout.status.name, layout.agent.name, layout.diagnostics.name] {
+            #expect(!topics.contains(topic), "\(topic)")
+        }
+        #expect(broker.retained[layout.location("home").pollenMax.name] != nil)
         // Nor the daemon's lines.
         #expect(
             !lines.all.contains { $0.contains("running:") || $0.contains("mqtt: connected") || $0.contains("stopped") })
@@ -172,11 +175,9 @@ struct OnceLoopTests {
         print("once on the loop against the in-memory broker took \(took)")
     }
 
-    // It hung about once in 70 runs (4 in 24 under load) until 2026-12-03: the loop armed the
-    // clears' timer before queueing `.flushed`, so a clock moved as soon as the timer slept
-    // could deliver `.clearsDue` while `once` was still flushing, where it was dropped. With
-    // a 20 ms pause put between the two it hung 4 times in 4; `.flushed` now goes first
-    // (DaemonLoop.swift, `.flushAndReport`).
+    // The clears' time comes with `.flushed` and is a deadline of the state's one wake, so no
+    // second timer can race the report (it once did: `.clearsDue` delivered while `once` was
+    // still flushing was dropped, and `once` hung about one run in 70).
     @Test(.timeLimit(.minutes(1)))
     func theClearsHeldBackBehindADiscoveryChangeWaitForTheirDelayOnTheClock() async throws {
         let directory = temporaryDirectory()
@@ -185,11 +186,11 @@ struct OnceLoopTests {
         let first = ManualDaemonClock(start: DaemonStateTests.t0)
         let code = await Self.agent(withAir, clock: first, answers: Self.demoAnswers(), stateDirectory: directory)
             .once(client: InMemoryBroker())
-        #expect(code == Invocation.ExitCode.success)
+        #expect(code == ExitCode.success)
 
         // Air is switched off: its discovery goes at once, its state topics 3 s later.
         let withoutAir = try FleetPacingTests.openMeteoPollen(1)
-        let air = withoutAir.topicLayout.location("loc0").air
+        let air = withoutAir.topicLayout.location("loc0").air.name
         let (clock, broker) = (ManualDaemonClock(start: DaemonStateTests.t0 + 60), InMemoryBroker())
         let once = Task {
             await Self.agent(withoutAir, clock: clock, answers: Self.demoAnswers(), stateDirectory: directory)
@@ -199,7 +200,7 @@ struct OnceLoopTests {
         let cleared = { broker.received.filter { $0.topic.hasPrefix(air) && $0.payload.isEmpty } }
         #expect(cleared().isEmpty)
         clock.advance(to: delay)
-        #expect(await once.value == Invocation.ExitCode.success)
+        #expect(await once.value == ExitCode.success)
         #expect(!cleared().isEmpty)
     }
 }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 import BreezeConfig
 import BreezeCore
 import BreezeMQTT
@@ -41,7 +42,7 @@ struct OneShotTests {
             _ = shot.handle(.fetched(key, fallBack: false, hasData: true), now: t0)
         }
         _ = shot.handle(.rendersSettled, now: t0)
-        _ = shot.handle(.flushed(sent: sent, clearsPending: false), now: t0)
+        _ = shot.handle(.flushed(sent: sent, clearsDueAt: nil), now: t0)
         return shot
     }
 
@@ -79,15 +80,15 @@ struct OneShotTests {
         #expect(shot.handle(.rendersSettled, now: Self.t0 + 3) == [.flush])
         #expect(shot.phase == .flushing)
         #expect(
-            shot.handle(.flushed(sent: 5, clearsPending: false), now: Self.t0 + 3) == [
+            shot.handle(.flushed(sent: 5, clearsDueAt: nil), now: Self.t0 + 3) == [
                 .sendDeviceCommands, .awaitOutcomes(timeout: OneShot.outcomeTimeout),
             ])
         #expect(shot.phase == .awaitingOutcomes)
         #expect(
             shot.handle(.outcomes(Self.allAccepted, failingImages: []), now: Self.t0 + 4) == [
-                .log(.info, "once: 5 topics published and acknowledged"), .stop(exitCode: Invocation.ExitCode.success),
+                .log(.info, "once: 5 topics published and acknowledged"), .stop(exitCode: ExitCode.success),
             ])
-        #expect(shot.phase == .done(exitCode: Invocation.ExitCode.success))
+        #expect(shot.phase == .done(exitCode: ExitCode.success))
     }
 
     @Test
@@ -97,9 +98,9 @@ struct OneShotTests {
         #expect(shot.handle(.tick, now: Self.t0 + 9) == [])
         #expect(
             shot.handle(.tick, now: Self.t0 + 10) == [
-                .connectFailed, .stop(exitCode: Invocation.ExitCode.unavailable),
+                .connectFailed, .stop(exitCode: ExitCode.unavailable),
             ])
-        #expect(shot.phase == .done(exitCode: Invocation.ExitCode.unavailable))
+        #expect(shot.phase == .done(exitCode: ExitCode.unavailable))
         // A connection after the deadline changes nothing.
         #expect(shot.handle(.connected, now: Self.t0 + 11) == [])
     }
@@ -138,12 +139,12 @@ struct OneShotTests {
         #expect(shot.phase == .rendering)
         #expect(shot.unusable == ["air[home]"])
         _ = shot.handle(.rendersSettled, now: Self.t0 + 1)
-        _ = shot.handle(.flushed(sent: 3, clearsPending: false), now: Self.t0 + 1)
+        _ = shot.handle(.flushed(sent: 3, clearsDueAt: nil), now: Self.t0 + 1)
         #expect(
             shot.handle(.outcomes(Self.accepted(3), failingImages: []), now: Self.t0 + 2) == [
                 .log(.info, "once: 3 topics published and acknowledged"),
                 .log(.error, "no usable data for air[home]"),
-                .stop(exitCode: Invocation.ExitCode.unavailable),
+                .stop(exitCode: ExitCode.unavailable),
             ])
     }
 
@@ -183,12 +184,14 @@ struct OneShotTests {
             _ = shot.handle(.fetched(key, fallBack: false, hasData: true), now: Self.t0)
         }
         _ = shot.handle(.rendersSettled, now: Self.t0)
-        #expect(shot.handle(.flushed(sent: 4, clearsPending: true), now: Self.t0) == [])
-        #expect(shot.phase == .awaitingClears)
-        #expect(shot.handle(.clearsDue, now: Self.t0 + 3) == [.flush])
+        #expect(shot.handle(.flushed(sent: 4, clearsDueAt: Self.t0 + 3), now: Self.t0) == [])
+        #expect(shot.phase == .awaitingClears(until: Self.t0 + 3))
+        #expect(shot.nextDeadline == Self.t0 + 3)
+        #expect(shot.handle(.tick, now: Self.t0 + 2) == [])
+        #expect(shot.handle(.tick, now: Self.t0 + 3) == [.flush])
         // Clears still pending after the second flush are not waited for again.
         #expect(
-            shot.handle(.flushed(sent: 2, clearsPending: true), now: Self.t0 + 3) == [
+            shot.handle(.flushed(sent: 2, clearsDueAt: Self.t0 + 6), now: Self.t0 + 3) == [
                 .sendDeviceCommands, .awaitOutcomes(timeout: OneShot.outcomeTimeout),
             ])
         #expect(shot.sent == 6)
@@ -209,7 +212,7 @@ struct OneShotTests {
             shot.handle(.outcomes(refused, failingImages: []), now: Self.t0) == [
                 .log(.error, "mqtt: the broker did not acknowledge 1 publish(es) within 10 s"),
                 .log(.error, "once: 2 of 5 topics acknowledged; 2 refused, 1 not acknowledged"),
-                .stop(exitCode: Invocation.ExitCode.unavailable),
+                .stop(exitCode: ExitCode.unavailable),
             ])
     }
 
@@ -220,7 +223,7 @@ struct OneShotTests {
             shot.handle(.outcomes(Self.allAccepted, failingImages: ["home/card", "home/strip"]), now: Self.t0) == [
                 .log(.info, "once: 5 topics published and acknowledged"),
                 .log(.error, "once: 2 image(s) not rendered: home/card, home/strip"),
-                .stop(exitCode: Invocation.ExitCode.unavailable),
+                .stop(exitCode: ExitCode.unavailable),
             ])
     }
 
@@ -230,7 +233,7 @@ struct OneShotTests {
         #expect(
             shot.handle(.outcomes(Self.allAccepted, failingImages: []), now: Self.t0) == [
                 .log(.info, "once: 7 topics published (QoS 0: the broker does not acknowledge them)"),
-                .stop(exitCode: Invocation.ExitCode.success),
+                .stop(exitCode: ExitCode.success),
             ])
     }
 
@@ -245,7 +248,7 @@ struct OneShotTests {
         _ = shot.handle(.fetched(Self.pollen, fallBack: false, hasData: true), now: Self.t0)
         #expect(
             shot.handle(.fetched(Self.air, fallBack: false, hasData: true), now: Self.t0) == [
-                .saveCallCounts, .printTree, .stop(exitCode: Invocation.ExitCode.success),
+                .saveCallCounts, .printTree, .stop(exitCode: ExitCode.success),
             ])
     }
 
@@ -257,7 +260,7 @@ struct OneShotTests {
         #expect(
             shot.handle(.fetched(Self.pollen, fallBack: false, hasData: false), now: Self.t0) == [
                 .saveCallCounts, .printTree, .log(.error, "no usable data for pollen[home]"),
-                .stop(exitCode: Invocation.ExitCode.unavailable),
+                .stop(exitCode: ExitCode.unavailable),
             ])
     }
 

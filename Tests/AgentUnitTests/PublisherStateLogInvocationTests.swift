@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeTestSupport
@@ -106,9 +107,9 @@ final class RecordingTransport: RetainedTransport {
     }
 
     @Test func scopeMembershipNeedsASlash() {
-        #expect(TopicLayout.contains("b/home/pollen/oak", under: "b/home/pollen"))
-        #expect(TopicLayout.contains("b/home/pollen", under: "b/home/pollen"))
-        #expect(!TopicLayout.contains("b/home/pollenx", under: "b/home/pollen"))
+        #expect(Topic.isAtOrBelow("b/home/pollen/oak", "b/home/pollen"))
+        #expect(Topic.isAtOrBelow("b/home/pollen", "b/home/pollen"))
+        #expect(!Topic.isAtOrBelow("b/home/pollenx", "b/home/pollen"))
     }
 }
 

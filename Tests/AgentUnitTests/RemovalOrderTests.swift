@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import BreezeTestSupport
@@ -105,10 +106,25 @@ struct RemovalOrderTests {
         #expect(transport.take() == ["b/gone/pollen="])
     }
 
-    @Test func theStateMachineFlushesWhenClearsAreDue() throws {
+    /// The held-back clears are a deadline of the state's one wake: reported after a flush,
+    /// woken for, flushed by the tick at their time.
+    @Test func theStateMachineWakesForHeldBackClearsAndFlushesThem() throws {
         var (state, _) = DaemonStateTests.started(try DaemonStateTests.config())
-        let actions = state.handle(.clearsDue, at: DaemonStateTests.at(DaemonStateTests.t0 + 20))
-        #expect(actions.count == 1)
-        #expect(actions.contains { if case .flush(persist: true) = $0 { true } else { false } })
+        let t = DaemonStateTests.t0 + 20
+        let held = state.handle(.clearsHeld(until: t + 3), at: DaemonStateTests.at(t))
+        #expect(held.count == 1)
+        guard case .wake(let at) = held.first else {
+            Issue.record("no wake: \(held)")
+            return
+        }
+        #expect(at == t + 3)
+        let tick = state.handle(.tick, at: DaemonStateTests.at(t + 3))
+        #expect(tick.contains { if case .flush(persist: true) = $0 { true } else { false } })
+        // Flushed: the wake no longer waits for them.
+        guard case .wake(let next)? = tick.last(where: { if case .wake = $0 { true } else { false } }) else {
+            Issue.record("no wake after the tick")
+            return
+        }
+        #expect(next > t + 3)
     }
 }

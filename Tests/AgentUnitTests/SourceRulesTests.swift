@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import Testing
@@ -26,8 +27,7 @@ struct SourceRulesTests {
         _ = state.start(at: T.at(T.t0))
         let key = FetchKey(location: 0, kind: kind)
         let now = T.t0 + 10
-        let actions = state.apply(
-            key, .failure(kind, message: "boom", pollenSource: .google, fetchedAt: now), now: now)
+        let actions = state.apply(key, .failure(kind, message: "boom"), now: now)
         let warnings = T.logs(actions, .warning)
         #expect(warnings.count == 1)
         let line = try #require(warnings.first)

@@ -9,7 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-import BreezeAgent
+@testable import BreezeAgent
+@testable import BreezeDaemon
 import BreezeConfig
 import BreezeTestSupport
 import Foundation
@@ -93,7 +94,7 @@ struct StateFileTests {
         // This process keeps the newest count; the file stays at the last one written.
         #expect(store.callCounts()[key]?.calls == 3)
         let onDisk = try JSONDecoder().decode(
-            [String: StateStore.CallCount].self, from: Data(contentsOf: URL(fileURLWithPath: disk.path + "/calls.json"))
+            [String: CallCount].self, from: Data(contentsOf: URL(fileURLWithPath: disk.path + "/calls.json"))
         )
         #expect(onDisk[key]?.calls == 1)
         // A restart on the full disk still reads it (the cap does not start again from zero).

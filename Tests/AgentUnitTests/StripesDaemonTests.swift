@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import BreezeCore
 import Foundation
@@ -28,7 +29,7 @@ extension DaemonStateTests {
     }
 
     static func stripesOK(_ now: Int64, first: Int = 1980, last: Int = 2025) throws -> FetchOutcome {
-        .stripes(.stripes(try stripesData(now, first: first, last: last)))
+        .answer(.stripes, StripesAnswer.stripes(try stripesData(now, first: first, last: last)))
     }
 }
 
@@ -43,7 +44,11 @@ struct StripesDaemonStateTests {
 
     static func stripesFetches(_ actions: [DaemonAction]) -> [(first: Int, last: Int)] {
         actions.compactMap {
-            if case .fetch(T.stripesKey, .stripes(_, let first, let last, _)) = $0 { (first, last) } else { nil }
+            if case .fetch(T.stripesKey, let request) = $0, let years = request.detail as? StripesYears {
+                (years.first, years.last)
+            } else {
+                nil
+            }
         }
     }
 
@@ -71,8 +76,10 @@ struct StripesDaemonStateTests {
         let now = T.t0 + 8
         let actions = state.handle(.fetched(T.stripesKey, try T.stripesOK(now)), at: T.at(now))
         let stored = actions.compactMap {
-            if case .store(.stripesResponse(let stored, let fetchedAt, "home")) = $0 {
-                (stored, fetchedAt)
+            if case .store(.response(let response, "home", "stripes")) = $0,
+                let stored = try? JSONDecoderShim.decode(StoredStripes.self, response.body)
+            {
+                (stored, response.fetchedAt)
             } else {
                 nil
             }
@@ -101,7 +108,8 @@ struct StripesDaemonStateTests {
     /// Stored 1980–2025: nothing until 10 January 2027 + this hub's spread, then 1980–2026.
     @Test func newYearIsFetchedFromTenJanuaryPlusTheSpread() throws {
         var state = T.machine(try T.config())
-        StripesRules.restore(try T.stripesData(T.t0 - 86_400), 0, in: &state, now: T.t0)
+        let stored = try T.stripesData(T.t0 - 86_400)
+        state.withSource(T.stripesKey) { StripesRules.restore(stored, &$0) }
         _ = state.start(at: T.at(T.t0))
         #expect(Self.stripesFetches(state.handle(.tick, at: T.at(T.t0 + 6))).isEmpty)
 
@@ -133,7 +141,8 @@ struct StripesDaemonStateTests {
 
     @Test func anotherFirstYearIsFetchedAtOnce() throws {
         var state = T.machine(try T.config("climate: {stripes: {first_year: 1990}}"))
-        StripesRules.restore(try T.stripesData(T.t0 - 86_400, first: 1980, last: 2025), 0, in: &state, now: T.t0)
+        let stored = try T.stripesData(T.t0 - 86_400, first: 1980, last: 2025)
+        state.withSource(T.stripesKey) { StripesRules.restore(stored, &$0) }
         _ = state.start(at: T.at(T.t0))
         let fetches = Self.stripesFetches(state.handle(.tick, at: T.at(T.t0 + 6)))
         #expect(fetches.map(\.first) == [1990])
@@ -141,12 +150,13 @@ struct StripesDaemonStateTests {
 
     @Test func failureBacksOffAndKeepsWhatIsPublished() throws {
         var state = T.machine(try T.config())
-        StripesRules.restore(try T.stripesData(T.t0 - 86_400, first: 1980, last: 2024), 0, in: &state, now: T.t0)
+        let stored = try T.stripesData(T.t0 - 86_400, first: 1980, last: 2024)
+        state.withSource(T.stripesKey) { StripesRules.restore(stored, &$0) }
         _ = state.start(at: T.at(T.t0))
         #expect(Self.stripesFetches(state.handle(.tick, at: T.at(T.t0 + 6))).count == 1)
         let now = T.t0 + 8
         let actions = state.handle(
-            .fetched(T.stripesKey, .stripes(.failed(message: "HTTP 503", retryAfter: nil))), at: T.at(now))
+            .fetched(T.stripesKey, .failure(.stripes, message: "HTTP 503")), at: T.at(now))
         #expect(T.logs(actions, .warning).contains { $0.contains("stripes[home]: fetch failed: HTTP 503") })
         // The stored stripes stay (the scope is the restored tree, never cleared).
         #expect(state.locations[0].stripes?.series.lastYear == 2024)
@@ -155,7 +165,8 @@ struct StripesDaemonStateTests {
         // Retry-After is honoured.
         _ = state.handle(.tick, at: T.at(due))
         _ = state.handle(
-            .fetched(T.stripesKey, .stripes(.failed(message: "HTTP 429", retryAfter: 7200))), at: T.at(due + 1))
+            .fetched(T.stripesKey, .failure(.stripes, message: "HTTP 429", retryAfter: .seconds(7200))),
+            at: T.at(due + 1))
         #expect(state.schedule(T.stripesKey).nextDue == due + 1 + 7200)
     }
 
@@ -164,7 +175,9 @@ struct StripesDaemonStateTests {
         var (state, _) = T.started(try T.config())
         let now = T.t0 + 8
         let actions = state.handle(
-            .fetched(T.stripesKey, .stripes(.unusable(message: "no year from 1980 to 2025 has 360 daily means"))),
+            .fetched(
+                T.stripesKey,
+                .answer(.stripes, StripesAnswer.unusable(message: "no year from 1980 to 2025 has 360 daily means"))),
             at: T.at(now))
         #expect(T.logs(actions, .warning).contains { $0.contains("next try tomorrow") })
         let tomorrow = Self.midnight(CivilDate(year: 2026, month: 6, day: 16)!)

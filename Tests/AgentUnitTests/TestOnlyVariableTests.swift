@@ -10,12 +10,13 @@
 //===----------------------------------------------------------------------===//
 
 @testable import BreezeAgent
+@testable import BreezeDaemon
 @testable import BreezeConfig
 import Testing
 
 @Suite struct TestOnlyVariableTests {
     @Test func eachTestVariableInTheEnvironmentIsNamedInAWarning() {
-        let warnings = AgentMain.testOverrideWarnings([
+        let warnings = TestHooks.warnings([
             "BREEZE_TEST_HTTP_TIMEOUT": "5", "BREEZE_TEST_CA_FILE": "/x.pem", "BREEZE_TEST_MQTT_PORT": "1",
             "BREEZE_CONFIG": "/etc/x", "PATH": "/bin",
         ])
@@ -24,6 +25,6 @@ import Testing
                 "environment: BREEZE_TEST_CA_FILE is set: a test-only setting is in effect (docs/operations.md, Test-only settings)",
                 "environment: BREEZE_TEST_HTTP_TIMEOUT is set: a test-only setting is in effect (docs/operations.md, Test-only settings)",
             ])
-        #expect(AgentMain.testOverrideWarnings(["BREEZE_CONFIG": "x"]).isEmpty)
+        #expect(TestHooks.warnings(["BREEZE_CONFIG": "x"]).isEmpty)
     }
 }

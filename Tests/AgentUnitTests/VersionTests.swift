@@ -9,7 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-import BreezeAgent
+@testable import BreezeAgent
+import BreezeCore
+@testable import BreezeDaemon
 import Foundation
 import Testing
 

@@ -343,7 +343,7 @@ struct DiscoveryTests {
     /// publisher clears every topic under no scope): the layout and discovery must agree on it.
     @Test func theConfigTopicIsTheLayoutsDeviceConfigTopic() {
         let topic = HomeAssistantDiscovery.deviceConfig(for: input(prefix: "my-breeze", location: "summer-house")).topic
-        #expect(topic == TopicLayout(prefix: "my-breeze").location("summer-house").deviceConfig)
+        #expect(topic == TopicLayout(prefix: "my-breeze").location("summer-house").deviceConfig.name)
         #expect(topic == "homeassistant/device/my_breeze_summer_house/config")
     }
 

@@ -210,3 +210,12 @@ struct RiskTests {
         #expect(risk.days.count == selection.days.count)
     }
 }
+
+extension RiskProfile {
+    /// The allergens the selection never lists (a source may list a plant only in season;
+    /// Open-Meteo never lists Google-only plants): what the tests check a profile against.
+    func unlistedAllergens(in selection: PollenSelection) -> [String] {
+        let listed = Set(selection.days.flatMap { $0.items.map(\.topicID) })
+        return allergens.filter { !listed.contains($0) }
+    }
+}

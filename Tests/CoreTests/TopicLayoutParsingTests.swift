@@ -30,7 +30,7 @@ struct TopicLayoutParsingTests {
 
     @Test func homeAssistantTopicsAndTheDeviceConfigPrefixes() {
         #expect(Self.layout.isDiscoveryTopic("homeassistant/device/breeze_home/config"))
-        #expect(Self.layout.isDiscoveryTopic(Self.layout.homeAssistantBirth))
+        #expect(Self.layout.isDiscoveryTopic(Self.layout.homeAssistantBirth.name))
         #expect(!Self.layout.isDiscoveryTopic("homeassistant"))
         #expect(!Self.layout.isDiscoveryTopic("homeassistantx/status"))
         #expect(!Self.layout.isDiscoveryTopic("breeze/home/pollen"))
@@ -38,10 +38,10 @@ struct TopicLayoutParsingTests {
         #expect(Self.layout.agentDeviceConfigs == "homeassistant/device/breeze_")
         let config = Self.layout.location("home").deviceConfig
         #expect(config == "homeassistant/device/breeze_home/config")
-        #expect(config.hasPrefix(Self.layout.agentDeviceConfigs))
+        #expect(config.name.hasPrefix(Self.layout.agentDeviceConfigs))
         // A prefix with levels is slugged the same way in both.
         let nested = TopicLayout(prefix: "site/a", discoveryPrefix: "ha")
-        #expect(nested.location("x").deviceConfig.hasPrefix(nested.agentDeviceConfigs))
+        #expect(nested.location("x").deviceConfig.name.hasPrefix(nested.agentDeviceConfigs))
     }
 
     @Test func commandsNeedALocationLevelAndACommandUnderIt() {
@@ -73,37 +73,37 @@ struct TopicLayoutParsingTests {
     }
 
     @Test func containsReadsLevelsNotCharacters() {
-        #expect(TopicLayout.contains("a/b", under: "a/b"))
-        #expect(TopicLayout.contains("a/b/c", under: "a/b"))
-        #expect(!TopicLayout.contains("a/bc", under: "a/b"))
-        #expect(!TopicLayout.contains("a", under: "a/b"))
+        #expect(Topic.isAtOrBelow("a/b", "a/b"))
+        #expect(Topic.isAtOrBelow("a/b/c", "a/b"))
+        #expect(!Topic.isAtOrBelow("a/bc", "a/b"))
+        #expect(!Topic.isAtOrBelow("a", "a/b"))
         // A scope that is a prefix of another level's name.
-        #expect(!TopicLayout.contains("breeze/homeX/pollen", under: "breeze/home"))
-        #expect(!TopicLayout.contains("breeze/homeX", under: "breeze/home"))
-        #expect(TopicLayout.contains("breeze/home/", under: "breeze/home"))
+        #expect(!Topic.isAtOrBelow("breeze/homeX/pollen", "breeze/home"))
+        #expect(!Topic.isAtOrBelow("breeze/homeX", "breeze/home"))
+        #expect(Topic.isAtOrBelow("breeze/home/", "breeze/home"))
         // Empty levels are levels: `a//b` lies under `a` and under `a/`.
-        #expect(TopicLayout.contains("a//b", under: "a"))
-        #expect(TopicLayout.contains("a//b", under: "a/"))
-        #expect(!TopicLayout.contains("a/b", under: "a/"))
+        #expect(Topic.isAtOrBelow("a//b", "a"))
+        #expect(Topic.isAtOrBelow("a//b", "a/"))
+        #expect(!Topic.isAtOrBelow("a/b", "a/"))
         // Wildcards are characters here, not patterns.
-        #expect(!TopicLayout.contains("a/b", under: "a/+"))
-        #expect(!TopicLayout.contains("a/b", under: "#"))
-        #expect(TopicLayout.contains("a/+/c", under: "a/+"))
+        #expect(!Topic.isAtOrBelow("a/b", "a/+"))
+        #expect(!Topic.isAtOrBelow("a/b", "#"))
+        #expect(Topic.isAtOrBelow("a/+/c", "a/+"))
     }
 
     @Test func belowIsUnderButNotTheScopeItself() {
-        #expect(!TopicLayout.contains("a/b", below: "a/b"))
-        #expect(TopicLayout.contains("a/b/c", below: "a/b"))
-        #expect(TopicLayout.contains("a/b/", below: "a/b"))
-        #expect(!TopicLayout.contains("a/bc", below: "a/b"))
-        #expect(!TopicLayout.contains("a", below: "a/b"))
-        #expect(!TopicLayout.contains("", below: ""))
-        #expect(TopicLayout.contains("/x", below: ""))
+        #expect(!Topic.isDescendant("a/b", of: "a/b"))
+        #expect(Topic.isDescendant("a/b/c", of: "a/b"))
+        #expect(Topic.isDescendant("a/b/", of: "a/b"))
+        #expect(!Topic.isDescendant("a/bc", of: "a/b"))
+        #expect(!Topic.isDescendant("a", of: "a/b"))
+        #expect(!Topic.isDescendant("", of: ""))
+        #expect(Topic.isDescendant("/x", of: ""))
         // Every topic below is under; the scope itself only under.
         for topic in ["a", "a/b", "a/b/c", "a/bc", "a//", "b/a/b"] {
             #expect(
-                TopicLayout.contains(topic, under: "a/b")
-                    == (topic == "a/b" || TopicLayout.contains(topic, below: "a/b")), "\(topic)")
+                Topic.isAtOrBelow(topic, "a/b")
+                    == (topic == "a/b" || Topic.isDescendant(topic, of: "a/b")), "\(topic)")
         }
     }
 
@@ -140,46 +140,46 @@ struct TopicLayoutParsingTests {
         // A prefix with levels: its slug, not its levels.
         let nested = TopicLayout(prefix: "site/a", discoveryPrefix: "ha")
         let config = nested.location("home").deviceConfig
-        #expect(nested.agentDeviceLevel(of: config) == "home", "\(config)")
+        #expect(nested.agentDeviceLevel(of: config.name) == "home", "\(config)")
     }
 
     @Test func theAncestorsOfATopicNearestFirst() {
-        #expect(Array(TopicLayout.ancestors(of: "a/b/c")) == ["a/b", "a"])
-        #expect(Array(TopicLayout.ancestors(of: "breeze/homeX/pollen")) == ["breeze/homeX", "breeze"])
-        #expect(Array(TopicLayout.ancestors(of: "a")).isEmpty)
-        #expect(Array(TopicLayout.ancestors(of: "")).isEmpty)
-        #expect(Array(TopicLayout.ancestors(of: "a//b")) == ["a/", "a"])
-        #expect(Array(TopicLayout.ancestors(of: "/a")) == [""])
-        #expect(Array(TopicLayout.ancestors(of: "a/")) == ["a"])
+        #expect(Array(Topic.ancestors(of: "a/b/c")) == ["a/b", "a"])
+        #expect(Array(Topic.ancestors(of: "breeze/homeX/pollen")) == ["breeze/homeX", "breeze"])
+        #expect(Array(Topic.ancestors(of: "a")).isEmpty)
+        #expect(Array(Topic.ancestors(of: "")).isEmpty)
+        #expect(Array(Topic.ancestors(of: "a//b")) == ["a/", "a"])
+        #expect(Array(Topic.ancestors(of: "/a")) == [""])
+        #expect(Array(Topic.ancestors(of: "a/")) == ["a"])
         // Every ancestor holds the topic under it.
-        for ancestor in TopicLayout.ancestors(of: "x/y/z/w") {
-            #expect(TopicLayout.contains("x/y/z/w", below: String(ancestor)), "\(ancestor)")
+        for ancestor in Topic.ancestors(of: "x/y/z/w") {
+            #expect(Topic.isDescendant("x/y/z/w", of: String(ancestor)), "\(ancestor)")
         }
     }
 
     @Test func aLevelByItsIndex() {
-        #expect(TopicLayout.level(0, of: "a/b/c") == "a")
-        #expect(TopicLayout.level(1, of: "a/b/c") == "b")
-        #expect(TopicLayout.level(2, of: "a/b/c") == "c")
-        #expect(TopicLayout.level(3, of: "a/b/c") == nil)
-        #expect(TopicLayout.level(1, of: "a") == nil)
-        #expect(TopicLayout.level(0, of: "a") == "a")
-        #expect(TopicLayout.level(0, of: "") == "")
-        #expect(TopicLayout.level(1, of: "a/") == "")
-        #expect(TopicLayout.level(1, of: "a//c") == "")
-        #expect(TopicLayout.level(0, of: "/b") == "")
-        #expect(TopicLayout.level(1, of: "/b") == "b")
+        #expect(Topic.level(0, of: "a/b/c") == "a")
+        #expect(Topic.level(1, of: "a/b/c") == "b")
+        #expect(Topic.level(2, of: "a/b/c") == "c")
+        #expect(Topic.level(3, of: "a/b/c") == nil)
+        #expect(Topic.level(1, of: "a") == nil)
+        #expect(Topic.level(0, of: "a") == "a")
+        #expect(Topic.level(0, of: "") == "")
+        #expect(Topic.level(1, of: "a/") == "")
+        #expect(Topic.level(1, of: "a//c") == "")
+        #expect(Topic.level(0, of: "/b") == "")
+        #expect(Topic.level(1, of: "/b") == "b")
     }
 
     @Test func aPlainTopicNamesOneSubtree() {
         for topic in ["breeze", "site/a", "a/b/c", "a/$SYS", String(repeating: "a", count: 1024)] {
-            #expect(TopicLayout.isPlainTopic(topic), "\(topic)")
+            #expect(Topic.isPlain(topic), "\(topic)")
         }
         for topic in [
             "", "/", "/a", "a/", "a//b", "$SYS/x", "a/#", "#", "a/+/b", "+", "a/b+", "a\u{0}b",
             String(repeating: "a", count: 1025),
         ] {
-            #expect(!TopicLayout.isPlainTopic(topic), "\(topic.debugDescription)")
+            #expect(!Topic.isPlain(topic), "\(topic.debugDescription)")
         }
     }
 }

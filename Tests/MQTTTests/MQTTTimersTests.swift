@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeCore
 @testable import BreezeMQTT
 import BreezeTestSupport
 import Synchronization

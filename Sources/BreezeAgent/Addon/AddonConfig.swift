@@ -11,6 +11,7 @@
 
 import BreezeConfig
 import BreezeCore
+import BreezeDaemon
 import BreezeYAML
 
 /// The add-on's pure core (SPEC §15): `/data/options.json` and the Supervisor's two answers in,
@@ -18,46 +19,46 @@ import BreezeYAML
 ///
 /// The options.json text and the Supervisor's JSON bodies are read with the YAML loader (JSON is
 /// YAML's flow style), so there is one parser and its limits (docs/operations.md) apply.
-public enum AddonConfig {
+enum AddonConfig {
     /// Id of Home Assistant's home location.
-    public static let homeID = "home"
+    static let homeID = "home"
 
     /// The add-on's options, checked; what only the agent can judge is refused here with the
     /// option's name as the add-on's Configuration tab shows it.
-    public struct Options: Sendable {
-        public var homeLocation = true
+    struct Options: Sendable {
+        var homeLocation = true
         /// Each a mapping of the option's fields (nulls dropped), in the user's order.
         var locations: [[(String, AddonNode)]] = []
-        public var googleAPIKey: String?
-        public var unit = "auto"
-        public var pollenSource = "auto"
-        public var air = false
+        var googleAPIKey: String?
+        var unit = "auto"
+        var pollenSource = "auto"
+        var air = false
         /// `air_out.window` (1…6 hours) and `air_out.hours` (`HH-HH`); nil: the agent's defaults.
-        public var airOutWindow: Int?
-        public var airOutHours: String?
+        var airOutWindow: Int?
+        var airOutHours: String?
         /// The agent's `language` (and so Google's texts, `pollen.language`); nil: Home
         /// Assistant's language. One the agent has no catalogue for goes to Google alone.
-        public var language: String?
+        var language: String?
         var profiles: [[(String, AddonNode)]] = []
         var images: [AddonNode] = []
         var outputs: [AddonNode] = []
-        public var logLevel = "info"
+        var logLevel = "info"
         /// `forget`: clear the broker (`breeze-agent forget`) instead of running, before the
         /// add-on is uninstalled (DOCS.md, "Removing").
-        public var forget = false
+        var forget = false
         /// The `advanced` text parsed: the top-level mapping's pairs.
         var advanced: [(String, AddonNode)] = []
-        public var locationCount: Int { locations.count }
+        var locationCount: Int { locations.count }
     }
 
     /// `GET /services/mqtt`'s `data` (docs/home-assistant.md, "Runtime environment").
-    public struct Broker: Sendable, Equatable {
-        public var host: String
-        public var port: Int
-        public var username: String?
-        public var password: String?
-        public var ssl: Bool
-        public init(host: String, port: Int, username: String? = nil, password: String? = nil, ssl: Bool = false) {
+    struct Broker: Sendable, Equatable {
+        var host: String
+        var port: Int
+        var username: String?
+        var password: String?
+        var ssl: Bool
+        init(host: String, port: Int, username: String? = nil, password: String? = nil, ssl: Bool = false) {
             self.host = host
             self.port = port
             self.username = username
@@ -67,16 +68,16 @@ public enum AddonConfig {
     }
 
     /// What of `GET /core/api/config` the add-on uses; coordinates kept as the JSON's number text.
-    public struct Home: Sendable, Equatable {
-        public var latitude: String
-        public var longitude: String
-        public var timeZone: String?
-        public var name: String?
+    struct Home: Sendable, Equatable {
+        var latitude: String
+        var longitude: String
+        var timeZone: String?
+        var name: String?
         /// `unit_system.temperature`: `°C` or `°F`.
-        public var temperatureUnit: String?
+        var temperatureUnit: String?
         /// `language`: the language Home Assistant is set to (BCP 47, e.g. `de`).
-        public var language: String?
-        public init(
+        var language: String?
+        init(
             latitude: String, longitude: String, timeZone: String? = nil, name: String? = nil,
             temperatureUnit: String? = nil, language: String? = nil
         ) {
@@ -90,20 +91,20 @@ public enum AddonConfig {
     }
 
     /// A bad option: one line, `option <name>: <what is wrong>`.
-    public struct OptionError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var option: String
-        public var message: String
-        public init(_ option: String, _ message: String) {
+    struct OptionError: Error, Sendable, Equatable, CustomStringConvertible {
+        var option: String
+        var message: String
+        init(_ option: String, _ message: String) {
             self.option = option
             self.message = message
         }
-        public var description: String { "option \(option): \(message)" }
+        var description: String { "option \(option): \(message)" }
     }
 
     // MARK: options.json
 
     /// Reads options.json's text (empty text: no options at all).
-    public static func parseOptions(_ text: String) throws(OptionError) -> Options {
+    static func parseOptions(_ text: String) throws(OptionError) -> Options {
         let root: YAMLNode?
         do {
             root = try YAML.load(text, file: "options.json")
@@ -273,15 +274,15 @@ public enum AddonConfig {
 
     /// Why the Supervisor's answer cannot be used yet; `key` is the state (the log says each
     /// state once), `message` what the log says.
-    public struct Wait: Error, Sendable, Equatable, CustomStringConvertible {
-        public var key: String
-        public var message: String
-        public init(key: String, message: String) {
+    struct Wait: Error, Sendable, Equatable, CustomStringConvertible {
+        var key: String
+        var message: String
+        init(key: String, message: String) {
             self.key = key
             self.message = message
         }
-        public var description: String { message }
-        public static func == (a: Wait, b: Wait) -> Bool { a.key == b.key }
+        var description: String { message }
+        static func == (a: Wait, b: Wait) -> Bool { a.key == b.key }
     }
 
     /// The longest host name the Supervisor may announce (DNS's 253 bytes).
@@ -293,7 +294,7 @@ public enum AddonConfig {
     /// A field of the wrong JSON type (a password given as a list, `ssl: "yes"`, a port `+1883`)
     /// or longer than MQTT can carry makes the whole answer unusable: it is waited on like an
     /// unreachable Supervisor, never coerced (a dropped password would connect without one).
-    public static func broker(status: Int, body: [UInt8]) -> Result<Broker, Wait> {
+    static func broker(status: Int, body: [UInt8]) -> Result<Broker, Wait> {
         let endpoint = "/services/mqtt"
         if let wait = statusWait(endpoint, status: status, body: body) { return .failure(wait) }
         guard let root = json(body), let data = member(root, "data"), case .mapping = data.kind,
@@ -351,7 +352,7 @@ public enum AddonConfig {
     }
 
     /// `GET /core/api/config`: Home Assistant's `/api/config`, passed through without the envelope.
-    public static func home(status: Int, body: [UInt8]) -> Result<Home, Wait> {
+    static func home(status: Int, body: [UInt8]) -> Result<Home, Wait> {
         let endpoint = "/core/api/config"
         if let wait = statusWait(endpoint, status: status, body: body) { return .failure(wait) }
         guard let root = json(body), case .mapping = root.kind else {
@@ -400,7 +401,7 @@ public enum AddonConfig {
     /// Home Assistant's values the user cannot fix from the add-on, made usable with one warning
     /// each: a home name longer than the agent takes is cut at a character boundary; a time zone
     /// this image's zoneinfo lacks becomes UTC (for the home and every location without its own).
-    public static func usableHome(_ home: Home, zoneExists: (String) -> Bool) -> (home: Home, warnings: [String]) {
+    static func usableHome(_ home: Home, zoneExists: (String) -> Bool) -> (home: Home, warnings: [String]) {
         var result = home
         var warnings: [String] = []
         let limit = ImageBounds.maximumTextBytes
@@ -459,9 +460,9 @@ public enum AddonConfig {
     // MARK: the effective configuration
 
     /// The generated configuration and how to name an option for a key path in it.
-    public struct Plan: Sendable {
+    struct Plan: Sendable {
         /// The configuration file's text (secrets in it: written 0600, never logged).
-        public var text: String
+        var text: String
         /// The key paths `advanced` set (`mqtt.tls.ca_file`; a list or a scalar ends a path):
         /// errors at, under or above one of them are the advanced text's.
         var advancedPaths: [String]
@@ -470,7 +471,7 @@ public enum AddonConfig {
 
         /// The option a configuration error's key path comes from, e.g. `locations[1].timezone`
         /// (home first) → `locations[0].timezone`; `pollen.api_key` → `google_api_key`.
-        public func option(forKeyPath path: String) -> String {
+        func option(forKeyPath path: String) -> String {
             let head = String(path.prefix { $0 != "." && $0 != "[" })
             if advancedPaths.contains(where: { Self.related(path, $0) }) { return "advanced: \(path)" }
             switch head {
@@ -513,12 +514,11 @@ public enum AddonConfig {
     /// The agent's configuration for `options`, the broker and Home Assistant's home, with
     /// `state_dir` `stateDir` and the advanced YAML merged over it (later wins; lists replace).
     /// `ingress_port` of ha-addon/breeze_agent/config.yaml (a test keeps the two equal).
-    public static let ingressPort = 8099
+    static let ingressPort = 8099
     /// The Supervisor's address on the `hassio` network, then loopback (the agent's default).
-    public static let ingressAllow = ["172.30.32.2", "127.0.0.0/8", "::1"]
+    static let ingressAllow = ["172.30.32.2", "127.0.0.0/8", "::1"]
 
-    public static func plan(options: Options, broker: Broker, home: Home, stateDir: String) throws(OptionError) -> Plan
-    {
+    static func plan(options: Options, broker: Broker, home: Home, stateDir: String) throws(OptionError) -> Plan {
         var ids: [String: String] = options.homeLocation ? [homeID: "home_location"] : [:]
         var locations: [AddonNode] = []
         if options.homeLocation {

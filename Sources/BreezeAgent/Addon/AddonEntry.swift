@@ -11,6 +11,7 @@
 
 import BreezeConfig
 import BreezeCore
+import BreezeDaemon
 import BreezeHTTP
 
 #if canImport(Glibc)
@@ -26,13 +27,13 @@ import BreezeHTTP
 /// configuration written there, and it is the `state_dir`), `BREEZE_ADDON_OPTIONS` (default
 /// `<data>/options.json`), `BREEZE_SUPERVISOR_URL` (default `http://supervisor`),
 /// `SUPERVISOR_TOKEN`.
-public enum AddonEntry {
+enum AddonEntry {
     /// Retry delays while the Supervisor cannot be used: 1 s, doubling, at most 30 s, for ever
     /// (docs/operations.md): the add-on waits for the broker instead of exiting into a restart loop.
     static let firstRetryDelay: Duration = .seconds(1)
     static let maximumRetryDelay: Duration = .seconds(30)
 
-    public static func main(environment: [String: String]) async -> Int32 {
+    static func main(environment: [String: String]) async -> Int32 {
         let dataDir = nonEmpty(environment["BREEZE_ADDON_DATA"]) ?? "/data"
         let optionsPath = nonEmpty(environment["BREEZE_ADDON_OPTIONS"]) ?? dataDir + "/options.json"
         let configPath = dataDir + "/breeze-agent.yaml"
@@ -42,7 +43,7 @@ public enum AddonEntry {
             options = try AddonConfig.parseOptions(try readOptions(optionsPath))
         } catch {
             printError("breeze-agent: \(error)")
-            return Invocation.ExitCode.configuration
+            return ExitCode.configuration
         }
 
         let log = Log(level: LogLevel(rawValue: options.logLevel) ?? .info)
@@ -62,20 +63,20 @@ public enum AddonEntry {
             plan = try AddonConfig.plan(options: options, broker: broker, home: home, stateDir: dataDir)
         } catch {
             printError("breeze-agent: \(error)")
-            return Invocation.ExitCode.configuration
+            return ExitCode.configuration
         }
         do {
             _ = try check(
                 plan, file: configPath, currentYear: currentYear(), hostname: currentHostname(), timeZones: timeZones)
         } catch {
             printError("breeze-agent: \(error)")
-            return Invocation.ExitCode.configuration
+            return ExitCode.configuration
         }
         do {
             try AtomicFile.write(Array(plan.text.utf8), to: configPath, mode: 0o600)
         } catch {
             printError("breeze-agent: cannot write \(configPath): \(error)")
-            return Invocation.ExitCode.configuration
+            return ExitCode.configuration
         }
         log.info(
             "add-on: wrote \(configPath) (mode 0600): \(options.homeLocation ? "home location \(doubleQuoted(home.name ?? "Home")), " : "")"
@@ -98,7 +99,7 @@ public enum AddonEntry {
             )
         case .failed(let reason):
             printError("breeze-agent: add-on: cannot drop root: \(reason)")
-            return Invocation.ExitCode.configuration
+            return ExitCode.configuration
         }
         var agentEnvironment = environment
         agentEnvironment["BREEZE_CONFIG"] = nil
@@ -113,7 +114,7 @@ public enum AddonEntry {
             executable: executable, command: options.forget ? .forget : .run, configPath: configPath,
             environment: agentEnvironment)
         printError("breeze-agent: add-on: \(reason)")
-        return Invocation.ExitCode.configuration
+        return ExitCode.configuration
     }
 
     /// The agent's own checks of the generated text (ranges, time zones, ids an output names),
@@ -190,13 +191,10 @@ public enum AddonEntry {
         }
     }
 
-    /// TEST-ONLY `BREEZE_TEST_SUPERVISOR_RETRY_MS` (10…1000): the first delay in milliseconds,
-    /// capped at 4× it, so the down-then-up test takes seconds (docs/operations.md).
+    /// The Supervisor retry's first and longest delay (a test build may shorten them,
+    /// ``TestHooks/supervisorRetry(_:)``).
     static func retryDelays(_ environment: [String: String]) -> (first: Duration, maximum: Duration) {
-        if let text = environment["BREEZE_TEST_SUPERVISOR_RETRY_MS"], let ms = Int(text), (10...1000).contains(ms) {
-            return (.milliseconds(ms), .milliseconds(ms * 4))
-        }
-        return (firstRetryDelay, maximumRetryDelay)
+        TestHooks.supervisorRetry(environment) ?? (firstRetryDelay, maximumRetryDelay)
     }
 
     private static func nonEmpty(_ value: String?) -> String? { value.flatMap { $0.isEmpty ? nil : $0 } }

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import BreezeDaemon
 import CProcess
 
 #if canImport(Glibc)

@@ -9,17 +9,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-public import BreezeCore
-public import BreezeHTTP
-import FoundationEssentials
+import BreezeCore
+import BreezeDaemon
+import BreezeHTTP
 
 /// `HTTPFetching` over libcurl: one client (curl's multi interface on its own thread, up to
 /// `http.max_concurrent` requests at once) for all sources.
-public struct CurlFetcher: HTTPFetching {
+struct CurlFetcher: HTTPFetching {
     private let client: HTTPClient
     private let totalTimeout: Duration
 
-    public init(
+    init(
         version: String = BreezeVersion.string, caFile: String? = nil, totalTimeout: Duration = .seconds(30),
         maxConcurrent: Int = 4
     ) {
@@ -27,20 +27,19 @@ public struct CurlFetcher: HTTPFetching {
         self.totalTimeout = totalTimeout
     }
 
-    public func get(
+    func get(
         _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
     ) async throws(CurlError) -> FetchedResponse {
         let request = HTTPRequest(
             url: url, query: query.map { ($0.name, $0.value) }, headers: headers.map { HTTPHeader($0.name, $0.value) },
             connectTimeout: .seconds(10), totalTimeout: totalTimeout, maxBodyBytes: 4 << 20)
         let response = try await client.get(request)
-        // `Retry-After`: seconds or an HTTP-date, counted from now (nil when absent or unparseable).
-        let retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0, now: Date()) }
-            .map { Int($0.components.seconds) }
-        return FetchedResponse(status: response.status, body: response.body, retryAfterSeconds: retryAfter)
+        // `Retry-After` as sent: the daemon counts a date from the time it applies the failure.
+        let retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0) }
+        return FetchedResponse(status: response.status, body: response.body, retryAfter: retryAfter)
     }
 
-    public func shutDown() async {
+    func shutDown() async {
         await client.shutDown()
     }
 }

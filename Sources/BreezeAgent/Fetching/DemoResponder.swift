@@ -10,22 +10,23 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeConfig
-public import BreezeCore
-public import BreezeHTTP
+import BreezeCore
+import BreezeDaemon
+import BreezeHTTP
 
 /// `--demo`: synthetic responses in the real formats of the three APIs, generated for the
 /// dates each request asks for, so the whole pipeline (decode → domain → topics) runs with no
 /// network and no key. The values are made up; the shapes, quirks included (later forecast
 /// days with codes and names only, proto3-omitted color channels), are those of the fixtures.
-public struct DemoResponder: HTTPFetching {
+struct DemoResponder: HTTPFetching {
     /// The local date the demo takes as "today" for pollen (Google labels days by date).
     private let today: @Sendable () -> CivilDate
 
-    public init(today: @escaping @Sendable () -> CivilDate) {
+    init(today: @escaping @Sendable () -> CivilDate) {
         self.today = today
     }
 
-    public func get(
+    func get(
         _ url: String, query: [QueryParameter], headers: [(name: String, value: String)]
     ) async throws(CurlError) -> FetchedResponse {
         func value(_ name: String) -> String? { query.first { $0.name == name }?.value }

@@ -9,25 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-public import BreezeCore
-public import BreezeHTTP
-
-/// An HTTP answer as the sources need it: status, body and the server's `Retry-After`.
-public struct FetchedResponse: Sendable, Equatable {
-    public var status: Int
-    public var body: [UInt8]
-    /// Seconds to wait before the next try, from `Retry-After` (seconds or an HTTP date).
-    public var retryAfterSeconds: Int?
-
-    public init(status: Int, body: [UInt8], retryAfterSeconds: Int? = nil) {
-        self.status = status
-        self.body = body
-        self.retryAfterSeconds = retryAfterSeconds
-    }
-}
+import BreezeCore
+import BreezeDaemon
+import BreezeHTTP
 
 /// The sources' view of HTTP: libcurl in production and tests, bundled samples with `--demo`.
-public protocol HTTPFetching: Sendable {
+protocol HTTPFetching: Sendable {
     /// GET `url` with the query items (escaped by the implementation) and extra headers.
     ///
     /// A transfer that produced no HTTP status (refused, DNS, timeout, size cap, TLS, partial
@@ -44,5 +31,5 @@ public protocol HTTPFetching: Sendable {
 }
 
 extension HTTPFetching {
-    public func shutDown() async {}
+    func shutDown() async {}
 }

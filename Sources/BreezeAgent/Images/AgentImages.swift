@@ -11,6 +11,7 @@
 
 import BreezeConfig
 import BreezeCore
+import BreezeDaemon
 import BreezeHTTP
 
 extension Agent {
@@ -42,7 +43,7 @@ extension Agent {
     func imageBytes() -> @Sendable (String, String) -> [UInt8]? {
         var byTopic: [String: (location: String, id: String)] = [:]
         for image in config.images {
-            byTopic[state.layout.location(image.location).image(image.id)] = (image.location, image.id)
+            byTopic[state.layout.location(image.location).image(image.id).name] = (image.location, image.id)
         }
         let (store, topics) = (imageStore, byTopic)
         return { topic, reference in

@@ -10,20 +10,13 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeCore
+import BreezeDaemon
 import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
-
-/// What one run of the render helper came to.
-enum RenderOutcome: Sendable, Equatable {
-    /// The image bytes the helper wrote (exit 0).
-    case image([UInt8])
-    /// Why there is no image: the helper's exit code and stderr line, a timeout, too much output.
-    case failed(String)
-}
 
 /// Runs `breeze-agent-render` (docs/images.md): one JSON ``RenderRequest`` on its stdin, the
 /// image bytes from its stdout. Cairo and libjpeg live in that helper, never in the agent.

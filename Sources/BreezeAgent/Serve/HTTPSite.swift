@@ -11,6 +11,7 @@
 
 import BreezeConfig
 import BreezeCore
+import BreezeDaemon
 import BreezeServe
 
 /// Looks up a rendered image for `GET /images/<location>/<id>.<fileExtension>` (SPEC §9.2):

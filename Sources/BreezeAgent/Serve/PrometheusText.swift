@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 import BreezeCore
+import BreezeDaemon
 
 /// `/metrics` in the Prometheus text exposition format 0.0.4: a `# HELP` and a `# TYPE` line
 /// per family, then its samples; label values escaped (`\\`, `\"`, `\n`). Names carry the

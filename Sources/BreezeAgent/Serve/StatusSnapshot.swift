@@ -11,6 +11,7 @@
 
 import BreezeConfig
 import BreezeCore
+import BreezeDaemon
 import BreezeServe
 import Synchronization
 
@@ -256,10 +257,10 @@ extension StatusSnapshot {
             ("id", JSONValue.string(location.id).serialized),
             ("name", JSONValue.string(location.name).serialized),
             ("sources", sources.serialized),
-            ("pollen", payload(PollenTreeSink(), topics.pollen)),
-            ("climate", payload(ClimateTreeSink(), topics.climate)),
-            ("stripes", payload(StripesTreeSink(), topics.climateStripes)),
-            ("air", config.air.enabled ? payload(AirTreeSink(), topics.air) : "null"),
+            ("pollen", payload(PollenTreeSink(), topics.pollen.name)),
+            ("climate", payload(ClimateTreeSink(), topics.climate.name)),
+            ("stripes", payload(StripesTreeSink(), topics.climateStripes.name)),
+            ("air", config.air.enabled ? payload(AirTreeSink(), topics.air.name) : "null"),
             ("risk", RawJSON.object(risk)),
         ])
     }

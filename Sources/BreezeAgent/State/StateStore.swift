@@ -11,6 +11,7 @@
 
 import BreezeConfig
 import BreezeCore
+import BreezeDaemon
 import FoundationEssentials
 import Synchronization
 
@@ -33,32 +34,9 @@ import Synchronization
 /// Every file is replaced atomically. A file that does not decode is logged, set aside as
 /// `<name>.corrupt` and ignored. Without a usable directory (`nil`, or unwritable) the store
 /// keeps everything in memory only: the agent runs without persistence, as SPEC §4 allows.
-public final class StateStore: Sendable {
-    /// A response body as fetched, with the time of the fetch.
-    public struct StoredResponse: Codable, Sendable, Equatable {
-        public var fetchedAt: Int64
-        public var body: String
-        /// Source-specific context needed to reuse the body (e.g. the local date it was fetched for).
-        public var context: [String: String]
-        public init(fetchedAt: Int64, body: String, context: [String: String] = [:]) {
-            self.fetchedAt = fetchedAt
-            self.body = body
-            self.context = context
-        }
-    }
-
-    /// Calls made to a paid API for one location on one local day.
-    public struct CallCount: Codable, Sendable, Equatable {
-        public var date: String
-        public var calls: Int
-        public init(date: String, calls: Int) {
-            self.date = date
-            self.calls = calls
-        }
-    }
-
+final class StateStore: Sendable {
     /// Where state is persisted; nil without persistence (none given, or not writable at start).
-    public let directory: String?
+    let directory: String?
     /// Where state is read from: `directory`, or the given one even when it is not writable, so
     /// that (above all) the day's Google call count is not forgotten on a read-only or full disk.
     private let readDirectory: String?
@@ -75,7 +53,7 @@ public final class StateStore: Sendable {
     let publishedFileLimitOverride: Int?
 
     /// - Parameter directory: `state_dir`; nil runs without persistence.
-    public convenience init(directory: String?, log: Log) {
+    convenience init(directory: String?, log: Log) {
         self.init(directory: directory, log: log, publishedFileLimit: nil)
     }
 
@@ -107,7 +85,7 @@ public final class StateStore: Sendable {
 
     /// The published set, group by group (``PublishedGrouping``); a file that does not decode
     /// is set aside and only its group is forgotten.
-    public func publishedGroups() -> [String: PublishedGroup] {
+    func publishedGroups() -> [String: PublishedGroup] {
         var groups: [String: PublishedGroup] = [:]
         for name in publishedFileNames() {
             guard let group = Self.group(ofFile: name) else { continue }
@@ -117,7 +95,7 @@ public final class StateStore: Sendable {
     }
 
     /// Every published topic's digest, from all groups (tests and tools).
-    public func publishedDigests() -> [String: PayloadDigest] {
+    func publishedDigests() -> [String: PayloadDigest] {
         publishedGroups().values.reduce(into: [:]) { all, group in all.merge(group.digests) { $1 } }
     }
 
@@ -129,7 +107,7 @@ public final class StateStore: Sendable {
     /// count and the first topic left out: those topics are not cleared if the agent restarts
     /// before it clears them itself. (The 2,000 topics a location may have stay far below it.)
     @discardableResult
-    public func savePublished(_ group: PublishedGroup, as name: String) -> Bool {
+    func savePublished(_ group: PublishedGroup, as name: String) -> Bool {
         let file = Self.publishedDirectory + "/" + Self.fileName(ofGroup: name)
         guard !group.isEmpty else {
             memory.withLock { _ = $0.files.removeValue(forKey: file) }
@@ -155,17 +133,19 @@ public final class StateStore: Sendable {
 
     /// The single `published.json` of agents before the per-location files (full payloads);
     /// nil when there is none (or it was set aside: over 8 MiB or corrupt).
-    public func legacyPublishedTopics() -> [String: String]? { load(Self.legacyPublished) }
+    func legacyPublishedTopics() -> [String: String]? { load(Self.legacyPublished) }
 
     /// Removes the single `published.json` once its content lives in the per-location files.
-    public func removeLegacyPublished() {
+    func removeLegacyPublished() {
         memory.withLock { _ = $0.files.removeValue(forKey: Self.legacyPublished) }
         if let directory { _ = unlinkFile(directory + "/" + Self.legacyPublished) }
     }
 
-    /// Writes `topics` as an older agent did (one `published.json` with full payloads): tests
-    /// of the migration, and of starts with state left by an older agent.
-    public func saveLegacyPublishedTopics(_ topics: [String: String]) { save(topics, Self.legacyPublished) }
+    #if BREEZE_TEST_HOOKS
+        /// Writes `topics` as an older agent did (one `published.json` with full payloads): tests
+        /// of the migration, and of starts with state left by an older agent.
+        func saveLegacyPublishedTopics(_ topics: [String: String]) { save(topics, Self.legacyPublished) }
+    #endif
 
     static let publishedDirectory = "published"
     static let legacyPublished = "published.json"
@@ -211,19 +191,19 @@ public final class StateStore: Sendable {
 
     /// A display unit chosen with `climate/unit/set`, and the `climate.unit` setting it was
     /// chosen under: when the configured value changes later, the configuration wins.
-    public struct UnitChoice: Codable, Sendable, Equatable {
+    struct UnitChoice: Codable, Sendable, Equatable {
         /// `°C` or `°F` (anything `TemperatureUnit(command:)` reads).
-        public var unit: String
+        var unit: String
         /// `auto`, `celsius` or `fahrenheit`; nil in a file from before it was stored (a plain
         /// string per location), which is kept until the next choice.
-        public var configured: String?
+        var configured: String?
 
-        public init(unit: String, configured: String?) {
+        init(unit: String, configured: String?) {
             self.unit = unit
             self.configured = configured
         }
 
-        public init(from decoder: any Decoder) throws {
+        init(from decoder: any Decoder) throws {
             if let plain = try? decoder.singleValueContainer().decode(String.self) {
                 self.init(unit: plain, configured: nil)
                 return
@@ -235,32 +215,32 @@ public final class StateStore: Sendable {
         }
     }
 
-    public func units() -> [String: UnitChoice] { load("units.json") ?? [:] }
-    public func saveUnit(_ unit: String, configured: String, for location: String) {
+    func units() -> [String: UnitChoice] { load("units.json") ?? [:] }
+    func saveUnit(_ unit: String, configured: String, for location: String) {
         var all = units()
         all[location] = UnitChoice(unit: unit, configured: configured)
         save(all, "units.json")
     }
     /// Forgets the choices of `locations` (their configured unit changed).
-    public func removeUnits(for locations: [String]) {
+    func removeUnits(for locations: [String]) {
         var all = units()
         for location in locations { all[location] = nil }
         save(all, "units.json")
     }
 
-    public func callCounts() -> [String: CallCount] { load("calls.json") ?? [:] }
+    func callCounts() -> [String: CallCount] { load("calls.json") ?? [:] }
     /// `"<ap> <mac>"` → the digest of the JPEG that access point last accepted for that tag.
-    public func uploadedImages() -> [String: String] { load("uploads.json") ?? [:] }
-    public func saveUploadedImages(_ digests: [String: String]) { save(digests, "uploads.json") }
-    public func saveCallCounts(_ counts: [String: CallCount]) { save(counts, "calls.json") }
+    func uploadedImages() -> [String: String] { load("uploads.json") ?? [:] }
+    func saveUploadedImages(_ digests: [String: String]) { save(digests, "uploads.json") }
+    func saveCallCounts(_ counts: [String: CallCount]) { save(counts, "calls.json") }
 
-    public func response(location: String, source: String) -> StoredResponse? {
+    func response(location: String, source: String) -> StoredResponse? {
         load("responses/\(location).\(source).json")
     }
-    public func saveResponse(_ response: StoredResponse, location: String, source: String) {
+    func saveResponse(_ response: StoredResponse, location: String, source: String) {
         save(response, "responses/\(location).\(source).json")
     }
-    public func removeResponse(location: String, source: String) {
+    func removeResponse(location: String, source: String) {
         let name = "responses/\(location).\(source).json"
         memory.withLock { _ = $0.files.removeValue(forKey: name) }
         if let directory { _ = unlinkFile(directory + "/" + name) }

@@ -52,7 +52,7 @@ public enum ClimateTopics {
     }
 
     private static func setPoint(
-        _ tree: inout TopicTree, _ topic: String, _ point: ClimateTrendPoint?, _ unit: TemperatureUnit
+        _ tree: inout TopicTree, _ topic: Topic, _ point: ClimateTrendPoint?, _ unit: TemperatureUnit
     ) {
         if let point {
             tree.set(topic, ClimateFormat.temperatureValue(tenthsCelsius: point.tenthsCelsius, unit: unit))

@@ -214,7 +214,7 @@ public enum HomeAssistantDiscovery {
     }
 
     /// The config topic of the input's device.
-    public static func configTopic(for input: DiscoveryInput) -> String { input.topics.deviceConfig }
+    public static func configTopic(for input: DiscoveryInput) -> String { input.topics.deviceConfig.name }
 
     /// The device config document.
     public static func devicePayload(for input: DiscoveryInput) -> JSONValue {
@@ -242,7 +242,7 @@ public enum HomeAssistantDiscovery {
                 "image_" + DiscoveryNaming.slug(image.id), platform: "image",
                 name: language.text(.haImage, ["image": image.id]),
                 [
-                    "image_topic": .string(topics.image(image.id)),
+                    "image_topic": .string(topics.image(image.id).name),
                     "content_type": .string(image.format.contentType),
                     "icon": .string("mdi:image"),
                 ])
@@ -250,7 +250,7 @@ public enum HomeAssistantDiscovery {
         components.add(
             "refresh", platform: "button", name: language.text(.haRefresh),
             [
-                "command_topic": .string(topics.refresh),
+                "command_topic": .string(topics.refresh.name),
                 "payload_press": .string("PRESS"),
                 "icon": .string("mdi:refresh"),
             ])
@@ -258,8 +258,8 @@ public enum HomeAssistantDiscovery {
             components.add(
                 "climate_unit", platform: "select", name: language.text(.haTemperatureUnit),
                 [
-                    "state_topic": .string(topics.climateUnit),
-                    "command_topic": .string(topics.climateUnitSet),
+                    "state_topic": .string(topics.climateUnit.name),
+                    "command_topic": .string(topics.climateUnitSet.name),
                     "options": .array(unitOptions.map(JSONValue.string)),
                     "entity_category": .string("config"),
                     "icon": .string("mdi:thermometer"),
@@ -280,7 +280,7 @@ public enum HomeAssistantDiscovery {
                 "sw_version": .string(input.agentVersion),
                 "support_url": .string(input.supportURL),
             ]),
-            "availability": Availability.discoveryList(statusTopic: input.layout.status),
+            "availability": Availability.discoveryList(statusTopic: input.layout.status.name),
             // Last: ``addingRemovals(to:replacing:)`` appends to it.
             "components": .object(components.members),
         ])
@@ -296,7 +296,7 @@ public enum HomeAssistantDiscovery {
         components.addGroup([
             pollenValue(
                 "pollen_max", name: language.text(.haPollenMax), base: topics.pollenMax, enabled: true,
-                attributes: .overallRisk(summary: topics.pollen)),
+                attributes: .overallRisk(summary: topics.pollen.name)),
             pollenLevel(
                 "pollen_max_level", name: language.text(.haPollenMaxLevel), base: topics.pollenMax, enabled: true),
         ])
@@ -304,7 +304,7 @@ public enum HomeAssistantDiscovery {
         components.add(
             "pollen_trend", platform: "sensor", name: language.text(.haPollenTrend),
             [
-                "state_topic": .string(ScalarTopics.trend(topics.pollenMax)),
+                "state_topic": .string(ScalarTopics.trend(topics.pollenMax).name),
                 "value_template": .string(trendTemplate),
                 "device_class": .string("enum"),
                 "options": .array(trendOptions.map(JSONValue.string)),
@@ -313,11 +313,11 @@ public enum HomeAssistantDiscovery {
         components.add(
             "pollen_peak", platform: "sensor", name: language.text(.haPollenPeak),
             [
-                "state_topic": .string(ScalarTopics.level(topics.pollenPeak)),
+                "state_topic": .string(ScalarTopics.level(topics.pollenPeak).name),
                 "value_template": .string(levelTemplate),
                 "device_class": .string("enum"),
                 "options": .array(levelOptions.map(JSONValue.string)),
-                "json_attributes_topic": .string(topics.pollenPeak),
+                "json_attributes_topic": .string(topics.pollenPeak.name),
                 "icon": .string("mdi:calendar-alert"),
             ])
         for item in input.pollenItems {
@@ -327,7 +327,7 @@ public enum HomeAssistantDiscovery {
                 pollenValue(
                     metric, name: language.text(.haItem, ["item": item.name]), base: topic,
                     enabled: item.enabledByDefault,
-                    attributes: .card(summary: topics.pollen, item: item)),
+                    attributes: .card(summary: topics.pollen.name, item: item)),
                 pollenLevel(
                     metric + "_level", name: language.text(.haItemLevel, ["item": item.name]), base: topic,
                     enabled: item.enabledByDefault),
@@ -358,17 +358,17 @@ public enum HomeAssistantDiscovery {
     /// A numeric 0–5 sensor. The `None` scalar (no index) needs no template: Home Assistant
     /// reads the text `None` as "unknown" on a sensor with a `state_class`.
     private static func pollenValue(
-        _ metric: String, name: String, base: String, enabled: Bool, attributes: ValueAttributes = .base
+        _ metric: String, name: String, base: Topic, enabled: Bool, attributes: ValueAttributes = .base
     ) -> Component {
         var options: [JSONMember] = [
-            JSONMember("state_topic", .string(ScalarTopics.value(base))),
+            JSONMember("state_topic", .string(ScalarTopics.value(base).name)),
             JSONMember("state_class", .string("measurement")),
             JSONMember("suggested_display_precision", .integer(0)),
         ]
         var icon = "mdi:flower-pollen"
         switch attributes {
         case .none: break
-        case .base: options.append(JSONMember("json_attributes_topic", .string(base)))
+        case .base: options.append(JSONMember("json_attributes_topic", .string(base.name)))
         case .card(let summary, let item):
             options.append(JSONMember("json_attributes_topic", .string(summary)))
             options.append(
@@ -387,9 +387,9 @@ public enum HomeAssistantDiscovery {
 
     /// An `enum` sensor on the level text: no `state_class`, no unit (Home Assistant refuses both
     /// on `enum`).
-    private static func pollenLevel(_ metric: String, name: String, base: String, enabled: Bool) -> Component {
+    private static func pollenLevel(_ metric: String, name: String, base: Topic, enabled: Bool) -> Component {
         var options: [JSONMember] = [
-            JSONMember("state_topic", .string(ScalarTopics.level(base))),
+            JSONMember("state_topic", .string(ScalarTopics.level(base).name)),
             JSONMember("value_template", .string(levelTemplate)),
             JSONMember("device_class", .string("enum")),
             JSONMember("options", .array(levelOptions.map(JSONValue.string))),
@@ -421,7 +421,7 @@ public enum HomeAssistantDiscovery {
                     metric: metric + "_percentile", platform: "sensor",
                     name: language.text(.haItemPercentile, ["item": item.name]),
                     options: [
-                        JSONMember("state_topic", .string(topics.pollenPercentile(item.id))),
+                        JSONMember("state_topic", .string(topics.pollenPercentile(item.id).name)),
                         JSONMember("value_template", .string(percentileTemplate)),
                         JSONMember("unit_of_measurement", .string("%")),
                         JSONMember("state_class", .string("measurement")),
@@ -431,7 +431,7 @@ public enum HomeAssistantDiscovery {
                     metric: metric + "_season_start", platform: "sensor",
                     name: language.text(.haItemSeasonStart, ["item": item.name]),
                     options: [
-                        JSONMember("state_topic", .string(topics.pollenSeasonStart(item.id))),
+                        JSONMember("state_topic", .string(topics.pollenSeasonStart(item.id).name)),
                         JSONMember("value_template", .string(dateTemplate)),
                         JSONMember("device_class", .string("date")),
                         JSONMember("icon", .string("mdi:calendar-start")),
@@ -445,7 +445,7 @@ public enum HomeAssistantDiscovery {
     /// attributes) and "Good time to air out" (a binary sensor on `air_out/now`), for a location
     /// (`name` nil) or a profile (its name in front).
     private static func addAirOut(
-        _ metricPrefix: String, name: String?, topic: String, language: Language, to components: inout ComponentList
+        _ metricPrefix: String, name: String?, topic: Topic, language: Language, to components: inout ComponentList
     ) {
         let best = name.map { language.text(.haProfileAirOut, ["profile": $0]) } ?? language.text(.haAirOut)
         let good = name.map { language.text(.haProfileAirOutNow, ["profile": $0]) } ?? language.text(.haAirOutNow)
@@ -453,17 +453,17 @@ public enum HomeAssistantDiscovery {
             Component(
                 metric: metricPrefix + "_air_out", platform: "sensor", name: best,
                 options: [
-                    JSONMember("state_topic", .string(topic)),
+                    JSONMember("state_topic", .string(topic.name)),
                     // A JSON null renders `None`: Home Assistant's unknown (no window).
                     JSONMember("value_template", .string("{{ value_json.start }}")),
                     JSONMember("device_class", .string("timestamp")),
-                    JSONMember("json_attributes_topic", .string(topic)),
+                    JSONMember("json_attributes_topic", .string(topic.name)),
                     JSONMember("icon", .string("mdi:window-open-variant")),
                 ]),
             Component(
                 metric: metricPrefix + "_air_out_now", platform: "binary_sensor", name: good,
                 options: [
-                    JSONMember("state_topic", .string(ScalarTopics.now(topic))),
+                    JSONMember("state_topic", .string(ScalarTopics.now(topic).name)),
                     JSONMember("payload_on", .string("ON")),
                     JSONMember("payload_off", .string("OFF")),
                     JSONMember("icon", .string("mdi:window-open-variant")),
@@ -481,7 +481,7 @@ public enum HomeAssistantDiscovery {
             components.add(
                 metric, platform: "sensor", name: name,
                 [
-                    "state_topic": .string(climateTopic),
+                    "state_topic": .string(climateTopic.name),
                     "value_template": .string(template),
                     "device_class": .string(deviceClass),
                     "unit_of_measurement": .string("°C"),
@@ -532,7 +532,7 @@ public enum HomeAssistantDiscovery {
         for metric in AirMetric.allCases {
             let topic = topics.airMetric(metric)
             var options: [JSONMember] = [
-                JSONMember("state_topic", .string(ScalarTopics.value(topic))),
+                JSONMember("state_topic", .string(ScalarTopics.value(topic).name)),
                 JSONMember("state_class", .string("measurement")),
                 JSONMember("suggested_display_precision", .integer(metric.isWholeNumber ? 0 : 1)),
             ]
@@ -558,7 +558,7 @@ public enum HomeAssistantDiscovery {
                         metric: metricID + "_level", platform: "sensor",
                         name: language.text(.haAirMetricLevel, ["metric": name]),
                         options: [
-                            JSONMember("state_topic", .string(ScalarTopics.level(topic))),
+                            JSONMember("state_topic", .string(ScalarTopics.level(topic).name)),
                             JSONMember("value_template", .string(unknownToNoneTemplate)),
                             JSONMember("device_class", .string("enum")),
                             JSONMember("options", .array(airLevelOptions(metric).map(JSONValue.string))),
@@ -569,14 +569,14 @@ public enum HomeAssistantDiscovery {
         components.add(
             "air_updated_at", platform: "sensor", name: language.text(.haAirUpdatedAt),
             [
-                "state_topic": .string(topics.airUpdatedAt),
+                "state_topic": .string(topics.airUpdatedAt.name),
                 "device_class": .string("timestamp"),
                 "entity_category": .string("diagnostic"),
             ])
         components.add(
             "air_stale", platform: "binary_sensor", name: language.text(.haAirStale),
             [
-                "state_topic": .string(topics.airStale),
+                "state_topic": .string(topics.airStale.name),
                 "payload_on": .string("true"),
                 "payload_off": .string("false"),
                 "device_class": .string("problem"),
@@ -597,18 +597,18 @@ public enum HomeAssistantDiscovery {
                 Component(
                     metric: metric, platform: "sensor", name: language.text(.haRisk, ["profile": profile.name]),
                     options: [
-                        JSONMember("state_topic", .string(ScalarTopics.level(topic))),
+                        JSONMember("state_topic", .string(ScalarTopics.level(topic).name)),
                         JSONMember("value_template", .string(riskLevelTemplate)),
                         JSONMember("device_class", .string("enum")),
                         JSONMember("options", .array(riskLevelOptions.map(JSONValue.string))),
-                        JSONMember("json_attributes_topic", .string(topic)),
+                        JSONMember("json_attributes_topic", .string(topic.name)),
                         JSONMember("icon", .string("mdi:account-alert")),
                     ]),
                 Component(
                     metric: metric + "_alert", platform: "binary_sensor",
                     name: language.text(.haRiskAlert, ["profile": profile.name]),
                     options: [
-                        JSONMember("state_topic", .string(topics.riskAlert(profile.id))),
+                        JSONMember("state_topic", .string(topics.riskAlert(profile.id).name)),
                         JSONMember("payload_on", .string("true")),
                         JSONMember("payload_off", .string("false")),
                     ]),
@@ -624,14 +624,14 @@ public enum HomeAssistantDiscovery {
             components.add(
                 "pollen_updated_at", platform: "sensor", name: language.text(.haPollenUpdatedAt),
                 [
-                    "state_topic": .string(topics.pollenUpdatedAt),
+                    "state_topic": .string(topics.pollenUpdatedAt.name),
                     "device_class": .string("timestamp"),
                     "entity_category": .string("diagnostic"),
                 ])
             components.add(
                 "pollen_stale", platform: "binary_sensor", name: language.text(.haPollenStale),
                 [
-                    "state_topic": .string(topics.pollenStale),
+                    "state_topic": .string(topics.pollenStale.name),
                     "payload_on": .string("true"),
                     "payload_off": .string("false"),
                     "device_class": .string("problem"),
@@ -642,7 +642,7 @@ public enum HomeAssistantDiscovery {
             components.add(
                 "climate_stale", platform: "binary_sensor", name: language.text(.haClimateStale),
                 [
-                    "state_topic": .string(topics.climate),
+                    "state_topic": .string(topics.climate.name),
                     "value_template": .string("{{ 'true' if value_json.stale else 'false' }}"),
                     "payload_on": .string("true"),
                     "payload_off": .string("false"),
@@ -657,11 +657,11 @@ public enum HomeAssistantDiscovery {
         components.add(
             "api_calls_today", platform: "sensor", name: language.text(.haAPICallsToday),
             [
-                "state_topic": .string(diagnosticsTopic),
+                "state_topic": .string(diagnosticsTopic.name),
                 "value_template": .string(
                     "{% set c = value_json.api_calls_today[\(key)] if \(key) in value_json.api_calls_today else none %}"
                         + "{{ (c.google + c.open_meteo) if c else none }}"),
-                "json_attributes_topic": .string(diagnosticsTopic),
+                "json_attributes_topic": .string(diagnosticsTopic.name),
                 "json_attributes_template": .string(
                     "{{ (value_json.api_calls_today[\(key)] if \(key) in value_json.api_calls_today else {}) | tojson }}"
                 ),

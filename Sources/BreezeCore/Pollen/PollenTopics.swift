@@ -164,13 +164,13 @@ public enum PollenTopics {
     }
 
     /// `air_out` (JSON) and `air_out/now` under `topic` (a location's or a profile's).
-    public static func setAirOut(_ tree: inout TopicTree, _ topic: String, _ assessment: AirOutAssessment) {
+    public static func setAirOut(_ tree: inout TopicTree, _ topic: Topic, _ assessment: AirOutAssessment) {
         tree.set(topic, json: assessment.json)
         tree.set(ScalarTopics.now(topic), assessment.nowPayload)
     }
 
     /// `value`, `level` and `color` under `topic`.
-    private static func setScalars(_ tree: inout TopicTree, _ topic: String, _ value: Int?, palette: PollenPalette) {
+    private static func setScalars(_ tree: inout TopicTree, _ topic: Topic, _ value: Int?, palette: PollenPalette) {
         let level = PollenLevel(value: value)
         tree.set(ScalarTopics.value(topic), value.map { String($0) } ?? noValue)
         tree.set(ScalarTopics.level(topic), level.label)

@@ -30,13 +30,6 @@ public struct RiskProfile: Sendable, Hashable {
 
     /// The levels `alert_level` may take (None and Unknown would make no sense as a threshold).
     public static let alertLevels: [PollenLevel] = [.low, .moderate, .high, .veryHigh]
-
-    /// The allergens the selection never lists: worth a warning at start, not an error (a source
-    /// may list a plant only in season; Open-Meteo never lists Google-only plants).
-    public func unlistedAllergens(in selection: PollenSelection) -> [String] {
-        let listed = Set(selection.days.flatMap { $0.items.map(\.topicID) })
-        return allergens.filter { !listed.contains($0) }
-    }
 }
 
 /// One day of a profile's risk: the allergen with the highest value.

@@ -1,0 +1,53 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import BreezeConfig
+import BreezeDaemon
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// glibc malloc settings for a daemon with a few busy threads (docs/operations.md, bench/RESULTS.md).
+///
+/// glibc gives every thread that contends for the heap an arena of its own (up to 8 per core)
+/// and returns freed memory of those arenas to the kernel only in rare cases. The daemon's work
+/// moves between the two cooperative-pool threads, libmosquitto's and curl's thread; with 1,000
+/// locations a cycle left one arena at 200 MB with 0.3 MB in use. So: at most two arenas, and
+/// after each batch of fetches (the published set saved) the free pages of every arena are
+/// handed back with `malloc_trim(0)`. Nothing in use is touched; the next batch allocates again.
+///
+/// `<malloc.h>` is not part of Swift's Glibc module: both functions are looked up by name (a
+/// libc without them, such as musl, simply gets neither).
+enum MemoryTuning {
+    static let arenaMaximum: Int32 = 2
+    /// `M_ARENA_MAX` in glibc's `<malloc.h>`.
+    static let mArenaMax: Int32 = -8
+
+    private typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+    private typealias MallocTrim = @convention(c) (Int) -> Int32
+
+    /// Once, before the daemon's threads start allocating.
+    static func configure() {
+        #if canImport(Glibc)
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+            _ = unsafeBitCast(symbol, to: Mallopt.self)(mArenaMax, arenaMaximum)
+        #endif
+    }
+
+    static func releaseFreedMemory() {
+        #if canImport(Glibc)
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+            _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        #endif
+    }
+}

@@ -1,0 +1,118 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+package import BreezeConfig
+package import BreezeCore
+
+/// Everything the agent knows about one location between fetches. What the outputs hold is
+/// derived from this and the clock (``LocationSnapshot``) at every wake-up, so the freshness
+/// rules and local midnight apply without extra bookkeeping.
+package struct LocationRuntime: Sendable {
+    package let config: LocationConfig
+    package let zone: ZoneRules
+    /// Per source: the last good data, whether it is stale (SPEC §5: the data shown is from
+    /// before the last fetch, which failed; the stripes are never shown stale), and the
+    /// condition last logged, so a repeating one is logged once.
+    var slots = SourceSlots()
+    /// Google refused the key and `pollen.source` is `auto`: Open-Meteo from now on (this run).
+    var googleRejected = false
+    /// Today against the recent season (SPEC §20): where the key-free items stood on the local
+    /// day of the last good season call. Nil: no season call yet, Google, or no pollen here.
+    package var season: PollenSeasonStanding?
+
+    package var unit: TemperatureUnit
+
+    /// Per source: the data shown is stale.
+    package var stale: PerSource<Bool> { slots.stale }
+
+    package init(config: LocationConfig, zone: ZoneRules, unit: TemperatureUnit) {
+        self.config = config
+        self.zone = zone
+        self.unit = unit
+    }
+
+    package func today(at now: Int64) -> CivilDate { zone.localDate(atUnixTime: now) }
+
+    /// Whether the next Open-Meteo pollen fetch is the day's season call (SPEC §20): no season
+    /// from today yet, and the location has pollen (one outside Europe asks without it).
+    func needsSeason(at now: Int64) -> Bool {
+        if case .unsupported = slots.pollen.data { return false }
+        return season.map { $0.today < today(at: now) } ?? true
+    }
+
+    /// The first instant of the next local day after `now` (DST-safe: probes the offset twice).
+    func nextMidnight(after now: Int64) -> Int64 {
+        let tomorrow = today(at: now).adding(days: 1)
+        let utcMidnight = Int64(tomorrow.daysSinceEpoch) * 86_400
+        var guess = utcMidnight - Int64(zone.utcOffset(atUnixTime: now))
+        for _ in 0..<3 {
+            let corrected = utcMidnight - Int64(zone.utcOffset(atUnixTime: guess))
+            if corrected == guess { break }
+            guess = corrected
+        }
+        // Where daylight saving starts at 00:00 (Santiago, Asunción, Havana, Beirut) local
+        // midnight does not exist and the probe flips between the two sides of the gap: the
+        // day begins at the later one (01:00 local). Taking the earlier answered `now + 1` for
+        // the hour before, a wake every second.
+        if today(at: guess) != tomorrow {
+            guess = max(guess, utcMidnight - Int64(zone.utcOffset(atUnixTime: guess)))
+        }
+        return max(guess, now + 1)
+    }
+
+    // MARK: what the sinks see
+
+    /// The pollen days for the local date at `now` (SPEC §1 freshness rules applied).
+    package func pollenView(settings: PollenSettings, now: Int64) -> LocationSnapshot.Pollen {
+        guard settings.enabled else { return .unavailable }
+        switch pollen {
+        case nil: return .unknown
+        case .unsupported: return .unavailable
+        case .report(let report, let fetchedAt):
+            let selection = PollenSelection.select(
+                report: report, today: today(at: now), days: settings.days, fetchedAt: fetchedAt, now: now,
+                stale: stale.pollen)
+            return .selected(selection, fetchedAt: fetchedAt)
+        }
+    }
+
+    /// Whether the pollen data has hourly values (Open-Meteo): its `now` and `air_out` topics
+    /// follow the local hour.
+    var hasHourlyPollen: Bool {
+        if case .report(let report, _) = pollen { return report.hourly != nil }
+        return false
+    }
+
+    /// The first instant of the next local hour after `now` (the air topics show the current hour).
+    func nextLocalHour(after now: Int64) -> Int64 {
+        let offset = Int64(zone.utcOffset(atUnixTime: now))
+        let local = now + offset
+        let remainder = ((local % 3600) + 3600) % 3600
+        return max(now + 1, now - remainder + 3600)
+    }
+
+    /// The next time what the sinks show of this location changes without a fetch: local
+    /// midnight (today changes), the 24 h / 48 h freshness edges of the pollen data, the next
+    /// local hour when air or hourly pollen is shown. Between two such times a location is rebuilt only when a
+    /// fetch of it finishes. The hourly pollen topics (SPEC §20, Open-Meteo) move on the hour
+    /// too: they are read from the data already fetched, no call is made for them.
+    func nextContentEdge(after now: Int64) -> Int64 {
+        var edge = nextMidnight(after: now)
+        if air != nil || hasHourlyPollen { edge = min(edge, nextLocalHour(after: now)) }
+        if case .report(_, let fetchedAt) = pollen {
+            for lifetime in [fetchedAt + PollenSelection.forecastLifetime, fetchedAt + PollenSelection.todayLifetime]
+            where lifetime > now {
+                edge = min(edge, lifetime)
+            }
+        }
+        return edge
+    }
+}

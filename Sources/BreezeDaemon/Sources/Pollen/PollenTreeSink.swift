@@ -1,0 +1,50 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import BreezeConfig
+import BreezeCore
+
+/// `<p>/<loc>/pollen…` (SPEC §3): the pollen tree of the selected days, and with Open-Meteo the
+/// hourly topics at the snapshot's moment (SPEC §20: `now`, `peak_at`, `air_out`; the daemon
+/// wakes at each local hour for them, ``LocationRuntime/nextContentEdge(after:)``) and the
+/// season's `percentile` and `season_start` (``LocationRuntime/season``).
+package struct PollenTreeSink: RetainedSink {
+    package init() {}
+
+    package var inputs: Set<SourceKind> { [.pollen] }
+
+    package func contents(of snapshot: LocationSnapshot, context: SinkContext) -> [SinkScope] {
+        let tree: TopicTree?
+        switch snapshot.pollen {
+        case .unknown: tree = nil
+        case .unavailable: tree = TopicTree()
+        case .selected(let selection, let fetchedAt):
+            var pollen = PollenTopics.tree(
+                topics: snapshot.topics, selection: selection, fetchedAt: fetchedAt,
+                palette: context.config.pollen.colors)
+            // Open-Meteo's hourly topics (SPEC §20); none for Google.
+            pollen.merge(
+                PollenTopics.hourlyTree(
+                    topics: snapshot.topics, selection: selection,
+                    view: selection.hourlyView(zone: snapshot.location.zone, now: snapshot.now, fetchedAt: fetchedAt),
+                    airOut: context.config.airOut, palette: context.config.pollen.colors))
+            // Today against the recent season (SPEC §20): key-free only (Google has no standing).
+            if selection.source == .openMeteo {
+                pollen.merge(
+                    PollenTopics.seasonTree(
+                        topics: snapshot.topics, standing: snapshot.location.season,
+                        itemIDs: selection.items.map(\.topicID)))
+            }
+            tree = pollen
+        }
+        return [SinkScope(prefix: snapshot.topics.pollen.name, tree: tree)]
+    }
+}
