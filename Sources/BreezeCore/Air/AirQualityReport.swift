@@ -64,11 +64,15 @@ public enum AirQualityDecoder {
     /// API's own ceiling; we ask for 24). The rest is dropped with a warning.
     public static let maximumHours = 2_616
 
-    /// Open-Meteo's offsets are real zone offsets (−12 h … +14 h); anything beyond a day is garbage.
-    public static let maximumOffsetSeconds = 86_400
-
     /// Turns a status and body into an outcome. Only a complete, valid 200 body is a report.
-    public static func interpret(httpStatus: Int, body: some Collection<UInt8>) -> AirOutcome {
+    ///
+    /// - Parameter fallbackUTCOffset: what places the hours when the body's `utc_offset_seconds`
+    ///   is refused (``OpenMeteoAirQualityResponse/UTCOffset``): the location's own offset at the
+    ///   fetch (`zone.utcOffset(atUnixTime: fetchedAt)`), which is what Open-Meteo writes
+    ///   (API-FACTS §2.3). Without one such a body is refused.
+    public static func interpret(httpStatus: Int, body: some Collection<UInt8>, fallbackUTCOffset: Int? = nil)
+        -> AirOutcome
+    {
         let data = Data(body)
         if let error = try? JSONDecoder().decode(OpenMeteoErrorBody.self, from: data), error.error {
             let reason = error.reason ?? ""
@@ -81,22 +85,27 @@ public enum AirQualityDecoder {
         } catch {
             return .failed(message: "invalid Open-Meteo air-quality response: \(error)")
         }
-        return report(from: response)
+        return report(from: response, fallbackUTCOffset: fallbackUTCOffset)
     }
 
     /// Places the hours on the time line and converts the values; fails when the body has no
-    /// hourly block or an offset no zone has.
-    public static func report(from response: OpenMeteoAirQualityResponse) -> AirOutcome {
+    /// hourly block, or an offset that is refused with no fallback.
+    public static func report(from response: OpenMeteoAirQualityResponse, fallbackUTCOffset: Int? = nil)
+        -> AirOutcome
+    {
         // Air's reading of the shared decoder: no `hourly` block and a malformed one are alike.
         guard let times = response.times else {
             return .failed(message: "Open-Meteo air-quality response without hourly times")
         }
-        // `.magnitude`: `abs(Int.min)` traps (FuzzRegressionTests.theMostNegativeOffsetIsRefusedNotATrap).
-        guard response.utcOffsetSeconds.magnitude <= maximumOffsetSeconds else {
-            return .failed(
-                message: "Open-Meteo air-quality response with utc_offset_seconds \(response.utcOffsetSeconds)")
-        }
         var warnings: [String] = []
+        let offset: Int
+        switch OpenMeteoOffsetChoice(response.utcOffset, fallback: fallbackUTCOffset) {
+        case .body(let seconds): offset = seconds
+        case .fallback(let seconds, let warning):
+            offset = seconds
+            warnings.append("air: " + warning)
+        case .refused(let message): return .failed(message: message)
+        }
         var hours: [AirReport.Hour] = []
         var dropped = 0
         var rejected: [AirMetric: (negative: Int, implausible: Int)] = [:]
@@ -105,7 +114,7 @@ public enum AirQualityDecoder {
                 dropped = times.count - index
                 break
             }
-            guard let instant = instant(of: time, utcOffsetSeconds: response.utcOffsetSeconds) else {
+            guard let instant = instant(of: time, utcOffsetSeconds: offset) else {
                 warnings.append("air: unreadable hour \(time), skipped")
                 continue
             }
@@ -158,6 +167,30 @@ public enum AirQualityDecoder {
             else { return nil }
             let local = Int64(date.daysSinceEpoch) * 86_400 + Int64(h * 3600 + m * 60)
             return local - Int64(utcOffsetSeconds)
+        }
+    }
+}
+
+/// What places a body's hours: its own `utc_offset_seconds`, the caller's fallback when the
+/// body's is refused (one warning), or nothing (the body is refused with one message).
+enum OpenMeteoOffsetChoice {
+    case body(Int)
+    case fallback(Int, warning: String)
+    case refused(String)
+
+    init(_ offset: OpenMeteoAirQualityResponse.UTCOffset, fallback: Int?) {
+        switch offset {
+        case .seconds(let seconds): self = .body(seconds)
+        case .refused(let text):
+            guard let fallback, fallback.magnitude <= OpenMeteoAirQualityResponse.UTCOffset.maximumSeconds else {
+                self = .refused(offset.refusal ?? text)
+                return
+            }
+            self = .fallback(
+                fallback,
+                warning: "utc_offset_seconds \(text) is not a whole number of seconds within "
+                    + "±\(OpenMeteoAirQualityResponse.UTCOffset.maximumSeconds); the location's own offset at "
+                    + "the fetch (\(fallback) s) places the hours instead")
         }
     }
 }

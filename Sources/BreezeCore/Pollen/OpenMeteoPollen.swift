@@ -79,8 +79,14 @@ public enum OpenMeteoPollen {
     }
 
     /// What an HTTP exchange means. HTTP 400 "No data is available for this location" and a 200
-    /// whose pollen values are all null (outside Europe with `domains=auto`) are unsupported.
-    public static func interpret(httpStatus: Int, body: some Collection<UInt8>) -> PollenOutcome {
+    /// whose pollen values are all null (outside Europe with `domains=auto`) are unsupported. A
+    /// body whose `utc_offset_seconds` is refused without a fallback fails with one message.
+    ///
+    /// - Parameter fallbackUTCOffset: what places the hours when the body's offset is refused:
+    ///   the location's own offset at the fetch, as ``AirQualityDecoder/interpret(httpStatus:body:fallbackUTCOffset:)``.
+    public static func interpret(httpStatus: Int, body: some Collection<UInt8>, fallbackUTCOffset: Int? = nil)
+        -> PollenOutcome
+    {
         let data = Data(body)
         if let error = try? JSONDecoder().decode(OpenMeteoErrorBody.self, from: data), error.error {
             let reason = error.reason ?? ""
@@ -101,15 +107,29 @@ public enum OpenMeteoPollen {
         if case .malformed(let error) = response.hourly {
             return .failed(message: "invalid Open-Meteo air-quality response: \(error)")
         }
-        guard let report = report(from: response) else {
+        if case .refused(let message) = OpenMeteoOffsetChoice(response.utcOffset, fallback: fallbackUTCOffset) {
+            return .failed(message: message)
+        }
+        guard let report = report(from: response, fallbackUTCOffset: fallbackUTCOffset) else {
             return .unsupportedLocation(message: "Open-Meteo has no pollen for this location (all values null)")
         }
         return .report(report)
     }
 
-    /// Daily values per local date; nil when every pollen value is null (unsupported location).
-    public static func report(from response: OpenMeteoAirQualityResponse) -> PollenReport? {
+    /// Daily values per local date; nil when every pollen value is null (unsupported location)
+    /// or the body's offset is refused without a fallback.
+    public static func report(from response: OpenMeteoAirQualityResponse, fallbackUTCOffset: Int? = nil)
+        -> PollenReport?
+    {
         var warnings: [String] = []
+        let offset: Int
+        switch OpenMeteoOffsetChoice(response.utcOffset, fallback: fallbackUTCOffset) {
+        case .body(let seconds): offset = seconds
+        case .fallback(let seconds, let warning):
+            offset = seconds
+            warnings.append("pollen: " + warning)
+        case .refused: return nil
+        }
         // Hour index → local date. ISO times are already local (we ask for timezone=<IANA>);
         // Unix times are shifted by the response's UTC offset.
         var dates: [CivilDate] = []
@@ -120,8 +140,7 @@ public enum OpenMeteoPollen {
             case .iso(let text): local = CivilDate(iso: text.prefix(10))
             case .unix(let seconds):
                 // An hour that cannot be placed (the offset overflows it) is unreadable.
-                local = OpenMeteoTime.localDate(
-                    unixSeconds: seconds, utcOffsetSeconds: Int64(response.utcOffsetSeconds))
+                local = OpenMeteoTime.localDate(unixSeconds: seconds, utcOffsetSeconds: Int64(offset))
             }
             if local == nil { warnings.append("pollen: unreadable hour \(time), skipped") }
             if let local, !dates.contains(local) { dates.append(local) }
@@ -175,18 +194,17 @@ public enum OpenMeteoPollen {
             return PollenDay(date: day, items: types + plantItems)
         }
         return PollenReport(
-            source: .openMeteo, region: nil, days: days, warnings: warnings, hourly: hourly(from: response))
+            source: .openMeteo, region: nil, days: days, warnings: warnings,
+            hourly: hourly(from: response, utcOffsetSeconds: offset))
     }
 
     /// The hours on the time line (SPEC §20), each plant's value in tenths as the daily means
-    /// read them (null, non-finite and implausible hours missing, negatives as 0). Nil when the
-    /// offset is one no zone has (the instants could not be placed).
-    static func hourly(from response: OpenMeteoAirQualityResponse) -> PollenHourly? {
-        guard response.utcOffsetSeconds.magnitude <= AirQualityDecoder.maximumOffsetSeconds else { return nil }
+    /// read them (null, non-finite and implausible hours missing, negatives as 0), placed by
+    /// the offset the report uses (a refused one never gets here).
+    static func hourly(from response: OpenMeteoAirQualityResponse, utcOffsetSeconds offset: Int) -> PollenHourly {
         var hours: [PollenHourly.Hour] = []
         for (index, time) in (response.times ?? []).enumerated() where hours.count < PollenHourly.maximumHours {
-            guard let instant = AirQualityDecoder.instant(of: time, utcOffsetSeconds: response.utcOffsetSeconds)
-            else { continue }
+            guard let instant = AirQualityDecoder.instant(of: time, utcOffsetSeconds: offset) else { continue }
             var tenths: [String: Int] = [:]
             for plant in plants {
                 let series = response.series[plant.variable] ?? []
