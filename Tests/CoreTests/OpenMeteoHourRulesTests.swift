@@ -12,11 +12,57 @@
 import BreezeCore
 import Testing
 
-/// Issue 50, finding 7: what the two readers of an air-quality body (pollen and air) do with a
+/// Issue 50, finding 7: what the two readers of an air-quality body (pollen and air) do with
+/// hours the API never sends — an hour listed twice, hours out of time order — and with a
 /// `utc_offset_seconds` that is not a whole number of seconds within a day
 /// (docs/operations.md "Open-Meteo hours and offsets").
-@Suite("Open-Meteo: the body's offset")
+@Suite("Open-Meteo: repeated and unsorted hours, the body's offset")
 struct OpenMeteoHourRulesTests {
+    // MARK: repeated and unsorted hours
+
+    /// Every hour of the day listed twice, the repeats with 50 times the value: the first of
+    /// each hour is used, so the day's mean is the first twelve's, not a blend.
+    @Test func pollenUsesTheFirstOfARepeatedHour() throws {
+        let first = isoHours(from: date(2026, 4, 1), count: 12)
+        let values: [Double?] = Array(repeating: 10, count: 12) + Array(repeating: 500, count: 12)
+        let body = airQualityBody(times: first + first, series: [("birch_pollen", values)])
+        let report = try openMeteoReport(body)
+        #expect(report.value("BIRCH", on: date(2026, 4, 1)) == 1)  // mean 10, not 255
+        #expect(report.days[0].items.first { $0.code == "BIRCH" }?.grainsPerCubicMetre?.maxTenths == 100)
+        #expect(report.hourly?.hours.count == 12)
+        #expect(report.hourly?.hours.allSatisfy { $0.tenths["BIRCH"] == 100 } == true)
+        #expect(report.warnings == ["pollen: 12 repeated hour(s) skipped, the first of each used"])
+    }
+
+    /// Hours listed backwards: used in time order (the hourly time line ascends), one warning.
+    @Test func pollenUsesHoursInTimeOrder() throws {
+        let hours = isoHours(from: date(2026, 4, 1), count: 24)
+        let body = airQualityBody(
+            times: hours.reversed(), series: [("birch_pollen", (0..<24).map { Double(23 - $0) })])
+        let report = try openMeteoReport(body)
+        let instants = try #require(report.hourly?.hours.map(\.instant))
+        #expect(instants == instants.sorted())
+        // 2026-04-01T00:00 at UTC+2 is 2026-03-31T22:00Z; the value stays with its hour.
+        #expect(report.hourly?.hours.first?.instant == utc(2026, 3, 31, 22))
+        #expect(report.hourly?.hours.first?.tenths["BIRCH"] == 0)
+        #expect(report.hourly?.hours.last?.tenths["BIRCH"] == 230)
+        #expect(report.warnings == ["pollen: hours out of time order, used in time order"])
+    }
+
+    /// The air source: the same rules, one warning for both.
+    @Test func airUsesTheFirstOfARepeatedHourInTimeOrder() throws {
+        let body = airQualityBody(
+            times: [#""2026-06-21T01:00""#, #""2026-06-21T00:00""#, #""2026-06-21T01:00""#],
+            series: [("european_aqi", [30, 10, 99])], offset: "0")
+        let report = try airReport(body)
+        #expect(report.hours.map(\.instant) == [utc(2026, 6, 21, 0), utc(2026, 6, 21, 1)])
+        #expect(report.hours.map { $0.tenths[.europeanAQI] } == [100, 300])
+        #expect(
+            report.warnings == [
+                "air: 1 repeated hour(s) skipped, the first of each used; hours out of time order, used in time order"
+            ])
+    }
+
     // MARK: the body's offset
 
     static let badOffsets = [#""3600""#, "3600.5", "1e300", "86401", "true"]

@@ -88,8 +88,8 @@ public enum AirQualityDecoder {
         return report(from: response, fallbackUTCOffset: fallbackUTCOffset)
     }
 
-    /// Places the hours on the time line and converts the values; fails when the body has no
-    /// hourly block, or an offset that is refused with no fallback.
+    /// Places the hours on the time line (``OpenMeteoHours``) and converts the values; fails
+    /// when the body has no hourly block, or an offset that is refused with no fallback.
     public static func report(from response: OpenMeteoAirQualityResponse, fallbackUTCOffset: Int? = nil)
         -> AirOutcome
     {
@@ -106,22 +106,17 @@ public enum AirQualityDecoder {
             warnings.append("air: " + warning)
         case .refused(let message): return .failed(message: message)
         }
+        let placed = OpenMeteoHours(times: times, utcOffsetSeconds: offset, limit: maximumHours)
+        warnings += placed.unreadable.map { "air: unreadable hour \($0), skipped" }
+        if let order = placed.orderWarning("air") { warnings.append(order) }
         var hours: [AirReport.Hour] = []
-        var dropped = 0
+        hours.reserveCapacity(placed.hours.count)
         var rejected: [AirMetric: (negative: Int, implausible: Int)] = [:]
-        for (index, time) in times.enumerated() {
-            guard hours.count < maximumHours else {
-                dropped = times.count - index
-                break
-            }
-            guard let instant = instant(of: time, utcOffsetSeconds: offset) else {
-                warnings.append("air: unreadable hour \(time), skipped")
-                continue
-            }
+        for hour in placed.hours {
             var tenths: [AirMetric: Int] = [:]
             for metric in AirMetric.hourlyVariables {
                 let series = response.series[metric.rawValue] ?? []
-                guard index < series.count, let value = series[index], value.isFinite else { continue }
+                guard hour.index < series.count, let value = series[hour.index], value.isFinite else { continue }
                 guard abs(value) <= maximumMagnitude else {
                     rejected[metric, default: (0, 0)].implausible += 1
                     continue
@@ -135,7 +130,7 @@ public enum AirQualityDecoder {
                 // rounded again (issue 27: 2.49 → "2.5" → 3 read Moderate).
                 tenths[metric] = metric.isWholeNumber ? Int(value.rounded()) * 10 : Int((value * 10).rounded())
             }
-            hours.append(AirReport.Hour(instant: instant, tenths: tenths))
+            hours.append(AirReport.Hour(instant: hour.instant, tenths: tenths))
         }
         for metric in AirMetric.hourlyVariables {
             guard let counts = rejected[metric] else { continue }
@@ -148,26 +143,8 @@ public enum AirQualityDecoder {
                     "air: \(counts.implausible) implausible \(metric.rawValue) value(s) beyond ±\(bound), skipped")
             }
         }
-        if dropped > 0 { warnings.append("air: \(dropped) hour(s) beyond \(maximumHours) dropped") }
+        if placed.dropped > 0 { warnings.append("air: \(placed.dropped) hour(s) beyond \(maximumHours) dropped") }
         return .report(AirReport(hours: hours, warnings: warnings))
-    }
-
-    /// The instant an hourly time stands for: ISO local text minus the response's offset, or the
-    /// Unix time as sent. Nil when the text is not `YYYY-MM-DDTHH:MM` or the arithmetic overflows.
-    static func instant(of time: OpenMeteoTime, utcOffsetSeconds: Int) -> Int64? {
-        switch time {
-        case .unix(let seconds):
-            return seconds
-        case .iso(let text):
-            let parts = text.split(separator: "T", omittingEmptySubsequences: false)
-            guard parts.count == 2, let date = CivilDate(iso: parts[0]) else { return nil }
-            let clock = parts[1].split(separator: ":", omittingEmptySubsequences: false)
-            guard clock.count == 2, clock[0].count == 2, clock[1].count == 2, let h = Int(clock[0]),
-                let m = Int(clock[1]), (0..<24).contains(h), (0..<60).contains(m)
-            else { return nil }
-            let local = Int64(date.daysSinceEpoch) * 86_400 + Int64(h * 3600 + m * 60)
-            return local - Int64(utcOffsetSeconds)
-        }
     }
 }
 
