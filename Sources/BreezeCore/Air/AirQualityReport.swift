@@ -54,12 +54,6 @@ public enum AirOutcome: Sendable, Hashable {
 
 /// Decoding of `GET /air-quality?hourly=european_aqi,us_aqi,pm2_5,pm10,uv_index&…` (SPEC §10.1).
 public enum AirQualityDecoder {
-    /// Largest magnitude taken as a measurement; beyond it the hour counts as null. Real values
-    /// stay in the hundreds (AQI, dust storms reach a few thousand µg/m³); the bound keeps the
-    /// conversion to integer tenths far from overflow whatever the body says (cf. the pollen
-    /// decoder's fuzz finding).
-    public static let maximumMagnitude = 1_000_000.0
-
     /// At most this many hourly steps are read (16 forecast days plus 93 past days of hours is the
     /// API's own ceiling; we ask for 24). The rest is dropped with a warning.
     public static let maximumHours = 2_616
@@ -117,12 +111,12 @@ public enum AirQualityDecoder {
             for metric in AirMetric.hourlyVariables {
                 let series = response.series[metric.rawValue] ?? []
                 guard hour.index < series.count, let value = series[hour.index], value.isFinite else { continue }
-                guard abs(value) <= maximumMagnitude else {
-                    rejected[metric, default: (0, 0)].implausible += 1
-                    continue
-                }
                 guard value >= 0 else {
                     rejected[metric, default: (0, 0)].negative += 1
+                    continue
+                }
+                guard value <= metric.plausibleMaximum else {
+                    rejected[metric, default: (0, 0)].implausible += 1
                     continue
                 }
                 // One rounding of the API's own value: half up to a whole number (the indexes,
@@ -134,17 +128,25 @@ public enum AirQualityDecoder {
         }
         for metric in AirMetric.hourlyVariables {
             guard let counts = rejected[metric] else { continue }
-            if counts.negative > 0 {
-                warnings.append("air: \(counts.negative) negative \(metric.rawValue) value(s), published as Unknown")
-            }
-            if counts.implausible > 0 {
-                let bound = Int(maximumMagnitude)
-                warnings.append(
-                    "air: \(counts.implausible) implausible \(metric.rawValue) value(s) beyond ±\(bound), skipped")
-            }
+            warnings.append(outOfRangeWarning(metric, negative: counts.negative, implausible: counts.implausible))
         }
         if placed.dropped > 0 { warnings.append("air: \(placed.dropped) hour(s) beyond \(maximumHours) dropped") }
         return .report(AirReport(hours: hours, warnings: warnings))
+    }
+
+    /// The one line for a metric's values outside its range in one body.
+    static func outOfRangeWarning(_ metric: AirMetric, negative: Int, implausible: Int) -> String {
+        let name = metric.rawValue
+        let maximum = Int(metric.plausibleMaximum)
+        switch (negative, implausible) {
+        case (_, 0): return "air: \(negative) negative \(name) value(s), published as Unknown"
+        case (0, _):
+            return "air: \(implausible) \(name) value(s) above \(maximum), the most a real atmosphere gives, "
+                + "published as Unknown"
+        default:
+            return "air: \(negative + implausible) \(name) value(s) outside 0…\(maximum) (\(negative) negative), "
+                + "published as Unknown"
+        }
     }
 }
 
