@@ -31,6 +31,9 @@ done
 mapfile -t core < <(find Sources/BreezeCore -name '*.swift' | sort)
 swiftc -O -wmo -parse-as-library -swift-version 6 "${features[@]}" -module-name BreezeCore \
     "${core[@]}" bench/decode/DecodeBench.swift -o .build/bench/decode-bench
+# The largest accepted and the refused key-free pollen body (issue 50): the same core, decoding once.
+swiftc -O -wmo -parse-as-library -swift-version 6 "${features[@]}" -module-name BreezeCore \
+    "${core[@]}" bench/decode/PollenBoundsBench.swift -o .build/bench/pollen-bounds-bench
 fixture=Tests/CoreTests/Fixtures/eXPerience83-pollenlevels__google_pollen_forecast_5_days.es.json
 mapfile -t decode < <(.build/bench/decode-bench "$fixture" 5 1)
 rates=$(printf '%s\n' "${decode[@]}" | awk '{print $1}' | sort -n | tr '\n' ' ')
@@ -49,3 +52,9 @@ python3 bench/bench.py --agent "$agent" --idle "$idle" "${quick[@]}" \
     --extra "binary stripped (as in the .deb)=$(size "$stripped") bytes ($(( $(size "$stripped") / 1024 )) KiB)" \
     --extra ".deb=$(size "$deb") bytes ($(( $(size "$deb") / 1024 )) KiB), $(basename "$deb")" \
     --extra "decode 5-day Google pollen fixture=$median responses/s median, ${us} µs each (5 rounds of 1 s: $rates)"
+
+# Issue 50: time and peak RSS of the largest accepted pollen body and of the 340,000-hour body
+# that is refused, decoded alone and through `print` (bench/README.md).
+echo
+echo "key-free pollen bodies at the bound (bench/pollen_bounds.py):"
+python3 bench/pollen_bounds.py --decoder .build/bench/pollen-bounds-bench --agent "$bin"

@@ -353,13 +353,27 @@ struct PollenHourlyTopicsTests {
         #expect(hourly.hours[23].tenths["GRAMINALES"] == nil)
         // An implausible value is missing for that hour, as the daily means skip it.
         #expect(hourly.hours[9].tenths["BIRCH"] == nil && hourly.hours[10].tenths["BIRCH"] == 25)
-        // An offset no zone has: the hours cannot be placed, so there are none.
-        guard case .report(let odd) = OpenMeteoPollen.interpret(httpStatus: 200, body: Self.body(offset: 90_000))
+        // An offset no zone has: the hours cannot be placed by it, so the body is refused
+        // (issue 50)…
+        #expect(
+            OpenMeteoPollen.interpret(httpStatus: 200, body: Self.body(offset: 90_000))
+                == .failed(
+                    message: "Open-Meteo air-quality response with utc_offset_seconds 90000, "
+                        + "not a whole number of seconds within ±86400; refused"))
+        // …unless the caller gives the location's own offset at the fetch, which places them.
+        guard
+            case .report(let odd) = OpenMeteoPollen.interpret(
+                httpStatus: 200, body: Self.body(offset: 90_000), fallbackUTCOffset: 7_200)
         else {
             Issue.record("expected a report")
             return
         }
-        #expect(odd.hourly == nil)
+        #expect(odd.hourly == hourly)
+        #expect(odd.days == report.days)
+        #expect(
+            odd.warnings.first
+                == "pollen: utc_offset_seconds 90000 is not a whole number of seconds within ±86400; "
+                + "the location's own offset at the fetch (7200 s) places the hours instead")
         // Google has no hourly data.
         #expect(PollenReport(source: .google, days: []).hourly == nil)
     }

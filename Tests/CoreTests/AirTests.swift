@@ -347,7 +347,11 @@ struct AirDecodeTests {
         let report = try airReport(body)
         #expect(report.hours[0].tenths.isEmpty)
         #expect(report.hours[1].tenths == [.pm2_5: 30])
-        #expect(report.warnings.contains("air: 2 implausible european_aqi value(s) beyond ±1000000, skipped"))
+        #expect(
+            report.warnings == [
+                "air: 2 european_aqi value(s) outside 0…10000 (1 negative), published as Unknown",
+                "air: 1 pm2_5 value(s) above 10000, the most a real atmosphere gives, published as Unknown",
+            ])
     }
 
     @Test func unreadableHoursAreSkipped() throws {

@@ -144,31 +144,40 @@ import Testing
         }
     }
 
-    /// Unix hour stamps whose sum with `utc_offset_seconds` overflows `Int64` trapped; such an
-    /// hour is unreadable, so a body made only of them has no values.
-    @Test(arguments: ["unix-time-overflow.json", "utc-offset-overflow.json"])
-    func openMeteoUnixTimeOverflowIsAnUnreadableHour(name: String) throws {
+    /// Unix hour stamps whose sum with `utc_offset_seconds` overflows `Int64` trapped. Such an
+    /// hour is unreadable, so a body made only of them has no values; an offset of `Int64.max`
+    /// is refused outright (issue 50: not within ±86,400 s), before any hour is placed.
+    @Test(arguments: [
+        (
+            "unix-time-overflow.json",
+            PollenOutcome.unsupportedLocation(message: "Open-Meteo has no pollen for this location (all values null)")
+        ),
+        (
+            "utc-offset-overflow.json",
+            PollenOutcome.failed(
+                message: "Open-Meteo air-quality response with utc_offset_seconds 9223372036854775807, "
+                    + "not a whole number of seconds within ±86400; refused")
+        ),
+    ])
+    func openMeteoUnixTimeOverflowIsAnUnreadableHour(name: String, outcome: PollenOutcome) throws {
         let body = try Self.input("openmeteo-pollen", name)
         let response = try JSONDecoder().decode(OpenMeteoAirQualityResponse.self, from: Data(body))
         #expect(OpenMeteoPollen.report(from: response) == nil)
-        #expect(
-            OpenMeteoPollen.interpret(httpStatus: 200, body: body)
-                == .unsupportedLocation(message: "Open-Meteo has no pollen for this location (all values null)"))
+        #expect(OpenMeteoPollen.interpret(httpStatus: 200, body: body) == outcome)
     }
 
     /// The most negative `utc_offset_seconds` an `Int` holds: its magnitude does not fit, and
     /// `abs` of it trapped in the air decoder's offset check. Both readers of the air-quality
-    /// body refuse or skip it instead.
+    /// body refuse it instead, with the same message.
     @Test func theMostNegativeOffsetIsRefusedNotATrap() {
         let body = Array(
             #"{"utc_offset_seconds":-9223372036854775808,"hourly":{"time":["2026-06-01T00:00"],"european_aqi":[20],"grass_pollen":[1.0]}}"#
                 .utf8)
-        #expect(
-            AirQualityDecoder.interpret(httpStatus: 200, body: body)
-                == .failed(message: "Open-Meteo air-quality response with utc_offset_seconds -9223372036854775808"))
-        if case .report(let report) = OpenMeteoPollen.interpret(httpStatus: 200, body: body) {
-            #expect(report.hourly == nil)
-        }
+        let message =
+            "Open-Meteo air-quality response with utc_offset_seconds -9223372036854775808, "
+            + "not a whole number of seconds within ±86400; refused"
+        #expect(AirQualityDecoder.interpret(httpStatus: 200, body: body) == .failed(message: message))
+        #expect(OpenMeteoPollen.interpret(httpStatus: 200, body: body) == .failed(message: message))
     }
 
     // MARK: Climate

@@ -47,6 +47,28 @@ public enum AirMetric: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// The largest value a real atmosphere gives (docs/operations.md "Plausible air values",
+    /// where each is sourced); a value above it is treated as null (value `None`, level
+    /// Unknown), with one warning per metric and body. Negative values are null too.
+    ///
+    /// The particulates' bounds come from the highest concentrations measured: PM10 20,000 µg/m³
+    /// (about twice the 10,155 µg/m³ hourly reading of the Las Cruces dust storm of 18 March
+    /// 2012), PM2.5 10,000 µg/m³ (about twice the 4–5 mg/m³ cited for London's 1952 smog). The
+    /// indexes' bounds are what Open-Meteo's own formulas give for those concentrations: both
+    /// extrapolate linearly past their top band (US AQI past 500, the EPA's "beyond the AQI";
+    /// Open-Meteo really sends 702 and 1,008 for Indian cities), so the scale's end is not the
+    /// bound — European AQI 10,000, US AQI 20,000. UV: 45, above the highest index ever measured
+    /// (43.3, Licancabur, 2003); the high Andes reach the mid-20s routinely.
+    public var plausibleMaximum: Double {
+        switch self {
+        case .europeanAQI: return 10_000
+        case .usAQI: return 20_000
+        case .pm2_5: return 10_000
+        case .pm10: return 20_000
+        case .uvIndex, .uvIndexMax: return 45
+        }
+    }
+
     /// English display name (Home Assistant entity names, logs).
     public var displayName: String {
         switch self {

@@ -54,21 +54,19 @@ public enum AirOutcome: Sendable, Hashable {
 
 /// Decoding of `GET /air-quality?hourly=european_aqi,us_aqi,pm2_5,pm10,uv_index&…` (SPEC §10.1).
 public enum AirQualityDecoder {
-    /// Largest magnitude taken as a measurement; beyond it the hour counts as null. Real values
-    /// stay in the hundreds (AQI, dust storms reach a few thousand µg/m³); the bound keeps the
-    /// conversion to integer tenths far from overflow whatever the body says (cf. the pollen
-    /// decoder's fuzz finding).
-    public static let maximumMagnitude = 1_000_000.0
-
     /// At most this many hourly steps are read (16 forecast days plus 93 past days of hours is the
     /// API's own ceiling; we ask for 24). The rest is dropped with a warning.
     public static let maximumHours = 2_616
 
-    /// Open-Meteo's offsets are real zone offsets (−12 h … +14 h); anything beyond a day is garbage.
-    public static let maximumOffsetSeconds = 86_400
-
     /// Turns a status and body into an outcome. Only a complete, valid 200 body is a report.
-    public static func interpret(httpStatus: Int, body: some Collection<UInt8>) -> AirOutcome {
+    ///
+    /// - Parameter fallbackUTCOffset: what places the hours when the body's `utc_offset_seconds`
+    ///   is refused (``OpenMeteoAirQualityResponse/UTCOffset``): the location's own offset at the
+    ///   fetch (`zone.utcOffset(atUnixTime: fetchedAt)`), which is what Open-Meteo writes
+    ///   (API-FACTS §2.3). Without one such a body is refused.
+    public static func interpret(httpStatus: Int, body: some Collection<UInt8>, fallbackUTCOffset: Int? = nil)
+        -> AirOutcome
+    {
         let data = Data(body)
         if let error = try? JSONDecoder().decode(OpenMeteoErrorBody.self, from: data), error.error {
             let reason = error.reason ?? ""
@@ -81,44 +79,44 @@ public enum AirQualityDecoder {
         } catch {
             return .failed(message: "invalid Open-Meteo air-quality response: \(error)")
         }
-        return report(from: response)
+        return report(from: response, fallbackUTCOffset: fallbackUTCOffset)
     }
 
-    /// Places the hours on the time line and converts the values; fails when the body has no
-    /// hourly block or an offset no zone has.
-    public static func report(from response: OpenMeteoAirQualityResponse) -> AirOutcome {
+    /// Places the hours on the time line (``OpenMeteoHours``) and converts the values; fails
+    /// when the body has no hourly block, or an offset that is refused with no fallback.
+    public static func report(from response: OpenMeteoAirQualityResponse, fallbackUTCOffset: Int? = nil)
+        -> AirOutcome
+    {
         // Air's reading of the shared decoder: no `hourly` block and a malformed one are alike.
         guard let times = response.times else {
             return .failed(message: "Open-Meteo air-quality response without hourly times")
         }
-        // `.magnitude`: `abs(Int.min)` traps (FuzzRegressionTests.theMostNegativeOffsetIsRefusedNotATrap).
-        guard response.utcOffsetSeconds.magnitude <= maximumOffsetSeconds else {
-            return .failed(
-                message: "Open-Meteo air-quality response with utc_offset_seconds \(response.utcOffsetSeconds)")
-        }
         var warnings: [String] = []
+        let offset: Int
+        switch OpenMeteoOffsetChoice(response.utcOffset, fallback: fallbackUTCOffset) {
+        case .body(let seconds): offset = seconds
+        case .fallback(let seconds, let warning):
+            offset = seconds
+            warnings.append("air: " + warning)
+        case .refused(let message): return .failed(message: message)
+        }
+        let placed = OpenMeteoHours(times: times, utcOffsetSeconds: offset, limit: maximumHours)
+        warnings += placed.unreadable.map { "air: unreadable hour \($0), skipped" }
+        if let order = placed.orderWarning("air") { warnings.append(order) }
         var hours: [AirReport.Hour] = []
-        var dropped = 0
+        hours.reserveCapacity(placed.hours.count)
         var rejected: [AirMetric: (negative: Int, implausible: Int)] = [:]
-        for (index, time) in times.enumerated() {
-            guard hours.count < maximumHours else {
-                dropped = times.count - index
-                break
-            }
-            guard let instant = instant(of: time, utcOffsetSeconds: response.utcOffsetSeconds) else {
-                warnings.append("air: unreadable hour \(time), skipped")
-                continue
-            }
+        for hour in placed.hours {
             var tenths: [AirMetric: Int] = [:]
             for metric in AirMetric.hourlyVariables {
                 let series = response.series[metric.rawValue] ?? []
-                guard index < series.count, let value = series[index], value.isFinite else { continue }
-                guard abs(value) <= maximumMagnitude else {
-                    rejected[metric, default: (0, 0)].implausible += 1
-                    continue
-                }
+                guard hour.index < series.count, let value = series[hour.index], value.isFinite else { continue }
                 guard value >= 0 else {
                     rejected[metric, default: (0, 0)].negative += 1
+                    continue
+                }
+                guard value <= metric.plausibleMaximum else {
+                    rejected[metric, default: (0, 0)].implausible += 1
                     continue
                 }
                 // One rounding of the API's own value: half up to a whole number (the indexes,
@@ -126,38 +124,52 @@ public enum AirQualityDecoder {
                 // rounded again (issue 27: 2.49 → "2.5" → 3 read Moderate).
                 tenths[metric] = metric.isWholeNumber ? Int(value.rounded()) * 10 : Int((value * 10).rounded())
             }
-            hours.append(AirReport.Hour(instant: instant, tenths: tenths))
+            hours.append(AirReport.Hour(instant: hour.instant, tenths: tenths))
         }
         for metric in AirMetric.hourlyVariables {
             guard let counts = rejected[metric] else { continue }
-            if counts.negative > 0 {
-                warnings.append("air: \(counts.negative) negative \(metric.rawValue) value(s), published as Unknown")
-            }
-            if counts.implausible > 0 {
-                let bound = Int(maximumMagnitude)
-                warnings.append(
-                    "air: \(counts.implausible) implausible \(metric.rawValue) value(s) beyond ±\(bound), skipped")
-            }
+            warnings.append(outOfRangeWarning(metric, negative: counts.negative, implausible: counts.implausible))
         }
-        if dropped > 0 { warnings.append("air: \(dropped) hour(s) beyond \(maximumHours) dropped") }
+        if placed.dropped > 0 { warnings.append("air: \(placed.dropped) hour(s) beyond \(maximumHours) dropped") }
         return .report(AirReport(hours: hours, warnings: warnings))
     }
 
-    /// The instant an hourly time stands for: ISO local text minus the response's offset, or the
-    /// Unix time as sent. Nil when the text is not `YYYY-MM-DDTHH:MM` or the arithmetic overflows.
-    static func instant(of time: OpenMeteoTime, utcOffsetSeconds: Int) -> Int64? {
-        switch time {
-        case .unix(let seconds):
-            return seconds
-        case .iso(let text):
-            let parts = text.split(separator: "T", omittingEmptySubsequences: false)
-            guard parts.count == 2, let date = CivilDate(iso: parts[0]) else { return nil }
-            let clock = parts[1].split(separator: ":", omittingEmptySubsequences: false)
-            guard clock.count == 2, clock[0].count == 2, clock[1].count == 2, let h = Int(clock[0]),
-                let m = Int(clock[1]), (0..<24).contains(h), (0..<60).contains(m)
-            else { return nil }
-            let local = Int64(date.daysSinceEpoch) * 86_400 + Int64(h * 3600 + m * 60)
-            return local - Int64(utcOffsetSeconds)
+    /// The one line for a metric's values outside its range in one body.
+    static func outOfRangeWarning(_ metric: AirMetric, negative: Int, implausible: Int) -> String {
+        let name = metric.rawValue
+        let maximum = Int(metric.plausibleMaximum)
+        switch (negative, implausible) {
+        case (_, 0): return "air: \(negative) negative \(name) value(s), published as Unknown"
+        case (0, _):
+            return "air: \(implausible) \(name) value(s) above \(maximum), the most a real atmosphere gives, "
+                + "published as Unknown"
+        default:
+            return "air: \(negative + implausible) \(name) value(s) outside 0…\(maximum) (\(negative) negative), "
+                + "published as Unknown"
+        }
+    }
+}
+
+/// What places a body's hours: its own `utc_offset_seconds`, the caller's fallback when the
+/// body's is refused (one warning), or nothing (the body is refused with one message).
+enum OpenMeteoOffsetChoice {
+    case body(Int)
+    case fallback(Int, warning: String)
+    case refused(String)
+
+    init(_ offset: OpenMeteoAirQualityResponse.UTCOffset, fallback: Int?) {
+        switch offset {
+        case .seconds(let seconds): self = .body(seconds)
+        case .refused(let text):
+            guard let fallback, fallback.magnitude <= OpenMeteoAirQualityResponse.UTCOffset.maximumSeconds else {
+                self = .refused(offset.refusal ?? text)
+                return
+            }
+            self = .fallback(
+                fallback,
+                warning: "utc_offset_seconds \(text) is not a whole number of seconds within "
+                    + "±\(OpenMeteoAirQualityResponse.UTCOffset.maximumSeconds); the location's own offset at "
+                    + "the fetch (\(fallback) s) places the hours instead")
         }
     }
 }

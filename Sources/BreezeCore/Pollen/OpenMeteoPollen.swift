@@ -78,9 +78,27 @@ public enum OpenMeteoPollen {
         ]
     }
 
+    /// At most this many hourly times in a body: the API's own ceiling (16 forecast and 93 past
+    /// days of hours), as the air source's ``AirQualityDecoder/maximumHours``. The season call
+    /// asks for 96 days (2,304 hours). A body with more is not from the API: refused whole.
+    public static let maximumHours = AirQualityDecoder.maximumHours
+
+    /// At most this many local dates in a body: the 109 days of ``maximumHours``, and one more
+    /// for Unix hours the offset shifts across a midnight. Refused whole past it, so that a body
+    /// of hours each on its own date never becomes thousands of days.
+    public static let maximumDates = maximumHours / 24 + 1
+
     /// What an HTTP exchange means. HTTP 400 "No data is available for this location" and a 200
-    /// whose pollen values are all null (outside Europe with `domains=auto`) are unsupported.
-    public static func interpret(httpStatus: Int, body: some Collection<UInt8>) -> PollenOutcome {
+    /// whose pollen values are all null (outside Europe with `domains=auto`) are unsupported. A
+    /// body past ``maximumHours`` or ``maximumDates``, or whose `utc_offset_seconds` is refused
+    /// without a fallback, fails with one message: nothing of it is used, so nothing of it is
+    /// stored as the last good response.
+    ///
+    /// - Parameter fallbackUTCOffset: what places the hours when the body's offset is refused:
+    ///   the location's own offset at the fetch, as ``AirQualityDecoder/interpret(httpStatus:body:fallbackUTCOffset:)``.
+    public static func interpret(httpStatus: Int, body: some Collection<UInt8>, fallbackUTCOffset: Int? = nil)
+        -> PollenOutcome
+    {
         let data = Data(body)
         if let error = try? JSONDecoder().decode(OpenMeteoErrorBody.self, from: data), error.error {
             let reason = error.reason ?? ""
@@ -101,42 +119,81 @@ public enum OpenMeteoPollen {
         if case .malformed(let error) = response.hourly {
             return .failed(message: "invalid Open-Meteo air-quality response: \(error)")
         }
-        guard let report = report(from: response) else {
+        switch read(response, fallbackUTCOffset: fallbackUTCOffset) {
+        case .report(let report): return .report(report)
+        case .noPollen:
             return .unsupportedLocation(message: "Open-Meteo has no pollen for this location (all values null)")
+        case .refused(let message): return .failed(message: message)
         }
-        return .report(report)
     }
 
-    /// Daily values per local date; nil when every pollen value is null (unsupported location).
-    public static func report(from response: OpenMeteoAirQualityResponse) -> PollenReport? {
+    /// Daily values per local date; nil when every pollen value is null (unsupported location)
+    /// or the body is refused (``interpret(httpStatus:body:fallbackUTCOffset:)``).
+    public static func report(from response: OpenMeteoAirQualityResponse, fallbackUTCOffset: Int? = nil)
+        -> PollenReport?
+    {
+        if case .report(let report) = read(response, fallbackUTCOffset: fallbackUTCOffset) { return report }
+        return nil
+    }
+
+    /// What a decoded body gives.
+    enum Reading {
+        case report(PollenReport)
+        /// Every pollen value is null.
+        case noPollen
+        /// Past a bound, or an offset that cannot be used: the one message.
+        case refused(String)
+    }
+
+    /// Daily values per local date and the hourly time line, in one pass over the hours
+    /// (``OpenMeteoHours``: each hour once, in time order) and one over each plant's values.
+    static func read(_ response: OpenMeteoAirQualityResponse, fallbackUTCOffset: Int?) -> Reading {
+        let times = response.times ?? []
+        guard times.count <= maximumHours else {
+            return .refused(
+                "Open-Meteo air-quality response with \(times.count) hourly times, more than the \(maximumHours) "
+                    + "the API sends (\(maximumHours / 24) days); refused")
+        }
         var warnings: [String] = []
-        // Hour index → local date. ISO times are already local (we ask for timezone=<IANA>);
-        // Unix times are shifted by the response's UTC offset.
+        let offset: Int
+        switch OpenMeteoOffsetChoice(response.utcOffset, fallback: fallbackUTCOffset) {
+        case .body(let seconds): offset = seconds
+        case .fallback(let seconds, let warning):
+            offset = seconds
+            warnings.append("pollen: " + warning)
+        case .refused(let message): return .refused(message)
+        }
+        let placed = OpenMeteoHours(times: times, utcOffsetSeconds: offset, limit: maximumHours)
+        warnings += placed.unreadable.map { "pollen: unreadable hour \($0), skipped" }
+        if let order = placed.orderWarning("pollen") { warnings.append(order) }
+
+        // Local dates in time order (the hours are sorted), each with its slot.
         var dates: [CivilDate] = []
-        var hourDates: [CivilDate?] = []
-        for time in response.times ?? [] {
-            let local: CivilDate?
-            switch time {
-            case .iso(let text): local = CivilDate(iso: text.prefix(10))
-            case .unix(let seconds):
-                // An hour that cannot be placed (the offset overflows it) is unreadable.
-                local = OpenMeteoTime.localDate(
-                    unixSeconds: seconds, utcOffsetSeconds: Int64(response.utcOffsetSeconds))
-            }
-            if local == nil { warnings.append("pollen: unreadable hour \(time), skipped") }
-            if let local, !dates.contains(local) { dates.append(local) }
-            hourDates.append(local)
+        var slots: [Int] = []
+        slots.reserveCapacity(placed.hours.count)
+        for hour in placed.hours {
+            let date = hour.date
+            if dates.last != date { dates.append(date) }
+            slots.append(dates.count - 1)
+        }
+        guard dates.count <= maximumDates else {
+            return .refused(
+                "Open-Meteo air-quality response with hourly times on \(dates.count) local dates, more than the "
+                    + "\(maximumDates) a response spans; refused")
         }
 
         var anyValue = false
-        // plant code → date → measurement
-        var measured: [String: [CivilDate: (grains: GrainsPerCubicMetre, wholeMean: Int)]] = [:]
+        // Per plant code, per date slot: the day's sum, count and max of tenths.
+        var measured: [String: [(grains: GrainsPerCubicMetre, wholeMean: Int)?]] = [:]
+        var hourTenths = [[String: Int]](repeating: [:], count: placed.hours.count)
         for plant in plants {
             let series = response.series[plant.variable] ?? []
-            var byDate: [CivilDate: [Int]] = [:]
+            var sums = [Int](repeating: 0, count: dates.count)
+            var counts = [Int](repeating: 0, count: dates.count)
+            var maxima = [Int](repeating: 0, count: dates.count)
             var implausible = 0
-            for (index, value) in series.enumerated() where index < hourDates.count {
-                guard let value, value.isFinite, let day = hourDates[index] else { continue }
+            for (position, hour) in placed.hours.enumerated() where hour.index < series.count {
+                guard let value = series[hour.index], value.isFinite else { continue }
                 // Converting an absurd value to Int would trap (found by fuzzing): such an hour
                 // counts as null, like a non-finite one.
                 guard abs(value) <= maximumGrains else {
@@ -144,22 +201,27 @@ public enum OpenMeteoPollen {
                     continue
                 }
                 anyValue = true
-                byDate[day, default: []].append(Swift.max(0, Int((value * 10).rounded())))
+                let tenths = Swift.max(0, Int((value * 10).rounded()))
+                let slot = slots[position]
+                sums[slot] += tenths
+                counts[slot] += 1
+                maxima[slot] = Swift.max(maxima[slot], tenths)
+                hourTenths[position][plant.code] = tenths
             }
             if implausible > 0 {
                 let what = "\(implausible) implausible \(plant.variable) value(s)"
                 warnings.append("pollen: \(what) beyond ±\(Int(maximumGrains)), skipped")
             }
-            var perDay: [CivilDate: (grains: GrainsPerCubicMetre, wholeMean: Int)] = [:]
-            for (day, tenths) in byDate where tenths.count >= minimumHours { perDay[day] = daily(tenths) }
-            measured[plant.code] = perDay
+            measured[plant.code] = dates.indices.map { slot in
+                counts[slot] >= minimumHours ? daily(sum: sums[slot], count: counts[slot], max: maxima[slot]) : nil
+            }
         }
-        guard anyValue else { return nil }
+        guard anyValue else { return .noPollen }
 
-        let days = dates.sorted().map { day -> PollenDay in
+        let days = dates.enumerated().map { slot, day -> PollenDay in
             var plantItems: [PollenItem] = []
             for plant in plants {
-                let measuredDay = measured[plant.code]?[day]
+                let measuredDay = measured[plant.code]?[slot]
                 plantItems.append(
                     PollenItem(
                         code: plant.code, name: plant.name, isPlant: true, category: plant.category,
@@ -174,38 +236,19 @@ public enum OpenMeteoPollen {
             }
             return PollenDay(date: day, items: types + plantItems)
         }
-        return PollenReport(
-            source: .openMeteo, region: nil, days: days, warnings: warnings, hourly: hourly(from: response))
+        // The hours on the time line (SPEC §20), each plant's value in tenths as the daily means
+        // read them (null, non-finite and implausible hours missing, negatives as 0).
+        let hourly = PollenHourly(
+            hours: zip(placed.hours, hourTenths).map { PollenHourly.Hour(instant: $0.instant, tenths: $1) })
+        return .report(
+            PollenReport(source: .openMeteo, region: nil, days: days, warnings: warnings, hourly: hourly))
     }
 
-    /// The hours on the time line (SPEC §20), each plant's value in tenths as the daily means
-    /// read them (null, non-finite and implausible hours missing, negatives as 0). Nil when the
-    /// offset is one no zone has (the instants could not be placed).
-    static func hourly(from response: OpenMeteoAirQualityResponse) -> PollenHourly? {
-        guard response.utcOffsetSeconds.magnitude <= AirQualityDecoder.maximumOffsetSeconds else { return nil }
-        var hours: [PollenHourly.Hour] = []
-        for (index, time) in (response.times ?? []).enumerated() where hours.count < PollenHourly.maximumHours {
-            guard let instant = AirQualityDecoder.instant(of: time, utcOffsetSeconds: response.utcOffsetSeconds)
-            else { continue }
-            var tenths: [String: Int] = [:]
-            for plant in plants {
-                let series = response.series[plant.variable] ?? []
-                guard index < series.count, let value = series[index], value.isFinite, abs(value) <= maximumGrains
-                else { continue }
-                tenths[plant.code] = Swift.max(0, Int((value * 10).rounded()))
-            }
-            hours.append(PollenHourly.Hour(instant: instant, tenths: tenths))
-        }
-        return PollenHourly(hours: hours)
-    }
-
-    /// One day's hourly tenths → the published mean (tenths, half up) and max, plus the whole-grain
-    /// mean that picks the value. Both roundings start from the exact sum: rounding the already
-    /// rounded tenths would turn 10.45 into 10.5 and then 11.
-    static func daily(_ tenths: [Int]) -> (grains: GrainsPerCubicMetre, wholeMean: Int) {
-        let sum = tenths.reduce(0, +)
-        let grains = GrainsPerCubicMetre(
-            meanTenths: FixedPoint.roundedDivision(sum, tenths.count), maxTenths: tenths.max() ?? 0)
-        return (grains, FixedPoint.roundedDivision(sum, 10 * tenths.count))
+    /// One day's hourly tenths (their sum, count and max) → the published mean (tenths, half
+    /// up) and max, plus the whole-grain mean that picks the value. Both roundings start from the
+    /// exact sum: rounding the already rounded tenths would turn 10.45 into 10.5 and then 11.
+    static func daily(sum: Int, count: Int, max: Int) -> (grains: GrainsPerCubicMetre, wholeMean: Int) {
+        let grains = GrainsPerCubicMetre(meanTenths: FixedPoint.roundedDivision(sum, count), maxTenths: max)
+        return (grains, FixedPoint.roundedDivision(sum, 10 * count))
     }
 }

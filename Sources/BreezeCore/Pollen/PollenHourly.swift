@@ -30,7 +30,8 @@ public struct PollenHourly: Sendable, Hashable {
         }
     }
 
-    /// The hours in the body's order (ascending in every real response).
+    /// The hours in time order, each instant once (``OpenMeteoHours``: the first of a repeated
+    /// hour is kept, whatever order the body lists them in).
     public var hours: [Hour]
 
     public init(hours: [Hour]) { self.hours = hours }

@@ -85,10 +85,13 @@ public struct PollenSeason: Sendable, Hashable {
     public static let callWeight = OpenMeteoCallWeight.request(
         variables: OpenMeteoPollen.plants.count, days: pastDays + OpenMeteoPollen.forecastDays)
 
-    /// What an HTTP exchange means: the pollen source's reading (errors, unsupported location),
+    /// What an HTTP exchange means: the pollen source's reading (errors, unsupported location,
+    /// the body's bounds and offset: ``OpenMeteoPollen/interpret(httpStatus:body:fallbackUTCOffset:)``),
     /// with a report's days kept as the season.
-    public static func interpret(httpStatus: Int, body: some Collection<UInt8>) -> PollenSeasonOutcome {
-        switch OpenMeteoPollen.interpret(httpStatus: httpStatus, body: body) {
+    public static func interpret(httpStatus: Int, body: some Collection<UInt8>, fallbackUTCOffset: Int? = nil)
+        -> PollenSeasonOutcome
+    {
+        switch OpenMeteoPollen.interpret(httpStatus: httpStatus, body: body, fallbackUTCOffset: fallbackUTCOffset) {
         case .report(let report): return .season(PollenSeason(report: report), warnings: report.warnings)
         case .unsupportedLocation(let message): return .unsupportedLocation(message: message)
         case .keyRejected(let message), .failed(let message): return .failed(message: message)
