@@ -11,7 +11,7 @@
 
 public import BreezeCore
 
-/// The whole validated configuration (SPEC §4): every default applied, every secret read,
+/// The whole validated configuration (docs/reference.md, Configuration): every default applied, every secret read,
 /// every location's time zone resolved to an IANA name. Built only by `ConfigLoader.load`.
 public struct AgentConfig: Sendable {
     public var mqtt: MQTTSettings { didSet { topicLayout = Self.layout(mqtt, homeAssistant, shard) } }
@@ -30,11 +30,11 @@ public struct AgentConfig: Sendable {
     /// `language` as written (a BCP 47 tag, `pt-BR`): what `pollen.language` defaults to, so
     /// Google gets the region too.
     public var languageTag = "en"
-    /// `air:` (SPEC §10.1), off by default.
+    /// `air:` (docs/reference.md, Air quality bands), off by default.
     public var air = AirSettings()
-    /// `profiles:` (SPEC §10.2), in file order.
+    /// `profiles:` (docs/reference.md, Personal risk), in file order.
     public var profiles: [RiskProfile] = []
-    /// `air_out:` (SPEC §20): the window to air out (Open-Meteo pollen only).
+    /// `air_out:` (docs/reference.md, The hour to air out): the window to air out (Open-Meteo pollen only).
     public var airOut = AirOutSettings()
     public var endpoints: Endpoints
     /// As written (may be relative to the working directory); an unwritable one is the runtime's warning.
@@ -42,17 +42,17 @@ public struct AgentConfig: Sendable {
     public var logLevel: LogLevel
     /// The file this configuration came from, for messages.
     public var sourceFile: String
-    /// `outputs:` (SPEC §8), in file order; validated by `OutputsParser`.
+    /// `outputs:` (docs/displays.md), in file order; validated by `OutputsParser`.
     public var outputs: [OutputConfig] = []
-    /// `images:` (SPEC §9.2), in file order; validated by `ImagesParser`.
+    /// `images:` (docs/images.md), in file order; validated by `ImagesParser`.
     public var images: [ImageConfig] = []
-    /// The `type: openepaperlink` entries of `outputs:` (SPEC §9.2), in file order.
+    /// The `type: openepaperlink` entries of `outputs:` (docs/images.md), in file order.
     public var openEPaperLink: [OpenEPaperLinkOutput] = []
-    /// `shard:` — this agent serves only the locations this shard owns (SPEC §11); nil: all.
+    /// `shard:` — this agent serves only the locations this shard owns (docs/operations.md, Many locations); nil: all.
     public var shard: Shard? = nil { didSet { topicLayout = Self.layout(mqtt, homeAssistant, shard) } }
-    /// `http:` (SPEC §9.2): the read-only HTTP server; nil (the default) runs none.
+    /// `http:` (docs/images.md): the read-only HTTP server; nil (the default) runs none.
     public var http: HTTPSettings? = nil
-    /// `http.max_concurrent`: HTTP requests in flight at once (SPEC §11).
+    /// `http.max_concurrent`: HTTP requests in flight at once (docs/operations.md, Many locations).
     public var httpMaxConcurrent = 4
     /// `endpoints.max_calls_per_minute`: paces Open-Meteo requests even to custom endpoints.
     public var endpointsMaxCallsPerMinute: Int? = nil
@@ -121,9 +121,9 @@ public struct MQTTSettings: Sendable {
     public var keepalive: Int
     public var protocolVersion: MQTTProtocolVersion
     /// `protocol` was set in the file; when not, the agent falls back from MQTT 5 to 3.1.1 once
-    /// if the broker refuses MQTT 5 (SPEC §11).
+    /// if the broker refuses MQTT 5 (docs/operations.md, Many locations).
     public var protocolExplicit: Bool
-    /// `max_packet_size`: bytes; publishes over it are refused locally (SPEC §12). `nil`: none.
+    /// `max_packet_size`: bytes; publishes over it are refused locally (docs/operations.md, Limits). `nil`: none.
     public var maxPacketSize: Int?
     /// Non-nil means TLS on (`tls: {}` is enough).
     public var tls: MQTTTLSOptions?
@@ -195,7 +195,7 @@ public struct LocationConfig: Sendable, Equatable {
     }
 }
 
-/// Where pollen comes from (SPEC §1b).
+/// Where pollen comes from (docs/reference.md, Key-free pollen thresholds).
 public enum PollenSourceChoice: String, Sendable, Hashable {
     /// Google when an API key is configured, else Open-Meteo.
     case auto
@@ -221,7 +221,7 @@ public struct PollenSettings: Sendable {
     public var refreshCooldown: Duration
     /// Google calls per location and local day.
     public var maxCallsPerDay: Int
-    /// The level colors: SPEC §1's table with `pollen.colors` applied.
+    /// The level colors: docs/reference.md, Pollen levels and colors's table with `pollen.colors` applied.
     public var colors: PollenPalette
 
     public init(
@@ -250,7 +250,7 @@ public struct ClimateSettings: Sendable, Equatable {
     public var years: [Int]
     /// At least 1 minute.
     public var refreshCooldown: Duration
-    /// `climate.stripes.first_year`: the first warming stripe (SPEC §9.1), 1940 ≤ year < the current year.
+    /// `climate.stripes.first_year`: the first warming stripe (docs/reference.md, Warming stripes), 1940 ≤ year < the current year.
     public var stripesFirstYear: Int
     /// Last year as the loader saw it (the current year − 1): the stripes range `check-config`'s
     /// budget shows. The daemon decides the range it fetches each day (`StripesRequest`).

@@ -12,7 +12,7 @@
 import BreezeCore
 import BreezeYAML
 
-/// `air:` (SPEC §10.1): off by default.
+/// `air:` (docs/reference.md, Air quality bands): off by default.
 public struct AirSettings: Sendable, Equatable {
     public var enabled: Bool
     /// 15 minutes … 1 day; 1 hour by default (the CAMS values are hourly).
@@ -28,11 +28,11 @@ public struct AirSettings: Sendable, Equatable {
 }
 
 /// Item ids the pollen sources are known to list, for the start-up warning about a profile's
-/// allergen that a source never lists (SPEC §10.2: a warning, not an error — Google adds plants).
+/// allergen that a source never lists (docs/reference.md, Personal risk: a warning, not an error — Google adds plants).
 enum KnownAllergens {
     /// The three types (both sources).
     static let types = ["grass", "tree", "weed"]
-    /// Open-Meteo's six species under Google's codes (SPEC §1b).
+    /// Open-Meteo's six species under Google's codes (docs/reference.md, Key-free pollen thresholds).
     static let openMeteo = types + OpenMeteoPollen.plants.map { $0.code.lowercased() }
     /// Google's documented plant codes (API-FACTS §1), in lower case.
     static let google =

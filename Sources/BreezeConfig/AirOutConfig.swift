@@ -12,7 +12,7 @@
 import BreezeCore
 import BreezeYAML
 
-/// `air_out: {window, hours}` (SPEC §20): the hours to air out, chosen from the hourly pollen
+/// `air_out: {window, hours}` (docs/reference.md, The hour to air out): the hours to air out, chosen from the hourly pollen
 /// of the key-free source.
 ///
 /// ```yaml

@@ -15,7 +15,7 @@ extension AgentConfig {
     /// The configured daily load on Open-Meteo in its own accounting (API-FACTS §2.7).
     public var openMeteoBudget: OpenMeteoBudget { openMeteoBudget(pollenSeason: true) }
 
-    /// The budget with or without the pollen season call (SPEC §20; a stretch may leave it out).
+    /// The budget with or without the pollen season call (docs/reference.md, The hour to air out; a stretch may leave it out).
     func openMeteoBudget(pollenSeason: Bool) -> OpenMeteoBudget {
         // Spelled out rather than asking `PollenSettings.source(googleRejected:)`: this folder is
         // also built alone for the config fuzz target (fuzz/run.sh), without the fetchers.

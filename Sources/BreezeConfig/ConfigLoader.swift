@@ -12,7 +12,7 @@
 import BreezeCore
 import BreezeYAML
 
-/// Reads, validates and completes the configuration file (SPEC §4).
+/// Reads, validates and completes the configuration file (docs/reference.md, Configuration).
 ///
 /// Everything the agent would otherwise discover late is checked here, before anything is
 /// published: types and ranges, unknown keys, topic-level safety, secret files, time zones.
@@ -480,7 +480,7 @@ private struct ConfigParser {
             try r.duration(
                 "refresh_cooldown", atLeast: .seconds(60), minimumText: "1m", atMost: MappingReader.longestCooldown)
             ?? .seconds(3600)
-        // SPEC §9.1: the warming stripes start here; the archive begins in 1940 and the last
+        // docs/reference.md, Warming stripes: the warming stripes start here; the archive begins in 1940 and the last
         // stripe is last year, so at least one complete year must lie in between.
         let stripes = try MappingReader(
             r.rawNode("stripes"), path: "climate.stripes", keys: ["first_year"], file: file)
@@ -494,7 +494,7 @@ private struct ConfigParser {
     // MARK: endpoints
 
     /// - Parameter sendsGoogleKey: the key goes to `endpoints.pollen`, which must then not be
-    ///   plain `http://` off the loopback interface (SPEC §12).
+    ///   plain `http://` off the loopback interface (docs/operations.md, Limits).
     private func parseEndpoints(_ node: YAMLNode?, sendsGoogleKey: Bool) throws(ConfigError) -> Endpoints {
         let r = try MappingReader(
             node, path: "endpoints", keys: EndpointsKeys.all, file: file)

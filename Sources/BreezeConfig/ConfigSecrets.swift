@@ -17,11 +17,11 @@ public import BreezeCore
 
 extension AgentConfig {
     /// Every secret of this configuration — the Google key, the MQTT password, a password in an
-    /// endpoint's or an access point's `user:password@` — as the one scrubber the log and the fetchers use (SPEC §12).
+    /// endpoint's or an access point's `user:password@` — as the one scrubber the log and the fetchers use (docs/operations.md, Limits).
     public var secretScrubber: SecretScrubber {
         var secrets = [pollen.apiKey?.value, mqtt.password?.value].compactMap { $0 }
         let urls = [endpoints.pollen, endpoints.airQuality, endpoints.climateArchive, endpoints.climateForecast]
-        // OpenEPaperLink access points too (SPEC §16): curl's errors could echo the URL.
+        // OpenEPaperLink access points too (docs/operations.md, Limits): curl's errors could echo the URL.
         for url in urls + openEPaperLink.map(\.accessPoint) {
             guard let userinfo = EndpointURL.userinfo(of: url) else { continue }
             secrets.append(String(userinfo))

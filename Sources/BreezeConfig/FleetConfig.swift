@@ -12,7 +12,7 @@
 public import BreezeCore
 import BreezeYAML
 
-/// The settings for many locations in one agent (SPEC §11):
+/// The settings for many locations in one agent (docs/operations.md, Many locations):
 ///
 /// ```yaml
 /// http:
@@ -58,11 +58,11 @@ public enum OpenMeteoPacing {
 }
 
 /// `pollen.interval` and `air.interval` stretched so that a day's weighted calls to Open-Meteo's
-/// public servers stay under the free tier's daily limit (SPEC §11).
+/// public servers stay under the free tier's daily limit (docs/operations.md, Many locations).
 public struct OpenMeteoStretch: Sendable, Equatable {
     public var pollenInterval: Int64?
     public var airInterval: Int64?
-    /// Whether the daily pollen season call stays (SPEC §20): left out only when the stretched
+    /// Whether the daily pollen season call stays (docs/reference.md, The hour to air out): left out only when the stretched
     /// intervals alone cannot bring the day under the limit.
     public var pollenSeason = true
     public var before: OpenMeteoCallWeight

@@ -12,7 +12,7 @@
 public import BreezeCore
 import BreezeYAML
 
-/// `http:` (SPEC §9.2): off unless present.
+/// `http:` (docs/images.md): off unless present.
 ///
 /// ```yaml
 /// http:
@@ -29,7 +29,7 @@ public struct HTTPSettings: Sendable, Equatable {
     public var allow: [CIDR]
     /// `allow` was written in the file (a non-loopback `listen` without it gets a warning).
     public var allowExplicit: Bool
-    /// Connections at once from one peer address (SPEC §16).
+    /// Connections at once from one peer address (docs/operations.md, Limits).
     public var maxPerIP: Int
     /// Host names (lower case, no port) a request's `Host` may carry besides an IP literal and
     /// `localhost`: a DNS-rebinding page names its own host, which is in none of them (403).
@@ -88,7 +88,7 @@ public struct HTTPSettings: Sendable, Equatable {
     static let maxPerIPRange = 1...256
     /// The keys that turn the server on.
     static let serverKeys = ["listen", "allow", "max_per_ip", "hosts"]
-    /// The keys of `http:`; `max_concurrent` tunes the HTTP *client* (SPEC §11, FleetConfig).
+    /// The keys of `http:`; `max_concurrent` tunes the HTTP *client* (docs/operations.md, Many locations, FleetConfig).
     static let keys = ["listen", "allow", "max_per_ip", "hosts", "max_concurrent"]
     /// At most this many `hosts` entries, each a DNS name of at most 253 bytes.
     static let maximumHosts = 32

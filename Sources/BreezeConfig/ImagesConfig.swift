@@ -12,9 +12,9 @@
 public import BreezeCore
 import BreezeYAML
 
-/// One entry of `images:` (SPEC §9.2): a picture of a location, rendered by the helper.
+/// One entry of `images:` (docs/images.md): a picture of a location, rendered by the helper.
 public struct ImageConfig: Sendable, Equatable {
-    /// The longest image id (SPEC §16: `[a-z0-9_-]{1,32}`).
+    /// The longest image id (docs/operations.md, Limits: `[a-z0-9_-]{1,32}`).
     public static let maximumIDLength = 32
 
     /// `[a-z0-9_-]{1,32}`, unique: the last level of `<p>/<loc>/image/<id>`.
@@ -41,7 +41,7 @@ public struct ImageConfig: Sendable, Equatable {
     }
 }
 
-/// `outputs: - type: openepaperlink` (SPEC §9.2): an e-ink tag behind an OpenEPaperLink access
+/// `outputs: - type: openepaperlink` (docs/images.md): an e-ink tag behind an OpenEPaperLink access
 /// point, sent every new JPEG of one image.
 public struct OpenEPaperLinkOutput: Sendable, Equatable {
     /// The access point's base URL (`http://192.168.1.50`), without a trailing `/`.
@@ -61,12 +61,12 @@ public struct OpenEPaperLinkOutput: Sendable, Equatable {
     }
 
     /// ``accessPoint`` with any `user:password@` shown as `********@`: what `check-config` and
-    /// every log line print (SPEC §16 "Secrets everywhere"); only the upload itself uses the
+    /// every log line print (docs/operations.md, Limits "Secrets everywhere"); only the upload itself uses the
     /// credentials.
     public var displayAccessPoint: String { EndpointURL.maskingUserinfo(accessPoint) }
 }
 
-/// Reads `images:` (SPEC §9.2); every error names the file, the line and the key.
+/// Reads `images:` (docs/images.md); every error names the file, the line and the key.
 struct ImagesParser {
     /// At most this many images (each is a render helper run per change, at most once a minute).
     static let maximumImages = 16
@@ -103,7 +103,7 @@ struct ImagesParser {
             let idExpected = "an id of lower-case letters, digits, _ and - (it becomes an MQTT topic level)"
             guard let id = try r.string("id", expected: idExpected) else { throw r.missing("id", expected: idExpected) }
             guard isValidLocationID(id) else { throw r.fail("id", "expected \(idExpected), got \(doubleQuoted(id))") }
-            // The location id rule with its length (SPEC §16): the id names a topic level and the
+            // The location id rule with its length (docs/operations.md, Limits): the id names a topic level and the
             // file an access point stores (`<id>.jpg`).
             guard id.utf8.count <= ImageConfig.maximumIDLength else {
                 throw r.fail(
@@ -152,7 +152,7 @@ struct ImagesParser {
 }
 
 extension OutputsParser {
-    /// `type: openepaperlink` (SPEC §9.2): `ap`, `mac`, `image` (a JPEG image), `location`.
+    /// `type: openepaperlink` (docs/images.md): `ap`, `mac`, `image` (a JPEG image), `location`.
     /// - Parameter macs: the MACs of the tags read before, upper case, with their key paths: a
     ///   second tag on one MAC is refused (two images would fight over one display).
     func parseOpenEPaperLink(
@@ -213,7 +213,7 @@ extension OutputsParser {
         return OpenEPaperLinkOutput(accessPoint: ap, mac: mac.uppercased(), image: imageID, location: image.location)
     }
 
-    /// What is wrong with an `ap` URL beyond its scheme and host (SPEC §16): a query or a
+    /// What is wrong with an `ap` URL beyond its scheme and host (docs/operations.md, Limits): a query or a
     /// fragment (the agent appends `/imgupload`), an empty, non-numeric or out-of-range port.
     static func accessPointProblem(_ ap: String) -> String? {
         if ap.contains("?") { return "a query has no place in the access point's address" }

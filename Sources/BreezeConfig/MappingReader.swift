@@ -100,7 +100,7 @@ struct MappingReader {
     }
 
     /// A display name the render helper draws (a location's, a profile's): ``text(_:expected:)``
-    /// and at most ``ImageBounds/maximumTextBytes`` UTF-8 bytes, the helper's own limit (SPEC §16
+    /// and at most ``ImageBounds/maximumTextBytes`` UTF-8 bytes, the helper's own limit (docs/operations.md, Limits
     /// "Names": a longer one stopped every image of the location, silently).
     func name(_ key: String) throws(ConfigError) -> String? {
         guard let name = try text(key) else { return nil }
@@ -151,10 +151,10 @@ struct MappingReader {
         return text
     }
 
-    /// The longest duration any key accepts (SPEC §12): schedules then never come near the
+    /// The longest duration any key accepts (docs/operations.md, Limits): schedules then never come near the
     /// limits of `Int64` seconds, and a typo such as `6000d` is an error, not a silent no-op.
     static let longestDuration: Duration = .seconds(30 * 86_400)
-    /// The longest cooldown (SPEC §12): a refresh command is never refused for more than a day.
+    /// The longest cooldown (docs/operations.md, Limits): a refresh command is never refused for more than a day.
     static let longestCooldown: Duration = .seconds(86_400)
 
     /// `90s`, `15m`, `6h`, `1d`, at least `minimum` and at most `maximum` (30 days unless a

@@ -24,7 +24,7 @@ public protocol DeviceOutputSettings: Sendable {
     var effectiveLines: [String] { get }
 }
 
-/// One entry of `outputs:` (SPEC §8): a display the agent drives on the display's own topics.
+/// One entry of `outputs:` (docs/displays.md): a display the agent drives on the display's own topics.
 public struct OutputConfig: Sendable, Equatable {
     /// The device and its settings.
     public enum Device: Sendable, Equatable {
@@ -59,7 +59,7 @@ public struct OutputConfig: Sendable, Equatable {
     public var typeName: String { type(of: device.settings).typeName }
 }
 
-/// Whether a light output may switch its light on (SPEC §8: a pollen update must not light a
+/// Whether a light output may switch its light on (docs/displays.md: a pollen update must not light a
 /// bedroom at night, so the default leaves the power alone).
 public enum PowerPolicy: String, Sendable, Equatable {
     case leave
@@ -72,9 +72,9 @@ public enum WLEDShow: Sendable, Equatable {
     case pollenMax
     /// Segments 0, 1, 2 (thirds of `leds`) = grass, tree, weed in their level colors.
     case pollenTypes
-    /// Segment 0 over all `leds`, one LED per year of the warming stripes (SPEC §9.1).
+    /// Segment 0 over all `leds`, one LED per year of the warming stripes (docs/reference.md, Warming stripes).
     case climateStripes
-    /// Segment 0 solid in today's risk color of the profile with this id (SPEC §10.2).
+    /// Segment 0 solid in today's risk color of the profile with this id (docs/reference.md, Personal risk).
     case risk(String)
 
     /// The `show:` word as written in the config.
@@ -92,7 +92,7 @@ public enum WLEDShow: Sendable, Equatable {
 public enum TasmotaShow: Sendable, Equatable {
     /// The max pollen color.
     case pollenMax
-    /// Today's risk color of the profile with this id (SPEC §10.2).
+    /// Today's risk color of the profile with this id (docs/reference.md, Personal risk).
     case risk(String)
 
     /// The `show:` word as written in the config.
@@ -185,7 +185,7 @@ extension TasmotaOutput: DeviceOutputSettings {
     }
 }
 
-/// Reads `outputs:` (SPEC §8). Every error names the file, the line and the key, like the rest
+/// Reads `outputs:` (docs/displays.md). Every error names the file, the line and the key, like the rest
 /// of the config; a mode this version cannot serve yet is refused here, never at run time.
 struct OutputsParser {
     /// At most this many outputs (each one is a subscription and a command per change).
@@ -201,9 +201,9 @@ struct OutputsParser {
     let topicPrefix: String
     let discoveryPrefix: String
     let climateEnabled: Bool
-    /// The ids of `profiles:` (SPEC §10.2).
+    /// The ids of `profiles:` (docs/reference.md, Personal risk).
     let profiles: [String]
-    /// `images:` (SPEC §9.2), which `type: openepaperlink` outputs name.
+    /// `images:` (docs/images.md), which `type: openepaperlink` outputs name.
     var images: [ImageConfig] = []
 
     func parse(_ node: YAMLNode?) throws(ConfigError) -> [OutputConfig] { try parseAll(node).devices }
@@ -366,7 +366,7 @@ struct OutputsParser {
         return show
     }
 
-    /// `risk:<profile>`: the profile id, which must name a configured profile (SPEC §8).
+    /// `risk:<profile>`: the profile id, which must name a configured profile (docs/displays.md).
     private func riskProfile(_ show: String, _ r: MappingReader) throws(ConfigError) -> String {
         let id = String(show.dropFirst("risk:".count))
         guard profiles.contains(id) else {

@@ -40,7 +40,7 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Whole-file reads and link lookups straight over POSIX, so that a failure carries the real
 /// reason ("Permission denied", not just "could not read").
 public enum PosixFile {
-    /// The whole file, which must be a regular file of at most `limit` bytes (SPEC §12).
+    /// The whole file, which must be a regular file of at most `limit` bytes (docs/operations.md, Limits).
     ///
     /// A FIFO, a socket or a device is refused without reading from it: the open does not block
     /// (`O_NONBLOCK`: a FIFO without a writer would hang the reader), and `fstat` on the open

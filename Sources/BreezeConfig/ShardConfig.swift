@@ -12,7 +12,7 @@
 import BreezeCore
 import BreezeYAML
 
-/// `shard: {index, count}` (SPEC §11): one agent of a fleet that shares one configuration.
+/// `shard: {index, count}` (docs/operations.md, Many locations): one agent of a fleet that shares one configuration.
 ///
 /// ```yaml
 /// shard:

@@ -11,7 +11,7 @@
 
 public import BreezeCore
 
-/// The one path from a time zone name to its rules (SPEC §0): checks the name, reads the TZif
+/// The one path from a time zone name to its rules (docs/reference.md, Days and freshness): checks the name, reads the TZif
 /// file from the system zoneinfo and parses it, once, while the configuration is loaded.
 ///
 /// Names are checked on disk rather than through Foundation's `TimeZone`, because named zones

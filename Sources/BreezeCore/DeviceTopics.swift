@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// The topics of the displays the agent drives on their own topics (SPEC §8), spelled in one
+/// The topics of the displays the agent drives on their own topics (docs/displays.md), spelled in one
 /// place like ``TopicLayout`` and as ``Topic`` values too. Each firmware fixes these names; the agent only chooses the
 /// device topic (`outputs[].topic`) the user gave the device.
 public enum DeviceTopics {

@@ -12,8 +12,8 @@
 /// A JSON document built by the core and serialized byte-for-byte deterministically.
 ///
 /// The core writes its own JSON instead of using `JSONEncoder` so that key order follows the
-/// SPEC (consumers and humans read these payloads), and numbers are written exactly as the
-/// SPEC fixes them (`celsius` with one decimal, `bar` with three) without binary-float noise.
+/// docs (consumers and humans read these payloads), and numbers are written exactly as the
+/// docs fix them (`celsius` with one decimal, `bar` with three) without binary-float noise.
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)

@@ -50,7 +50,7 @@ public struct OpenMeteoBudget: Sendable, Equatable {
         /// The stripes archive range (first and last day), when stripes are enabled: fetched on
         /// one day a year, shown as that day's extra load.
         public var stripesRange: (first: CivilDate, last: CivilDate)?
-        /// Whether the day's first pollen call carries the season (SPEC §20, `past_days=92`);
+        /// Whether the day's first pollen call carries the season (docs/reference.md, The hour to air out, `past_days=92`);
         /// off only when a fleet's stretched load would still pass the daily limit.
         public var pollenSeason: Bool
 
@@ -112,7 +112,7 @@ public struct OpenMeteoBudget: Sendable, Equatable {
         if let interval = plan.pollenInterval, !plan.pollenSeason {
             periodic("pollen", interval: interval, weight: pollenRequest)
         } else if let interval = plan.pollenInterval {
-            // The day's first call is the season call (SPEC §20, `past_days=92`): it weighs
+            // The day's first call is the season call (docs/reference.md, The hour to air out, `past_days=92`): it weighs
             // ``PollenSeason/callWeight`` in place of a plain call's.
             let perDay = OpenMeteoCallWeight.fetchesPerDay(intervalSeconds: interval)
             let perLocation = pollenRequest * Swift.max(0, perDay - 1) + PollenSeason.callWeight

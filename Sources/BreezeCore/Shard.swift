@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 /// FNV-1a, 32 bits (offset basis 0x811c9dc5, prime 0x01000193): the hash that assigns locations
-/// to shards (SPEC §11). Fixed forever: every shard of a fleet, whatever its version, must agree.
+/// to shards (docs/operations.md, Many locations). Fixed forever: every shard of a fleet, whatever its version, must agree.
 public enum FNV1a {
     public static func hash32(_ bytes: some Sequence<UInt8>) -> UInt32 {
         var hash: UInt32 = 0x811c_9dc5

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// Every topic the agent publishes or subscribes to, spelled in one place (SPEC §3).
+/// Every topic the agent publishes or subscribes to, spelled in one place (docs/reference.md, Topics).
 ///
 /// The topic builders, Home Assistant discovery, the daemon's subscriptions and its command
 /// parser all ask this type for the agent's own topics; the devices' topics, under the base
@@ -23,9 +23,9 @@
 /// <p>/<loc>/pollen…                  ``LocationTopics/pollen`` and below
 /// <p>/<loc>/climate…                 ``LocationTopics/climate`` and below
 /// <p>/<loc>/climate/stripes…         ``LocationTopics/climateStripes`` (its own scope)
-/// <p>/<loc>/air…                     ``LocationTopics/air`` and below (SPEC §10.1)
-/// <p>/<loc>/risk/<profile>…          ``LocationTopics/risk`` and below (SPEC §10.2)
-/// <p>/<loc>/display                  compact JSON for microcontrollers (SPEC §8)
+/// <p>/<loc>/air…                     ``LocationTopics/air`` and below (docs/reference.md, Air quality bands)
+/// <p>/<loc>/risk/<profile>…          ``LocationTopics/risk`` and below (docs/reference.md, Personal risk)
+/// <p>/<loc>/display                  compact JSON for microcontrollers (docs/displays.md)
 /// <p>/<loc>/refresh                  command in
 /// <p>/<loc>/climate/unit/set         command in
 /// <dp>/device/<slug(p)>_<slug(loc)>/config   Home Assistant device discovery
@@ -36,7 +36,7 @@ public struct TopicLayout: Sendable, Equatable {
     public let prefix: String
     /// `<dp>`, `homeassistant.prefix`.
     public let discoveryPrefix: String
-    /// The shard index when the agent is one shard of a fleet (SPEC §11), else nil.
+    /// The shard index when the agent is one shard of a fleet (docs/operations.md, Many locations), else nil.
     public let shardIndex: Int?
 
     public init(
@@ -52,7 +52,7 @@ public struct TopicLayout: Sendable, Equatable {
     /// `<p>/status`, or `<p>/status/<index>` for a shard: `online` / `offline`.
     public var status: Topic { sharded(root.appending("status")) }
     /// `<p>/agent/-`, or `<p>/agent/<index>` for a shard: the running instance announces itself
-    /// there (retained, SPEC §16), so a second agent with the same identity is seen.
+    /// there (retained, docs/operations.md, Limits), so a second agent with the same identity is seen.
     public var agent: Topic { root.appending("agent").appending(shardIndex.map { String($0) } ?? "-") }
     /// `<p>/diagnostics`, or `<p>/diagnostics/<index>` for a shard.
     public var diagnostics: Topic { sharded(root.appending("diagnostics")) }
@@ -161,19 +161,19 @@ public struct LocationTopics: Sendable, Equatable {
     /// `<p>/<loc>/pollen/<item>/d<N>`: forecast day N (1…4) of an item.
     public func pollenItem(_ itemID: String, day: Int) -> Topic { pollenItem(itemID).appending("d" + String(day)) }
     /// `<p>/<loc>/pollen/<item>/now` (+ `/value`, `/level`, `/color`): the current local hour
-    /// (SPEC §20, Open-Meteo only).
+    /// (docs/reference.md, The hour to air out, Open-Meteo only).
     public func pollenNow(_ itemID: String) -> Topic { ScalarTopics.now(pollenItem(itemID)) }
-    /// `<p>/<loc>/pollen/<item>/peak_at`: today's highest hour, ISO 8601 local time (SPEC §20).
+    /// `<p>/<loc>/pollen/<item>/peak_at`: today's highest hour, ISO 8601 local time (docs/reference.md, The hour to air out).
     public func pollenPeakAt(_ itemID: String) -> Topic { pollenItem(itemID).appending("peak_at") }
-    /// `<p>/<loc>/pollen/<item>/percentile`: today's mean among the last 92 days' (SPEC §20).
+    /// `<p>/<loc>/pollen/<item>/percentile`: today's mean among the last 92 days' (docs/reference.md, The hour to air out).
     public func pollenPercentile(_ itemID: String) -> Topic { pollenItem(itemID).appending("percentile") }
-    /// `<p>/<loc>/pollen/<item>/season_start`: the current run's first day (SPEC §20).
+    /// `<p>/<loc>/pollen/<item>/season_start`: the current run's first day (docs/reference.md, The hour to air out).
     public func pollenSeasonStart(_ itemID: String) -> Topic { pollenItem(itemID).appending("season_start") }
-    /// `<p>/<loc>/pollen/air_out` (+ `/now`): the best hours to air out (SPEC §20).
+    /// `<p>/<loc>/pollen/air_out` (+ `/now`): the best hours to air out (docs/reference.md, The hour to air out).
     public var pollenAirOut: Topic { pollen.appending("air_out") }
     /// `<p>/<loc>/pollen/max`.
     public var pollenMax: Topic { pollen.appending("max") }
-    /// `<p>/<loc>/pollen/peak` (+ `/date`, `/level`, `/color`): the expected peak (SPEC §7.1).
+    /// `<p>/<loc>/pollen/peak` (+ `/date`, `/level`, `/color`): the expected peak (docs/reference.md, Max, trend and peak).
     public var pollenPeak: Topic { pollen.appending("peak") }
     /// `<p>/<loc>/pollen/updated_at`.
     public var pollenUpdatedAt: Topic { pollen.appending("updated_at") }
@@ -192,13 +192,13 @@ public struct LocationTopics: Sendable, Equatable {
     public var climateCurrent: Topic { climate.appending("current") }
     /// `<p>/<loc>/climate/unit`.
     public var climateUnit: Topic { climate.appending("unit") }
-    /// `<p>/<loc>/climate/stripes`: the warming-stripes JSON (SPEC §9.1), and the scope of the
+    /// `<p>/<loc>/climate/stripes`: the warming-stripes JSON (docs/reference.md, Warming stripes), and the scope of the
     /// stripes topics (fetched once a year, so they have a scope of their own inside climate's).
     public var climateStripes: Topic { climate.appending("stripes") }
     /// `<p>/<loc>/climate/stripes/colors`: the stripe colors, comma-separated, oldest first.
     public var climateStripesColors: Topic { climateStripes.appending("colors") }
 
-    // MARK: air and risk (SPEC §10)
+    // MARK: air and risk (docs/reference.md, Air quality bands)
 
     /// `<p>/<loc>/air`: the air JSON, and the scope of every air topic.
     public var air: Topic { base.appending("air") }
@@ -215,15 +215,15 @@ public struct LocationTopics: Sendable, Equatable {
     public func riskProfile(_ profileID: String) -> Topic { risk.appending(profileID) }
     /// `<p>/<loc>/risk/<profile>/alert`.
     public func riskAlert(_ profileID: String) -> Topic { riskProfile(profileID).appending("alert") }
-    /// `<p>/<loc>/risk/<profile>/air_out` (+ `/now`): the profile's hours to air out (SPEC §20).
+    /// `<p>/<loc>/risk/<profile>/air_out` (+ `/now`): the profile's hours to air out (docs/reference.md, The hour to air out).
     public func riskAirOut(_ profileID: String) -> Topic { riskProfile(profileID).appending("air_out") }
 
     // MARK: displays
 
-    /// `<p>/<loc>/display`: the compact JSON for microcontrollers (SPEC §8).
+    /// `<p>/<loc>/display`: the compact JSON for microcontrollers (docs/displays.md).
     public var display: Topic { base.appending("display") }
 
-    // MARK: images (SPEC §9.2)
+    // MARK: images (docs/images.md)
 
     /// `<p>/<loc>/image`: the parent of the location's images.
     public var images: Topic { base.appending("image") }
@@ -256,10 +256,10 @@ public enum ScalarTopics {
     public static func level(_ topic: Topic) -> Topic { topic.appending("level") }
     public static func color(_ topic: Topic) -> Topic { topic.appending("color") }
     public static func text(_ topic: Topic) -> Topic { topic.appending("text") }
-    /// `<t>/trend`: `rising` | `falling` | `steady` | `unknown` (SPEC §7.1).
+    /// `<t>/trend`: `rising` | `falling` | `steady` | `unknown` (docs/reference.md, Max, trend and peak).
     public static func trend(_ topic: Topic) -> Topic { topic.appending("trend") }
     /// `<t>/date` (the peak's day).
     public static func date(_ topic: Topic) -> Topic { topic.appending("date") }
-    /// `<t>/now`: an item's current hour, or whether now is a good time to air out (SPEC §20).
+    /// `<t>/now`: an item's current hour, or whether now is a good time to air out (docs/reference.md, The hour to air out).
     public static func now(_ topic: Topic) -> Topic { topic.appending("now") }
 }

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// RFC 3339 UTC timestamps (`2026-11-30T03:06:23Z`), the form every `updated_at` takes (SPEC §3).
+/// RFC 3339 UTC timestamps (`2026-11-30T03:06:23Z`), the form every `updated_at` takes (docs/reference.md, Topics).
 public enum UTCTimestamp {
     /// Formats seconds since the Unix epoch.
     public static func rfc3339(unixSeconds: Int64) -> String {

@@ -220,7 +220,7 @@ public final class MQTTClient: Sendable {
     /// Overrides libmosquitto's reconnect backoff from the next reconnect on: a fixed delay of
     /// `seconds`, or (nil) the configured exponential one. libmosquitto's backoff starts afresh
     /// after every successful connect, so a connection the broker keeps dropping at once (a
-    /// second client with the same id) would otherwise be retried every second (SPEC §16).
+    /// second client with the same id) would otherwise be retried every second (docs/operations.md, Limits).
     public func setReconnectDelay(seconds: Int?) {
         lifecycle.withLock { state in
             guard let handle = state.usableHandle else { return }
@@ -371,7 +371,7 @@ public final class MQTTClient: Sendable {
         }
         if let tls = configuration.tls {
             // No CA file: the system's. OpenSSL finds a CA in the hashed directory only by its
-            // `<hash>.0` name, so the bundle is passed too when there is one (the §14 image
+            // `<hash>.0` name, so the bundle is passed too when there is one (the container image
             // ships nothing else; libmosquitto refuses a CA file it cannot open).
             var caFile = tls.caFile
             var caPath: String?

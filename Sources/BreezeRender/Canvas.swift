@@ -121,7 +121,7 @@ final class Canvas {
         var bold: Bool
     }
 
-    /// The smallest font size drawn, in pixels (SPEC §9.2: text at least 12 px).
+    /// The smallest font size drawn, in pixels (docs/images.md: text at least 12 px).
     static let minimumFontSize = 12.0
 
     init(width: Int, height: Int, crisp: Bool) throws(RenderFailure) {

@@ -12,7 +12,7 @@
 import BreezeCore
 
 /// What a request's color means, read from the color itself (so `pollen.colors` overrides in
-/// the config still land on a sensible ink): the SPEC's greens are calm, orange is mid, red is
+/// the config still land on a sensible ink): the documented greens are calm, orange is mid, red is
 /// high, dark red severe, blue cool, grays neutral (Unknown, "no change").
 enum Tone: Sendable, Equatable {
     case calm, mid, high, severe, cool, neutral

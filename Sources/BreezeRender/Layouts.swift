@@ -11,7 +11,7 @@
 
 import BreezeCore
 
-/// The four pictures (SPEC §9.2 `kind`), each a stack of blocks that drops its least
+/// The four pictures (docs/images.md `kind`), each a stack of blocks that drops its least
 /// important parts when the image is too small for 12 px text, never the level words.
 struct Layouts {
     let request: RenderRequest

@@ -117,7 +117,7 @@ typedef struct server {
     void *handler_context;
     cmhd_logger logger;
     void *logger_context;
-    /// The request-head deadline (SPEC §16): connections still reading their head, in the
+    /// The request-head deadline (docs/operations.md, Limits): connections still reading their head, in the
     /// order they were accepted (so by deadline), and the thread that cuts off the overdue.
     unsigned int head_seconds;
     pthread_mutex_t lock;

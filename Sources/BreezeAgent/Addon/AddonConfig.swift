@@ -14,8 +14,8 @@ import BreezeCore
 import BreezeDaemon
 import BreezeYAML
 
-/// The add-on's pure core (SPEC §15): `/data/options.json` and the Supervisor's two answers in,
-/// the agent's configuration file (SPEC §4) out. No I/O here: ``AddonEntry`` reads and writes.
+/// The add-on's pure core (docs/home-assistant.md, Add-on): `/data/options.json` and the Supervisor's two answers in,
+/// the agent's configuration file (docs/reference.md, Configuration) out. No I/O here: ``AddonEntry`` reads and writes.
 ///
 /// The options.json text and the Supervisor's JSON bodies are read with the YAML loader (JSON is
 /// YAML's flow style), so there is one parser and its limits (docs/operations.md) apply.
@@ -587,7 +587,7 @@ enum AddonConfig {
         if !options.profiles.isEmpty { top.append(("profiles", .list(options.profiles.map(AddonNode.map)))) }
         if !options.images.isEmpty { top.append(("images", .list(options.images))) }
         if !options.outputs.isEmpty { top.append(("outputs", .list(options.outputs))) }
-        // The status page behind Home Assistant's ingress (SPEC §15): the Supervisor connects
+        // The status page behind Home Assistant's ingress (docs/home-assistant.md, Add-on): the Supervisor connects
         // from 172.30.32.2 to the add-on's `ingress_port` (config.yaml), on the add-on's own
         // address, so the server listens on every interface and lets in only the Supervisor
         // and loopback (docs/home-assistant.md, "Ingress").
@@ -607,7 +607,7 @@ enum AddonConfig {
         top.append(("log_level", .quoted(options.logLevel)))
         let merged = AddonNode.map(top).merging(.map(options.advanced))
         let plan = Plan(
-            text: "# Written by `breeze-agent addon` from the add-on's options and the Supervisor (SPEC §15).\n"
+            text: "# Written by `breeze-agent addon` from the add-on's options and the Supervisor.\n"
                 + merged.yaml(indent: 0),
             advancedPaths: AddonNode.map(options.advanced).leafPaths(under: ""),
             homeOffset: options.homeLocation ? 1 : 0)

@@ -18,7 +18,7 @@ import BreezeHTTP
     import Glibc
 #endif
 
-/// `breeze-agent addon`, the Home Assistant add-on's entrypoint (SPEC §15): reads the options,
+/// `breeze-agent addon`, the Home Assistant add-on's entrypoint (docs/home-assistant.md, Add-on): reads the options,
 /// asks the Supervisor until it answers, writes the effective configuration (0600) and runs the
 /// agent in this process exactly as `run --config <that file>` would. The decisions are
 /// ``AddonConfig``'s; this is the I/O around them.

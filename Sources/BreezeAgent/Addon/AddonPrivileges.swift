@@ -25,7 +25,7 @@ enum AddonPrivileges {
     /// The variables that carry the Supervisor's token or address (HASSIO_TOKEN is its old name).
     static let supervisorVariables = ["SUPERVISOR_TOKEN", "HASSIO_TOKEN", "BREEZE_SUPERVISOR_URL"]
 
-    /// The user the agent runs as in the add-on: the §14 image's system user.
+    /// The user the agent runs as in the add-on: the image's system user (docs/installing.md).
     static let user = "breeze-agent"
 
     /// Removes the Supervisor's token and address from the process: overwritten where the kernel

@@ -20,7 +20,7 @@ import BreezeMQTT
 #endif
 
 /// The agent: the daemon's decisions (``DaemonState``) and the edges that carry them out —
-/// fetchers, the state directory, the log (SPEC §3, §5).
+/// fetchers, the state directory, the log (docs/reference.md, Topics; docs/operations.md, Faults).
 ///
 /// One task owns it: `run` feeds the state machine events (MQTT, commands, signals, timer,
 /// finished fetches) one at a time and performs the actions it returns; fetches run in a task
@@ -34,7 +34,7 @@ final class Agent {
     var state: DaemonState
     /// The loop's clock (``DaemonClock``): the real one, or a test's.
     let clock: any DaemonClock
-    /// The latest rendered images (SPEC §9.2), for the publisher and the HTTP server.
+    /// The latest rendered images (docs/images.md), for the publisher and the HTTP server.
     let imageStore = ImageStore()
     /// The render helper; nil without images, or when it is missing (then images are skipped).
     var renderer: RenderRunner?
@@ -84,7 +84,7 @@ final class Agent {
     }
 
     /// How long state topics wait to be cleared after the discovery config that stops using
-    /// them (SPEC §3 removal order: no sooner than 3 s).
+    /// them (docs/reference.md, Topics removal order: no sooner than 3 s).
     static let clearDelayAfterDiscovery: Duration = .seconds(3)
 
     /// The publisher of the retained tree over `broker`: with discovery on, device configs
@@ -109,7 +109,7 @@ final class Agent {
     /// Reads the last good responses from `state_dir` and hands them to the state
     /// (``DaemonEvent/restored(location:_:)``), whose actions are performed like any other; a
     /// source whose stored data is still within its schedule is not fetched again until it ages
-    /// out (SPEC §5). `only`: one source (`print` restores the stripes alone: fetching them again
+    /// out (docs/operations.md, Faults). `only`: one source (`print` restores the stripes alone: fetching them again
     /// weighs ≈ 120 of Open-Meteo's calls).
     func restoreStoredResponses(
         only: SourceKind? = nil, loop: inout LoopEffects, group: inout DiscardingTaskGroup

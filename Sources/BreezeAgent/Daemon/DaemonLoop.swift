@@ -291,10 +291,10 @@ extension Agent {
         restoreStoredResponses(loop: &loop, group: &group)
         perform(state.start(at: startTime), loop: &loop, group: &group)
         perform(state.beginHandover(published: publisher.published), loop: &loop, group: &group)
-        // Removed locations are cleared once no other instance is seen (SPEC §16, IdentityGuard).
+        // Removed locations are cleared once no other instance is seen (docs/operations.md, Limits, IdentityGuard).
         perform(state.holdRemovedLocations(published: publisher.published), loop: &loop, group: &group)
 
-        // The HTTP endpoints (SPEC §9.2), before MQTT: a port in use stops the start here.
+        // The HTTP endpoints (docs/images.md), before MQTT: a port in use stops the start here.
         guard case .success(let server) = startHTTPServer() else { return false }
         http = server
         refreshHTTP(server, publisher: publisher)

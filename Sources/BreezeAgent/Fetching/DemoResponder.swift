@@ -44,7 +44,7 @@ struct DemoResponder: HTTPFetching {
         } else if url.hasSuffix("/air-quality"), value("hourly")?.contains("european_aqi") == true {
             body = Self.airIndexes(today: today(), timezone: value("timezone") ?? "GMT")
         } else if url.hasSuffix("/air-quality") {
-            // The day's season call asks for `past_days` before today (SPEC §20).
+            // The day's season call asks for `past_days` before today (docs/reference.md, The hour to air out).
             let past = min(max(Int(value("past_days") ?? "0") ?? 0, 0), PollenSeason.pastDays)
             body = Self.airQuality(start: today().adding(days: -past), past: past, timezone: value("timezone") ?? "GMT")
         } else {
@@ -140,7 +140,7 @@ struct DemoResponder: HTTPFetching {
             #"{"latitude":52.52,"longitude":13.419998,"generationtime_ms":0.5,"utc_offset_seconds":0,"timezone":"\#(timezone)","timezone_abbreviation":"GMT","elevation":38.0,"daily_units":{"time":"iso8601","temperature_2m_mean":"°C"},"daily":{"time":[\#(times.joined(separator: ","))],"temperature_2m_mean":[\#(values.joined(separator: ","))]}}"#
     }
 
-    /// An Open-Meteo air-quality body for the air source (SPEC §10.1): AQI, PM and UV with a daily
+    /// An Open-Meteo air-quality body for the air source (docs/reference.md, Air quality bands): AQI, PM and UV with a daily
     /// cycle, written in UTC from yesterday to tomorrow so that every local hour of today is in it
     /// whatever the zone (the agent matches hours by instant, not by text).
     static func airIndexes(today: CivilDate, timezone: String) -> String {

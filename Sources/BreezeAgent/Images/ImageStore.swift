@@ -14,7 +14,7 @@ import BreezeCore
 import BreezeDaemon
 import Synchronization
 
-/// The latest rendered bytes of every image (SPEC §9.2): what the retained publisher sends on
+/// The latest rendered bytes of every image (docs/images.md): what the retained publisher sends on
 /// `<p>/<loc>/image/<id>` and what the HTTP server serves at `/images/<loc>/<id>.png|.jpg`.
 /// Thread-safe: the daemon's loop writes, the publisher and the HTTP server read.
 final class ImageStore: Sendable {

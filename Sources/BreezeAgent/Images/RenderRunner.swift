@@ -28,7 +28,7 @@ final class RenderRunner: Sendable {
     /// Where the packages install the helper (`/usr/libexec/breeze-agent/breeze-agent-render`).
     static let installedPath = "/usr/libexec/breeze-agent/breeze-agent-render"
     static let helperName = "breeze-agent-render"
-    /// The most stdout read: one byte over the largest image published (SPEC §9.2), to know it
+    /// The most stdout read: one byte over the largest image published (docs/images.md), to know it
     /// was over.
     static let maximumOutput = ImageBounds.maximumBytes + 1
     /// The most of the helper's stderr kept for the log.
@@ -271,7 +271,7 @@ final class RenderRunner: Sendable {
         if let closeFrom = Self.addCloseFrom {
             _ = closeFrom(&actions, 3)
         }
-        // The helper starts clean (SPEC §16): the spawning thread (a Dispatch worker) blocks
+        // The helper starts clean (docs/operations.md, Limits): the spawning thread (a Dispatch worker) blocks
         // every signal and the agent ignores SIGPIPE (``pipeSignalIgnored``) and the signals it
         // watches (SIGTERM, SIGINT, SIGHUP); a mask and ignored dispositions survive exec, and a helper with
         // SIGTERM blocked stops only for SIGKILL. So: no signal blocked, every disposition the

@@ -20,9 +20,9 @@ import BreezeMQTT
 #endif
 
 /// The program: parses the command line, loads the configuration, wires the parts and runs the
-/// chosen command. Returns the process exit code (SPEC §4).
+/// chosen command. Returns the process exit code (docs/reference.md, Configuration).
 package enum AgentMain {
-    /// The exit code of a command line that cannot be understood or read (SPEC §4: 64).
+    /// The exit code of a command line that cannot be understood or read (docs/reference.md, Configuration: 64).
     package static let usageExitCode = ExitCode.usage
 
     package static func main(arguments: [String], environment: [String: String]) async -> Int32 {
@@ -191,7 +191,7 @@ package enum AgentMain {
     }
 
     static func mqttConfiguration(_ config: AgentConfig, once: Bool) -> MQTTConfiguration {
-        // A shard's will is its own `<p>/status/<index>` (SPEC §11).
+        // A shard's will is its own `<p>/status/<index>` (docs/operations.md, Many locations).
         let status = config.topicLayout.status
         return MQTTConfiguration(
             host: config.mqtt.host, port: config.mqtt.port,

@@ -103,7 +103,7 @@ struct ForgetPlan: Equatable {
 /// configured locations (or one), so that leaving the project leaves no "unavailable" Home
 /// Assistant device and no stale `breeze/#` tree behind (docs/reference.md, "forget").
 struct ForgetCommand {
-    /// SPEC §3's removal order: state topics no sooner than this after the device configs.
+    /// docs/reference.md, Topics's removal order: state topics no sooner than this after the device configs.
     static let clearDelay: Duration = .seconds(3)
     /// How long a location without a published set is listened to for its retained topics:
     /// until this much quiet after the subscription, at most ``scanLimit``.

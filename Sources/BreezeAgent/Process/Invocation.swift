@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeDaemon
 
-/// The parsed command line (SPEC §4).
+/// The parsed command line (docs/reference.md, Configuration).
 struct Invocation: Sendable, Equatable {
     enum Command: String, Sendable, CaseIterable {
         case run, once, print

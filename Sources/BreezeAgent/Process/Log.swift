@@ -23,7 +23,7 @@ import Synchronization
 ///
 /// Under systemd (`JOURNAL_STREAM` set) the timestamp is left out: journald adds its own.
 /// `BREEZE_LOG_STREAM=stdout` sends the lines to stdout instead (the container image sets it:
-/// SPEC §14 has container logs on stdout); any other value is stderr.
+/// docs/installing.md has container logs on stdout); any other value is stderr.
 final class Log: Sendable {
     private struct State {
         var level: LogLevel

@@ -69,7 +69,7 @@ enum TestHooks {
         static func supervisorRetry(_ environment: [String: String]) -> (first: Duration, maximum: Duration)? { nil }
     #endif
 
-    /// One warning per test-only variable this build reads that is set (SPEC §12): a test
+    /// One warning per test-only variable this build reads that is set (docs/operations.md, Limits): a test
     /// setting left in a unit file says so at every start. Other `BREEZE_TEST_*` names (the
     /// suites' own, like `BREEZE_TEST_MQTT_PORT`) are not read by the agent and not mentioned.
     static func warnings(_ environment: [String: String]) -> [String] {

@@ -17,12 +17,12 @@ import BreezeDaemon
 protocol RetainedTransport: Sendable {
     /// Queues one publish; false when it could not be queued (e.g. not connected).
     func send(topic: String, payload: String, retain: Bool) -> Bool
-    /// Queues one publish of raw bytes (an image, SPEC §9.2); false as above.
+    /// Queues one publish of raw bytes (an image, docs/images.md); false as above.
     func send(topic: String, bytes: [UInt8], retain: Bool) -> Bool
 }
 
 /// Keeps the broker's retained topics equal to what the agent wants there, publishing only
-/// the difference (SPEC §3).
+/// the difference (docs/reference.md, Topics).
 ///
 /// The wanted state is split into *scopes*, each a topic prefix the agent owns
 /// (`breeze/home/pollen`, `breeze/home/climate`, `homeassistant/device/breeze_home`). A scope
@@ -60,7 +60,7 @@ final class RetainedPublisher {
     /// - Parameter clearDelay: how long a clear waits after the flush that decided it; topics
     ///   for which `clearsAtOnce` holds (Home Assistant device configs) are cleared or rewritten
     ///   at once. So Home Assistant drops an entity before its state topic empties, and never
-    ///   renders a template on an empty payload (SPEC §3 removal order).
+    ///   renders a template on an empty payload (docs/reference.md, Topics removal order).
     /// - Parameter deviceConfigs: the layout whose Home Assistant device configs
     ///   (`<dp>/device/…/config`) are scopes: a config that drops components of the one
     ///   published names them for removal.

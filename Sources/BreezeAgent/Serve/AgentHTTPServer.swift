@@ -15,7 +15,7 @@ import BreezeDaemon
 import BreezeServe
 import Synchronization
 
-/// The running HTTP server of `run` (SPEC §9.2): libmicrohttpd's thread answers from the last
+/// The running HTTP server of `run` (docs/images.md): libmicrohttpd's thread answers from the last
 /// ``ServeSnapshot`` the daemon handed over; the daemon never waits for a request, a request
 /// never waits for the daemon (only for the lock around one value copy).
 final class AgentHTTPServer: Sendable {
@@ -43,7 +43,7 @@ final class AgentHTTPServer: Sendable {
         self.server = try HTTPServer(
             address: settings.address.description, port: settings.port,
             limits: Self.limits(maxPerIP: settings.maxPerIP),
-            // A peer outside `allow` is closed before a byte is read (SPEC §16).
+            // A peer outside `allow` is closed before a byte is read (docs/operations.md, Limits).
             accept: { site.admits($0) },
             logger: { log.debug("http: libmicrohttpd: \($0)") },
             handler: { request in
@@ -71,7 +71,7 @@ final class AgentHTTPServer: Sendable {
 }
 
 extension Agent {
-    /// The endpoints of this agent. The status page (SPEC §13) registers `/` and
+    /// The endpoints of this agent. The status page (docs/http.md) registers `/` and
     /// `/api/state.json` in `pages`; the image pipeline passes its lookup as `images`.
     func makeHTTPSite(_ settings: HTTPSettings) -> HTTPSite {
         let store = imageStore

@@ -14,7 +14,7 @@ import BreezeCore
 import BreezeDaemon
 import BreezeServe
 
-/// Looks up a rendered image for `GET /images/<location>/<id>.<fileExtension>` (SPEC §9.2):
+/// Looks up a rendered image for `GET /images/<location>/<id>.<fileExtension>` (docs/images.md):
 /// `fileExtension` is `png` or `jpg`; nil answers 404. Runs on the HTTP server's thread for
 /// every such request: it must answer from memory at once (a lock around the last rendering),
 /// never wait for the daemon or a renderer.
@@ -23,12 +23,12 @@ typealias ImageLookup =
         contentType: String, bytes: [UInt8]
     )?
 
-/// Answers a page (`/`, `/api/state.json`, SPEC §13) from the same snapshot the other
+/// Answers a page (`/`, `/api/state.json`, docs/http.md) from the same snapshot the other
 /// endpoints read. Runs on the HTTP server's thread; the peer check and the method check
 /// (GET/HEAD) are done before it is called.
 typealias PageProvider = @Sendable (ServeSnapshot, HTTPServerRequest) -> HTTPServerResponse
 
-/// The agent's read-only web endpoints (SPEC §9.2, §13) as a pure function of a request and a
+/// The agent's read-only web endpoints (docs/images.md; docs/http.md) as a pure function of a request and a
 /// ``ServeSnapshot``: the server edge (``HTTPServer``) calls it, tests call it directly.
 struct HTTPSite: Sendable {
     /// Peers allowed to ask: the server closes anyone else's connection when it accepts it
@@ -138,7 +138,7 @@ struct HTTPSite: Sendable {
         return (String(location), String(id), String(fileExtension))
     }
 
-    /// `/healthz` (SPEC §9.2): 200 while MQTT is connected, 503 when it is not; with `strict`
+    /// `/healthz` (docs/images.md): 200 while MQTT is connected, 503 when it is not; with `strict`
     /// also 503 when any source is stale. The body says why, per location and source.
     static func health(_ snapshot: ServeSnapshot, strict: Bool) -> HTTPServerResponse {
         let status: String

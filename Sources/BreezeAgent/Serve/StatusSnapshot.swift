@@ -15,7 +15,7 @@ import BreezeDaemon
 import BreezeServe
 import Synchronization
 
-/// What `GET /` and `GET /api/state.json` show (SPEC §13): the HTTP server's snapshot of the
+/// What `GET /` and `GET /api/state.json` show (docs/http.md): the HTTP server's snapshot of the
 /// daemon's state (``ServeSnapshot``, the one `/healthz` and `/metrics` read) with the run's
 /// settings. A value: the server's thread renders it without touching the state machine.
 struct StatusSnapshot: Sendable {
@@ -273,7 +273,7 @@ enum RawJSON {
     }
 }
 
-/// The HTTP side of the two status endpoints (SPEC §13), registered in the agent's site.
+/// The HTTP side of the two status endpoints (docs/http.md), registered in the agent's site.
 enum StatusEndpoints {
     static let pagePath = "/"
     static let statePath = "/api/state.json"
@@ -304,7 +304,7 @@ enum StatusEndpoints {
     }
 
     /// The site's page providers for this run's settings. `/` and the whole `/api/state.json`
-    /// are built once per snapshot generation (SPEC §16) and served from that copy; a
+    /// are built once per snapshot generation (docs/operations.md, Limits) and served from that copy; a
     /// `?location=` answer (one location) is built per request.
     static func pages(config: AgentConfig, demo: Bool) -> [String: PageProvider] {
         let built = BuiltAnswers()

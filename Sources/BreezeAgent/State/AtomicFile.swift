@@ -22,7 +22,7 @@ import BreezeDaemon
 /// the old one and the directory fsync'd, so after a power cut a reader sees either the old
 /// or the new content, never a torn mix.
 enum AtomicFile {
-    /// The largest state file read back (SPEC §12); a larger one is refused like a corrupt one.
+    /// The largest state file read back (docs/operations.md, Limits); a larger one is refused like a corrupt one.
     static let maxStateFileBytes = 8 << 20
 
     /// The file's bytes, or nil when it does not exist; at most `limit` bytes (else an error).
@@ -37,7 +37,7 @@ enum AtomicFile {
 
     /// Replaces `path` with `bytes` atomically (temp file, fsync, rename, fsync of the directory).
     ///
-    /// The temp file is created with `O_CREAT|O_EXCL|O_NOFOLLOW` (SPEC §12): a file or symbolic
+    /// The temp file is created with `O_CREAT|O_EXCL|O_NOFOLLOW` (docs/operations.md, Limits): a file or symbolic
     /// link planted under its name is never followed or reused; its name carries the pid and a
     /// random part, and a name already taken is retried with another.
     static func write(_ bytes: [UInt8], to path: String, mode: UInt32 = 0o600) throws(FileError) {

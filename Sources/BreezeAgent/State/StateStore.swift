@@ -19,7 +19,7 @@ import Synchronization
     import Glibc
 #endif
 
-/// What the agent keeps in `state_dir` between runs (SPEC §3, §5):
+/// What the agent keeps in `state_dir` between runs (docs/reference.md, Topics; docs/operations.md, Faults):
 ///
 /// - `published/location-<group>.json`, `published/other.json`: every retained topic the agent
 ///   put on the broker, as a digest of its payload, one file per location
@@ -33,7 +33,7 @@ import Synchronization
 ///
 /// Every file is replaced atomically. A file that does not decode is logged, set aside as
 /// `<name>.corrupt` and ignored. Without a usable directory (`nil`, or unwritable) the store
-/// keeps everything in memory only: the agent runs without persistence, as SPEC §4 allows.
+/// keeps everything in memory only: the agent runs without persistence, as docs/reference.md, Configuration allows.
 final class StateStore: Sendable {
     /// Where state is persisted; nil without persistence (none given, or not writable at start).
     let directory: String?
@@ -102,7 +102,7 @@ final class StateStore: Sendable {
     /// Writes one group's file (removes it when the group is empty); false when the write failed
     /// (the content is then kept in memory for this process, as for every state file).
     ///
-    /// A file that would pass the 8 MiB bound of a state file (SPEC §12) is written with as many
+    /// A file that would pass the 8 MiB bound of a state file (docs/operations.md, Limits) is written with as many
     /// topics as fit, in sorted order, and the drop is logged as an error naming the file, the
     /// count and the first topic left out: those topics are not cleared if the agent restarts
     /// before it clears them itself. (The 2,000 topics a location may have stay far below it.)
@@ -255,7 +255,7 @@ final class StateStore: Sendable {
             do {
                 bytes = try AtomicFile.read(path)
             } catch  where error.errno == EFBIG || error.errno == EINVAL {
-                // Too large (SPEC §12: over 8 MiB is never read whole) or not a regular file.
+                // Too large (docs/operations.md, Limits: over 8 MiB is never read whole) or not a regular file.
                 setAside(name, because: error.reason)
                 return nil
             } catch {
@@ -285,7 +285,7 @@ final class StateStore: Sendable {
     /// Writes a state file. A failed write (a full or read-only disk) leaves the file on disk at
     /// its last good content (the temp file is removed, nothing is renamed over it) and keeps
     /// the new content in memory for this process; it is warned about once until a write works
-    /// again (SPEC §12: the daily call count survives a full disk).
+    /// again (docs/operations.md, Limits: the daily call count survives a full disk).
     private func save<T: Encodable>(_ value: T, _ name: String) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

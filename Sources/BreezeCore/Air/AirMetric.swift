@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// The air-quality metrics the agent publishes (SPEC §10.1), in publishing order. The raw value is
+/// The air-quality metrics the agent publishes (docs/reference.md, Air quality bands), in publishing order. The raw value is
 /// the topic segment (`<p>/<loc>/air/<metric>/…`) and, except `uv_index_max`, Open-Meteo's hourly
 /// variable.
 public enum AirMetric: String, Sendable, Hashable, CaseIterable {
@@ -21,7 +21,7 @@ public enum AirMetric: String, Sendable, Hashable, CaseIterable {
     /// Today's maximum of the hourly `uv_index` (computed by the agent, not an API variable).
     case uvIndexMax = "uv_index_max"
 
-    /// The hourly variables asked for, in the order of SPEC §10.1's request.
+    /// The hourly variables asked for, in the order of docs/reference.md, Air quality bands's request.
     public static let hourlyVariables: [AirMetric] = [.europeanAQI, .usAQI, .pm2_5, .pm10, .uvIndex]
 
     /// Micrograms per cubic metre as Open-Meteo spells it (GREEK SMALL LETTER MU U+03BC, then
@@ -29,7 +29,7 @@ public enum AirMetric: String, Sendable, Hashable, CaseIterable {
     public static let microgramsPerCubicMetre = "\u{03BC}g/m\u{00B3}"
 
     /// Whether the metric has a level and a color (the two indexes and UV) or is a value only
-    /// (particulates, SPEC §10.1 "value only").
+    /// (particulates, docs/reference.md, Air quality bands "value only").
     public var isBanded: Bool {
         switch self {
         case .pm2_5, .pm10: return false
@@ -38,8 +38,8 @@ public enum AirMetric: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Whether the published value is a whole number (the two AQIs, and UV: the WHO index is a
-    /// whole number, the API's value rounded half up, the very number that is banded — SPEC §10.1,
-    /// §16 "UV is banded once") or has one decimal (particulates, as the API sends them).
+    /// whole number, the API's value rounded half up, the very number that is banded — docs/reference.md, Air quality bands,
+    /// "UV is banded once") or has one decimal (particulates, as the API sends them).
     public var isWholeNumber: Bool {
         switch self {
         case .europeanAQI, .usAQI, .uvIndex, .uvIndexMax: return true
@@ -94,7 +94,7 @@ public enum AirMetric: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    /// The level and color of a value in tenths (SPEC §10.1 table); nil for the value-only
+    /// The level and color of a value in tenths (docs/reference.md, Air quality bands table); nil for the value-only
     /// particulates. A nil or negative value is Unknown. The banded metrics are whole numbers
     /// (``isWholeNumber``): the decoder rounded the API's value once, so `tenths` is a multiple
     /// of ten and the division below is exact, never a second rounding.
@@ -110,7 +110,7 @@ public enum AirMetric: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// A level word and its color for one banded air metric (SPEC §10.1 table).
+/// A level word and its color for one banded air metric (docs/reference.md, Air quality bands table).
 public struct AirBand: Sendable, Hashable {
     public var level: String
     public var color: HexColor

@@ -48,11 +48,11 @@ public enum AirOutcome: Sendable, Hashable {
     /// Usable data (possibly all Unknown).
     case report(AirReport)
     /// HTTP error, error envelope, truncated or invalid JSON, no hourly block: keep the last good
-    /// data, mark it stale and retry (SPEC §5).
+    /// data, mark it stale and retry (docs/operations.md, Faults).
     case failed(message: String)
 }
 
-/// Decoding of `GET /air-quality?hourly=european_aqi,us_aqi,pm2_5,pm10,uv_index&…` (SPEC §10.1).
+/// Decoding of `GET /air-quality?hourly=european_aqi,us_aqi,pm2_5,pm10,uv_index&…` (docs/reference.md, Air quality bands).
 public enum AirQualityDecoder {
     /// At most this many hourly steps are read (16 forecast days plus 93 past days of hours is the
     /// API's own ceiling; we ask for 24). The rest is dropped with a warning.

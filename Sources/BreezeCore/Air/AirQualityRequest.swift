@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// The air request of SPEC §10.1 as a pure value: `GET {endpoints.air_quality}/air-quality?…`.
+/// The air request of docs/reference.md, Air quality bands as a pure value: `GET {endpoints.air_quality}/air-quality?…`.
 public enum AirQualityRequest {
     /// Appended to the configured `endpoints.air_quality` base URL.
     public static let path = "/air-quality"

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 /// What is served for one location right now: the current local hour's values and today's UV
-/// maximum (SPEC §10.1), picked from a report by the zone's real rules.
+/// maximum (docs/reference.md, Air quality bands), picked from a report by the zone's real rules.
 public struct AirReading: Sendable, Hashable {
     /// The location's local date at `now`.
     public var today: CivilDate

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// The air part of the topic tree for one location (SPEC §10.1).
+/// The air part of the topic tree for one location (docs/reference.md, Air quality bands).
 ///
 /// ```
 /// <p>/<loc>/air                               JSON {date, hour, updated_at, stale, attribution, <metric>{…}…}
@@ -88,7 +88,7 @@ public enum AirTopics {
         return .object(["value": value, "level": .string(band.level), "color": .string(band.color.description)])
     }
 
-    /// The compact `air` member of `<p>/<loc>/display` (SPEC §8, for microcontrollers):
+    /// The compact `air` member of `<p>/<loc>/display` (docs/displays.md, for microcontrollers):
     /// `{"eu":[v,"#c"],"us":[v,"#c"],"uv":[v,"#c"],"uvmax":[v,"#c"],"pm25":v,"pm10":v}`, null for
     /// an Unknown value (its color stays the gray, so a display always has something to draw).
     public static func displayJSON(reading: AirReading) -> JSONValue {

@@ -42,7 +42,7 @@ public struct ClimateQuery: Sendable, Equatable {
     }
 }
 
-/// Which dates the climate trend asks for (SPEC §2), as pure values.
+/// Which dates the climate trend asks for (docs/reference.md, Climate arithmetic), as pure values.
 ///
 /// Past years go to the archive in **one** request with comma-separated `start_date`/`end_date`
 /// lists (API-FACTS §2.4): one round-trip instead of five, the same quota; the decoder accepts the

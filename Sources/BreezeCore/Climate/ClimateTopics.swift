@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// The climate part of the topic tree (SPEC §3) for one location.
+/// The climate part of the topic tree (docs/reference.md, Topics) for one location.
 ///
 /// When a value is absent (no change because the baseline or the current year is missing, or no
 /// forecast for the current year) the scalar topics carry `None` — what Home Assistant and
@@ -26,7 +26,7 @@ public enum ClimateTopics {
     /// - Parameters:
     ///   - updatedAt: RFC 3339 UTC time of the fetch behind the data (``UTCTimestamp/rfc3339(unixSeconds:)``).
     ///   - stale: the runtime's flag (last fetch failed); the JSON also says `stale: true` when
-    ///     there is no change (SPEC §2).
+    ///     there is no change (docs/reference.md, Climate arithmetic).
     public static func tree(
         topics: LocationTopics, trend: ClimateTrend, unit: TemperatureUnit, updatedAt: String, stale: Bool
     ) -> TopicTree {
@@ -66,7 +66,7 @@ public enum ClimateTopics {
         }
     }
 
-    /// The `<p>/<loc>/climate` document, keys in SPEC order.
+    /// The `<p>/<loc>/climate` document, keys in the documented order.
     public static func json(trend: ClimateTrend, unit: TemperatureUnit, updatedAt: String, stale: Bool) -> JSONValue {
         let change: JSONValue
         if let delta = trend.changeTenths {

@@ -82,7 +82,7 @@ public struct ClimateTrendPoint: Sendable, Equatable {
     }
 }
 
-/// A series in which no year had a value: the runtime treats it as a failed fetch (SPEC §2, §5).
+/// A series in which no year had a value: the runtime treats it as a failed fetch (docs/reference.md, Climate arithmetic; docs/operations.md, Faults).
 public struct ClimateTrendError: Error, Equatable, CustomStringConvertible {
     /// Every year asked for (all of them came back null or missing).
     public var years: [Int]
@@ -94,7 +94,7 @@ public struct ClimateTrendError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// The computed climate trend of one location and day (SPEC §2), all in integer tenths of °C.
+/// The computed climate trend of one location and day (docs/reference.md, Climate arithmetic), all in integer tenths of °C.
 public struct ClimateTrend: Sendable, Equatable {
     /// Today's local date.
     public var date: CivilDate

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// The archive request behind the warming stripes and when to repeat it (SPEC §9.1), as values.
+/// The archive request behind the warming stripes and when to repeat it (docs/reference.md, Warming stripes), as values.
 ///
 /// One request covers every year: `start_date=<first>-01-01&end_date=<last>-12-31` with
 /// `daily=temperature_2m_mean`. It is heavy in Open-Meteo's accounting (a variable over d days

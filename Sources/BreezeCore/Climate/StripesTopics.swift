@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// The warming-stripes part of the topic tree (SPEC §9.1) for one location.
+/// The warming-stripes part of the topic tree (docs/reference.md, Warming stripes) for one location.
 ///
 /// `<p>/<loc>/climate/stripes` carries the JSON document and `<p>/<loc>/climate/stripes/colors`
 /// the colors alone, comma-separated and oldest first, for consumers that only draw (an LED

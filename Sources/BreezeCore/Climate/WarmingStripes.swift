@@ -50,7 +50,7 @@ public struct StripesYear: Sendable, Equatable {
     public var color: HexColor { WarmingStripes.palette[bin] }
 }
 
-/// The warming stripes of one location (SPEC §9.1).
+/// The warming stripes of one location (docs/reference.md, Warming stripes).
 public struct StripesSeries: Sendable, Equatable {
     /// The range asked for: the configured first year and the last complete year. Years of it
     /// that were left out (fewer than ``WarmingStripes/minimumDays`` values) are absent from `years`.
@@ -79,7 +79,7 @@ public struct StripesSeries: Sendable, Equatable {
     }
 }
 
-/// The stripes arithmetic of SPEC §9.1, all on exact integers.
+/// The stripes arithmetic of docs/reference.md, Warming stripes, all on exact integers.
 ///
 /// Means are hundredths of °C computed from exact sums of the tenths the API prints. The bin
 /// `⌊(a/σ + 2.6) / 0.65⌋` is never evaluated in floating point: in doubles `(1.95 + 2.6) / 0.65`

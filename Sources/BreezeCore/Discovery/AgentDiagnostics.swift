@@ -25,9 +25,9 @@
 /// ```
 ///
 /// Optional members follow only when they have something to say: `"images_failing":
-/// {"home/hall": {"failures": 3, "error": "render failed: …"}}` (SPEC §16 "Names"),
+/// {"home/hall": {"failures": 3, "error": "render failed: …"}}` (docs/operations.md, Limits "Names"),
 /// `"identity_conflict": {"other_instance": {"instance": …, "host": …, "pid": …, "started": …,
-/// "seen_at": …}, "quick_drops": 3, "reconnect_delay_s": 8}` (SPEC §16 "Two agents, one identity").
+/// "seen_at": …}, "quick_drops": 3, "reconnect_delay_s": 8}` (docs/operations.md, Limits "Two agents, one identity").
 ///
 /// Times are RFC 3339 UTC text, formatted by the caller (the core has no clock).
 public struct AgentDiagnostics: Sendable, Equatable {
@@ -98,7 +98,7 @@ public struct AgentDiagnostics: Sendable, Equatable {
         }
     }
 
-    /// An image whose last render failed (SPEC §16 "Names").
+    /// An image whose last render failed (docs/operations.md, Limits "Names").
     public struct ImageFailure: Sendable, Equatable {
         /// `<location>/<image id>`.
         public var image: String
@@ -121,8 +121,8 @@ public struct AgentDiagnostics: Sendable, Equatable {
     public var reconnects: Int
     /// Images whose last render failed; the `images_failing` member is there only when some are.
     public var imagesFailing: [ImageFailure] = []
-    /// Another instance on this agent's identity, or a backoff after repeated quick drops (SPEC
-    /// §16); the `identity_conflict` member is there only when set.
+    /// Another instance on this agent's identity, or a backoff after repeated quick drops
+    /// (docs/operations.md, Faults); the `identity_conflict` member is there only when set.
     public var identityConflict: JSONValue?
 
     public init(uptimeSeconds: Int, sources: [SourceStatus], apiCallsToday: [LocationCalls], reconnects: Int) {

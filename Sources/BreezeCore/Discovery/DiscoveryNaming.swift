@@ -19,10 +19,10 @@ public enum DiscoveryNaming {
     /// The discovery prefix Home Assistant listens on unless configured otherwise.
     public static let defaultDiscoveryPrefix = "homeassistant"
 
-    /// SPEC §3 `slug`: maps `-` to `_`. It also lower-cases ASCII letters and maps any other
+    /// docs/reference.md, Topics `slug`: maps `-` to `_`. It also lower-cases ASCII letters and maps any other
     /// character outside `[a-z0-9_]` (a `/` in a nested topic prefix, say) to `_`, so that the
-    /// result is always usable in a discovery topic and a unique id; for the SPEC's inputs
-    /// (a `[a-z0-9_-]+` location id, a plain prefix) this is exactly the SPEC mapping.
+    /// result is always usable in a discovery topic and a unique id; for documented inputs
+    /// (a `[a-z0-9_-]+` location id, a plain prefix) this is exactly the documented mapping.
     public static func slug(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {

@@ -11,7 +11,7 @@
 
 import FoundationEssentials
 
-/// What Home Assistant discovery needs to know about one location (SPEC §3).
+/// What Home Assistant discovery needs to know about one location (docs/reference.md, Topics).
 public struct DiscoveryInput: Sendable, Equatable {
     /// A location as configured: its topic id (`[a-z0-9_-]+`) and display name.
     public struct Location: Sendable, Equatable {
@@ -31,7 +31,7 @@ public struct DiscoveryInput: Sendable, Equatable {
         public var name: String
         /// Plants are many: those without an index today start disabled in Home Assistant.
         public var isPlant: Bool
-        /// The item has an index today (SPEC §17.1): a plant that has one when its sensor is
+        /// The item has an index today (docs/home-assistant.md, Dashboards and automations): a plant that has one when its sensor is
         /// first announced is announced enabled. Home Assistant applies `enabled_by_default`
         /// only at an entity's first registration, so a user's later choice stands.
         public var hasIndex: Bool
@@ -47,7 +47,7 @@ public struct DiscoveryInput: Sendable, Equatable {
 
     /// The agent's topics: `<p>` (`mqtt.topic_prefix`), `homeassistant.prefix`, and the shard
     /// index (`shard.index`; availability and diagnostics are then the shard's own
-    /// `<p>/status/<i>` and `<p>/diagnostics/<i>`, SPEC §11).
+    /// `<p>/status/<i>` and `<p>/diagnostics/<i>`, docs/operations.md, Many locations).
     public var layout: TopicLayout
     /// The agent's version, shown as the device's and origin's `sw_version`.
     public var agentVersion: String
@@ -64,11 +64,11 @@ public struct DiscoveryInput: Sendable, Equatable {
     /// `climate.enabled`.
     public var climateEnabled: Bool
     /// The pollen items have a forecast day 1 (`pollen.days` ≥ 2): the types get "tomorrow"
-    /// sensors (SPEC §3, §7).
+    /// sensors (docs/reference.md, Topics; docs/reference.md, Max, trend and peak).
     public var pollenForecast: Bool
-    /// `air.enabled` (SPEC §10.1).
+    /// `air.enabled` (docs/reference.md, Air quality bands).
     public var airEnabled = false
-    /// The pollen comes from Open-Meteo, with hourly values (SPEC §20): the "now" level sensors
+    /// The pollen comes from Open-Meteo, with hourly values (docs/reference.md, The hour to air out): the "now" level sensors
     /// and the air-out entities are announced. Google: none of them.
     public var hourlyPollen = false
     /// A risk profile as announced: id (a topic level) and display name.
@@ -80,9 +80,9 @@ public struct DiscoveryInput: Sendable, Equatable {
             self.name = name
         }
     }
-    /// The risk profiles shown for this location (SPEC §10.2); empty when pollen is unavailable.
+    /// The risk profiles shown for this location (docs/reference.md, Personal risk); empty when pollen is unavailable.
     public var profiles: [Profile] = []
-    /// A rendered image of the location (SPEC §9.2): its id (a topic level) and format.
+    /// A rendered image of the location (docs/images.md): its id (a topic level) and format.
     public struct Image: Sendable, Equatable {
         public var id: String
         public var format: ImageFormat
@@ -135,7 +135,7 @@ public struct DiscoveryMessage: Sendable, Equatable {
     }
 }
 
-/// Home Assistant MQTT device-based discovery (SPEC §3), as pure functions: one device per
+/// Home Assistant MQTT device-based discovery (docs/reference.md, Topics), as pure functions: one device per
 /// location at `<discovery prefix>/device/<slug(p)>_<slug(loc)>/config`.
 ///
 /// Full option names are used (no abbreviations) so that the payload reads like the Home
@@ -292,7 +292,7 @@ public enum HomeAssistantDiscovery {
         let language = input.language
         // The summary first: an item whose code happens to be `max` then loses the clash
         // (its topics collide with the summary's anyway), and ids stay unique.
-        // The max carries what the pollen cards' overall-risk row reads (SPEC §17.1).
+        // The max carries what the pollen cards' overall-risk row reads (docs/home-assistant.md, Dashboards and automations).
         components.addGroup([
             pollenValue(
                 "pollen_max", name: language.text(.haPollenMax), base: topics.pollenMax, enabled: true,
@@ -300,7 +300,7 @@ public enum HomeAssistantDiscovery {
             pollenLevel(
                 "pollen_max_level", name: language.text(.haPollenMaxLevel), base: topics.pollenMax, enabled: true),
         ])
-        // SPEC §7.1: tomorrow's `max` against today's, and the expected peak (date as an attribute).
+        // docs/reference.md, Max, trend and peak: tomorrow's `max` against today's, and the expected peak (date as an attribute).
         components.add(
             "pollen_trend", platform: "sensor", name: language.text(.haPollenTrend),
             [
@@ -349,9 +349,9 @@ public enum HomeAssistantDiscovery {
         case none
         /// The JSON beside the value topic (the max).
         case base
-        /// An item: the location's summary JSON through the pollen cards' template (SPEC §17).
+        /// An item: the location's summary JSON through the pollen cards' template (docs/home-assistant.md, Dashboards and automations).
         case card(summary: String, item: DiscoveryInput.PollenItem)
-        /// The max: the summary JSON through the overall-risk template (SPEC §17.1).
+        /// The max: the summary JSON through the overall-risk template (docs/home-assistant.md, Dashboards and automations).
         case overallRisk(summary: String)
     }
 
@@ -406,7 +406,7 @@ public enum HomeAssistantDiscovery {
     /// A date payload, or `None` (unknown) when it is empty (no season start today).
     public static let dateTemplate = "{{ value if value else None }}"
 
-    /// SPEC §20, Open-Meteo only: per type a "now" level sensor (the current local hour), the
+    /// docs/reference.md, The hour to air out, Open-Meteo only: per type a "now" level sensor (the current local hour), the
     /// type against the season (`percentile`, `season_start`), and the location's air-out
     /// entities.
     private static func addHourly(_ input: DiscoveryInput, topics: LocationTopics, to components: inout ComponentList) {
@@ -512,7 +512,7 @@ public enum HomeAssistantDiscovery {
     public static let particulateUnit = "\u{03BC}g/m\u{00B3}"
 
     /// Level options of an air metric's enum sensor: the band words; `Unknown` is not an option,
-    /// the template turns it into Home Assistant's unknown (SPEC §3's rule for level sensors).
+    /// the template turns it into Home Assistant's unknown (docs/reference.md, Topics's rule for level sensors).
     static func airLevelOptions(_ metric: AirMetric) -> [String] {
         AirBand.levels(of: metric).filter { $0 != AirBand.unknown.level }
     }
@@ -520,12 +520,12 @@ public enum HomeAssistantDiscovery {
     /// `Unknown` → None (Home Assistant's unknown), every other word as it is.
     static let unknownToNoneTemplate = "{{ None if value == 'Unknown' else value }}"
 
-    /// The level words a risk sensor shows: SPEC §3's mapping of the pollen levels.
+    /// The level words a risk sensor shows: docs/reference.md, Topics's mapping of the pollen levels.
     public static let riskLevelOptions = ["No pollen", "Low", "Moderate", "High", "Very High"]
     static let riskLevelTemplate =
         "{{ 'No pollen' if value == 'None' else (None if value == 'Unknown' else value) }}"
 
-    /// Air quality (SPEC §10.1): the two indexes with `device_class: aqi`, PM with `pm25`/`pm10`
+    /// Air quality (docs/reference.md, Air quality bands): the two indexes with `device_class: aqi`, PM with `pm25`/`pm10`
     /// and Home Assistant's exact unit string, UV without a device class; level enums for the
     /// banded metrics; staleness as a diagnostic.
     private static func addAir(_ topics: LocationTopics, language: Language, to components: inout ComponentList) {
@@ -584,7 +584,7 @@ public enum HomeAssistantDiscovery {
             ])
     }
 
-    /// Per risk profile (SPEC §10.2): an enum sensor on the level (mapped like the pollen level
+    /// Per risk profile (docs/reference.md, Personal risk): an enum sensor on the level (mapped like the pollen level
     /// sensors) with the profile JSON as attributes, and a binary sensor for `alert` (no device class).
     private static func addRisk(
         _ profiles: [DiscoveryInput.Profile], _ topics: LocationTopics, language: Language,

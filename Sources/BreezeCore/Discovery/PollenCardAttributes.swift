@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// What the popular pollen Lovelace cards read from Google-based pollen sensors (SPEC §17), on
+/// What the popular pollen Lovelace cards read from Google-based pollen sensors (docs/home-assistant.md, Dashboards and automations), on
 /// each pollen item's numeric sensor:
 ///
 /// - `attribution`: the pollen JSON's own (`Includes pollen data from Google`, or Open-Meteo's);
@@ -23,7 +23,7 @@
 ///
 /// The attributes come from the location's summary `<p>/<loc>/pollen` (it alone carries the
 /// attribution and every day) through a `json_attributes_template` that picks the item: today's
-/// entry of `items` with every SPEC §1 field, as before, and the item of each later day.
+/// entry of `items` with every docs/reference.md, Pollen levels and colors field, as before, and the item of each later day.
 enum PollenCardAttributes {
     /// The icon the cards map to a pollen type; nil for a plant or an unknown type.
     static func typeIcon(_ itemID: String) -> String? {
@@ -35,7 +35,7 @@ enum PollenCardAttributes {
         }
     }
 
-    /// The max sensor's `json_attributes_template` (SPEC §17.1): the summary's `max` with
+    /// The max sensor's `json_attributes_template` (docs/home-assistant.md, Dashboards and automations): the summary's `max` with
     /// `top_pollen_codes` (today's types with the highest value among those with an index, codes
     /// in upper case, e.g. `["TREE"]`; empty when none has one), the `attribution`, and a
     /// `forecast` of the following days' maxima in the item sensors' shape (plus that day's

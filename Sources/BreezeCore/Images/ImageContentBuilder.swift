@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// Turns a location's state into what an image shows (SPEC §9.2): words and colors decided
+/// Turns a location's state into what an image shows (docs/images.md): words and colors decided
 /// here, in the core, so the render helper draws and decides nothing.
 ///
 /// Only the panels the image's kind draws are filled (`pollen`: pollen; `climate`: climate;

@@ -9,22 +9,22 @@
 //
 //===----------------------------------------------------------------------===//
 
-// The contract between the agent and its render helper (SPEC §9.2, docs/images.md): the agent
+// The contract between the agent and its render helper (docs/images.md, docs/images.md): the agent
 // turns a location's state into a `RenderRequest` (plain words, numbers and colors, everything
 // already decided by the core), writes it as JSON to `breeze-agent-render`'s stdin and reads
 // the image bytes from its stdout. The helper draws; it decides nothing about pollen or climate.
 
-/// What an image shows (SPEC §9.2 `kind`).
+/// What an image shows (docs/images.md `kind`).
 public enum ImageKind: String, Sendable, Codable, CaseIterable {
     case pollen, climate, stripes, summary
 
-    /// Kinds that draw climate data (a config error with climate off, SPEC §9.2).
+    /// Kinds that draw climate data (a config error with climate off, docs/images.md).
     public var needsClimate: Bool { self != .pollen }
 }
 
-/// The colors an image may contain (SPEC §9.2 `palette`).
+/// The colors an image may contain (docs/images.md `palette`).
 public enum ImagePalette: String, Sendable, Codable, CaseIterable {
-    /// The SPEC's colors, anti-aliased.
+    /// The documented colors, anti-aliased.
     case color
     /// E-ink: black and white only.
     case bw
@@ -46,7 +46,7 @@ public enum ImagePalette: String, Sendable, Codable, CaseIterable {
     }
 }
 
-/// The file format of an image (SPEC §9.2 `format`).
+/// The file format of an image (docs/images.md `format`).
 public enum ImageFormat: String, Sendable, Codable, CaseIterable {
     case png, jpeg
 
@@ -56,17 +56,17 @@ public enum ImageFormat: String, Sendable, Codable, CaseIterable {
     public var contentType: String { self == .png ? "image/png" : "image/jpeg" }
 }
 
-/// The bounds of an image (SPEC §9.2).
+/// The bounds of an image (docs/images.md).
 public enum ImageBounds {
     public static let width = 64...1600
     public static let height = 64...1200
     /// The largest image published on MQTT (bytes); a bigger one is not published (logged).
     public static let maximumBytes = 256 * 1024
-    /// JPEG quality the helper writes (SPEC §9.2: ≥ 90 for OpenEPaperLink).
+    /// JPEG quality the helper writes (docs/images.md: ≥ 90 for OpenEPaperLink).
     public static let jpegQuality = 92
     /// The longest text the helper draws (a location name, a label, a level word), in UTF-8
     /// bytes. The helper refuses a request with a longer one; the configuration refuses longer
-    /// names (SPEC §16 "Names") and ``clippedText(_:)`` shortens labels an API supplies.
+    /// names (docs/operations.md, Limits "Names") and ``clippedText(_:)`` shortens labels an API supplies.
     public static let maximumTextBytes = 256
 
     /// A label the agent did not choose (a Google `displayName`) made fit for the helper:
@@ -188,11 +188,11 @@ public struct ImageWords: Sendable, Codable, Equatable {
     }
 }
 
-/// A level printed as its word in its color (SPEC §1: "Very High", `#ff0000`).
+/// A level printed as its word in its color (docs/reference.md, Pollen levels and colors: "Very High", `#ff0000`).
 public struct LevelCell: Sendable, Codable, Equatable {
     /// What the level is of: "Today", a type name ("Grass"), a plant name, a day ("Tue").
     public var label: String
-    /// The level word (SPEC §1), never shown by color alone.
+    /// The level word (docs/reference.md, Pollen levels and colors), never shown by color alone.
     public var level: String
     public var color: String
 
@@ -216,7 +216,7 @@ public struct PollenPanel: Sendable, Codable, Equatable {
     }
 }
 
-/// The climate trend (SPEC §2): the change text and one bar per point.
+/// The climate trend (docs/reference.md, Climate arithmetic): the change text and one bar per point.
 public struct ClimatePanel: Sendable, Codable, Equatable {
     /// The change text as published (`climate/change_text`).
     public var changeText: String
@@ -237,7 +237,7 @@ public struct ClimateBar: Sendable, Codable, Equatable {
     public var label: String
     /// The temperature printed on it, in the configured unit ("14.2°C").
     public var value: String
-    /// Its height, 0…1000 thousandths of the chart (SPEC §2 `bar`).
+    /// Its height, 0…1000 thousandths of the chart (docs/reference.md, Climate arithmetic `bar`).
     public var heightThousandths: Int
     public var color: String
 
@@ -249,7 +249,7 @@ public struct ClimateBar: Sendable, Codable, Equatable {
     }
 }
 
-/// The warming stripes (SPEC §9.1): one color per year, oldest first.
+/// The warming stripes (docs/reference.md, Warming stripes): one color per year, oldest first.
 public struct StripesPanel: Sendable, Codable, Equatable {
     public var firstYear: Int
     public var lastYear: Int

@@ -11,7 +11,7 @@
 
 /// Times, dates and numbers as people read them (the status page and the images): in the
 /// location's own zone and the language's patterns. Topics and JSON keep RFC 3339 UTC and a
-/// decimal point (SPEC §3); nothing here reaches them. No ICU: the patterns are catalogue text.
+/// decimal point (docs/reference.md, Topics); nothing here reaches them. No ICU: the patterns are catalogue text.
 extension Language {
     /// A number text written with a decimal point (`+2.3°C`, `14.2`, `0.5`) in the language's
     /// way: every `.` between two digits becomes its decimal separator (`+2,3°C`).

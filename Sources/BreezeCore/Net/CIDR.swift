@@ -151,7 +151,7 @@ extension String {
 }
 
 /// A network in CIDR notation (`10.0.0.0/8`, `fd00::/8`, or a single address), for the HTTP
-/// server's `allow` list (SPEC §9.2).
+/// server's `allow` list (docs/images.md).
 public struct CIDR: Sendable, Hashable, CustomStringConvertible {
     /// The network's first address (host bits zero).
     public let network: IPAddress

@@ -56,7 +56,7 @@ public struct MQTTTLSOptions: Sendable, Equatable {
 
     /// Where the system keeps its CAs (Debian's `ca-certificates`): one PEM bundle, and a
     /// directory of certificates under their subject-hash names (`<hash>.0`) that OpenSSL looks
-    /// up by name. A full Debian has both; the §14 container image ships only the bundle.
+    /// up by name. A full Debian has both; the container image ships only the bundle.
     public struct SystemCAs: Sendable, Equatable {
         public var bundle: String
         public var hashedDirectory: String

@@ -49,7 +49,7 @@ public struct DaytimeHours: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// `air_out:` (SPEC §20): the window's length in hours and the hours of the day it may use.
+/// `air_out:` (docs/reference.md, The hour to air out): the window's length in hours and the hours of the day it may use.
 public struct AirOutSettings: Sendable, Hashable {
     /// 1…6 hours; 2 by default.
     public var window: Int
@@ -64,7 +64,7 @@ public struct AirOutSettings: Sendable, Hashable {
 }
 
 /// The best hours to air out at one location, for the location's pollen types or one profile's
-/// allergens (SPEC §20 "The hour to air out").
+/// allergens (docs/reference.md, The hour to air out "The hour to air out").
 public struct AirOutAssessment: Sendable, Hashable {
     /// The chosen window: `window_h` consecutive hours.
     public struct Window: Sendable, Hashable {
@@ -103,11 +103,11 @@ public struct AirOutAssessment: Sendable, Hashable {
     /// The location's own window: over its three pollen types.
     public static let locationAllergens = ["grass", "tree", "weed"]
 
-    /// Chooses the window (SPEC §20), exactly:
+    /// Chooses the window (docs/reference.md, The hour to air out), exactly:
     ///
     /// - candidate hours: the hourly steps whose start lies in the next 24 h — from the start of
     ///   the current local hour (included) to 24 h later (excluded) — whose local hour of the day
-    ///   (by the zone's rules at that instant) is in `settings.hours`, which are fresh (SPEC §1:
+    ///   (by the zone's rules at that instant) is in `settings.hours`, which are fresh (docs/reference.md, Pollen levels and colors:
     ///   today's under 48 h, later days' under 24 h) and have a value for at least one allergen;
     /// - an hour's level is the highest level of the allergens that have a value in it;
     /// - a window is `settings.window` candidate hours that follow each other by exactly one
@@ -211,7 +211,7 @@ public struct AirOutAssessment: Sendable, Hashable {
     public var nowPayload: String { now ? "ON" : "OFF" }
 
     /// The `…/air_out` document: `{start, end, level, value, allergens, window_h, stale, reason}`,
-    /// times RFC 3339 UTC (SPEC §3); `start`, `end` and `value` null and `level` Unknown when
+    /// times RFC 3339 UTC (docs/reference.md, Topics); `start`, `end` and `value` null and `level` Unknown when
     /// there is no window.
     public var json: JSONValue {
         let level = window?.level ?? .unknown

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 /// The Google Pollen API source: request parameters, response interpretation, mapping to the
-/// source-independent ``PollenReport`` (SPEC §1, API-FACTS §1).
+/// source-independent ``PollenReport`` (docs/reference.md, Pollen levels and colors, API-FACTS §1).
 public enum GooglePollen {
     /// The three general types, in the order they are published.
     public static let typeCodes = ["GRASS", "TREE", "WEED"]
@@ -30,7 +30,7 @@ public enum GooglePollen {
     }
 
     /// What an HTTP exchange with the API means: data, unsupported location, rejected key, or a
-    /// failure to retry. An HTTP 200 with an empty `dailyInfo` counts as unsupported (SPEC §1).
+    /// failure to retry. An HTTP 200 with an empty `dailyInfo` counts as unsupported (docs/reference.md, Pollen levels and colors).
     public static func interpret(httpStatus: Int, body: some Collection<UInt8>) -> PollenOutcome {
         guard httpStatus == 200 else {
             let error = GoogleAPIError.decode(body)

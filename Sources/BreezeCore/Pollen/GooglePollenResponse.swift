@@ -201,7 +201,7 @@ public struct GoogleAPIError: Sendable, Hashable, Decodable, Error {
     /// `reason` of each `google.rpc.ErrorInfo` detail (`API_KEY_INVALID`, …).
     public var reasons: [String]
 
-    /// What the runtime should do about it (SPEC §1, §1b, §5).
+    /// What the runtime should do about it (docs/reference.md, Pollen levels and colors; docs/reference.md, Key-free pollen thresholds; docs/operations.md, Faults).
     public enum Kind: Sendable, Hashable {
         /// HTTP 400 "Information is unavailable for this location": clear the pollen topics.
         case unsupportedLocation

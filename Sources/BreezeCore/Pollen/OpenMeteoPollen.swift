@@ -12,7 +12,7 @@
 internal import FoundationEssentials
 
 /// The key-free pollen source: Open-Meteo's air-quality API (CAMS Europe), hourly grains/m³
-/// turned into daily 0–5 values (SPEC §1b, POLLEN-KEYFREE.md).
+/// turned into daily 0–5 values (docs/reference.md, Key-free pollen thresholds, POLLEN-KEYFREE.md).
 public enum OpenMeteoPollen {
     /// A CAMS pollen species, published under Google's plant code so topics do not depend on
     /// the source.
@@ -23,7 +23,7 @@ public enum OpenMeteoPollen {
         public var variable: String
         /// The general type it counts towards.
         public var category: String
-        /// Lowest whole daily mean (grains/m³) for values 1, 2, 3, 4, 5 (SPEC §1b table).
+        /// Lowest whole daily mean (grains/m³) for values 1, 2, 3, 4, 5 (docs/reference.md, Key-free pollen thresholds table).
         public var thresholds: [Int]
 
         /// The 0–5 value of a whole-grain daily mean: how many thresholds it reaches.
@@ -63,7 +63,7 @@ public enum OpenMeteoPollen {
     /// `Int` overflow whatever the body says.
     public static let maximumGrains = 1_000_000.0
 
-    /// Query parameters of `GET {endpoints.air_quality}/air-quality` (SPEC §1b). `domains=cams_europe`
+    /// Query parameters of `GET {endpoints.air_quality}/air-quality` (docs/reference.md, Key-free pollen thresholds). `domains=cams_europe`
     /// turns "outside Europe" into a clean HTTP 400 with a fixed reason.
     public static func query(latitude: Double, longitude: Double, timezone: String) -> [QueryParameter] {
         [
@@ -236,7 +236,7 @@ public enum OpenMeteoPollen {
             }
             return PollenDay(date: day, items: types + plantItems)
         }
-        // The hours on the time line (SPEC §20), each plant's value in tenths as the daily means
+        // The hours on the time line (docs/reference.md, The hour to air out), each plant's value in tenths as the daily means
         // read them (null, non-finite and implausible hours missing, negatives as 0).
         let hourly = PollenHourly(
             hours: zip(placed.hours, hourTenths).map { PollenHourly.Hour(instant: $0.instant, tenths: $1) })

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// The hourly pollen of the key-free source (SPEC §20): every hour of the Open-Meteo body placed
+/// The hourly pollen of the key-free source (docs/reference.md, The hour to air out): every hour of the Open-Meteo body placed
 /// on the absolute time line, in integer tenths of grains/m³ per plant.
 ///
 /// Open-Meteo writes ISO hours as UTC plus the zone's offset *at request time*, applied to the
@@ -46,7 +46,7 @@ public struct PollenHourly: Sendable, Hashable {
     // MARK: values of one hour
 
     /// The 0–5 value of an item id (a type `grass`/`tree`/`weed`, or a plant `birch`, …) in one
-    /// hour, on the SPEC §1b key-free thresholds applied to the hourly value: the tenths rounded
+    /// hour, on the docs/reference.md, Key-free pollen thresholds key-free thresholds applied to the hourly value: the tenths rounded
     /// half up to whole grains (as the daily mean is), then the plant's table. A type is the
     /// highest of its plants' values (TREE = alder, birch, olive; GRASS = grass; WEED = mugwort,
     /// ragweed), ignoring missing ones. Nil when the hour has no value for it, or the id is not
@@ -75,10 +75,10 @@ public struct PollenHourly: Sendable, Hashable {
     }
 }
 
-/// The hourly view of one location at one moment (SPEC §20 "now and the peak"): the current
+/// The hourly view of one location at one moment (docs/reference.md, The hour to air out "now and the peak"): the current
 /// local hour's value per item and today's highest hour.
 ///
-/// Freshness as SPEC §1: hours of today are served while their fetch is under 48 h old, hours of
+/// Freshness as docs/reference.md, Pollen levels and colors: hours of today are served while their fetch is under 48 h old, hours of
 /// a later local date while it is under 24 h old; an hour past that is treated as missing.
 public struct PollenHourlyView: Sendable {
     public var hourly: PollenHourly
@@ -99,7 +99,7 @@ public struct PollenHourlyView: Sendable {
     /// The location's local date at ``now``.
     public var today: CivilDate { zone.localDate(atUnixTime: now) }
 
-    /// Whether an hour may still be served (SPEC §1 freshness, by the hour's local date).
+    /// Whether an hour may still be served (docs/reference.md, Pollen levels and colors freshness, by the hour's local date).
     public func isFresh(_ hour: PollenHourly.Hour) -> Bool {
         let age = Swift.max(0, now - fetchedAt)
         let date = zone.localDate(atUnixTime: hour.instant)

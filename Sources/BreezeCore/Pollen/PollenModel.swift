@@ -15,7 +15,7 @@ public enum PollenSource: String, Sendable, Hashable {
     case google
     case openMeteo = "open-meteo"
 
-    /// The `attribution` text the source's licence requires (SPEC §1, §1b); `year` is the
+    /// The `attribution` text the source's licence requires (docs/reference.md, Pollen levels and colors; docs/reference.md, Key-free pollen thresholds); `year` is the
     /// Copernicus notice's year (the location's current year).
     public func attribution(year: Int) -> String {
         switch self {
@@ -38,7 +38,7 @@ public enum PollenSource: String, Sendable, Hashable {
     }
 }
 
-/// The seed's level for a 0–5 value (SPEC §1 table), not Google's own categories.
+/// The seed's level for a 0–5 value (docs/reference.md, Pollen levels and colors table), not Google's own categories.
 public enum PollenLevel: String, Sendable, Hashable, CaseIterable {
     case none = "None"
     case low = "Low"
@@ -69,7 +69,7 @@ public enum PollenLevel: String, Sendable, Hashable, CaseIterable {
     public var label: String { rawValue }
 }
 
-/// The six level colors; users override them with `pollen.colors` (SPEC §4).
+/// The six level colors; users override them with `pollen.colors` (docs/reference.md, Configuration).
 public struct PollenPalette: Sendable, Hashable {
     public var none: HexColor
     public var low: HexColor
@@ -106,7 +106,7 @@ public struct PollenPalette: Sendable, Hashable {
         self.unknown = unknown
     }
 
-    /// The SPEC §1 table (the iOS app's system colors).
+    /// The docs/reference.md, Pollen levels and colors table (the iOS app's system colors).
     public static let standard = PollenPalette(
         standardNone: HexColor(red: 0x34, green: 0xc7, blue: 0x59),
         low: HexColor(red: 0x34, green: 0xc7, blue: 0x59),
@@ -242,7 +242,7 @@ public struct PollenReport: Sendable, Hashable {
     public var days: [PollenDay]
     /// Things worth one log line each (clamped or malformed values, skipped entries).
     public var warnings: [String]
-    /// The hourly values behind the days (Open-Meteo only; SPEC §20). Google has none.
+    /// The hourly values behind the days (Open-Meteo only; docs/reference.md, The hour to air out). Google has none.
     public var hourly: PollenHourly?
 
     public init(
@@ -268,7 +268,7 @@ public struct PollenReport: Sendable, Hashable {
         return report
     }
 
-    /// Most distinct items (types and plants) a report keeps (SPEC §12): a response listing
+    /// Most distinct items (types and plants) a report keeps (docs/operations.md, Limits): a response listing
     /// 20,000 plant codes once became 320,000 retained topics and 400 MB of agent memory.
     public static let maximumItems = 64
 
@@ -303,7 +303,7 @@ public struct PollenReport: Sendable, Hashable {
 public enum PollenOutcome: Sendable, Hashable {
     /// Usable data.
     case report(PollenReport)
-    /// The source has no pollen for this place (SPEC §1 "conditional display": clear the topics).
+    /// The source has no pollen for this place (docs/reference.md, Pollen levels and colors "conditional display": clear the topics).
     case unsupportedLocation(message: String)
     /// Google refused the key (400 key invalid/expired, or 403): report once, do not retry in a loop.
     case keyRejected(message: String)
@@ -311,7 +311,7 @@ public enum PollenOutcome: Sendable, Hashable {
     case failed(message: String)
 }
 
-/// Maps a raw 0–5 index as sent by a source to the published value (SPEC §1).
+/// Maps a raw 0–5 index as sent by a source to the published value (docs/reference.md, Pollen levels and colors).
 enum PollenValueRule {
     /// A value from the source: an integer 0…5 is kept, above 5 clamped to 5, anything else
     /// (negative, fractional, text) malformed. Returns the value and a warning when one is due.

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// Today against the recent season (SPEC §20): the daily means of the last 92 days of the
+/// Today against the recent season (docs/reference.md, The hour to air out): the daily means of the last 92 days of the
 /// key-free source, from one `past_days=92` call a day, turned into `percentile` and
 /// `season_start` per type and plant.
 ///
@@ -40,7 +40,7 @@ public struct PollenSeason: Sendable, Hashable {
 
     public init(means: [CivilDate: [String: Int]]) { self.means = means }
 
-    /// Days in the window, today included (SPEC §20: "the last 92 daily means").
+    /// Days in the window, today included (docs/reference.md, The hour to air out: "the last 92 daily means").
     public static let windowDays = 92
 
     /// `past_days` of the daily call (the 92 days before today; today comes with the forecast days).

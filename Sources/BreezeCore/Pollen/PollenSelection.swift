@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 /// What is served for one location right now: the report's entries matched to the location's
-/// local dates, with the freshness rules applied (SPEC §1 "Days are matched by date" and
+/// local dates, with the freshness rules applied (docs/reference.md, Pollen levels and colors "Days are matched by date" and
 /// "Freshness").
 ///
 /// `days[0]` is today, `days[n]` is today + n; every day lists the same items in the same
@@ -24,7 +24,7 @@ public struct PollenSelection: Sendable, Hashable {
     /// The runtime's stale flag, or true once the fetch is 24 h old (forecast days are gone then).
     public var stale: Bool
     public var warnings: [String]
-    /// The report's hourly values (Open-Meteo only, SPEC §20): the `now`, `peak_at` and
+    /// The report's hourly values (Open-Meteo only, docs/reference.md, The hour to air out): the `now`, `peak_at` and
     /// `air_out` topics are read from them with the clock (``PollenHourlyView``).
     public var hourly: PollenHourly? = nil
 
@@ -116,7 +116,7 @@ public struct PollenSelection: Sendable, Hashable {
     /// Today's items.
     public var items: [PollenItem] { days.first?.items ?? [] }
 
-    /// The hourly view at `now` in `zone` (SPEC §20); nil without hourly data (Google).
+    /// The hourly view at `now` in `zone` (docs/reference.md, The hour to air out); nil without hourly data (Google).
     public func hourlyView(zone: ZoneRules, now: Int64, fetchedAt: Int64) -> PollenHourlyView? {
         hourly.map { PollenHourlyView(hourly: $0, zone: zone, now: now, fetchedAt: fetchedAt, stale: stale) }
     }
@@ -126,7 +126,7 @@ public struct PollenSelection: Sendable, Hashable {
     public var max: PollenItem? { days.first?.max }
 
     /// The day with the highest `max` over today and the forecast days that have one (the
-    /// earliest on ties), with that day's `max` item (SPEC §7.1); nil when no day has one.
+    /// earliest on ties), with that day's `max` item (docs/reference.md, Max, trend and peak); nil when no day has one.
     public var peak: (date: CivilDate, item: PollenItem)? {
         var best: (date: CivilDate, item: PollenItem)?
         for day in days {
@@ -154,7 +154,7 @@ extension PollenDay {
     }
 }
 
-/// Tomorrow's value against today's (SPEC §7.1).
+/// Tomorrow's value against today's (docs/reference.md, Max, trend and peak).
 public enum PollenTrend: String, Sendable {
     case rising, falling, steady, unknown
 
@@ -170,7 +170,7 @@ public enum PollenTrend: String, Sendable {
 
 extension PollenItem {
     /// The item's topic segment: the code in lower case with anything outside `[a-z0-9_]`
-    /// mapped to `_` (SPEC §3). Ids that would collide with the fixed topics beside the items
+    /// mapped to `_` (docs/reference.md, Topics). Ids that would collide with the fixed topics beside the items
     /// (`max`, `updated_at`, `stale`, `peak`, `air_out`) get a trailing `_`.
     public var topicID: String {
         var id = ""

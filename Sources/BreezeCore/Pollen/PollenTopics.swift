@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// The pollen part of the topic tree for one location (SPEC §3).
+/// The pollen part of the topic tree for one location (docs/reference.md, Topics).
 ///
 /// ```
 /// <p>/<loc>/pollen                      JSON summary (items without their forecast; days[] has it)
@@ -24,7 +24,7 @@
 /// <p>/<loc>/pollen/updated_at|stale
 /// ```
 ///
-/// Open-Meteo only (hourly data, SPEC §20; ``hourlyTree(topics:selection:view:airOut:palette:)``):
+/// Open-Meteo only (hourly data, docs/reference.md, The hour to air out; ``hourlyTree(topics:selection:view:airOut:palette:)``):
 ///
 /// ```
 /// <p>/<loc>/pollen/<id>/now/value|level|color   the current local hour
@@ -101,7 +101,7 @@ public enum PollenTopics {
         setScalars(&tree, topics.pollenMax, selection.max?.value, palette: palette)
         tree.set(ScalarTopics.trend(topics.pollenMax), maxTrend.rawValue)
 
-        // The expected peak (SPEC §7.1): the highest `max` over the days that have one.
+        // The expected peak (docs/reference.md, Max, trend and peak): the highest `max` over the days that have one.
         let peak = selection.peak
         let peakLevel = PollenLevel(value: peak?.item.value)
         let peakColor = palette.color(for: peakLevel).description
@@ -145,7 +145,7 @@ public enum PollenTopics {
         return tree
     }
 
-    /// The season topics of an Open-Meteo location (SPEC §20 "today against the recent
+    /// The season topics of an Open-Meteo location (docs/reference.md, The hour to air out "today against the recent
     /// season"): per item the key-free source carries, `percentile` and `season_start` (empty
     /// when there is none) as of the standing's day, the local date of the last good season
     /// call (a failed call keeps them; the pollen tree's `stale` says so). No standing (Google,
@@ -188,13 +188,13 @@ public enum PollenTopics {
             "value": valueJSON(item?.value),
             "level": .string(level.label),
             "color": .string(color.description),
-            // `[r, g, b]`, ready for Home Assistant's `light.turn_on` `rgb_color` (SPEC §3).
+            // `[r, g, b]`, ready for Home Assistant's `light.turn_on` `rgb_color` (docs/reference.md, Topics).
             "color_rgb": color.json,
             "trend": .string(trend.rawValue),
         ])
     }
 
-    /// One item with every SPEC §1 field; `forecast` nil leaves the key out (summary payload).
+    /// One item with every docs/reference.md, Pollen levels and colors field; `forecast` nil leaves the key out (summary payload).
     static func itemJSON(_ item: PollenItem, forecast: [(CivilDate, PollenItem)]?, palette: PollenPalette)
         -> JSONValue
     {

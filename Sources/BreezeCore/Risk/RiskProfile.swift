@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// A person's pollen sensitivity (SPEC §10.2): which items (types or plants, by topic id) they
+/// A person's pollen sensitivity (docs/reference.md, Personal risk): which items (types or plants, by topic id) they
 /// react to and from which level on they want an alert.
 public struct RiskProfile: Sendable, Hashable {
     /// Topic segment, `[a-z0-9_-]+` (validated by the config loader).
@@ -52,7 +52,7 @@ public struct RiskDay: Sendable, Hashable {
     public var level: PollenLevel { PollenLevel(value: value) }
 }
 
-/// A profile's risk at one location: today and every served forecast day (SPEC §10.2).
+/// A profile's risk at one location: today and every served forecast day (docs/reference.md, Personal risk).
 public struct RiskAssessment: Sendable, Hashable {
     public var profile: RiskProfile
     /// `days[0]` is today, then the selection's forecast days in order.

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// The risk part of the topic tree for one location (SPEC §10.2).
+/// The risk part of the topic tree for one location (docs/reference.md, Personal risk).
 ///
 /// ```
 /// <p>/<loc>/risk/<profile>          JSON {level, value, color, driver, days[{date, level, value, color, driver}],
@@ -18,7 +18,7 @@
 /// <p>/<loc>/risk/<profile>/color    #rrggbb (the pollen palette, `pollen.colors` applies)
 /// <p>/<loc>/risk/<profile>/alert    true | false
 /// <p>/<loc>/risk/<profile>/air_out  JSON as <p>/<loc>/pollen/air_out, over the profile's allergens
-/// <p>/<loc>/risk/<profile>/air_out/now   ON | OFF     (both Open-Meteo only, SPEC §20)
+/// <p>/<loc>/risk/<profile>/air_out/now   ON | OFF     (both Open-Meteo only, docs/reference.md, The hour to air out)
 /// ```
 ///
 /// `days[0]` is today, as in the pollen summary's `days`.

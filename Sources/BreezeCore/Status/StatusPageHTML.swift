@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// The HTTP facts of the status page (SPEC §13), next to the renderer that relies on them.
+/// The HTTP facts of the status page (docs/http.md), next to the renderer that relies on them.
 extension StatusPage {
-    /// Largest document `GET /` serves (SPEC §13: at most 100 KB).
+    /// Largest document `GET /` serves (docs/http.md: at most 100 KB).
     public static let maximumBytes = 100_000
     /// Longest text (a name from the config or an API) printed as is; longer ones end in `…`.
     public static let maximumTextCharacters = 80
@@ -350,7 +350,7 @@ extension StatusPage {
         }
         out.raw("</b></p>")
         // The seed's fallback chart: bars 30–130 high by the normalised `bar`, the value above,
-        // the year below; one <rect> per point, colored by its deviation (SPEC §2).
+        // the year below; one <rect> per point, colored by its deviation (docs/reference.md, Climate arithmetic).
         // At least six slots wide, the bars centred: a chart of three points is drawn at the
         // same scale as one of six (the SVG scales to the card's width).
         let slot = 64

@@ -9,11 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-// The status page (SPEC §13) as a value: words, numbers and colors already decided by the core
+// The status page (docs/http.md) as a value: words, numbers and colors already decided by the core
 // (the same level words, formats and colors as the broker's topics). ``StatusPage/html`` turns
 // it into one self-contained HTML document; the agent builds it from its state at a request.
 
-/// The status page of `GET /` (SPEC §13): what the hub owner sees.
+/// The status page of `GET /` (docs/http.md): what the hub owner sees.
 public struct StatusPage: Sendable, Equatable {
     /// The agent's version (`--version`).
     public var version: String
@@ -75,7 +75,7 @@ public struct StatusLocation: Sendable, Equatable {
     /// API calls made today (the location's local day), for its header.
     public var googleCallsToday: Int
     public var openMeteoCallsToday: Int
-    /// The location's rendered images (SPEC §9.2) this run has drawn, in config order.
+    /// The location's rendered images (docs/images.md) this run has drawn, in config order.
     public var images: [StatusImage]
     /// The location's time zone: its "updated" times are shown in it; nil: as they are given
     /// (RFC 3339 UTC).
@@ -100,7 +100,7 @@ public struct StatusLocation: Sendable, Equatable {
 }
 
 /// A rendered image of a location, shown as the agent serves it at
-/// `images/<location>/<id>.<png|jpg>` (a link relative to the page: SPEC §15, ingress).
+/// `images/<location>/<id>.<png|jpg>` (a link relative to the page: docs/home-assistant.md, Add-on, ingress).
 public struct StatusImage: Sendable, Equatable {
     /// `[a-z0-9_-]{1,32}` (config-checked), so it is safe in a path as it is.
     public var id: String
@@ -118,7 +118,7 @@ public struct StatusImage: Sendable, Equatable {
     }
 }
 
-/// A labelled value with its level word and color (SPEC §1, §10): the word is always printed
+/// A labelled value with its level word and color (docs/reference.md, Pollen levels and colors; docs/reference.md, Air quality bands): the word is always printed
 /// beside the color, never the color alone.
 public struct StatusLevel: Sendable, Equatable {
     /// What it is of: a pollen type or plant name, a day, an air metric.
@@ -137,7 +137,7 @@ public struct StatusLevel: Sendable, Equatable {
     }
 }
 
-/// Today's pollen (SPEC §1): the maximum, the three types, the plants in season, the days.
+/// Today's pollen (docs/reference.md, Pollen levels and colors): the maximum, the three types, the plants in season, the days.
 public struct StatusPollen: Sendable, Equatable {
     /// `Google` or `Open-Meteo`.
     public var source: String
@@ -150,12 +150,12 @@ public struct StatusPollen: Sendable, Equatable {
     public var plants: [StatusLevel]
     /// One per selected day, today first: the day's maximum over the types.
     public var days: [StatusLevel]
-    /// The types in the current local hour (SPEC §20, Open-Meteo only; empty for Google).
+    /// The types in the current local hour (docs/reference.md, The hour to air out, Open-Meteo only; empty for Google).
     public var now: [StatusLevel]
     /// The best time to air out, as a sentence (`15:00–17:00 today, Low`), or why there is
     /// none; nil for Google.
     public var airOut: String?
-    /// Today against the recent season (SPEC §20, Open-Meteo only): one line per type, e.g.
+    /// Today against the recent season (docs/reference.md, The hour to air out, Open-Meteo only): one line per type, e.g.
     /// `Tree: 73rd percentile of the last 92 days; in season since 2026-06-04`.
     public var season: [String]
 
@@ -177,7 +177,7 @@ public struct StatusPollen: Sendable, Equatable {
     }
 }
 
-/// The climate trend (SPEC §2), as the seed's "Local Climate Trend" chart.
+/// The climate trend (docs/reference.md, Climate arithmetic), as the seed's "Local Climate Trend" chart.
 public struct StatusClimate: Sendable, Equatable {
     public var date: CivilDate
     public var baselineYear: Int
@@ -208,7 +208,7 @@ public struct StatusBar: Sendable, Equatable {
     /// `53.8°F`, in the location's display unit.
     public var text: String
     public var color: HexColor
-    /// SPEC §2 `bar` in thousandths (0…1000).
+    /// docs/reference.md, Climate arithmetic `bar` in thousandths (0…1000).
     public var barThousandths: Int
 
     public init(year: Int, text: String, color: HexColor, barThousandths: Int) {
@@ -219,7 +219,7 @@ public struct StatusBar: Sendable, Equatable {
     }
 }
 
-/// The warming stripes (SPEC §9.1): one color per year kept, oldest first.
+/// The warming stripes (docs/reference.md, Warming stripes): one color per year kept, oldest first.
 public struct StatusStripes: Sendable, Equatable {
     public var firstYear: Int
     public var lastYear: Int
@@ -234,7 +234,7 @@ public struct StatusStripes: Sendable, Equatable {
     }
 }
 
-/// Air quality and UV for the current local hour (SPEC §10.1).
+/// Air quality and UV for the current local hour (docs/reference.md, Air quality bands).
 public struct StatusAir: Sendable, Equatable {
     public var updatedAt: String
     public var stale: Bool
@@ -247,13 +247,13 @@ public struct StatusAir: Sendable, Equatable {
     }
 }
 
-/// One personal risk profile today (SPEC §10.2).
+/// One personal risk profile today (docs/reference.md, Personal risk).
 public struct StatusRisk: Sendable, Equatable {
     /// Label: the profile's name; value: the driving allergen's name.
     public var level: StatusLevel
     public var alert: Bool
     public var alertLevel: String
-    /// The profile's best time to air out (SPEC §20), as ``StatusPollen/airOut``.
+    /// The profile's best time to air out (docs/reference.md, The hour to air out), as ``StatusPollen/airOut``.
     public var airOut: String?
 
     public init(level: StatusLevel, alert: Bool, alertLevel: String, airOut: String? = nil) {

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 /// Replaces secrets (API keys, passwords) in text with ``mask``: the one place that knows how a
-/// secret may show up in a message, used wherever a message is made (SPEC §12: secrets are
+/// secret may show up in a message, used wherever a message is made (docs/operations.md, Limits: secrets are
 /// scrubbed where errors are made, so no sink — log, diagnostics, state files — can carry one).
 ///
 /// It lives in the core so that the HTTP edge (the lowest layer whose errors can hold a secret:

@@ -11,7 +11,7 @@
 
 package import BreezeCore
 
-/// What a message on a location's command topic asks for (SPEC §3 commands), decided from the
+/// What a message on a location's command topic asks for (docs/reference.md, Topics commands), decided from the
 /// message alone: pure, no state. ``DaemonState`` then carries a refresh or a unit change out
 /// against the location's schedules and unit.
 package enum CommandIntent: Sendable, Equatable {

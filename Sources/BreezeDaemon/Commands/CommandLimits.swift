@@ -11,7 +11,7 @@
 
 import BreezeCore
 
-/// The rate limits on commands (SPEC §16 "Rate limits"), as a value: a child of
+/// The rate limits on commands (docs/operations.md, Limits "Rate limits"), as a value: a child of
 /// ``DaemonState`` with a deadline and no clock of its own.
 ///
 /// - `unit/set` is applied at most once per ``unitInterval`` per location. One inside the
@@ -51,7 +51,7 @@ package struct CommandLimits: Sendable {
         republishedAt = Array(repeating: nil, count: locations)
     }
 
-    /// Whether a `refresh` of location `index` at `now` re-publishes its whole tree (SPEC §16 "Its
+    /// Whether a `refresh` of location `index` at `now` re-publishes its whole tree (docs/operations.md, Limits "Its
     /// own tree, kept"): at most once per ``republishInterval``, so a flood of refreshes does
     /// not send thousands of trees.
     mutating func mayRepublish(_ index: Int, now: Int64) -> Bool {

@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// The commands a location takes on `<p>/<loc>/…` (SPEC §16): `refresh`, `unit/set`, and a
+/// The commands a location takes on `<p>/<loc>/…` (docs/operations.md, Limits): `refresh`, `unit/set`, and a
 /// retained command, which is cleared; with their rate limits (CommandLimits). A child of
 /// DaemonState: it decides what a command does, the parent carries it out (the planner
 /// refreshes, the location shows the unit).
@@ -57,7 +57,7 @@ struct Commands: Sendable {
         case .refuse(let warning):
             return [.log(.warning, warning)]
         case .clearRetained(let warning):
-            // Cleared every time; logged once per refresh-cooldown window (SPEC §16).
+            // Cleared every time; logged once per refresh-cooldown window (docs/operations.md, Limits).
             guard let unlogged = limits.retainedCommand(now: now, window: retainedWindow) else {
                 return [.clear(topic: message.topic)]
             }
@@ -65,7 +65,7 @@ struct Commands: Sendable {
             return [.log(.warning, warning + more), .clear(topic: message.topic)]
         case .refresh(let id):
             let index = locations.firstIndex { $0.config.id == id }!
-            // The whole tree again (SPEC §16: another client may have cleared it), at most once a minute.
+            // The whole tree again (docs/operations.md, Limits: another client may have cleared it), at most once a minute.
             return [.refresh(location: index, id: id, republish: limits.mayRepublish(index, now: now))]
         case .setUnit(let id, let unit):
             let index = locations.firstIndex { $0.config.id == id }!

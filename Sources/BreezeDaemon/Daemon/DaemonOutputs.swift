@@ -15,8 +15,8 @@
 package struct DaemonOutputs {
     /// The retained sinks, the context they build in, and each location's topic budget.
     var scopes: ScopeBuilder
-    /// The WLED and Tasmota outputs: availability and what each was sent (SPEC §8).
+    /// The WLED and Tasmota outputs: availability and what each was sent (docs/displays.md).
     var devices: DeviceCommandState
-    /// The rendered images and their OpenEPaperLink tags (SPEC §9.2).
+    /// The rendered images and their OpenEPaperLink tags (docs/images.md).
     package var images: ImagePipeline
 }

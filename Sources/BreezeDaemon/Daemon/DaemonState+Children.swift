@@ -141,7 +141,7 @@ extension DaemonState {
     /// Connected: subscribe, say `online`, and publish the whole tree again.
     private mutating func announce(now: Int64) -> [DaemonAction] {
         var topics = locations.flatMap { layout.location($0.config.id).commandTopics.map(\.name) }
-        // Another instance on this identity, and someone else's `offline` on ours (SPEC §16).
+        // Another instance on this identity, and someone else's `offline` on ours (docs/operations.md, Limits).
         topics += [layout.agent.name, layout.status.name]
         if context.discoveryEnabled { topics.append(layout.homeAssistantBirth.name) }
         // Devices are unknown until their retained status arrives with the subscription.

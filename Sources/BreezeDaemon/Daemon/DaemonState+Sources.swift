@@ -105,7 +105,7 @@ extension DaemonState {
             requests: requests)
     }
 
-    /// Paces the fetch `key` (SPEC §11): nil when it may start now (its weight is then
+    /// Paces the fetch `key` (docs/operations.md, Many locations): nil when it may start now (its weight is then
     /// counted), else the actions of deferring it (its schedule moves to the next window with
     /// room, a few seconds of jitter on top so the deferred requests do not all return at once).
     package mutating func pace(_ key: FetchKey, now: Int64) -> [DaemonAction]? {
@@ -155,7 +155,7 @@ extension DaemonState {
         return received.actions
     }
 
-    /// The one failure path (SPEC §5): stale data, backoff or `Retry-After` (a date counted from
+    /// The one failure path (docs/operations.md, Faults): stale data, backoff or `Retry-After` (a date counted from
     /// this event's time), counted, logged; the rules only say how it is named.
     mutating func applyFailure(_ key: FetchKey, message: String, retryAfter: RetryAfter?, now: Int64)
         -> [DaemonAction]

@@ -52,7 +52,7 @@ extension DaemonState {
         return tree
     }
 
-    /// `<p>/diagnostics` (SPEC §12) at `time`.
+    /// `<p>/diagnostics` (docs/operations.md, Limits) at `time`.
     package func diagnosticsJSON(at time: DaemonTime) -> String {
         let perLocation = locations.indices.map { index in
             AgentDiagnostics.LocationCalls(

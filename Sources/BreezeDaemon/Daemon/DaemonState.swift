@@ -12,7 +12,7 @@
 package import BreezeConfig
 package import BreezeCore
 
-/// The daemon's decisions as a value: events in, actions out, no I/O (SPEC §3, §5).
+/// The daemon's decisions as a value: events in, actions out, no I/O (docs/reference.md, Topics; docs/operations.md, Faults).
 ///
 /// It routes and maps: each event goes to the child that decides it, and the child's actions
 /// become the daemon's. One task owns the value and performs the actions (the agent's loop), so
@@ -23,7 +23,7 @@ package import BreezeCore
 package struct DaemonState {
     /// Largest payload of any message the agent subscribes to (commands, births, device status,
     /// and a shard's own retained topics it watches at a handover, whose discovery configs run to
-    /// tens of kilobytes) that is copied at all; larger ones arrive as their size only (SPEC §12:
+    /// tens of kilobytes) that is copied at all; larger ones arrive as their size only (docs/operations.md, Limits:
     /// five 100 MB `refresh` payloads once peaked at 315 MB).
     package static let maximumIncomingPayload = 1 << 20
 
@@ -42,9 +42,9 @@ package struct DaemonState {
     /// whether it is stopping.
     private var marks = Marks()
     package var random: SplitMix64
-    /// Locations this shard published and no longer owns (SPEC §11).
+    /// Locations this shard published and no longer owns (docs/operations.md, Many locations).
     var handover = ShardHandover()
-    /// `refresh`, `unit/set` and retained commands, with their rate limits (SPEC §16).
+    /// `refresh`, `unit/set` and retained commands, with their rate limits (docs/operations.md, Limits).
     var commands: Commands
     /// The announcement, a second instance on one identity, the tree kept.
     package var identity: IdentityGuard

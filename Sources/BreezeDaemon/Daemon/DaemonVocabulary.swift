@@ -24,7 +24,7 @@ package struct DaemonTime: Sendable, Equatable {
     }
 }
 
-/// What happens to the daemon (SPEC §3 scheduling and commands, §5 faults).
+/// What happens to the daemon (docs/reference.md, Topics scheduling and commands; docs/operations.md, Faults).
 package enum DaemonEvent: Sendable {
     /// The timer fired (or the loop started): start due fetches, apply time edges.
     case tick
@@ -36,7 +36,7 @@ package enum DaemonEvent: Sendable {
     /// (nil: none held). A deadline of the state's one wake; the tick after it flushes them.
     case clearsHeld(until: Int64?)
     case signal(DaemonSignal)
-    /// A render asked for by ``DaemonAction/render(_:_:)`` finished (SPEC §9.2, ImagePipeline.swift).
+    /// A render asked for by ``DaemonAction/render(_:_:)`` finished (docs/images.md, ImagePipeline.swift).
     case rendered(ImageKey, RenderOutcome)
     /// An OpenEPaperLink upload asked for by ``DaemonAction/upload(_:_:)`` finished.
     case uploaded(Int, UploadOutcome)
@@ -107,7 +107,7 @@ package enum DaemonAction: Sendable {
     /// back as ``DaemonEvent/outcomesSettled(_:)``.
     case watchOutcomes(timeout: Duration)
     /// What the broker refused (MQTT 5 reason codes, or over the packet size) or a disconnect
-    /// lost: logged and kept out of the published set (SPEC §12), between flushes (the loop is
+    /// lost: logged and kept out of the published set (docs/operations.md, Limits), between flushes (the loop is
     /// the publisher's one owner). `pendingIsLost`: publishes still unacknowledged count as
     /// lost (`once`, which disconnects next).
     case reportOutcomes(PublishOutcomes, pendingIsLost: Bool)
@@ -121,7 +121,7 @@ package enum DaemonAction: Sendable {
     case log(LogLevel, String)
     /// Wake the loop (with ``DaemonEvent/tick``) at this Unix time; replaces the previous wake.
     case wake(at: Int64)
-    /// Reconnect after this many seconds from now on (nil: the configured backoff; SPEC §16).
+    /// Reconnect after this many seconds from now on (nil: the configured backoff; docs/operations.md, Limits).
     case reconnectDelay(seconds: Int64?)
     /// Leave the loop: publish `offline`, disconnect, exit with this code.
     case stop(exitCode: Int32)

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-/// Exit codes from SPEC §4 (sysexits.h values): the state's `stop` carries one, the CLI the others.
+/// Exit codes from docs/reference.md, Configuration (sysexits.h values): the state's `stop` carries one, the CLI the others.
 package enum ExitCode {
     package static let success: Int32 = 0
     package static let usage: Int32 = 64

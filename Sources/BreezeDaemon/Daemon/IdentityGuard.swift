@@ -13,7 +13,7 @@ import BreezeConfig
 import BreezeCore
 internal import FoundationEssentials
 
-/// What an agent says about itself on `<p>/agent/<shard or "-">` (retained, SPEC §16).
+/// What an agent says about itself on `<p>/agent/<shard or "-">` (retained, docs/operations.md, Limits).
 package struct AgentAnnouncement: Sendable, Equatable, Codable {
     /// Random per run: two runs never share it.
     var instance: String
@@ -44,7 +44,7 @@ package struct AgentAnnouncement: Sendable, Equatable, Codable {
     }
 }
 
-/// Two agents with one identity (SPEC §16 "Two agents, one identity" and "Its own tree, kept"),
+/// Two agents with one identity (docs/operations.md, Limits "Two agents, one identity" and "Its own tree, kept"),
 /// as a value: a child of ``DaemonState`` with its own actions and deadline.
 ///
 /// - At every connect the agent announces itself (``AgentAnnouncement``, retained) and
@@ -313,7 +313,7 @@ package struct IdentityGuard: Sendable {
 }
 
 extension IdentityGuard {
-    /// What the daemon publishes when it leaves, connected (SPEC §16): its announcement cleared
+    /// What the daemon publishes when it leaves, connected (docs/operations.md, Limits): its announcement cleared
     /// (it goes with the run) unless another live instance's may be the one retained now, and
     /// `offline` on `status`; QoS 1 at least, so the acknowledgements the loop waits for say
     /// they arrived.
@@ -326,7 +326,7 @@ extension IdentityGuard {
 
     /// `run` without `shard`: holds the topics of locations removed from the configuration (in
     /// the published set, under `<p>/<loc>/` or a discovery config of no configured location)
-    /// until the first connect has shown no other live instance on this identity (SPEC §16).
+    /// until the first connect has shown no other live instance on this identity (docs/operations.md, Limits).
     mutating func holdRemovedLocations(
         published: [String: PayloadDigest], config: AgentConfig, layout: TopicLayout
     ) -> [Action] {

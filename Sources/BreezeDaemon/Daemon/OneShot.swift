@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// `once` and `print` (SPEC §4) as a child machine of ``DaemonState``: the daemon's loop and
+/// `once` and `print` (docs/reference.md, Configuration) as a child machine of ``DaemonState``: the daemon's loop and
 /// state run them, this decides the phases. `once`: connecting (at most ``connectTimeout``) →
 /// preparing (the loop restores the stored responses) → fetching (every enabled source of every
 /// location once) → rendering the images → flushing (and the clears held back behind a
@@ -236,7 +236,7 @@ package struct OneShot: Sendable {
     }
 
     /// `once`'s last lines and exit code: what the broker did not take, the sources without
-    /// data, the images that did not render (SPEC §4, §12, §16).
+    /// data, the images that did not render (docs/reference.md, Configuration; docs/operations.md, Limits).
     private mutating func verdict(_ outcomes: PublishOutcomes, failingImages: [String]) -> [Action] {
         var actions: [Action] = []
         if !outcomes.pending.isEmpty {
@@ -262,7 +262,7 @@ package struct OneShot: Sendable {
             actions.append(.log(.info, "once: \(sent) topics published and acknowledged"))
         }
         if unusableLine(into: &actions) { return finish(actions, exitCode: ExitCode.unavailable) }
-        // An image that did not render is not a success (SPEC §16 "Names").
+        // An image that did not render is not a success (docs/operations.md, Limits "Names").
         if !failingImages.isEmpty {
             actions.append(
                 .log(

@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// The daemon's presence on the broker (SPEC §3): the connection, its reconnect count, Home
+/// The daemon's presence on the broker (docs/reference.md, Topics): the connection, its reconnect count, Home
 /// Assistant's births, the `<p>/diagnostics` cadence and the one watch of the broker's
 /// outcomes at a time. A child of ``DaemonState``: it
 /// decides, the parent maps its actions (``DaemonState`` builds the announcement and the
@@ -111,7 +111,7 @@ package struct Presence: Sendable {
             connection = .lost(since: now)
             return [.log(.warning, "mqtt: disconnected (\(reason)); reconnecting with backoff")]
         case .birth(let online):
-            // Births while a re-send is pending are folded into it (SPEC §3): a flapping Home
+            // Births while a re-send is pending are folded into it (docs/reference.md, Topics): a flapping Home
             // Assistant, or a flood of `online`, costs one re-send.
             guard discoveryEnabled, online, rediscoverAt == nil else { return [] }
             let delay = DiscoveryNaming.reannounceDelay(using: &random)

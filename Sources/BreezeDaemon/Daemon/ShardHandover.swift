@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// Clearing the locations a shard no longer owns (SPEC §11), as a value the state machine owns.
+/// Clearing the locations a shard no longer owns (docs/operations.md, Many locations), as a value the state machine owns.
 ///
 /// When `shard.count` or the location list changes, a location can move to another shard.
 /// Its old owner still has the location's topics in its persisted published set; clearing them

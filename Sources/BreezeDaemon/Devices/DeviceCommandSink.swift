@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// A device's availability as its own topic says (SPEC §8).
+/// A device's availability as its own topic says (docs/displays.md).
 package enum DeviceAvailability: Sendable, Equatable {
     /// Not heard from since the agent started or the broker connection was re-established.
     case unknown
@@ -29,7 +29,7 @@ package struct DeviceCommand: Sendable, Equatable {
 /// An output that drives a device with non-retained commands (WLED, Tasmota): a second kind
 /// of sink beside ``RetainedSink``. It says what the device should be sent for a snapshot and
 /// how to read the device's availability; *when* to send is ``DeviceCommandState``'s decision
-/// (SPEC §8: on a change of the data, and on the device coming online — not on every
+/// (docs/displays.md: on a change of the data, and on the device coming online — not on every
 /// `online`).
 package protocol DeviceCommandSink: Sendable {
     /// A short name for log lines: `wled wled/strip1`.

@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// When the non-retained device commands (WLED, Tasmota) are sent (SPEC §8), as a value:
+/// When the non-retained device commands (WLED, Tasmota) are sent (docs/displays.md), as a value:
 /// part of ``DaemonState``, tested without a broker.
 ///
 /// - The data a device shows changed while it is online: send the new commands.
@@ -26,7 +26,7 @@ import BreezeCore
 /// - A broker (re)connect makes every device unknown again: the retained statuses that arrive
 ///   with the new subscription decide afresh, so a change missed while disconnected is sent.
 ///
-/// - At most one command batch per device per ``minimumInterval`` (SPEC §16): a send due
+/// - At most one command batch per device per ``minimumInterval`` (docs/operations.md, Limits): a send due
 ///   inside it (a device whose status flaps) is held and goes out when the interval is up, if
 ///   the device is still online. 1,000 availability toggles once drove 1,000 commands.
 ///

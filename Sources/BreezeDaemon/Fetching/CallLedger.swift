@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// The daemon's call accounting (SPEC §5, §11), a child of ``DaemonState``: calls per location
+/// The daemon's call accounting (docs/operations.md, Faults; docs/operations.md, Many locations), a child of ``DaemonState``: calls per location
 /// and local day (the Google daily cap, `calls.json`, `<p>/diagnostics`), Open-Meteo's weighted
 /// calls per source on the UTC day, the fair-use pacing of Open-Meteo requests, and when the
 /// counts are saved.
@@ -59,7 +59,7 @@ package struct CallLedger: Sendable {
     private var dailyLimitLogged: Int64 = .min
     /// The configured (stretched) weighted calls of an ordinary day, set at start.
     var regularDailyLoad = OpenMeteoCallWeight.zero
-    /// Whether the day's first key-free pollen call carries the season (SPEC §20); false when
+    /// Whether the day's first key-free pollen call carries the season (docs/reference.md, The hour to air out); false when
     /// the stretch had to leave it out (``OpenMeteoStretch/pollenSeason``), set at start.
     var pollenSeason = true
 
@@ -107,7 +107,7 @@ package struct CallLedger: Sendable {
         return [.save(stored)]
     }
 
-    // MARK: Open-Meteo pacing (SPEC §11)
+    // MARK: Open-Meteo pacing (docs/operations.md, Many locations)
 
     /// The per-minute limit for requests to `endpoint`: 600 weighted calls for Open-Meteo's
     /// public servers, `endpoints.max_calls_per_minute` when set (for any endpoint), else none.

@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// When each source of each location is fetched (SPEC §3 scheduling, §5 backoff, §11 the start
+/// When each source of each location is fetched (docs/reference.md, Topics scheduling; docs/operations.md, Faults (backoff) and Many locations (the start
 /// spread): a child machine of ``DaemonState`` that owns every location's ``FetchSchedule``s,
 /// one ``PerSource`` slot per source.
 ///
@@ -34,7 +34,7 @@ package struct FetchPlanner: Sendable {
     /// what is in flight is not due again.
     var fetches = FetchTracker()
     /// Per location: when a refused `refresh` was last logged (one line per cooldown window in a
-    /// flood of them, SPEC §12).
+    /// flood of them, docs/operations.md, Limits).
     private var refreshSkipLoggedAt: [Int64?]
 
     init(locations: Int, settings: AgentConfig) {
@@ -105,7 +105,7 @@ package struct FetchPlanner: Sendable {
         let (pollen, climate) = (refreshed.pollen, refreshed.climate)
         var actions: [Action] = []
         // A flood of refused refreshes (a stuck automation) logs one line per cooldown
-        // window, not one per message (SPEC §12).
+        // window, not one per message (docs/operations.md, Limits).
         let window = min(schedules[index].pollen.refreshCooldown, schedules[index].climate.refreshCooldown)
         if pollen || climate || refreshSkipLoggedAt[index].map({ FetchSchedule.sum($0, window) <= now }) ?? true {
             actions.append(

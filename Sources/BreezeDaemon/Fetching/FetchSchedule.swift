@@ -22,7 +22,7 @@ import BreezeConfig
 /// - `refresh` asks for a fetch now, granted at most once per cooldown.
 ///
 /// Every sum saturates at `Int64.max` instead of trapping: the config bounds durations
-/// (SPEC §12), but a schedule must never be the thing that crashes the daemon after a fetch
+/// (docs/operations.md, Limits), but a schedule must never be the thing that crashes the daemon after a fetch
 /// and before its response is stored (a crash loop under `Restart=on-failure` spent a Google
 /// call per restart).
 package struct FetchSchedule: Sendable, Equatable {

@@ -47,7 +47,7 @@ package struct FetchOutcome: Sendable {
 /// its ``slot`` and its place in ``restoreOrder``, and its field of ``PerSource`` and of
 /// ``SourceSlots`` (all in this file); what it does is its ``SourceRules`` type, in its folder.
 package enum SourceKind: String, Sendable, Hashable, CaseIterable {
-    /// `stripes`: the warming stripes' yearly archive request (SPEC §9.1), on with climate.
+    /// `stripes`: the warming stripes' yearly archive request (docs/reference.md, Warming stripes), on with climate.
     /// The raw value is the source's name in Open-Meteo's call counts (`<p>/diagnostics`).
     case pollen, climate, stripes, air
 

@@ -18,13 +18,13 @@ package import BreezeCore
 package struct LocationRuntime: Sendable {
     package let config: LocationConfig
     package let zone: ZoneRules
-    /// Per source: the last good data, whether it is stale (SPEC §5: the data shown is from
+    /// Per source: the last good data, whether it is stale (docs/operations.md, Faults: the data shown is from
     /// before the last fetch, which failed; the stripes are never shown stale), and the
     /// condition last logged, so a repeating one is logged once.
     var slots = SourceSlots()
     /// Google refused the key and `pollen.source` is `auto`: Open-Meteo from now on (this run).
     var googleRejected = false
-    /// Today against the recent season (SPEC §20): where the key-free items stood on the local
+    /// Today against the recent season (docs/reference.md, The hour to air out): where the key-free items stood on the local
     /// day of the last good season call. Nil: no season call yet, Google, or no pollen here.
     package var season: PollenSeasonStanding?
 
@@ -41,7 +41,7 @@ package struct LocationRuntime: Sendable {
 
     package func today(at now: Int64) -> CivilDate { zone.localDate(atUnixTime: now) }
 
-    /// Whether the next Open-Meteo pollen fetch is the day's season call (SPEC §20): no season
+    /// Whether the next Open-Meteo pollen fetch is the day's season call (docs/reference.md, The hour to air out): no season
     /// from today yet, and the location has pollen (one outside Europe asks without it).
     func needsSeason(at now: Int64) -> Bool {
         if case .unsupported = slots.pollen.data { return false }
@@ -70,7 +70,7 @@ package struct LocationRuntime: Sendable {
 
     // MARK: what the sinks see
 
-    /// The pollen days for the local date at `now` (SPEC §1 freshness rules applied).
+    /// The pollen days for the local date at `now` (docs/reference.md, Pollen levels and colors freshness rules applied).
     package func pollenView(settings: PollenSettings, now: Int64) -> LocationSnapshot.Pollen {
         guard settings.enabled else { return .unavailable }
         switch pollen {
@@ -102,7 +102,7 @@ package struct LocationRuntime: Sendable {
     /// The next time what the sinks show of this location changes without a fetch: local
     /// midnight (today changes), the 24 h / 48 h freshness edges of the pollen data, the next
     /// local hour when air or hourly pollen is shown. Between two such times a location is rebuilt only when a
-    /// fetch of it finishes. The hourly pollen topics (SPEC §20, Open-Meteo) move on the hour
+    /// fetch of it finishes. The hourly pollen topics (docs/reference.md, The hour to air out, Open-Meteo) move on the hour
     /// too: they are read from the data already fetched, no call is made for them.
     func nextContentEdge(after now: Int64) -> Int64 {
         var edge = nextMidnight(after: now)

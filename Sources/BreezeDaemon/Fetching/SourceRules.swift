@@ -12,7 +12,7 @@
 package import BreezeConfig
 package import BreezeCore
 
-/// One source's rules (SPEC §5), one type per source in its own folder (Sources/<Kind>/): when
+/// One source's rules (docs/operations.md, Faults), one type per source in its own folder (Sources/<Kind>/): when
 /// it is on and due, what its fetch asks for and weighs, how the answers read, what an answer
 /// does to the location, and what a stored response restores. A rule sees only a
 /// SourceContext (the location, this source's schedule, the call counts, the random

@@ -23,7 +23,7 @@ package protocol SourceData: Sendable {
     var lastSuccess: Int64? { get }
 }
 
-/// One source of one location (SPEC §5): the last good data, whether it is stale (the last
+/// One source of one location (docs/operations.md, Faults): the last good data, whether it is stale (the last
 /// fetch failed, the data is from before it), and the condition last logged. Its schedule is
 /// the ``FetchPlanner``'s, in a slot of the same shape (``PerSource``).
 package struct SourceSlot<Data: SourceData>: Sendable {

@@ -17,7 +17,7 @@ package struct ImageKey: Hashable, Sendable {
     let index: Int
 }
 
-/// One multipart POST to an OpenEPaperLink access point (SPEC §9.2): `mac`, `dither`, `file`.
+/// One multipart POST to an OpenEPaperLink access point (docs/images.md): `mac`, `dither`, `file`.
 package struct OpenEPaperLinkUpload: Sendable, Equatable {
     /// `<ap>/imgupload`.
     package let url: String
@@ -41,7 +41,7 @@ package enum UploadOutcome: Sendable, Equatable {
     case failed(String)
 }
 
-/// The images' part of the daemon's state (SPEC §9.2): what each image last asked the helper
+/// The images' part of the daemon's state (docs/images.md): what each image last asked the helper
 /// for, when, and what it got; and for each OpenEPaperLink tag the JPEG still to send and its
 /// retry state. A child of ``DaemonState`` with its own actions and deadline: the daemon
 /// works out what each image should show (``DaemonState/renderRequest(_:now:)``, from its
@@ -262,7 +262,7 @@ extension ImagePipeline {
         return [.log(.warning, "\(message); next try in \(delay) s")]
     }
 
-    /// The images whose last render failed (SPEC §16: shown in `<p>/diagnostics`, and `once`
+    /// The images whose last render failed (docs/operations.md, Limits: shown in `<p>/diagnostics`, and `once`
     /// exits 69), in configuration order.
     var failing: [AgentDiagnostics.ImageFailure] {
         images.compactMap { image in

@@ -82,7 +82,7 @@ package struct PayloadDigest: Hashable, Sendable, CustomStringConvertible {
 
 /// Which file of `state_dir/published/` a topic is remembered in: one per location, so a save
 /// rewrites only the locations that changed and every file stays far below the 8 MiB bound of a
-/// state file (SPEC §12).
+/// state file (docs/operations.md, Limits).
 ///
 /// The group is read from the topic alone (not from the configuration), so a location removed
 /// from the config still finds its topics in its own file and they are cleared after a restart:

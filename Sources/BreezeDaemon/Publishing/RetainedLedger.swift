@@ -64,7 +64,7 @@ package struct RetainedLedger: Sendable {
     /// ``republishAll(at:)`` (a reconnect), so a refusal is not repeated at every fetch.
     package var refused: Set<String> = []
     /// Scopes whose published topics are neither re-sent nor cleared (a shard's locations
-    /// moved to another shard, until ``ShardHandover`` decides; SPEC §11).
+    /// moved to another shard, until ``ShardHandover`` decides; docs/operations.md, Many locations).
     var held: Set<String> = []
 
     package func digest(_ topic: String) -> PayloadDigest? {
@@ -125,7 +125,7 @@ package struct RetainedLedger: Sendable {
     /// How long a clear waits after the flush that decided it; topics for which `clearsAtOnce`
     /// holds (Home Assistant device configs) are cleared or rewritten at once. So Home Assistant
     /// drops an entity before its state topic empties, and never renders a template on an
-    /// empty payload (SPEC §3 removal order).
+    /// empty payload (docs/reference.md, Topics removal order).
     let clearDelay: Duration
     let clearsAtOnce: @Sendable (String) -> Bool
     /// Drop a scope's tree once it is flushed (the daemon: it sets every scope again before a

@@ -47,7 +47,7 @@ package struct ServeSnapshot: Sendable {
         package var openMeteoCallsToday: Int
         /// Everything the daemon knows about the location (for pages that show the data).
         package var runtime: LocationRuntime
-        /// Its images (SPEC §9.2) rendered in this run, in config order: the ones `GET
+        /// Its images (docs/images.md) rendered in this run, in config order: the ones `GET
         /// /images/<location>/<id>.<ext>` answers (the bytes are in the ``ImageStore``).
         package var renderedImages: [ImageConfig] = []
     }

@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// The location's Home Assistant device config (SPEC §3 discovery).
+/// The location's Home Assistant device config (docs/reference.md, Topics discovery).
 ///
 /// It lists the pollen items, so it follows pollen fetches; climate's part depends on the
 /// config only. While pollen is not known yet it keeps what is published, so a restart does

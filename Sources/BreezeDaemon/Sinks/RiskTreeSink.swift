@@ -12,8 +12,8 @@
 import BreezeConfig
 import BreezeCore
 
-/// `<p>/<loc>/risk/<profile>…` (SPEC §10.2), from the same pollen selection as the pollen tree;
-/// with Open-Meteo each profile's `air_out` too (SPEC §20).
+/// `<p>/<loc>/risk/<profile>…` (docs/reference.md, Personal risk), from the same pollen selection as the pollen tree;
+/// with Open-Meteo each profile's `air_out` too (docs/reference.md, The hour to air out).
 ///
 /// No profiles, pollen off or unsupported here: the scope is cleared (nothing to assess).
 package struct RiskTreeSink: RetainedSink {

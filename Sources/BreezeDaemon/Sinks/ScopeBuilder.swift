@@ -12,8 +12,8 @@
 import BreezeConfig
 import BreezeCore
 
-/// What the retained sinks hold (SPEC §3): builds each location's scopes from its snapshot,
-/// keeps every location within its topic budget (SPEC §12), and knows when a location must be
+/// What the retained sinks hold (docs/reference.md, Topics): builds each location's scopes from its snapshot,
+/// keeps every location within its topic budget (docs/operations.md, Limits), and knows when a location must be
 /// rebuilt although no fetch finished (its content edge: midnight, freshness, the hour). A child
 /// of DaemonState, which hands it a location and maps its actions.
 struct ScopeBuilder {
@@ -22,7 +22,7 @@ struct ScopeBuilder {
         case log(LogLevel, String)
     }
 
-    /// Most retained topics one location may hold (SPEC §12); a scope that would pass it keeps
+    /// Most retained topics one location may hold (docs/operations.md, Limits); a scope that would pass it keeps
     /// what is published there, with an error logged once.
     static let maximumTopicsPerLocation = 2_000
 

@@ -58,7 +58,7 @@ package struct SinkContext {
 }
 
 /// An output of the agent that holds retained topics on the broker: given a location's
-/// snapshot, it says what each of its scopes should hold (SPEC §3: a scope is a topic prefix
+/// snapshot, it says what each of its scopes should hold (docs/reference.md, Topics: a scope is a topic prefix
 /// the sink owns; `nil` keeps what is published there, an empty tree clears it).
 ///
 /// The broker tree, Home Assistant discovery, the display JSON and Awtrix apps conform; the

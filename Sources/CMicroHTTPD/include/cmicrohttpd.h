@@ -8,7 +8,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 //===----------------------------------------------------------------------===//
-// libmicrohttpd, loaded on demand (SPEC §9.2: a config without `http` must not map
+// libmicrohttpd, loaded on demand (docs/images.md: a config without `http` must not map
 // libmicrohttpd or the GnuTLS it pulls in). Only this file's own types cross into Swift;
 // <microhttpd.h> is included by the .c file alone, and the agent is never linked against
 // the library: cmhd_load() dlopen()s it and resolves the handful of functions used.

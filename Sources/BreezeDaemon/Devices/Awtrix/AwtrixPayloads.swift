@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// What an Awtrix 3 clock is sent (SPEC §8): its text and chart apps and an indicator.
+/// What an Awtrix 3 clock is sent (docs/displays.md): its text and chart apps and an indicator.
 package enum AwtrixPayloads {
     /// Awtrix draws at most 16 bars without an icon (Awtrix 3 docs, api.md "JSON Properties", `bar`).
     static let maximumBars = 16

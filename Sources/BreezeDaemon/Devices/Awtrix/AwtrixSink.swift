@@ -12,7 +12,7 @@
 package import BreezeConfig
 import BreezeCore
 
-/// An Awtrix 3 output (SPEC §8): the retained custom apps `<prefix>/custom/<app>` (text) and
+/// An Awtrix 3 output (docs/displays.md): the retained custom apps `<prefix>/custom/<app>` (text) and
 /// `<prefix>/custom/<app>c` (climate chart) and, when configured, `<prefix>/indicator<N>`.
 ///
 /// Each is a scope of its own, so an app with nothing to show is deleted (an empty retained

@@ -12,12 +12,12 @@
 import BreezeConfig
 import BreezeCore
 
-/// What a microcontroller reads (SPEC §8): one compact JSON on `<p>/<loc>/display`.
+/// What a microcontroller reads (docs/displays.md): one compact JSON on `<p>/<loc>/display`.
 package enum DisplayPayload {
-    /// The largest `<p>/<loc>/display` payload (SPEC §8): small enough for an ESP8266's MQTT buffer.
+    /// The largest `<p>/<loc>/display` payload (docs/displays.md): small enough for an ESP8266's MQTT buffer.
     static let maximumBytes = 1024
 
-    /// `<p>/<loc>/display` (SPEC §8): `t` (the pollen fetch time), `stale`, `max`, the three
+    /// `<p>/<loc>/display` (docs/displays.md): `t` (the pollen fetch time), `stale`, `max`, the three
     /// types as `[value, color]` and the climate texts. Its size does not grow with the number
     /// of plants (only the three types are in it), so it stays under
     /// ``maximumBytes`` whatever the source returns.
@@ -72,7 +72,7 @@ package enum DisplayPayload {
         } else {
             members.append(JSONMember("climate", .null))
         }
-        // SPEC §10.1's metrics, only when `air` is enabled (and known).
+        // docs/reference.md, Air quality bands's metrics, only when `air` is enabled (and known).
         if let air { members.append(JSONMember("air", AirTopics.displayJSON(reading: air))) }
         return JSONValue.object(members).serialized
     }

@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// `<p>/<loc>/display` (SPEC §8): one compact retained JSON for microcontrollers (ESPHome's
+/// `<p>/<loc>/display` (docs/displays.md): one compact retained JSON for microcontrollers (ESPHome's
 /// `on_json_message`), at most ``DisplayPayload/maximumBytes``.
 package struct DisplaySink: RetainedSink {
     package var inputs: Set<SourceKind> { [.pollen, .climate, .air] }

@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// What a Tasmota light is sent (SPEC §8).
+/// What a Tasmota light is sent (docs/displays.md).
 package enum TasmotaPayloads {
     /// `Color` takes `#rrggbb` (Tasmota docs, Commands → Light, `Color`).
     /// With `show: risk:<profile>`, today's risk color of `profile` instead of the max pollen color.

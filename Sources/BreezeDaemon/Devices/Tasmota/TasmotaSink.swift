@@ -12,7 +12,7 @@
 package import BreezeConfig
 import BreezeCore
 
-/// A Tasmota light (SPEC §8): `cmnd/<topic>/Color`, availability on `tele/<topic>/LWT`.
+/// A Tasmota light (docs/displays.md): `cmnd/<topic>/Color`, availability on `tele/<topic>/LWT`.
 package struct TasmotaSink: DeviceCommandSink {
     let output: TasmotaOutput
     let topic: String

@@ -12,9 +12,9 @@
 import BreezeConfig
 import BreezeCore
 
-/// What a WLED strip is sent (SPEC §8): its JSON state API, `<topic>/api`.
+/// What a WLED strip is sent (docs/displays.md): its JSON state API, `<topic>/api`.
 package enum WLEDPayloads {
-    /// `<topic>/api`: WLED's JSON state API (SPEC §8). `"on":true` only with `power: on`, `"bri"`
+    /// `<topic>/api`: WLED's JSON state API (docs/displays.md). `"on":true` only with `power: on`, `"bri"`
     /// only when set; `"frz":false` because a segment frozen (by `"i"`, or the user) ignores
     /// new colors; explicit `start`/`stop` for `pollen_types`, because WLED ignores a segment id
     /// it does not have yet unless `stop` is given (wled00/json.cpp, `deserializeSegment`).
@@ -46,7 +46,7 @@ package enum WLEDPayloads {
         return wledState(output, segments: segments)
     }
 
-    /// `climate_stripes` (SPEC §8, §9.1): segment 0 over all `leds` (explicit `start`/`stop`,
+    /// `climate_stripes` (docs/displays.md; docs/reference.md, Warming stripes): segment 0 over all `leds` (explicit `start`/`stop`,
     /// `"frz":false`, solid black), then `"i"` with one LED per year for the most recent
     /// min(`leds`, years of the range) years, oldest first from LED 0; a year the series left
     /// out is black. `"i"` as a plain color list sets consecutive LEDs from the segment's

@@ -12,7 +12,7 @@
 package import BreezeConfig
 import BreezeCore
 
-/// A WLED strip (SPEC §8): `<topic>/api` JSON, availability on `<topic>/status`.
+/// A WLED strip (docs/displays.md): `<topic>/api` JSON, availability on `<topic>/status`.
 package struct WLEDSink: DeviceCommandSink {
     let output: WLEDOutput
     let topic: String

@@ -20,7 +20,7 @@ package struct AirAnswer: Sendable {
     var fetchedAt: Int64
 }
 
-/// The air source's request and how its answer reads (SPEC §10.1).
+/// The air source's request and how its answer reads (docs/reference.md, Air quality bands).
 enum AirFetch {
     /// Today's hourly air quality at the location.
     static func gets(_ location: LocationConfig, endpoints: Endpoints) -> [HTTPGet] {

@@ -12,7 +12,7 @@
 package import BreezeConfig
 package import BreezeCore
 
-/// Air quality (SPEC §10.1, faults as §5): a report replaces the data; a failure keeps the last
+/// Air quality (docs/reference.md, Air quality bands; faults as in docs/operations.md, Faults): a report replaces the data; a failure keeps the last
 /// good data, marks it stale and retries with backoff — nothing is cleared.
 package enum AirRules: SourceRules {
     package static let kind = SourceKind.air
@@ -105,7 +105,7 @@ package enum AirRules: SourceRules {
 
 /// What a location keeps of its air (its ``SourceSlots/air`` slot).
 extension LocationRuntime {
-    /// Today's hourly air quality (SPEC §10.1) and when it was fetched.
+    /// Today's hourly air quality (docs/reference.md, Air quality bands) and when it was fetched.
     package struct AirData: SourceData {
         package var report: AirReport
         package var fetchedAt: Int64

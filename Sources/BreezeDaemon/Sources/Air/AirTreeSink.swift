@@ -12,10 +12,10 @@
 import BreezeConfig
 import BreezeCore
 
-/// `<p>/<loc>/air…` (SPEC §10.1): the current local hour of the last good air data.
+/// `<p>/<loc>/air…` (docs/reference.md, Air quality bands): the current local hour of the last good air data.
 ///
 /// Air off clears the scope; no data yet keeps what is published (a restart does not blank it);
-/// a failed fetch keeps the data and says `stale` (SPEC §5). The current hour moves with the
+/// a failed fetch keeps the data and says `stale` (docs/operations.md, Faults). The current hour moves with the
 /// clock, so the daemon wakes at each local hour (``LocationRuntime/nextContentEdge(after:)``).
 package struct AirTreeSink: RetainedSink {
     package init() {}

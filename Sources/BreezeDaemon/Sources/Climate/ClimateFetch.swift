@@ -28,7 +28,7 @@ package struct ClimateBodies: Sendable, Equatable, Codable {
 }
 
 /// The daily climate's requests (the archive's years, when any, then the forecast) and how
-/// their answers read (SPEC §6).
+/// their answers read (docs/architecture.md).
 package enum ClimateFetch {
     static func gets(_ location: LocationConfig, today: CivilDate, years: [Int], endpoints: Endpoints) -> [HTTPGet] {
         let points = ClimateRequestPlan.points(today: today, years: years)

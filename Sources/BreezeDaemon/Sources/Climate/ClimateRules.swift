@@ -12,7 +12,7 @@
 package import BreezeConfig
 package import BreezeCore
 
-/// The daily climate trend (SPEC §6): fetched once per local day, current until midnight.
+/// The daily climate trend (docs/architecture.md): fetched once per local day, current until midnight.
 package enum ClimateRules: SourceRules {
     package static let kind = SourceKind.climate
 

@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// `<p>/<loc>/climate…` (SPEC §3), in the location's display unit.
+/// `<p>/<loc>/climate…` (docs/reference.md, Topics), in the location's display unit.
 package struct ClimateTreeSink: RetainedSink {
     package init() {}
 

@@ -15,7 +15,7 @@ package import BreezeCore
 /// What a pollen fetch asks for beside the location.
 package struct PollenRequest: Sendable, Equatable {
     var source: PollenSource
-    /// The day's season call (Open-Meteo with `past_days`, SPEC §20).
+    /// The day's season call (Open-Meteo with `past_days`, docs/reference.md, The hour to air out).
     var season: Bool
 }
 
@@ -35,15 +35,15 @@ package struct PollenAnswer: Sendable {
     var source: PollenSource
     var outcome: Outcome
     var fetchedAt: Int64
-    /// The request was the day's season call (`past_days`, SPEC §20): a report holds the 92
+    /// The request was the day's season call (`past_days`, docs/reference.md, The hour to air out): a report holds the 92
     /// days before the fetch's local date as well.
     var season = false
 }
 
-/// The pollen source's request (Google or Open-Meteo, SPEC §7) and how its answer reads. The API
+/// The pollen source's request (Google or Open-Meteo, docs/reference.md, Max, trend and peak) and how its answer reads. The API
 /// key travels in the `X-Goog-Api-Key` header only, so it never shows in URLs or curl's error
 /// messages; an API that echoes it in an error body is scrubbed where the result is made,
-/// before any sink (log, diagnostics) sees it (SPEC §12).
+/// before any sink (log, diagnostics) sees it (docs/operations.md, Limits).
 enum PollenFetch {
     /// `season`: the day's season call (``PollenSeason/query(latitude:longitude:timezone:)``,
     /// Open-Meteo only; ignored for Google).

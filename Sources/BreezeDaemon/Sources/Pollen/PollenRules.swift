@@ -12,7 +12,7 @@
 package import BreezeConfig
 package import BreezeCore
 
-/// Pollen (SPEC §5, §7): Google or Open-Meteo by `pollen.source` (`auto` falls back to
+/// Pollen (docs/operations.md, Faults; docs/reference.md, Max, trend and peak): Google or Open-Meteo by `pollen.source` (`auto` falls back to
 /// Open-Meteo when Google rejects the key), the daily Google cap, a location no source covers.
 package enum PollenRules: SourceRules {
     package static let kind = SourceKind.pollen
@@ -27,7 +27,7 @@ package enum PollenRules: SourceRules {
 
     package static let refreshedByCommand = true
 
-    /// Always: with pollen off the tree is cleared (SPEC §1).
+    /// Always: with pollen off the tree is cleared (docs/reference.md, Pollen levels and colors).
     package static func sinks(for context: SinkContext) -> [any RetainedSink] { [PollenTreeSink()] }
 
     /// Per pollen source: the configured one, and with `auto` Open-Meteo as well (it falls back
@@ -67,7 +67,7 @@ package enum PollenRules: SourceRules {
             actions: actions)
     }
 
-    /// Whether a key-free fetch now is the day's season call (SPEC §20).
+    /// Whether a key-free fetch now is the day's season call (docs/reference.md, The hour to air out).
     private static func needsSeason(_ context: SourceContext, now: Int64) -> Bool {
         context.calls.pollenSeason && context.location.needsSeason(at: now)
     }
@@ -183,7 +183,7 @@ package enum PollenRules: SourceRules {
         return SourceFailure(diagnosticsKey: source.diagnosticsKey, attempt: "fetch from \(source.rawValue)")
     }
 
-    /// The name of the day's season call body in `state_dir` (SPEC §20).
+    /// The name of the day's season call body in `state_dir` (docs/reference.md, The hour to air out).
     static let seasonStoreName = PollenSource.openMeteo.storeName + "-season"
 
     package static func storedNames(in config: AgentConfig) -> [String] {

@@ -12,8 +12,8 @@
 import BreezeConfig
 import BreezeCore
 
-/// `<p>/<loc>/pollen…` (SPEC §3): the pollen tree of the selected days, and with Open-Meteo the
-/// hourly topics at the snapshot's moment (SPEC §20: `now`, `peak_at`, `air_out`; the daemon
+/// `<p>/<loc>/pollen…` (docs/reference.md, Topics): the pollen tree of the selected days, and with Open-Meteo the
+/// hourly topics at the snapshot's moment (docs/reference.md, The hour to air out: `now`, `peak_at`, `air_out`; the daemon
 /// wakes at each local hour for them, ``LocationRuntime/nextContentEdge(after:)``) and the
 /// season's `percentile` and `season_start` (``LocationRuntime/season``).
 package struct PollenTreeSink: RetainedSink {
@@ -30,13 +30,13 @@ package struct PollenTreeSink: RetainedSink {
             var pollen = PollenTopics.tree(
                 topics: snapshot.topics, selection: selection, fetchedAt: fetchedAt,
                 palette: context.config.pollen.colors)
-            // Open-Meteo's hourly topics (SPEC §20); none for Google.
+            // Open-Meteo's hourly topics (docs/reference.md, The hour to air out); none for Google.
             pollen.merge(
                 PollenTopics.hourlyTree(
                     topics: snapshot.topics, selection: selection,
                     view: selection.hourlyView(zone: snapshot.location.zone, now: snapshot.now, fetchedAt: fetchedAt),
                     airOut: context.config.airOut, palette: context.config.pollen.colors))
-            // Today against the recent season (SPEC §20): key-free only (Google has no standing).
+            // Today against the recent season (docs/reference.md, The hour to air out): key-free only (Google has no standing).
             if selection.source == .openMeteo {
                 pollen.merge(
                     PollenTopics.seasonTree(

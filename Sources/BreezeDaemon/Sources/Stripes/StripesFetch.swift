@@ -12,7 +12,7 @@
 import BreezeConfig
 package import BreezeCore
 
-/// The warming stripes of a location (SPEC §9.1) and when they were fetched.
+/// The warming stripes of a location (docs/reference.md, Warming stripes) and when they were fetched.
 package struct StripesData: Sendable, Equatable {
     package var series: StripesSeries
     var tallies: [StripesYearTally]

@@ -12,7 +12,7 @@
 package import BreezeConfig
 package import BreezeCore
 
-/// The warming stripes (SPEC §9.1): checked daily, fetched once a year from the archive
+/// The warming stripes (docs/reference.md, Warming stripes): checked daily, fetched once a year from the archive
 /// (`StripesRequest.isDue`); a failure keeps the stored stripes current.
 package enum StripesRules: SourceRules {
     package static let kind = SourceKind.stripes
@@ -159,6 +159,6 @@ package enum StripesRules: SourceRules {
 }
 
 extension LocationRuntime {
-    /// The warming stripes (SPEC §9.1): fetched once a year, kept across restarts.
+    /// The warming stripes (docs/reference.md, Warming stripes): fetched once a year, kept across restarts.
     package var stripes: StripesData? { slots.stripes.data }
 }

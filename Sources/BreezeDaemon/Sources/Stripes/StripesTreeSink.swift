@@ -12,7 +12,7 @@
 import BreezeConfig
 import BreezeCore
 
-/// `<p>/<loc>/climate/stripes…` (SPEC §9.1): its own scope inside climate's, since the stripes
+/// `<p>/<loc>/climate/stripes…` (docs/reference.md, Warming stripes): its own scope inside climate's, since the stripes
 /// come from their own yearly fetch and stay published while the daily climate is unknown.
 package struct StripesTreeSink: RetainedSink {
     package init() {}
