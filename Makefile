@@ -1,7 +1,10 @@
 # breeze-agent — the two commands a newcomer needs are `make run` and `make test` (README.md).
 SWIFT ?= swift
 # The same words as scripts/release-build.sh: every stage and `make run` use one release build.
-RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now
+RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now \
+	-Xswiftc -file-prefix-map -Xswiftc $(CURDIR)=/src -Xcc -ffile-prefix-map=$(CURDIR)=/src \
+	-Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs \
+	-Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen
 CONFIG ?= config/local.yaml
 
 .PHONY: run test build binary deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \

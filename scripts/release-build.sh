@@ -5,8 +5,19 @@
 # rebuild) the products in the same .build folder, and a stage that used it would test a binary
 # other than the one that ships.
 #   static Swift runtime (the binary runs without the toolchain), warnings as errors, and full
-#   RELRO (-z now: lintian's hardening-no-bindnow).
-release_flags=(-c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now)
+#   RELRO (-z now: lintian's hardening-no-bindnow);
+#   the same bytes from any clone (docs/releasing.md, "Reproducible builds"): the clone's path is
+#   written as /src in the debug info of Swift and C objects (-file-prefix-map, -ffile-prefix-map;
+#   the arm64 chroot builds at /src already); no DWARF skeleton units pointing at the build's clang
+#   module cache (-no-clang-module-breadcrumbs: their names hash the module maps' paths and their
+#   ids the .pcm files, which record file times; only a debugger on the build machine reads
+#   them); and no per-object hash of the LLVM module in .swift_modhash
+#   (-disable-incremental-llvm-codegen: the module's identifier is the object's absolute output
+#   path, which no prefix map reaches; the hash only lets a rebuild skip LLVM).
+release_flags=(-c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now
+    -Xswiftc -file-prefix-map -Xswiftc "$(pwd -P)=/src" -Xcc "-ffile-prefix-map=$(pwd -P)=/src"
+    -Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs
+    -Xswiftc -Xfrontend -Xswiftc -disable-incremental-llvm-codegen)
 
 # release_build [swift build args…]: builds (a no-op when nothing changed) and prints the folder
 # the binaries are in; the build's own output goes to stderr. A failed build fails the call:
