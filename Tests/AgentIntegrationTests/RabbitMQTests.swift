@@ -89,7 +89,7 @@ struct RabbitMQTests {
             locations:
               - {id: home, name: Home, latitude: 52.52, longitude: 13.405, timezone: \(zone)}
             pollen: {api_key: e2e-key, refresh_cooldown: 1m}
-            climate: {years: [2000, 2010], refresh_cooldown: 1m}
+            climate: {years: [2000, 2010], unit: fahrenheit, refresh_cooldown: 1m}
             \(upstream.endpointsYAML)
             """)
         guard explicitProtocol else { return }
