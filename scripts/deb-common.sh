@@ -42,7 +42,7 @@ deb_build() {
     arm64)
         scripts/deps.sh binutils-aarch64-linux-gnu >&2
         echo "$tag: release build (arm64, cross, Swift 6.2.3 in the toolchain chroot)" >&2
-        scripts/arm64-toolchain.sh build "${deb_flags[@]}" --scratch-path /src/.build/arm64 --product "$product" >&2
+        "${fixed_layout[@]}" scripts/arm64-toolchain.sh build "${deb_flags[@]}" --scratch-path /src/.build/arm64 --product "$product" >&2
         bin=.build/arm64/aarch64-unknown-linux-gnu/release/$product
         strip_tool=aarch64-linux-gnu-strip
         sysroot=$(scripts/arm64-toolchain.sh sysroot)

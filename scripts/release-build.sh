@@ -13,7 +13,8 @@
 #   ids the .pcm files, which record file times; only a debugger on the build machine reads
 #   them); and no per-object hash of the LLVM module in .swift_modhash
 #   (-disable-incremental-llvm-codegen: the module's identifier is the object's absolute output
-#   path, which no prefix map reaches; the hash only lets a rebuild skip LLVM).
+#   path, which no prefix map reaches; the hash only lets a rebuild skip LLVM); and the
+#   compiler without address-space randomisation (fixed_layout below).
 release_flags=(-c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xlinker -z -Xlinker now
     -Xswiftc -file-prefix-map -Xswiftc "$(pwd -P)=/src" -Xcc "-ffile-prefix-map=$(pwd -P)=/src"
     -Xswiftc -Xfrontend -Xswiftc -no-clang-module-breadcrumbs
@@ -23,7 +24,19 @@ release_flags=(-c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xl
 # the binaries are in; the build's own output goes to stderr. A failed build fails the call:
 # callers run it in a command substitution, where `set -e` does not reach, and a package of the
 # previous binary went out when it printed the folder anyway.
+# The compiler runs without address-space randomisation: a few of its passes order work by
+# pointer values, and with ASLR one function of BreezeConfig (EffectiveConfig.swift) came out in
+# one of two instruction orders from build to build in the same folder (2 of 5 rebuilds); with
+# `setarch -R` 10 of 10 rebuilds in two clones gave the same object. Where the personality
+# cannot be set (a container whose seccomp profile refuses it), the build runs as it is and
+# says so: it works, it is only not guaranteed to be reproducible.
+fixed_layout=(setarch "$(uname -m)" -R)
+if ! "${fixed_layout[@]}" true 2>/dev/null; then
+    echo "release-build: setarch -R is refused here; building with address-space randomisation (not reproducible)" >&2
+    fixed_layout=()
+fi
+
 release_build() {
-    swift build "${release_flags[@]}" "$@" >&2 || return
+    "${fixed_layout[@]}" swift build "${release_flags[@]}" "$@" >&2 || return
     swift build "${release_flags[@]}" --show-bin-path
 }
