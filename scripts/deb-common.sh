@@ -110,7 +110,12 @@ deb_shlibs() {
     # Packed relative relocations (lld -z pack-relative-relocs, Package.swift) need glibc 2.36:
     # the loader checks the GLIBC_ABI_DT_RELR version node, which dpkg-shlibdeps (symbols only)
     # does not see.
-    if readelf -V "$binary" | grep -q 'GLIBC_ABI_DT_RELR'; then
+    # The whole listing is read first: `readelf | grep -q` under pipefail failed whenever grep
+    # quit at the match before readelf had written the rest (SIGPIPE), and the package then
+    # said libc6 (>= 2.35) — in one of every two builds (make release-repro).
+    local versions
+    versions=$(readelf -V "$binary")
+    if [[ $versions == *GLIBC_ABI_DT_RELR* ]]; then
         shlibs=$(echo "$shlibs" | sed -E 's/libc6 \(>= 2\.([0-9]|[12][0-9]|3[0-5])(\.[0-9]+)?\)/libc6 (>= 2.36)/')
         case "$shlibs" in *"libc6 ("*) ;; *) shlibs="libc6 (>= 2.36), $shlibs" ;; esac
     fi

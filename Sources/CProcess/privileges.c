@@ -19,6 +19,7 @@
 #include <linux/capability.h>
 #include <linux/close_range.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -95,9 +96,20 @@ int cproc_open_executable(const char *fallback) {
 
 int cproc_exec_fd(int fd, char *const argv[], char *const envp[]) {
     close_on_exec_from_3();
-    // The descriptor is close-on-exec too: fine for an ELF binary, whose image is mapped before
-    // the descriptors are closed (a script would need it open for its interpreter).
+    // The binary's own descriptor stays open across the exec: where the kernel hands the binary
+    // to an interpreter (binfmt_misc: qemu-user running an image of another architecture) the
+    // interpreter opens it as /proc/self/fd/<fd> after the exec, and the kernel refuses the exec
+    // (ENOENT) when that descriptor would be closed. The new image inherits one O_PATH
+    // descriptor of its own binary.
+    int flags = fcntl(fd, F_GETFD);
+    if (flags >= 0) fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
     syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+    if (errno != ENOSYS) return errno;
+    // No execveat (qemu-user 7.2, Debian 12's, does not implement it): the same file through
+    // its /proc link, which needs no search permission on the folders above it either.
+    char path[40];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    execve(path, argv, envp);
     return errno;
 }
 

@@ -62,7 +62,9 @@ int cproc_exec(const char *path, char *const argv[], char *const envp[]);
 /// -errno.
 int cproc_open_executable(const char *fallback);
 
-/// As cproc_exec, but executes the file open on `fd` (execveat with AT_EMPTY_PATH).
+/// As cproc_exec, but executes the file open on `fd` (execveat with AT_EMPTY_PATH; where execveat
+/// is missing, as under qemu-user 7.2, execve of /proc/self/fd/<fd>). `fd` stays open in the new
+/// image (an interpreter such as qemu-user opens the binary through it).
 int cproc_exec_fd(int fd, char *const argv[], char *const envp[]);
 
 #ifdef __cplusplus
