@@ -74,6 +74,13 @@ public func renderEffective(_ c: AgentConfig) -> String {
         line(
             4, "timezone", quoted(location.timezone),
             comment: "climate in \(location.unit.symbol)" + (c.climate.unit == nil ? " (climate.unit auto)" : ""))
+        if let key = location.dwdRegion, let region = DWDRegions.region(key: key) {
+            line(
+                4, "dwd_region", String(key),
+                comment: region.name + (location.dwdRegionGiven ? "" : " (nearest to the coordinates)"))
+        } else if c.pollen.enabled && c.pollen.dwd {
+            out.append("    # dwd_region: none (outside Germany: no DWD pollen)")
+        }
     }
 
     line(0, "language", quoted(c.languageTag), comment: "names in Home Assistant, the status page, images")
@@ -81,7 +88,9 @@ public func renderEffective(_ c: AgentConfig) -> String {
     let p = c.pollen
     line(0, "pollen", "")
     line(2, "enabled", String(p.enabled))
-    line(2, "source", p.source.rawValue)
+    line(
+        2, "sources", "[" + p.sourceList.joined(separator: ", ") + "]",
+        comment: p.dwd ? "dwd where a location has a DWD region" : nil)
     secret(2, "api_key", p.apiKey)
     line(2, "days", String(p.days))
     line(2, "language", quoted(p.language))
@@ -129,6 +138,7 @@ public func renderEffective(_ c: AgentConfig) -> String {
     line(2, "air_quality", quoted(EndpointURL.maskingUserinfo(c.endpoints.airQuality)))
     line(2, "climate_archive", quoted(EndpointURL.maskingUserinfo(c.endpoints.climateArchive)))
     line(2, "climate_forecast", quoted(EndpointURL.maskingUserinfo(c.endpoints.climateForecast)))
+    line(2, "dwd", quoted(EndpointURL.maskingUserinfo(c.endpoints.dwd)))
     if let perMinute = c.endpointsMaxCallsPerMinute { line(2, "max_calls_per_minute", String(perMinute)) }
 
     if let shard = c.shard {

@@ -73,14 +73,29 @@ package struct LocationRuntime: Sendable {
     /// The pollen days for the local date at `now` (docs/reference.md, Pollen levels and colors freshness rules applied).
     package func pollenView(settings: PollenSettings, now: Int64) -> LocationSnapshot.Pollen {
         guard settings.enabled else { return .unavailable }
-        switch pollen {
-        case nil: return .unknown
-        case .unsupported: return .unavailable
-        case .report(let report, let fetchedAt):
+        // The DWD's items (docs/reference.md, "DWD"): merged after the daily source's, or before
+        // them when `dwd` is listed first; alone where the other source has nothing.
+        let dwd = dwdReport(settings: settings, now: now)
+        let dwdAt = self.dwd?.checkedAt ?? 0
+        let dwdStale = stale.dwd
+        func selected(_ report: PollenReport, fetchedAt: Int64, stale: Bool) -> LocationSnapshot.Pollen {
             let selection = PollenSelection.select(
                 report: report, today: today(at: now), days: settings.days, fetchedAt: fetchedAt, now: now,
-                stale: stale.pollen)
+                stale: stale)
             return .selected(selection, fetchedAt: fetchedAt)
+        }
+        switch pollen {
+        case nil, .unsupported:
+            if let dwd { return selected(dwd, fetchedAt: dwdAt, stale: dwdStale) }
+            if settings.source == .dwd, config.dwdRegion == nil { return .unavailable }
+            if case .unsupported = pollen { return .unavailable }
+            return .unknown
+        case .report(let report, let fetchedAt):
+            guard let dwd else { return selected(report, fetchedAt: fetchedAt, stale: stale.pollen) }
+            if settings.dwdFirst {
+                return selected(dwd.merging(report), fetchedAt: dwdAt, stale: dwdStale || stale.pollen)
+            }
+            return selected(report.merging(dwd), fetchedAt: fetchedAt, stale: stale.pollen || dwdStale)
         }
     }
 

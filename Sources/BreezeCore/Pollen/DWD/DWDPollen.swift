@@ -145,13 +145,15 @@ public enum DWDPollen {
             throw DecodeError(description: "last_update \"\(wire.last_update.prefix(40))\" is not YYYY-MM-DD HH:MM Uhr")
         }
         guard !wire.content.isEmpty, wire.content.count <= maximumRows else {
-            throw DecodeError(description: "the DWD document has \(wire.content.count) regions (1 to \(maximumRows) expected)")
+            throw DecodeError(
+                description: "the DWD document has \(wire.content.count) regions (1 to \(maximumRows) expected)")
         }
         var rows: [Row] = []
         for item in wire.content {
             let pollen = item.Pollen ?? [:]
             guard pollen.count <= maximumSpecies else {
-                throw DecodeError(description: "region \(item.region_id) has \(pollen.count) species (at most \(maximumSpecies))")
+                throw DecodeError(
+                    description: "region \(item.region_id) has \(pollen.count) species (at most \(maximumSpecies))")
             }
             var days: [String: [Index]] = [:]
             for (key, byDay) in pollen {
@@ -202,12 +204,15 @@ public enum DWDPollen {
                 let sent = row.days[species.key]
                 let dwd = fresh && index < 3 ? (sent?[index] ?? Index(nil)) : Index(nil)
                 if let text = dwd.text, dwd.value == nil, text != "-1" {
-                    warnings.append("dwd: region \(key) \(species.key) day \(index): unknown index \"\(text.prefix(8))\"")
+                    warnings.append(
+                        "dwd: region \(key) \(species.key) day \(index): unknown index \"\(text.prefix(8))\"")
                 }
                 plants.append(
                     PollenItem(
                         code: species.code, name: species.name, isPlant: true, category: species.category,
                         value: dwd.value, indexCategory: dwd.text, indexDescription: dwd.description))
+                plants[plants.count - 1].source = .dwd
+                plants[plants.count - 1].dwdRegion = key
             }
             for type in ["TREE", "GRASS", "WEED"] {
                 let values = plants.filter { $0.category == type }.compactMap(\.value)
@@ -215,6 +220,8 @@ public enum DWDPollen {
                     PollenItem(
                         code: type, name: typeNames[type] ?? type, isPlant: false, category: type,
                         value: values.max()))
+                items[items.count - 1].source = .dwd
+                items[items.count - 1].dwdRegion = key
             }
             items += plants
             days.append(PollenDay(date: today.adding(days: offset), items: items))
@@ -223,4 +230,32 @@ public enum DWDPollen {
     }
 
     static let typeNames = ["TREE": "Tree", "GRASS": "Grass", "WEED": "Weed"]
+
+    /// The re-ask cadence (docs/reference.md, "DWD"): every 15 minutes while the document is
+    /// not yet replaced, at most ``maximumRequestsPerDay``.
+    public static let reaskSeconds: Int64 = 15 * 60
+    public static let maximumRequestsPerDay = 30
+
+    /// When to ask again after a fetch at `now` that brought `document` (`changed`: its
+    /// `last_update` differs from the one held before): at its `next_update` when that is
+    /// ahead, else in 15 minutes (the new document is late). Without `next_update`, in 15
+    /// minutes while unchanged, else 6 hours.
+    public static func nextAsk(after now: Int64, document: Document, changed: Bool) -> Int64 {
+        if let next = document.nextUpdate, next > now { return next }
+        if document.nextUpdate == nil && changed { return now + 6 * 3600 }
+        return now + reaskSeconds
+    }
+
+    /// An HTTP date (IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`) for `If-Modified-Since`.
+    public static func httpDate(unixSeconds: Int64) -> String {
+        let days = Int((unixSeconds >= 0 ? unixSeconds : unixSeconds - 86_399) / 86_400)
+        let date = CivilDate(daysSinceEpoch: days)
+        let second = Int(unixSeconds - Int64(days) * 86_400)
+        let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
+        let weekday = weekdays[((days % 7) + 7) % 7]
+        return "\(weekday), \(two(date.day)) \(months[date.month - 1]) \(date.year) "
+            + "\(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60)) GMT"
+    }
 }

@@ -19,7 +19,7 @@ import BreezeCore
 package struct PollenTreeSink: RetainedSink {
     package init() {}
 
-    package var inputs: Set<SourceKind> { [.pollen] }
+    package var inputs: Set<SourceKind> { [.pollen, .dwd] }
 
     package func contents(of snapshot: LocationSnapshot, context: SinkContext) -> [SinkScope] {
         let tree: TopicTree?

@@ -1,0 +1,169 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the breeze-agent open source project
+//
+// Copyright (c) 2026 the breeze-agent project authors
+// Licensed under the Apache License, Version 2.0 (see LICENSE)
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+package import BreezeConfig
+package import BreezeCore
+
+/// The DWD's Pollenflug-Gefahrenindex (docs/reference.md, "DWD"): one document for every
+/// German location. The first location with a DWD region fetches it; the daemon shares what it
+/// brings with every other location (``sharedAcrossLocations``), whose own schedules never ask.
+/// Asked again at the document's `next_update`, then every 15 minutes with `If-Modified-Since`
+/// until a new one is out, at most ``DWDPollen/maximumRequestsPerDay`` a day.
+package enum DWDRules: SourceRules {
+    package static let kind = SourceKind.dwd
+
+    package static func isEnabled(in config: AgentConfig) -> Bool { config.pollen.enabled && config.pollen.dwd }
+
+    package static func schedule(in config: AgentConfig) -> FetchSchedule {
+        FetchSchedule(
+            interval: 6 * 3600, refreshCooldown: config.pollen.refreshCooldown.components.seconds, nextDue: 0)
+    }
+
+    package static let refreshedByCommand = false
+
+    /// None of its own: its items are merged into the pollen tree (``LocationRuntime/pollenView(settings:now:)``).
+    package static func sinks(for context: SinkContext) -> [any RetainedSink] { [] }
+
+    /// The location that fetches the document for all: the first with a DWD region.
+    static func fetches(_ context: SourceContext) -> Bool {
+        context.config.locations.first { $0.dwdRegion != nil }?.id == context.location.config.id
+    }
+
+    package static func begin(_ context: inout SourceContext, now: Int64) -> SourceBegin<DWDRequest> {
+        let id = context.location.config.id
+        guard context.location.config.dwdRegion != nil else {
+            var actions: [DaemonAction] = []
+            if context.location.slots.dwd.notice != .unsupported {
+                actions.append(
+                    .log(.info, "dwd[\(id)]: outside Germany (no DWD region): no DWD pollen for this location"))
+                context.location.slots.dwd.notice = .unsupported
+            }
+            context.schedule.due(at: .max)
+            return SourceBegin(request: nil, actions: actions)
+        }
+        // Another location fetches the one document; this one is given what it brings.
+        guard fetches(context) else {
+            context.schedule.due(at: .max)
+            return SourceBegin(request: nil)
+        }
+        guard context.callsToday(.dwd, now: now) < DWDPollen.maximumRequestsPerDay else {
+            context.schedule.due(at: context.location.nextMidnight(after: now))
+            return SourceBegin(
+                request: nil,
+                actions: [
+                    .log(
+                        .warning,
+                        "dwd[\(id)]: \(DWDPollen.maximumRequestsPerDay) requests today; next after local midnight")
+                ])
+        }
+        return SourceBegin(request: DWDRequest(since: context.location.dwd?.fetchedAt), counts: .dwd)
+    }
+
+    package static func openMeteoWeight(_ context: SourceContext, now: Int64) -> (
+        weight: OpenMeteoCallWeight, requests: Int
+    )? { nil }
+
+    package static func gets(_ request: DWDRequest, location: LocationConfig, config: AgentConfig) -> [HTTPGet] {
+        [DWDFetch.get(endpoints: config.endpoints, since: request.since)]
+    }
+
+    package static func interpret(
+        _ responses: [FetchedResponse], _ request: DWDRequest, location: LocationConfig, config: AgentConfig,
+        now: Int64
+    ) -> FetchResult<DWDAnswer> {
+        guard let response = responses.first else { return .failure(message: "no answer", retryAfter: nil) }
+        return DWDFetch.interpret(response, berlin: config.pollen.berlin, fetchedAt: now)
+    }
+
+    package static func receive(_ answer: DWDAnswer, _ context: inout SourceContext, now: Int64) -> SourceReceived {
+        let id = context.location.config.id
+        let held = context.location.dwd
+        switch answer {
+        case .document(let document, let body, let fetchedAt):
+            let changed = held?.document.lastUpdate != document.lastUpdate
+            context.location.slots.dwd.received(LocationRuntime.DWDData(document: document, fetchedAt: fetchedAt))
+            context.location.slots.dwd.notice = nil
+            context.schedule.succeeded(at: now, jitter: context.random.fraction())
+            context.schedule.due(at: DWDPollen.nextAsk(after: now, document: document, changed: changed))
+            return SourceReceived(
+                actions: [
+                    .store(
+                        .response(
+                            .init(fetchedAt: fetchedAt, body: String(decoding: body, as: UTF8.self)), location: id,
+                            source: kind.traits.storeName)),
+                    .log(
+                        .info,
+                        "dwd[\(id)]: fetched the DWD pollen document of \(UTCTimestamp.rfc3339(unixSeconds: document.lastUpdate)) (\(document.rows.count) regions)"
+                    ),
+                ], count: .success(kind.traits.diagnosticsKey))
+        case .notModified(let fetchedAt):
+            context.schedule.succeeded(at: now, jitter: context.random.fraction())
+            guard var data = held else {
+                // A 304 with nothing held (a proxy's answer): asked again plainly in 15 minutes.
+                context.schedule.due(at: now + DWDPollen.reaskSeconds)
+                return SourceReceived(actions: [], count: .success(kind.traits.diagnosticsKey))
+            }
+            data.checkedAt = fetchedAt
+            context.location.slots.dwd.received(data)
+            context.schedule.due(at: DWDPollen.nextAsk(after: now, document: data.document, changed: false))
+            return SourceReceived(
+                actions: [.log(.debug, "dwd[\(id)]: not modified (HTTP 304); the document held stays")],
+                count: .success(kind.traits.diagnosticsKey))
+        }
+    }
+
+    package static func storedNames(in config: AgentConfig) -> [String] {
+        isEnabled(in: config) ? [kind.traits.storeName] : []
+    }
+
+    package static func restore(_ stored: StoredResponse, name: String, _ context: inout SourceContext, now: Int64)
+        -> [DaemonAction]
+    {
+        let id = context.location.config.id
+        guard let document = try? DWDPollen.decode(Array(stored.body.utf8), berlin: context.config.pollen.berlin)
+        else { return [.log(.warning, "dwd[\(id)]: stored DWD document is not usable; ignoring it")] }
+        context.location.slots.dwd.received(LocationRuntime.DWDData(document: document, fetchedAt: stored.fetchedAt))
+        context.schedule.due(at: DWDPollen.nextAsk(after: now, document: document, changed: false))
+        return [
+            .log(
+                .info,
+                "dwd[\(id)]: restored the DWD document fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")
+        ]
+    }
+}
+
+/// What a location keeps of the DWD (its ``SourceSlots/dwd`` slot): the whole document, read
+/// for its region at each view (days shift at Berlin midnight, Unknown after 48 h).
+extension LocationRuntime {
+    package struct DWDData: SourceData, Equatable {
+        package var document: DWDPollen.Document
+        /// When the document was fetched (a 200).
+        package var fetchedAt: Int64
+        /// When the server last said it is current (a 304), else `fetchedAt`.
+        package var checkedAt: Int64
+
+        package init(document: DWDPollen.Document, fetchedAt: Int64) {
+            self.document = document
+            self.fetchedAt = fetchedAt
+            self.checkedAt = fetchedAt
+        }
+
+        package var lastSuccess: Int64? { checkedAt }
+    }
+
+    package var dwd: DWDData? { slots.dwd.data }
+
+    /// The DWD report of the location's region at `now`; nil without a region or a document.
+    package func dwdReport(settings: PollenSettings, now: Int64) -> PollenReport? {
+        guard settings.dwd, let key = config.dwdRegion, let data = dwd else { return nil }
+        return DWDPollen.report(data.document, key: key, now: now, berlin: settings.berlin)
+    }
+}
