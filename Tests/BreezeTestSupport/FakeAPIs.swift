@@ -43,14 +43,18 @@ public final class FakeAPIs: Sendable {
         /// The warming stripes' yearly archive request (`daily=temperature_2m_mean`, SPEC §9.1);
         /// by default generated decades from ``DailyMeanArchive/standIn``.
         public var stripes: Handler?
+        /// The DWD's `s31fg.json` (nil: 304 Not Modified, so a suite that does not look at the
+        /// DWD sees no DWD items and no failure).
+        public var dwd: Handler?
         public init(
             google: Handler? = nil, airQuality: Handler? = nil, climate: Handler? = nil,
-            stripes: Handler? = FakeAPIs.standInStripes
+            stripes: Handler? = FakeAPIs.standInStripes, dwd: Handler? = nil
         ) {
             self.google = google
             self.airQuality = airQuality
             self.climate = climate
             self.stripes = stripes
+            self.dwd = dwd
         }
         /// Climate answered from `celsius` by ``FakeAPIs/climate(celsius:)``.
         public init(
@@ -66,6 +70,7 @@ public final class FakeAPIs: Sendable {
     public static let airQualityPath = "/aq/air-quality"
     public static let archivePath = "/archive/archive"
     public static let forecastPath = "/forecast/forecast"
+    public static let dwdPath = "/dwd/climate_environment/health/alerts/s31fg.json"
 
     public let server: LoopbackHTTPServer
     public let locations: [Location]
@@ -108,6 +113,7 @@ public final class FakeAPIs: Sendable {
           air_quality: \(server.url("/aq"))
           climate_archive: \(server.url("/archive"))
           climate_forecast: \(server.url("/forecast"))
+          dwd: \(server.url("/dwd"))
         """
     }
 
@@ -174,6 +180,7 @@ public final class FakeAPIs: Sendable {
         case Self.airQualityPath: handler = current.airQuality
         case Self.archivePath where Self.isStripesRequest(request): handler = current.stripes
         case Self.archivePath, Self.forecastPath: handler = current.climate
+        case Self.dwdPath: return current.dwd?(request) ?? .respond(status: 304, text: "")
         default: return .respond(status: 404, text: "no route \(request.path)")
         }
         return handler?(request) ?? .respond(status: 404, text: "no answer set for \(request.path)")
