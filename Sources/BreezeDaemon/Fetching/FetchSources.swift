@@ -106,6 +106,15 @@ package enum SourceKind: String, Sendable, Hashable, CaseIterable {
     /// failure, is given to every location (``SourceSlots/share(_:from:)``).
     var sharedAcrossLocations: Bool { self == .dwd }
 
+    /// Of a shared source, the one location that fetches for all (nil: none does); every
+    /// location fetches its own otherwise.
+    func fetches(at index: Int, in config: AgentConfig) -> Bool {
+        switch self {
+        case .dwd: DWDRules.fetchingLocation(in: config) == index
+        case .pollen, .climate, .stripes, .air: true
+        }
+    }
+
     /// Its position among a location's sources (``FetchesInFlight``'s bits and deadlines), in
     /// `allCases` order; apart from ``traits`` because the checks made for every location after
     /// every event read it.

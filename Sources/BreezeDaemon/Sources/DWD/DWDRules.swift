@@ -27,14 +27,19 @@ package enum DWDRules: SourceRules {
             interval: 6 * 3600, refreshCooldown: config.pollen.refreshCooldown.components.seconds, nextDue: 0)
     }
 
-    package static let refreshedByCommand = false
+    /// A `refresh` asks again, conditionally (a 304 costs the DWD nothing).
+    package static let refreshedByCommand = true
 
     /// None of its own: its items are merged into the pollen tree (``LocationRuntime/pollenView(settings:now:)``).
     package static func sinks(for context: SinkContext) -> [any RetainedSink] { [] }
 
     /// The location that fetches the document for all: the first with a DWD region.
+    static func fetchingLocation(in config: AgentConfig) -> Int? {
+        config.locations.firstIndex { $0.dwdRegion != nil }
+    }
+
     static func fetches(_ context: SourceContext) -> Bool {
-        context.config.locations.first { $0.dwdRegion != nil }?.id == context.location.config.id
+        fetchingLocation(in: context.config).map { context.config.locations[$0].id } == context.location.config.id
     }
 
     package static func begin(_ context: inout SourceContext, now: Int64) -> SourceBegin<DWDRequest> {
@@ -115,7 +120,7 @@ package enum DWDRules: SourceRules {
             context.location.slots.dwd.received(data)
             context.schedule.due(at: DWDPollen.nextAsk(after: now, document: data.document, changed: false))
             return SourceReceived(
-                actions: [.log(.debug, "dwd[\(id)]: not modified (HTTP 304); the document held stays")],
+                actions: [.log(.info, "dwd[\(id)]: not modified (HTTP 304); the document held stays")],
                 count: .success(kind.traits.diagnosticsKey))
         }
     }
@@ -131,7 +136,9 @@ package enum DWDRules: SourceRules {
         guard let document = try? DWDPollen.decode(Array(stored.body.utf8), berlin: context.config.pollen.berlin)
         else { return [.log(.warning, "dwd[\(id)]: stored DWD document is not usable; ignoring it")] }
         context.location.slots.dwd.received(LocationRuntime.DWDData(document: document, fetchedAt: stored.fetchedAt))
-        context.schedule.due(at: DWDPollen.nextAsk(after: now, document: document, changed: false))
+        // At its next_update when still ahead; else at once (conditionally): a new document may
+        // have come out while the agent was stopped.
+        context.schedule.due(at: document.nextUpdate.map { max($0, now) } ?? now)
         return [
             .log(
                 .info,
