@@ -41,6 +41,9 @@ struct DWDConfigTests {
         #expect(printed.contains("# dwd_region: 121  Bayern: Allgäu/Oberbayern/Bay. Wald"))
         #expect(printed.contains("# dwd_region: none (outside Germany: no DWD pollen)"))
         #expect(printed.contains("dwd: \"https://opendata.dwd.de\""))
+        #expect(
+            renderOpenMeteoBudget(config).contains(
+                "# DWD pollen (key-free): 1 request per new document for 3 location(s) in Germany"))
     }
 
     @Test("dwd_region overrides the coordinates: 20 and 50 are the regions without partregions")
@@ -167,6 +170,19 @@ struct DWDDaemonTests {
             T.logs(actions, .info).filter { $0.hasPrefix("dwd[") } == [
                 "dwd[paris]: outside Germany (no DWD region): no DWD pollen for this location"
             ])
+        // A document without Munich's region: one warning naming it, Berlin's items as before.
+        let withoutMunich = Array(
+            String(decoding: Self.body, as: UTF8.self).replacingOccurrences(of: "121", with: "122").utf8)
+        var other = T.machine(config)
+        _ = other.start(at: T.at(T.t0))
+        let otherRequest = try #require(Self.requests(other.handle(.tick, at: T.at(T.t0 + 6))).first)
+        let partial = otherRequest.interpret([FetchedResponse(status: 200, body: withoutMunich)], in: config)
+        let partialActions = other.handle(.fetched(FetchKey(location: 0, kind: .dwd), partial), at: T.at(T.t0 + 7))
+        #expect(
+            T.logs(partialActions, .warning) == [
+                "dwd: the document has no region 121 (munich): no DWD pollen there until one does"
+            ])
+        #expect(Self.pollenTree(partialActions, "berlin")?["breeze/berlin/pollen/hazel/value"] == "2")
         let fetched = request.interpret([FetchedResponse(status: 200, body: Self.body)], in: config)
         actions = state.handle(.fetched(FetchKey(location: 0, kind: .dwd), fetched), at: T.at(T.t0 + 7))
         let berlin = try #require(Self.pollenTree(actions, "berlin"))

@@ -94,6 +94,17 @@ package enum DWDRules: SourceRules {
         switch answer {
         case .document(let document, let body, let fetchedAt):
             let changed = held?.document.lastUpdate != document.lastUpdate
+            // A configured region the document lacks: its locations show no DWD items.
+            var missing: [DaemonAction] = []
+            let regions = Set(context.config.locations.compactMap(\.dwdRegion))
+            for key in regions.sorted() where document.row(key: key) == nil {
+                let ids = context.config.locations.filter { $0.dwdRegion == key }.map(\.id)
+                missing.append(
+                    .log(
+                        .warning,
+                        "dwd: the document has no region \(key) (\(ids.joined(separator: ", "))): no DWD pollen there until one does"
+                    ))
+            }
             context.location.slots.dwd.received(LocationRuntime.DWDData(document: document, fetchedAt: fetchedAt))
             context.location.slots.dwd.notice = nil
             context.schedule.succeeded(at: now, jitter: context.random.fraction())
@@ -108,7 +119,7 @@ package enum DWDRules: SourceRules {
                         .info,
                         "dwd[\(id)]: fetched the DWD pollen document of \(UTCTimestamp.rfc3339(unixSeconds: document.lastUpdate)) (\(document.rows.count) regions)"
                     ),
-                ], count: .success(kind.traits.diagnosticsKey))
+                ] + missing, count: .success(kind.traits.diagnosticsKey))
         case .notModified(let fetchedAt):
             context.schedule.succeeded(at: now, jitter: context.random.fraction())
             guard var data = held else {
