@@ -93,9 +93,11 @@ package struct LocationRuntime: Sendable {
         case .report(let report, let fetchedAt):
             guard let dwd else { return selected(report, fetchedAt: fetchedAt, stale: stale.pollen) }
             if settings.dwdFirst {
-                return selected(dwd.merging(report), fetchedAt: dwdAt, stale: dwdStale || stale.pollen)
+                return selected(
+                    dwd.merging(report).limitingItems(), fetchedAt: dwdAt, stale: dwdStale || stale.pollen)
             }
-            return selected(report.merging(dwd), fetchedAt: fetchedAt, stale: stale.pollen || dwdStale)
+            // Within the bound on items (docs/operations.md, Limits) the first source's come first.
+            return selected(report.merging(dwd).limitingItems(), fetchedAt: fetchedAt, stale: stale.pollen || dwdStale)
         }
     }
 
