@@ -212,4 +212,29 @@ struct DWDDaemonTests {
         let kept = try #require(Self.pollenTree(actions, "munich") ?? Self.pollenTree(tick, "munich"))
         #expect(kept["breeze/munich/pollen/hazel/value"] == "4")  // the document's tomorrow, now today
     }
+
+    @Test("the server's Last-Modified and ETag are sent back, and kept in the stored response")
+    func validators() throws {
+        let config = try Self.config()
+        var (state, actions) = T.started(config)
+        let request = try #require(Self.requests(actions).first)
+        let answer = FetchedResponse(
+            status: 200, body: Self.body, lastModified: "Mon, 15 Jun 2026 09:01:00 GMT", etag: #"W/"abc""#)
+        actions = state.handle(
+            .fetched(FetchKey(location: 0, kind: .dwd), request.interpret([answer], in: config)), at: T.at(T.t0 + 7))
+        let stored = actions.compactMap { action -> StoredResponse? in
+            if case .store(.response(let response, _, "dwd")) = action { response } else { nil }
+        }
+        #expect(stored.first?.context == ["last_modified": "Mon, 15 Jun 2026 09:01:00 GMT", "etag": #"W/"abc""#])
+        let next = state.schedule(FetchKey(location: 0, kind: .dwd)).nextDue
+        let again = try #require(Self.requests(state.handle(.tick, at: T.at(next))).first)
+        let headers = try #require(again.gets(in: config).first).headers
+        #expect(headers.map(\.name) == ["If-None-Match", "If-Modified-Since"])
+        #expect(headers.map(\.value) == [#"W/"abc""#, "Mon, 15 Jun 2026 09:01:00 GMT"])
+        // A value that could not go back into a header is not kept.
+        #expect(FetchedResponse(status: 200, body: [], etag: "a\u{7}b").etag == nil)
+        #expect(
+            FetchedResponse(status: 200, body: [], lastModified: String(repeating: "x", count: 201)).lastModified == nil
+        )
+    }
 }

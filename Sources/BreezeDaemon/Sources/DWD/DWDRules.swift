@@ -69,7 +69,11 @@ package enum DWDRules: SourceRules {
                         "dwd[\(id)]: \(DWDPollen.maximumRequestsPerDay) requests today; next after local midnight")
                 ])
         }
-        return SourceBegin(request: DWDRequest(since: context.location.dwd?.fetchedAt), counts: .dwd)
+        let held = context.location.dwd
+        return SourceBegin(
+            request: DWDRequest(
+                since: held?.fetchedAt, lastModified: held?.validators.lastModified, etag: held?.validators.etag),
+            counts: .dwd)
     }
 
     package static func openMeteoWeight(_ context: SourceContext, now: Int64) -> (
@@ -77,7 +81,7 @@ package enum DWDRules: SourceRules {
     )? { nil }
 
     package static func gets(_ request: DWDRequest, location: LocationConfig, config: AgentConfig) -> [HTTPGet] {
-        [DWDFetch.get(endpoints: config.endpoints, since: request.since)]
+        [DWDFetch.get(endpoints: config.endpoints, request: request)]
     }
 
     package static func interpret(
@@ -92,7 +96,7 @@ package enum DWDRules: SourceRules {
         let id = context.location.config.id
         let held = context.location.dwd
         switch answer {
-        case .document(let document, let body, let fetchedAt):
+        case .document(let document, let body, let fetchedAt, let validators):
             let changed = held?.document.lastUpdate != document.lastUpdate
             // A configured region the document lacks: its locations show no DWD items.
             var missing: [DaemonAction] = []
@@ -105,7 +109,9 @@ package enum DWDRules: SourceRules {
                         "dwd: the document has no region \(key) (\(ids.joined(separator: ", "))): no DWD pollen there until one does"
                     ))
             }
-            context.location.slots.dwd.received(LocationRuntime.DWDData(document: document, fetchedAt: fetchedAt))
+            var data = LocationRuntime.DWDData(document: document, fetchedAt: fetchedAt)
+            data.validators = validators
+            context.location.slots.dwd.received(data)
             context.location.slots.dwd.notice = nil
             context.schedule.succeeded(at: now, jitter: context.random.fraction())
             context.schedule.due(at: DWDPollen.nextAsk(after: now, document: document, changed: changed))
@@ -113,7 +119,9 @@ package enum DWDRules: SourceRules {
                 actions: [
                     .store(
                         .response(
-                            .init(fetchedAt: fetchedAt, body: String(decoding: body, as: UTF8.self)), location: id,
+                            .init(
+                                fetchedAt: fetchedAt, body: String(decoding: body, as: UTF8.self),
+                                context: validators.stored), location: id,
                             source: kind.traits.storeName)),
                     .log(
                         .info,
@@ -146,7 +154,9 @@ package enum DWDRules: SourceRules {
         let id = context.location.config.id
         guard let document = try? DWDPollen.decode(Array(stored.body.utf8), berlin: context.config.pollen.berlin)
         else { return [.log(.warning, "dwd[\(id)]: stored DWD document is not usable; ignoring it")] }
-        context.location.slots.dwd.received(LocationRuntime.DWDData(document: document, fetchedAt: stored.fetchedAt))
+        var data = LocationRuntime.DWDData(document: document, fetchedAt: stored.fetchedAt)
+        data.validators = DWDValidators(stored: stored.context)
+        context.location.slots.dwd.received(data)
         // At its next_update when still ahead; else at once (conditionally): a new document may
         // have come out while the agent was stopped.
         context.schedule.due(at: document.nextUpdate.map { max($0, now) } ?? now)
@@ -155,6 +165,22 @@ package enum DWDRules: SourceRules {
                 .info,
                 "dwd[\(id)]: restored the DWD document fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")
         ]
+    }
+}
+
+extension DWDValidators {
+    /// In a stored response's context (`state_dir`), so a restart asks conditionally too.
+    var stored: [String: String] {
+        var context: [String: String] = [:]
+        context["last_modified"] = lastModified
+        context["etag"] = etag
+        return context
+    }
+
+    init(stored context: [String: String]) {
+        self.init(
+            lastModified: context["last_modified"].flatMap(FetchedResponse.validator),
+            etag: context["etag"].flatMap(FetchedResponse.validator))
     }
 }
 
@@ -167,6 +193,8 @@ extension LocationRuntime {
         package var fetchedAt: Int64
         /// When the server last said it is current (a 304), else `fetchedAt`.
         package var checkedAt: Int64
+        /// What the next request sends back (`If-None-Match`, `If-Modified-Since`).
+        var validators = DWDValidators()
 
         package init(document: DWDPollen.Document, fetchedAt: Int64) {
             self.document = document
