@@ -237,4 +237,44 @@ struct DWDDaemonTests {
             FetchedResponse(status: 200, body: [], lastModified: String(repeating: "x", count: 201)).lastModified == nil
         )
     }
+
+    @Test("Google and the DWD: each item's sources and the consensus, the higher level, agree and spread")
+    func consensus() throws {
+        let config = try T.config(
+            "climate: {enabled: false}", pollen: "api_key: test-key-123456",
+            locations: "locations:\n  - {id: berlin, latitude: 52.52, longitude: 13.405, timezone: UTC}", dwd: true)
+        var (state, actions) = T.started(config)
+        let dwdKey = FetchKey(location: 0, kind: .dwd)
+        #expect(Set(T.fetches(actions)) == [T.pollenKey, dwdKey])
+        let dwdRequest = try #require(
+            actions.compactMap { if case .fetch(dwdKey, let request) = $0 { request } else { nil } }.first)
+        _ = state.handle(.fetched(T.pollenKey, T.pollenOK(T.t0 + 6)), at: T.at(T.t0 + 7))
+        actions = state.handle(
+            .fetched(dwdKey, dwdRequest.interpret([FetchedResponse(status: 200, body: Self.body)], in: config)),
+            at: T.at(T.t0 + 8))
+        let tree = try #require(Self.pollenTree(actions, "berlin"))
+        let base = "breeze/berlin/pollen"
+        // The first source (Google) gives grass its topics; the DWD adds hazel.
+        #expect(tree["\(base)/grass/value"] == "4")
+        #expect(try #require(tree["\(base)/grass"]).contains(#""source":"google""#))
+        #expect(tree["\(base)/hazel/value"] == "2")
+        // grass: Google 4 (High), the DWD's rye "0-1" (1, Low): High, not agreed, 3 apart.
+        #expect(
+            tree["\(base)/grass/consensus"]
+                == ##"{"level":"High","value":4,"color":"#ff3b30","agree":false,"spread":3,"count":2,"of":2}"##)
+        #expect(tree["\(base)/grass/consensus/level"] == "High")
+        let sources = try #require(tree["\(base)/grass/sources"])
+        #expect(sources.hasPrefix(#"{"google":{"value":4,"level":"High","#))
+        #expect(sources.contains(#""dwd":{"value":1,"level":"Low","#))
+        #expect(sources.contains(#""dwd_index":null"#))  // a type has no DWD index of its own
+        // tree: Google 0, the DWD's hazel "1-2" (2): Moderate.
+        #expect(tree["\(base)/tree/consensus/level"] == "Moderate")
+        // weed: neither knows: Unknown, nothing disagrees, 0 of 2.
+        #expect(
+            tree["\(base)/weed/consensus"]
+                == ##"{"level":"Unknown","value":null,"color":"#8e8e93","agree":true,"spread":null,"count":0,"of":2}"##)
+        // An item one source carries has no consensus.
+        #expect(tree["\(base)/hazel/consensus"] == nil)
+        #expect(tree["\(base)/hazel/sources"] == nil)
+    }
 }

@@ -55,3 +55,85 @@ public struct PollenConsensus: Sendable, Hashable {
         return high - low
     }
 }
+
+/// Every source's reading and the consensus of the items two or more sources carry today
+/// (docs/reference.md, "Several sources"):
+///
+/// ```
+/// <p>/<loc>/pollen/<id>/sources          JSON {"<source>": {value, level, color, updated_at, stale, …}, …}
+/// <p>/<loc>/pollen/<id>/consensus        JSON {level, value, color, agree, spread, count, of}
+/// <p>/<loc>/pollen/<id>/consensus/level  None | Low | Moderate | High | Very High | Unknown
+/// ```
+public enum PollenConsensusTopics {
+    /// One source's items for today, as its own selection gives them (its freshness applied).
+    public struct SourceToday: Sendable {
+        public var source: PollenSource
+        public var items: [PollenItem]
+        public var updatedAt: Int64
+        public var stale: Bool
+
+        public init(source: PollenSource, items: [PollenItem], updatedAt: Int64, stale: Bool) {
+            self.source = source
+            self.items = items
+            self.updatedAt = updatedAt
+            self.stale = stale
+        }
+    }
+
+    /// The topics for `sources` in their configured order; none with fewer than two sources.
+    public static func tree(
+        topics: LocationTopics, sources: [SourceToday], palette: PollenPalette = .standard
+    ) -> TopicTree {
+        var tree = TopicTree()
+        guard sources.count >= 2 else { return tree }
+        var order: [String] = []
+        var carried: [String: [(SourceToday, PollenItem)]] = [:]
+        for source in sources {
+            for item in source.items {
+                let id = item.topicID
+                if carried[id] == nil { order.append(id) }
+                carried[id, default: []].append((source, item))
+            }
+        }
+        for id in order {
+            guard let readings = carried[id], readings.count >= 2 else { continue }
+            let consensus = PollenConsensus(
+                readings: readings.map {
+                    PollenConsensus.Reading(
+                        source: $0.0.source, value: $0.1.value, updatedAt: $0.0.updatedAt, stale: $0.0.stale)
+                })
+            let perSource: [JSONMember] = readings.map { source, item in
+                var members: [JSONMember] = [
+                    JSONMember("value", item.value.map { .integer($0) } ?? .null),
+                    JSONMember("level", .string(item.level.label)),
+                    JSONMember("color", .string(palette.color(for: item.level).description)),
+                    JSONMember("updated_at", .string(UTCTimestamp.rfc3339(unixSeconds: source.updatedAt))),
+                    JSONMember("stale", .bool(source.stale)),
+                ]
+                if source.source == .dwd {
+                    members.append(JSONMember("dwd_index", .optional(item.indexCategory)))
+                    members.append(
+                        JSONMember(
+                            "dwd_value", DWDPollen.Index(item.indexCategory).dwdValueText.map(JSONValue.number) ?? .null
+                        ))
+                }
+                return JSONMember(source.source.rawValue, .object(members))
+            }
+            let topic = topics.pollenConsensus(id)
+            tree.set(topics.pollenSources(id), json: .object(perSource))
+            tree.set(
+                topic,
+                json: .object([
+                    JSONMember("level", .string(consensus.level.label)),
+                    JSONMember("value", consensus.value.map { .integer($0) } ?? .null),
+                    JSONMember("color", .string(palette.color(for: consensus.level).description)),
+                    JSONMember("agree", .bool(consensus.agree)),
+                    JSONMember("spread", consensus.spread.map { .integer($0) } ?? .null),
+                    JSONMember("count", .integer(consensus.count)),
+                    JSONMember("of", .integer(consensus.of)),
+                ]))
+            tree.set(ScalarTopics.level(topic), consensus.level.label)
+        }
+        return tree
+    }
+}

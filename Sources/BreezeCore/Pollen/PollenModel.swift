@@ -378,6 +378,8 @@ extension PollenReport {
             }
         }
         merged.warnings += other.warnings
+        // The hourly values stay Open-Meteo's whichever source comes first.
+        merged.hourly = hourly ?? other.hourly
         return merged
     }
 }

@@ -101,6 +101,22 @@ package struct LocationRuntime: Sendable {
         }
     }
 
+    /// Each configured source's items for today, in order, for the consensus topics
+    /// (``PollenConsensusTopics``): empty unless two sources have data here.
+    package func pollenSourcesToday(settings: PollenSettings, now: Int64) -> [PollenConsensusTopics.SourceToday] {
+        guard settings.enabled, case .report(let report, let fetchedAt) = pollen,
+            let dwd = dwdReport(settings: settings, now: now), let dwdAt = self.dwd?.checkedAt
+        else { return [] }
+        func today(_ report: PollenReport, _ at: Int64, _ stale: Bool) -> PollenConsensusTopics.SourceToday {
+            let selection = PollenSelection.select(
+                report: report, today: self.today(at: now), days: 1, fetchedAt: at, now: now, stale: stale)
+            return .init(source: report.source, items: selection.items, updatedAt: at, stale: selection.stale)
+        }
+        let first = today(report, fetchedAt, self.stale.pollen)
+        let second = today(dwd, dwdAt, self.stale.dwd)
+        return settings.dwdFirst ? [second, first] : [first, second]
+    }
+
     /// Whether the pollen data has hourly values (Open-Meteo): its `now` and `air_out` topics
     /// follow the local hour.
     var hasHourlyPollen: Bool {
