@@ -168,7 +168,9 @@ struct DWDDaemonTests {
         #expect(get.headers.isEmpty)
         #expect(
             T.logs(actions, .info).filter { $0.hasPrefix("dwd[") } == [
-                "dwd[paris]: outside Germany (no DWD region): no DWD pollen for this location"
+                "dwd[berlin]: DWD region 50, Brandenburg und Berlin",
+                "dwd[munich]: DWD region 121, Bayern: Allgäu/Oberbayern/Bay. Wald",
+                "dwd[paris]: outside Germany (no DWD region): no DWD pollen for this location",
             ])
         // A document without Munich's region: one warning naming it, Berlin's items as before.
         let withoutMunich = Array(

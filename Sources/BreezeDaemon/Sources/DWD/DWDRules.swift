@@ -54,10 +54,15 @@ package enum DWDRules: SourceRules {
             context.schedule.due(at: .max)
             return SourceBegin(request: nil, actions: actions)
         }
+        // The region it reads, named in the log once a run (and again after a `refresh`).
+        let region = context.location.config.dwdRegion.flatMap(DWDRegions.region(key:))
+        let named: [DaemonAction] =
+            context.location.dwd == nil
+            ? region.map { [.log(.info, "dwd[\(id)]: DWD region \($0.key), \($0.name)")] } ?? [] : []
         // Another location fetches the one document; this one is given what it brings.
         guard fetches(context) else {
             context.schedule.due(at: .max)
-            return SourceBegin(request: nil)
+            return SourceBegin(request: nil, actions: named)
         }
         guard context.callsToday(.dwd, now: now) < DWDPollen.maximumRequestsPerDay else {
             context.schedule.due(at: context.location.nextMidnight(after: now))
@@ -73,7 +78,7 @@ package enum DWDRules: SourceRules {
         return SourceBegin(
             request: DWDRequest(
                 since: held?.fetchedAt, lastModified: held?.validators.lastModified, etag: held?.validators.etag),
-            counts: .dwd)
+            counts: .dwd, actions: named)
     }
 
     package static func openMeteoWeight(_ context: SourceContext, now: Int64) -> (
