@@ -179,6 +179,11 @@ public struct LocationConfig: Sendable, Equatable {
     /// one its time zone's country uses (``FahrenheitZones``). A `climate/unit/set` choice
     /// overrides it at run time until the configured value changes.
     public var unit: TemperatureUnit
+    /// The DWD region of the location (docs/reference.md, "DWD"): `dwd_region` when set, else
+    /// the region whose point is nearest inside Germany; nil outside Germany.
+    public var dwdRegion: Int?
+    /// `dwd_region` was set (not chosen from the coordinates).
+    public var dwdRegionGiven = false
 
     /// `unit` nil: the `auto` choice for `timezone`.
     public init(
@@ -201,6 +206,8 @@ public enum PollenSourceChoice: String, Sendable, Hashable {
     case auto
     case google
     case openMeteo = "open-meteo"
+    /// The DWD alone (`sources: [dwd]`): no daily-forecast source besides it.
+    case dwd
 }
 
 /// `pollen:`.
@@ -223,6 +230,20 @@ public struct PollenSettings: Sendable {
     public var maxCallsPerDay: Int
     /// The level colors: docs/reference.md, Pollen levels and colors's table with `pollen.colors` applied.
     public var colors: PollenPalette
+    /// `pollen.sources` names `dwd`, or `auto` (the default): the DWD for every location that
+    /// has a DWD region (docs/reference.md, "DWD").
+    public var dwd = true
+    /// `dwd` comes before the other source in `pollen.sources`: its items give the main topics.
+    public var dwdFirst = false
+    /// Europe/Berlin's rules, read with the configuration: the DWD document's times are local.
+    public var berlin: ZoneRules = .utc
+
+    /// The sources in their configured order, as `check-config` prints them.
+    public var sourceList: [String] {
+        let primary = source == .dwd ? [] : [source.rawValue]
+        guard dwd else { return primary }
+        return dwdFirst ? ["dwd"] + primary : primary + ["dwd"]
+    }
 
     public init(
         enabled: Bool = true, source: PollenSourceChoice = .auto, apiKey: Secret? = nil, days: Int = 5,
@@ -280,6 +301,8 @@ public struct Endpoints: Sendable, Equatable {
     public var airQuality: String
     public var climateArchive: String
     public var climateForecast: String
+    /// The Deutscher Wetterdienst's open data server (`s31fg.json` below it).
+    public var dwd = "https://opendata.dwd.de"
 
     public init(
         pollen: String = "https://pollen.googleapis.com/v1",

@@ -48,8 +48,11 @@ enum KnownAllergens {
         case .openMeteo: known = Set(openMeteo)
         case .google: known = Set(google)
         case .auto: known = hasGoogleKey ? Set(google).union(openMeteo) : Set(openMeteo)
+        case .dwd: known = []
         }
-        return profile.allergens.filter { !known.contains($0) }
+        // The DWD's eight plants (docs/reference.md, "DWD"), for the locations it covers.
+        let dwd: Set<String> = ["hazel", "alder", "ash", "birch", "graminales", "rye", "mugwort", "ragweed"]
+        return profile.allergens.filter { !known.contains($0) && !dwd.contains($0) }
     }
 }
 

@@ -60,5 +60,14 @@ public func renderOpenMeteoBudget(_ config: AgentConfig) -> String {
     } else if !budget.withinDailyLimit {
         out.append("#   warning: above Open-Meteo's free daily limit; raise the intervals or use fewer locations")
     }
+    // The DWD (docs/reference.md, "DWD"): one request serves every German location.
+    if config.pollen.enabled && config.pollen.dwd {
+        let german = config.locations.filter { $0.dwdRegion != nil }.count
+        out.append(
+            german == 0
+                ? "# DWD pollen: no location in Germany, no requests"
+                : "# DWD pollen (key-free): 1 request per new document for \(german) location(s) in Germany (daily, about 11:00 Berlin time), then every 15 min with If-Modified-Since until it changes; at most 30 a day"
+        )
+    }
     return out.joined(separator: "\n") + "\n"
 }

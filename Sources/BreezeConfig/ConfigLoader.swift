@@ -105,6 +105,7 @@ private struct ConfigParser {
         let (language, languageTag) = try parseLanguage(top)
         var pollen = try parsePollen(top.rawNode("pollen"), defaultLanguage: languageTag)
         pollen.names = language
+        if pollen.dwd { pollen.berlin = (try? timeZones.load(DWDPollen.zoneName)) ?? .utc }
         let climate = try parseClimate(top.rawNode("climate"))
         let endpoints = try parseEndpoints(
             top.rawNode("endpoints"),
@@ -293,7 +294,7 @@ private struct ConfigParser {
                 )
             }
             let r = try MappingReader(
-                item, path: path, keys: ["id", "name", "latitude", "longitude", "timezone"], file: file)
+                item, path: path, keys: ["id", "name", "latitude", "longitude", "timezone", "dwd_region"], file: file)
             let idExpected = "an id of lower-case letters, digits, _ and - (it becomes an MQTT topic level)"
             guard let id = try r.string("id", expected: idExpected) else { throw r.missing("id", expected: idExpected) }
             guard isValidLocationID(id) else {
@@ -312,6 +313,7 @@ private struct ConfigParser {
                 throw r.missing("longitude", expected: lonExpected)
             }
             let name = try r.name("name") ?? id
+            let dwdRegion = try parseDWDRegion(r, latitude: latitude, longitude: longitude)
             let timezone: String
             let zone: ZoneRules
             if let given = try r.text("timezone", expected: "an IANA time zone name like Europe/Berlin") {
@@ -344,11 +346,30 @@ private struct ConfigParser {
                     utcFallbacks.append((id, reason))
                 }
             }
-            locations.append(
-                LocationConfig(
-                    id: id, name: name, latitude: latitude, longitude: longitude, timezone: timezone, zone: zone))
+            var location = LocationConfig(
+                id: id, name: name, latitude: latitude, longitude: longitude, timezone: timezone, zone: zone)
+            (location.dwdRegion, location.dwdRegionGiven) = dwdRegion
+            locations.append(location)
         }
         return locations
+    }
+
+    /// `dwd_region` (docs/reference.md, "DWD"): one of the document's 27 keys (a partregion id,
+    /// or 20 and 50 for the two regions without partregions); else the region nearest to the
+    /// coordinates inside Germany, nil outside.
+    private func parseDWDRegion(_ r: MappingReader, latitude: Double, longitude: Double) throws(ConfigError) -> (
+        Int?, Bool
+    ) {
+        guard r.node("dwd_region") != nil else {
+            return (DWDRegions.nearest(latitude: latitude, longitude: longitude)?.key, false)
+        }
+        let keys = DWDRegions.regions.map(\.key)
+        let expected =
+            "a DWD region: one of \(keys.map(String.init).joined(separator: ", ")) (20 Mecklenburg-Vorpommern, 50 Brandenburg und Berlin)"
+        guard let key = try? r.int("dwd_region", in: 0...999), DWDRegions.region(key: key) != nil else {
+            throw r.fail("dwd_region", "expected \(expected), got \(MappingReader.describe(r.node("dwd_region")!))")
+        }
+        return (key, true)
     }
 
     // MARK: language
@@ -378,17 +399,54 @@ private struct ConfigParser {
 
     // MARK: pollen
 
+    /// `pollen.sources` (an ordered list of `google`, `open-meteo`, `dwd`) or its one-source
+    /// shorthand `pollen.source` (`auto`, the default: Google with a key, else Open-Meteo, plus
+    /// the DWD where a location has a DWD region; docs/reference.md, "DWD").
+    private func parseSources(_ r: MappingReader, into settings: inout PollenSettings) throws(ConfigError) {
+        let names = ["google", "open-meteo", "dwd"]
+        if r.node("sources") != nil, r.node("source") != nil {
+            throw r.fail("sources", "set pollen.sources or pollen.source, not both (source: X is sources: [X])")
+        }
+        guard let node = r.node("sources") else {
+            let choice = try r.choice("source", ["auto"] + names) ?? "auto"
+            settings.source = PollenSourceChoice(rawValue: choice) ?? .auto
+            settings.dwd = choice == "auto" || choice == "dwd"
+            return
+        }
+        let expected = "a list of one or more of \"google\", \"open-meteo\", \"dwd\" (in order)"
+        guard case .sequence(let items) = node.kind, !items.isEmpty else {
+            throw r.fail("sources", "expected \(expected), got \(MappingReader.describe(node))", at: node)
+        }
+        var list: [String] = []
+        for item in items {
+            guard let text = item.scalarText, names.contains(text) else {
+                throw r.fail("sources", "expected \(expected), got \(MappingReader.describe(item))", at: item)
+            }
+            guard !list.contains(text) else {
+                throw r.fail("sources", "\(doubleQuoted(text)) is listed twice", at: item)
+            }
+            list.append(text)
+        }
+        let daily = list.filter { $0 != "dwd" }
+        guard daily.count <= 1 else {
+            throw r.fail(
+                "sources", "google and open-meteo together are not supported: list one of them (and dwd)", at: node)
+        }
+        settings.source = daily.first.flatMap(PollenSourceChoice.init) ?? .dwd
+        settings.dwd = list.contains("dwd")
+        settings.dwdFirst = list.first == "dwd" && !daily.isEmpty
+    }
+
     private func parsePollen(_ node: YAMLNode?, defaultLanguage: String) throws(ConfigError) -> PollenSettings {
         let r = try MappingReader(
             node, path: "pollen",
             keys: [
-                "enabled", "source", "api_key", "api_key_file", "days", "language", "interval", "refresh_cooldown",
-                "max_calls_per_day", "colors",
+                "enabled", "source", "sources", "api_key", "api_key_file", "days", "language", "interval",
+                "refresh_cooldown", "max_calls_per_day", "colors",
             ], file: file)
         var settings = PollenSettings(language: defaultLanguage)
         settings.enabled = try r.bool("enabled") ?? true
-        settings.source =
-            try r.choice("source", ["auto", "google", "open-meteo"]).flatMap(PollenSourceChoice.init) ?? .auto
+        try parseSources(r, into: &settings)
         settings.apiKey = try secret(r, inline: "api_key", file: "api_key_file")
         if let value = environment["BREEZE_GOOGLE_API_KEY"] {
             settings.apiKey = Secret(value, origin: "environment BREEZE_GOOGLE_API_KEY")
@@ -519,9 +577,11 @@ private struct ConfigParser {
                 "the Google API key would cross the network unencrypted to \(EndpointURL.host(of: pollen)); use https:// (plain http:// only to a loopback host such as 127.0.0.1)"
             )
         }
-        return Endpoints(
+        var endpoints = Endpoints(
             pollen: pollen, airQuality: try url("air_quality", defaults.airQuality),
             climateArchive: try url("climate_archive", defaults.climateArchive),
             climateForecast: try url("climate_forecast", defaults.climateForecast))
+        endpoints.dwd = try url("dwd", defaults.dwd)
+        return endpoints
     }
 }

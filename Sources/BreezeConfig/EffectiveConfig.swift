@@ -74,6 +74,16 @@ public func renderEffective(_ c: AgentConfig) -> String {
         line(
             4, "timezone", quoted(location.timezone),
             comment: "climate in \(location.unit.symbol)" + (c.climate.unit == nil ? " (climate.unit auto)" : ""))
+        // A region chosen from the coordinates is a comment: the rendering loads back the same.
+        if let key = location.dwdRegion, let region = DWDRegions.region(key: key) {
+            if location.dwdRegionGiven {
+                line(4, "dwd_region", String(key), comment: region.name)
+            } else {
+                out.append("    # dwd_region: \(key)  \(region.name) (nearest to the coordinates)")
+            }
+        } else if c.pollen.enabled && c.pollen.dwd {
+            out.append("    # dwd_region: none (outside Germany: no DWD pollen)")
+        }
     }
 
     line(0, "language", quoted(c.languageTag), comment: "names in Home Assistant, the status page, images")
@@ -81,7 +91,16 @@ public func renderEffective(_ c: AgentConfig) -> String {
     let p = c.pollen
     line(0, "pollen", "")
     line(2, "enabled", String(p.enabled))
-    line(2, "source", p.source.rawValue)
+    // `source: X` where one word says it (`auto` includes the DWD), else the ordered list.
+    if p.source == .auto || !p.dwd || p.source == .dwd {
+        let comment =
+            p.source == .auto
+            ? (p.dwd ? "Google with a key, else Open-Meteo; plus dwd where a location has a DWD region" : nil)
+            : nil
+        line(2, "source", p.source.rawValue, comment: comment)
+    } else {
+        line(2, "sources", "[" + p.sourceList.joined(separator: ", ") + "]")
+    }
     secret(2, "api_key", p.apiKey)
     line(2, "days", String(p.days))
     line(2, "language", quoted(p.language))
@@ -129,6 +148,7 @@ public func renderEffective(_ c: AgentConfig) -> String {
     line(2, "air_quality", quoted(EndpointURL.maskingUserinfo(c.endpoints.airQuality)))
     line(2, "climate_archive", quoted(EndpointURL.maskingUserinfo(c.endpoints.climateArchive)))
     line(2, "climate_forecast", quoted(EndpointURL.maskingUserinfo(c.endpoints.climateForecast)))
+    line(2, "dwd", quoted(EndpointURL.maskingUserinfo(c.endpoints.dwd)))
     if let perMinute = c.endpointsMaxCallsPerMinute { line(2, "max_calls_per_minute", String(perMinute)) }
 
     if let shard = c.shard {

@@ -41,7 +41,7 @@ enum FleetConfig {
 
 /// Every key `endpoints:` accepts (the URLs, and the pacing override).
 enum EndpointsKeys {
-    static let urls = ["pollen", "air_quality", "climate_archive", "climate_forecast"]
+    static let urls = ["pollen", "air_quality", "climate_archive", "climate_forecast", "dwd"]
     static let all = urls + ["max_calls_per_minute"]
 }
 

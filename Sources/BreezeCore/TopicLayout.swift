@@ -165,6 +165,10 @@ public struct LocationTopics: Sendable, Equatable {
     public func pollenNow(_ itemID: String) -> Topic { ScalarTopics.now(pollenItem(itemID)) }
     /// `<p>/<loc>/pollen/<item>/peak_at`: today's highest hour, ISO 8601 local time (docs/reference.md, The hour to air out).
     public func pollenPeakAt(_ itemID: String) -> Topic { pollenItem(itemID).appending("peak_at") }
+    /// `<p>/<loc>/pollen/<item>/sources`: every source's reading of the item (docs/reference.md, "Several sources").
+    public func pollenSources(_ itemID: String) -> Topic { pollenItem(itemID).appending("sources") }
+    /// `<p>/<loc>/pollen/<item>/consensus` (+ `/level`): the careful reading of the sources.
+    public func pollenConsensus(_ itemID: String) -> Topic { pollenItem(itemID).appending("consensus") }
     /// `<p>/<loc>/pollen/<item>/percentile`: today's mean among the last 92 days' (docs/reference.md, The hour to air out).
     public func pollenPercentile(_ itemID: String) -> Topic { pollenItem(itemID).appending("percentile") }
     /// `<p>/<loc>/pollen/<item>/season_start`: the current run's first day (docs/reference.md, The hour to air out).

@@ -131,6 +131,7 @@ struct ConfigAirRiskTests {
                 #   climate: 4 requests, 12.00 weighted calls (5 archive range(s) + 1 forecast per location)
                 #   stripes: 2 requests, 240.03 weighted calls (once a year: 16802 days × 1 variable = 120.01 per location)
                 #   total: 76.23 weighted calls per day (316.26 on the stripes day)
+                # DWD pollen (key-free): 1 request per new document for 2 location(s) in Germany (daily, about 11:00 Berlin time), then every 15 min with If-Modified-Since until it changes; at most 30 a day
 
                 """)
         let google = try ConfigSandbox().load(

@@ -35,14 +35,16 @@ struct ConfigLoaderTests {
         #expect(config.mqtt.maxPacketSize == nil)
         #expect(config.mqtt.tls == nil)
         #expect(config.homeAssistant == HomeAssistantSettings(discovery: true, prefix: "homeassistant"))
-        #expect(
-            config.locations == [
-                LocationConfig(
-                    id: "home", name: "home", latitude: 52.52, longitude: 13.405, timezone: "Europe/Berlin",
-                    zone: try TimeZoneResolver().load("Europe/Berlin"))
-            ])
+        var home = LocationConfig(
+            id: "home", name: "home", latitude: 52.52, longitude: 13.405, timezone: "Europe/Berlin",
+            zone: try TimeZoneResolver().load("Europe/Berlin"))
+        // Berlin: the DWD's region 50, Brandenburg und Berlin, from the coordinates.
+        home.dwdRegion = 50
+        #expect(config.locations == [home])
         #expect(config.pollen.enabled)
         #expect(config.pollen.source == .auto)
+        #expect(config.pollen.dwd)
+        #expect(config.endpoints.dwd == "https://opendata.dwd.de")
         #expect(config.pollen.apiKey == nil)
         #expect(config.pollen.days == 5)
         #expect(config.pollen.language == "en")

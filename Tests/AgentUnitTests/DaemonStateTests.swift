@@ -26,8 +26,11 @@ struct DaemonStateTests {
     /// 2026-06-15T10:00:00Z, a Monday; Europe/Berlin is UTC+2 then (local 12:00).
     static let t0: Int64 = 1_781_517_600
 
+    /// `dwd`: whether the DWD source stays on (the default `auto` adds it for these German
+    /// coordinates); off unless a test is about it, so the others see the sources they test.
     static func config(
-        _ extra: String = "", pollen: String = "api_key: test-key-123456", locations: String? = nil
+        _ extra: String = "", pollen: String = "api_key: test-key-123456", locations: String? = nil,
+        dwd: Bool = false
     ) throws -> AgentConfig {
         let yaml = """
             mqtt: {host: 127.0.0.1, topic_prefix: breeze}
@@ -38,8 +41,10 @@ struct DaemonStateTests {
             pollen: {\(pollen)}
             \(extra)
             """
-        return try ConfigLoader.load(
+        var config = try ConfigLoader.load(
             text: yaml, file: "test.yaml", environment: [:], currentYear: 2026, hostname: "hub")
+        if !dwd { config.pollen.dwd = false }
+        return config
     }
 
     static func machine(

@@ -22,17 +22,18 @@ struct FetchSourcesTests {
     @Test func tableKeepsTheNamesUsersAndStoredFilesSee() {
         #expect(
             SourceKind.allCases.map(\.traits.diagnosticsKey) == [
-                "open_meteo_pollen", "open_meteo_climate", "open_meteo_stripes", "open_meteo_air",
+                "open_meteo_pollen", "open_meteo_climate", "open_meteo_stripes", "open_meteo_air", "dwd_pollen",
             ])
-        #expect(SourceKind.allCases.map(\.traits.storeName) == ["pollen", "climate", "stripes", "air"])
+        #expect(SourceKind.allCases.map(\.traits.storeName) == ["pollen", "climate", "stripes", "air", "dwd"])
+        #expect(PollenSource.dwd.diagnosticsKey == "dwd_pollen")
         #expect(PollenSource.google.diagnosticsKey == "google_pollen")
         #expect(PollenSource.openMeteo.diagnosticsKey == "open_meteo_pollen")
         #expect(PollenSource.google.storeName == "pollen-google")
         #expect(PollenSource.openMeteo.storeName == "pollen-open-meteo")
         let endpoints = Endpoints()
         #expect(
-            SourceKind.allCases.map { $0.traits.endpoint.url(in: endpoints) } == [
-                endpoints.airQuality, endpoints.climateArchive, endpoints.climateArchive, endpoints.airQuality,
+            SourceKind.allCases.map { $0.traits.endpoint?.url(in: endpoints) } == [
+                endpoints.airQuality, endpoints.climateArchive, endpoints.climateArchive, endpoints.airQuality, nil,
             ])
     }
 
@@ -41,9 +42,9 @@ struct FetchSourcesTests {
     }
 
     @Test func eachSourceReadsAndWritesItsOwnField() {
-        var values = PerSource(pollen: 0, climate: 0, stripes: 0, air: 0)
+        var values = PerSource(pollen: 0, climate: 0, stripes: 0, air: 0, dwd: 0)
         for kind in SourceKind.allCases { values[kind] = kind.slot + 10 }
-        #expect(values == PerSource(pollen: 10, climate: 11, stripes: 12, air: 13))
-        #expect(SourceKind.allCases.map { values[$0] } == [10, 11, 12, 13])
+        #expect(values == PerSource(pollen: 10, climate: 11, stripes: 12, air: 13, dwd: 14))
+        #expect(SourceKind.allCases.map { values[$0] } == [10, 11, 12, 13, 14])
     }
 }

@@ -114,6 +114,24 @@ struct RetainedLedgerTests {
         #expect(ledger.publishedCount == 1)
     }
 
+    /// `once` waits only for clears not yet due at its flush: one due but not sent (not
+    /// connected) stays held, and is not waited for (it would never come).
+    @Test func aClearDueButNotSentIsNotAClearStillToComeAfterThatFlush() {
+        var ledger = Self.ledger(delay: .seconds(3))
+        ledger.set(
+            scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}"), ("breeze/home/pollen/a", "1")]))
+        _ = Self.flush(&ledger, at: Self.t0)
+        ledger.set(scope: "breeze/home/pollen", Self.tree([("breeze/home/pollen", "{}")]))
+        #expect(Self.flush(&ledger, at: Self.t0).isEmpty)
+        #expect(ledger.nextClearDue(after: Self.t0) == Self.t0 + .seconds(3))
+        #expect(ledger.nextClearDue(after: Self.t0 + .milliseconds(2_999)) == Self.t0 + .seconds(3))
+        let due = ledger.plan(everything: false, now: Self.t0 + .seconds(3))
+        #expect(due.clears == ["breeze/home/pollen/a"])
+        ledger.record(due, [], cleared: [], failed: true)
+        #expect(ledger.nextClearDue == Self.t0 + .seconds(3))
+        #expect(ledger.nextClearDue(after: Self.t0 + .seconds(3)) == nil)
+    }
+
     @Test func aDeviceConfigThatDropsAComponentNamesItForRemovalOnce() {
         var ledger = Self.ledger()
         let both =

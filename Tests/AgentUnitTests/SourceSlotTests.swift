@@ -54,7 +54,7 @@ struct SourceSlotTests {
         for kind in [SourceKind.climate, .stripes] {
             #expect(slots.status(kind) == SourceStatus(hasData: false, lastSuccess: nil, stale: false), "\(kind)")
         }
-        #expect(slots.stale == PerSource(pollen: false, climate: false, stripes: false, air: true))
+        #expect(slots.stale == PerSource(pollen: false, climate: false, stripes: false, air: true, dwd: false))
     }
 
     /// The watchdog's failure is one shape whatever the source: its kind, the message, no

@@ -43,14 +43,19 @@ public final class FakeAPIs: Sendable {
         /// The warming stripes' yearly archive request (`daily=temperature_2m_mean`, SPEC §9.1);
         /// by default generated decades from ``DailyMeanArchive/standIn``.
         public var stripes: Handler?
+        /// The DWD's `s31fg.json`; by default ``FakeAPIs/dwdElsewhere``, a document without the
+        /// regions the suites' locations are in, so a suite that does not look at the DWD sees
+        /// no DWD items and no failure.
+        public var dwd: Handler?
         public init(
             google: Handler? = nil, airQuality: Handler? = nil, climate: Handler? = nil,
-            stripes: Handler? = FakeAPIs.standInStripes
+            stripes: Handler? = FakeAPIs.standInStripes, dwd: Handler? = FakeAPIs.dwdElsewhere
         ) {
             self.google = google
             self.airQuality = airQuality
             self.climate = climate
             self.stripes = stripes
+            self.dwd = dwd
         }
         /// Climate answered from `celsius` by ``FakeAPIs/climate(celsius:)``.
         public init(
@@ -66,6 +71,7 @@ public final class FakeAPIs: Sendable {
     public static let airQualityPath = "/aq/air-quality"
     public static let archivePath = "/archive/archive"
     public static let forecastPath = "/forecast/forecast"
+    public static let dwdPath = "/dwd/climate_environment/health/alerts/s31fg.json"
 
     public let server: LoopbackHTTPServer
     public let locations: [Location]
@@ -108,6 +114,7 @@ public final class FakeAPIs: Sendable {
           air_quality: \(server.url("/aq"))
           climate_archive: \(server.url("/archive"))
           climate_forecast: \(server.url("/forecast"))
+          dwd: \(server.url("/dwd"))
         """
     }
 
@@ -164,6 +171,19 @@ public final class FakeAPIs: Sendable {
 
     public var totalRequests: Int { server.requests.count }
 
+    /// A DWD document of region 11 (the North Sea islands) alone, next due in 2099: the default
+    /// answer, far from the suites' locations (a region missing from a document gives a location
+    /// no DWD items); a conditional request is answered 304.
+    public static let dwdElsewhere: Handler = { request in
+        guard request.header("If-Modified-Since") == nil else { return .respond(status: 304) }
+        return .respond(
+            status: 200, headers: [("Content-Type", "application/json")],
+            text: #"{"last_update":"2026-01-01 11:00 Uhr","next_update":"2099-01-01 11:00 Uhr","content":["#
+                + #"{"region_id":10,"region_name":"Schleswig-Holstein und Hamburg","partregion_id":11,"#
+                + #""partregion_name":"Inseln und Marschen","Pollen":{"Hasel":{"today":"0","tomorrow":"0","#
+                + #""dayafter_to":"0"}}}]}"#)
+    }
+
     private func answer(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Action {
         if let all = faultForAll.withLock({ $0 }) { return all }
         if let id = location(of: request), let fault = faults.withLock({ $0[id] }) { return fault }
@@ -174,6 +194,7 @@ public final class FakeAPIs: Sendable {
         case Self.airQualityPath: handler = current.airQuality
         case Self.archivePath where Self.isStripesRequest(request): handler = current.stripes
         case Self.archivePath, Self.forecastPath: handler = current.climate
+        case Self.dwdPath: handler = current.dwd
         default: return .respond(status: 404, text: "no route \(request.path)")
         }
         return handler?(request) ?? .respond(status: 404, text: "no answer set for \(request.path)")

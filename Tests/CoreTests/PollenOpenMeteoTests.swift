@@ -83,7 +83,9 @@ struct PollenOpenMeteoTests {
         #expect(tree["\(base)/mugwort/d4/value"] == nil)  // never d4 from this source
         let mugwort = try #require(tree["\(base)/mugwort"])
         #expect(mugwort.contains(#""in_season":null,"image_url":null"#))
-        #expect(mugwort.contains(#""index_color":null,"grains_per_m3":{"mean":3.0,"max":4.3},"forecast":["#))
+        #expect(
+            mugwort.contains(
+                #""index_color":null,"grains_per_m3":{"mean":3.0,"max":4.3},"source":"open-meteo","forecast":["#))
         let summary = try #require(tree[base])
         #expect(summary.contains(#""region":null,"source":"open-meteo""#))
         #expect(

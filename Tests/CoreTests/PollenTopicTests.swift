@@ -30,7 +30,8 @@ struct PollenTopicTests {
             + ##""category":"GRASS","is_plant":false,"in_season":true,"image_url":null,"image_closeup_url":null,"##
             + ##""family":null,"season":null,"appearance":null,"cross_reaction":null,"##
             + ##""health_recommendations":["\##(grassRec)"],"index_category":"Very Low","##
-            + ##""index_description":"\##(grassDesc)","index_color":"#009e3a","grains_per_m3":null"##
+            + ##""index_description":"\##(grassDesc)","index_color":"#009e3a","grains_per_m3":null,"##
+            + ##""source":"google""##
         let forecast = ##","forecast":[{"date":"2023-07-12","value":null,"level":"Unknown","color":"#8e8e93"}]}"##
         #expect(tree["\(base)/grass"] == grassItem + forecast)
 
@@ -46,7 +47,7 @@ struct PollenTopicTests {
         #expect(
             birch.hasSuffix(
                 ##""health_recommendations":null,"index_category":"Very Low","index_description":"\##(grassDesc)","##
-                    + ##""index_color":"#009e3a","grains_per_m3":null"## + forecast))
+                    + ##""index_color":"#009e3a","grains_per_m3":null,"source":"google""## + forecast))
 
         let max =
             ##"{"id":"grass","name":"Grass","value":1,"level":"Low","color":"#34c759","color_rgb":[52,199,89],"##

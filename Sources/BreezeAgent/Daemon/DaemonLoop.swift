@@ -210,8 +210,12 @@ extension Agent {
         case .reportOutcomes(let outcomes, let pendingIsLost):
             outcomes.report(to: publisher, log: log, pendingIsLost: pendingIsLost)
         case .flushAndReport:
-            let sent = publisher.flush(at: clock.instant())
-            continuation.yield(.flushed(sent: sent, clearsDueAt: clearsDueTime(publisher)))
+            // Only the clears this flush held back past its time are waited for: one that was
+            // due and is still held could not be sent, and waiting for it would never end.
+            let flushedAt = clock.instant()
+            let sent = publisher.flush(at: flushedAt)
+            continuation.yield(
+                .flushed(sent: sent, clearsDueAt: clearsDueTime(publisher.nextClearDue(after: flushedAt))))
         case .prepareOnce:
             prepareOnce(loop: &loop, group: &group)
             continuation.yield(.prepared)
@@ -264,16 +268,18 @@ extension Agent {
     /// After a flush: the publisher's held-back clears, when their time changed, go to the state
     /// as a deadline of its one wake (``DaemonEvent/clearsHeld(until:)``).
     private func reportClears(loop: inout LoopEffects) {
-        let clearsAt = clearsDueTime(loop.publisher)
+        let clearsAt = clearsDueTime(loop.publisher.nextClearDue)
         guard clearsAt != loop.clearsReported else { return }
         loop.clearsReported = clearsAt
         loop.events.yield(.clearsHeld(until: clearsAt))
     }
 
-    /// When the publisher's held-back clears are due, in the daemon's seconds: the monotonic
-    /// wait left, rounded up, so the state's one wake never comes before it.
-    private func clearsDueTime(_ publisher: RetainedPublisher) -> Int64? {
-        guard let due = publisher.nextClearDue else { return nil }
+    /// When held-back clears are due, in the daemon's seconds: the monotonic wait left, rounded
+    /// up. The wake sleeps whole seconds from the second it is armed in, so it can still come up
+    /// to a second before `due` when the flush and the arming fall in different seconds (a busy
+    /// loop): a `run` tick flushes them at a later tick, `once` waits again (``OneShot``).
+    private func clearsDueTime(_ due: ContinuousClock.Instant?) -> Int64? {
+        guard let due else { return nil }
         let (seconds, attoseconds) = clock.instant().duration(to: due).components
         return time().now + max(0, seconds + (attoseconds > 0 ? 1 : 0))
     }

@@ -36,7 +36,9 @@ struct CurlFetcher: HTTPFetching {
         let response = try await client.get(request)
         // `Retry-After` as sent: the daemon counts a date from the time it applies the failure.
         let retryAfter = response.header("Retry-After").flatMap { RetryAfter.parse($0) }
-        return FetchedResponse(status: response.status, body: response.body, retryAfter: retryAfter)
+        return FetchedResponse(
+            status: response.status, body: response.body, retryAfter: retryAfter,
+            lastModified: response.header("Last-Modified"), etag: response.header("ETag"))
     }
 
     func shutDown() async {

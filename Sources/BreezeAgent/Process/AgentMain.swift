@@ -187,6 +187,8 @@ package enum AgentMain {
         config.mqtt.clientID += "-demo"
         config.homeAssistant.discovery = false
         config.pollen.source = .google
+        // The demo's samples have no DWD document: Google's tree alone.
+        config.pollen.dwd = false
         config.pollen.apiKey = Secret("breeze-demo-sample-data-no-key", origin: "--demo")
     }
 

@@ -112,6 +112,12 @@ final class RetainedPublisher {
     /// the publisher itself reads no clock, the time of every flush is its argument.
     var nextClearDue: ContinuousClock.Instant? { state.nextClearDue }
 
+    /// When the earliest held-back clear not yet due at `now` is due (`once` waits for those
+    /// only); nil when none is.
+    func nextClearDue(after now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        state.nextClearDue(after: now)
+    }
+
     /// Sets what a scope should hold; `nil` keeps what is published under it. A Home Assistant
     /// device config (of `deviceConfigs`' layout) that drops components of the one published before
     /// names them for removal (``RetainedLedger/set(scope:_:)``).

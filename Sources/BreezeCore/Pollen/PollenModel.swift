@@ -14,6 +14,8 @@
 public enum PollenSource: String, Sendable, Hashable {
     case google
     case openMeteo = "open-meteo"
+    /// Germany's Deutscher Wetterdienst (``DWDPollen``): daily, key-free, German regions only.
+    case dwd
 
     /// The `attribution` text the source's licence requires (docs/reference.md, Pollen levels and colors; docs/reference.md, Key-free pollen thresholds); `year` is the
     /// Copernicus notice's year (the location's current year).
@@ -26,6 +28,8 @@ public enum PollenSource: String, Sendable, Hashable {
                 + "Contains modified Copernicus Atmosphere Monitoring Service information \(year). "
                 + "Neither the European Commission nor ECMWF is responsible for any use that may be made "
                 + "of the information it contains."
+        case .dwd:
+            return DWDPollen.attribution
         }
     }
 
@@ -34,6 +38,7 @@ public enum PollenSource: String, Sendable, Hashable {
         switch self {
         case .google: return 5
         case .openMeteo: return 4
+        case .dwd: return 3
         }
     }
 }
@@ -169,6 +174,11 @@ public struct PollenItem: Sendable, Hashable {
     public var crossReaction: String?
     public var healthRecommendations: [String]?
     public var grainsPerCubicMetre: GrainsPerCubicMetre?
+    /// The source of this item when the report merges several (a DWD item in an Open-Meteo
+    /// report); nil: the report's own source.
+    public var source: PollenSource?
+    /// The DWD region the item was read for (its `dwd_region` key); nil for other sources.
+    public var dwdRegion: Int?
 
     public init(
         code: String, name: String, isPlant: Bool, category: String? = nil, inSeason: Bool? = nil,
@@ -344,4 +354,32 @@ enum RawIndexValue: Sendable, Hashable {
     case fraction(String)
     case text(String)
     case other
+}
+
+extension PollenReport {
+    /// This report with the items of `other` (a second source) it does not carry, matched by
+    /// code: on each of this report's dates the other's item of that date, else the item
+    /// without its day's data (Unknown). Each added item names its source; this report's items
+    /// stay as they are (the first source that carries an item gives its topics).
+    public func merging(_ other: PollenReport) -> PollenReport {
+        var merged = self
+        let own = Set(days.flatMap { $0.items.map(\.code) })
+        var added: [PollenItem] = []
+        var seen: Set<String> = []
+        for item in other.days.flatMap(\.items) where !own.contains(item.code) && seen.insert(item.code).inserted {
+            added.append(item)
+        }
+        for index in merged.days.indices {
+            let day = other.days.first { $0.date == merged.days[index].date }
+            for template in added {
+                var item = day?.items.first { $0.code == template.code } ?? template.withoutDayData
+                item.source = item.source ?? other.source
+                merged.days[index].items.append(item)
+            }
+        }
+        merged.warnings += other.warnings
+        // The hourly values stay Open-Meteo's whichever source comes first.
+        merged.hourly = hourly ?? other.hourly
+        return merged
+    }
 }

@@ -66,7 +66,7 @@ public enum PollenTopics {
             "stale": .bool(selection.stale),
             "attribution": .string(selection.source.attribution(year: selection.today.year)),
             "max": maxJSON(selection.max, trend: maxTrend, palette: palette),
-            "items": .array(today.map { itemJSON($0, forecast: nil, palette: palette) }),
+            "items": .array(today.map { itemJSON($0, forecast: nil, source: selection.source, palette: palette) }),
             "days": .array(
                 selection.days.map { day in
                     .object([
@@ -88,7 +88,7 @@ public enum PollenTopics {
         for (index, item) in today.enumerated() {
             let topic = topics.pollenItem(item.topicID)
             let forecast = forecastDays.map { ($0.date, $0.items[index]) }
-            tree.set(topic, json: itemJSON(item, forecast: forecast, palette: palette))
+            tree.set(topic, json: itemJSON(item, forecast: forecast, source: selection.source, palette: palette))
             setScalars(&tree, topic, item.value, palette: palette)
             let trend = PollenTrend(today: item.value, tomorrow: forecastDays.first?.items[index].value)
             tree.set(ScalarTopics.trend(topic), trend.rawValue)
@@ -195,9 +195,10 @@ public enum PollenTopics {
     }
 
     /// One item with every docs/reference.md, Pollen levels and colors field; `forecast` nil leaves the key out (summary payload).
-    static func itemJSON(_ item: PollenItem, forecast: [(CivilDate, PollenItem)]?, palette: PollenPalette)
-        -> JSONValue
-    {
+    /// `source`: the report's; an item merged from another source (DWD) names its own.
+    static func itemJSON(
+        _ item: PollenItem, forecast: [(CivilDate, PollenItem)]?, source: PollenSource, palette: PollenPalette
+    ) -> JSONValue {
         let level = item.level
         let color = palette.color(for: level)
         var members: [JSONMember] = [
@@ -230,7 +231,16 @@ public enum PollenTopics {
                         "max": .fixed($0.maxTenths, scale: 1),
                     ])
                 } ?? .null),
+            JSONMember("source", .string((item.source ?? source).rawValue)),
         ]
+        if (item.source ?? source) == .dwd {
+            // The DWD's own reading (docs/reference.md, "DWD"): the index string, 0–3 in half
+            // steps, the German description (`index_description`) and the region it is for.
+            let index = DWDPollen.Index(item.indexCategory)
+            members.append(JSONMember("dwd_index", .optional(item.indexCategory)))
+            members.append(JSONMember("dwd_value", index.dwdValueText.map(JSONValue.number) ?? .null))
+            members.append(JSONMember("region", item.dwdRegion.map { .integer($0) } ?? .null))
+        }
         if let forecast {
             members.append(
                 JSONMember(

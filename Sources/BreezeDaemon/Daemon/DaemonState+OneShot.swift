@@ -22,7 +22,8 @@ extension DaemonState {
     package mutating func startOneShot(_ mode: OneShot.Mode, now: Int64) {
         var keys: [(FetchKey, String)] = []
         for index in locations.indices {
-            for kind in SourceKind.allCases where enabled(kind) {
+            // A shared source (the DWD's one document) is awaited of the location that fetches it.
+            for kind in SourceKind.allCases where enabled(kind) && kind.fetches(at: index, in: config) {
                 keys.append((FetchKey(location: index, kind: kind), "\(kind.rawValue)[\(locations[index].config.id)]"))
             }
         }

@@ -99,9 +99,11 @@ extension DaemonState {
     /// alike. Nil when it is not an Open-Meteo request (Google pollen) or would not be sent
     /// (stripes not due).
     func openMeteoRequest(_ key: FetchKey, now: Int64) -> CallLedger.OpenMeteoRequest? {
-        guard let (weight, requests) = key.kind.rules.openMeteoWeight(source(key), now: now) else { return nil }
+        guard let endpoint = key.kind.traits.endpoint,
+            let (weight, requests) = key.kind.rules.openMeteoWeight(source(key), now: now)
+        else { return nil }
         return .init(
-            source: key.kind.rawValue, endpoint: key.kind.traits.endpoint.url(in: config.endpoints), weight: weight,
+            source: key.kind.rawValue, endpoint: endpoint.url(in: config.endpoints), weight: weight,
             requests: requests)
     }
 
@@ -127,7 +129,9 @@ extension DaemonState {
         planner.fetches.finished(key)
         var actions = apply(key, outcome, now: now)
         actions += startDueFetches(now: now, changed: key.location)
-        actions += scopeActions(now: now, only: key.location, kind: key.kind)
+        // A fetch shared by every location (the DWD's) rebuilds them all.
+        let shared = key.kind.sharedAcrossLocations
+        actions += scopeActions(now: now, only: shared ? nil : key.location, kind: shared ? nil : key.kind)
         return actions
     }
 
@@ -148,6 +152,7 @@ extension DaemonState {
             preconditionFailure("\(key.kind): an answer of another source (\(type(of: answer)))")
         }
         let received = withSource(key) { Rules.receive(answer, &$0, now: now) }
+        shareSlot(key)
         switch received.count {
         case .success(let name): calls.outcomes.success(name, at: now)
         case .failure(let name, let message): calls.outcomes.failure(name, at: now, message: message)
@@ -163,6 +168,7 @@ extension DaemonState {
         let index = key.location
         let failure = key.kind.rules.failure(source(key))
         if failure.marksStale { locations[index].slots.failed(key.kind) }
+        shareSlot(key)
         let delay = planner[key].failed(at: now, retryAfter: retryAfter?.delay(at: now), jitter: random.fraction())
         calls.outcomes.failure(failure.diagnosticsKey, at: now, message: message)
         let id = locations[index].config.id
@@ -172,6 +178,16 @@ extension DaemonState {
                 "\(key.kind.rawValue)[\(id)]: \(failure.attempt) failed: \(message); retry in \(delay) s\(failure.note)"
             )
         ]
+    }
+
+    /// A source one fetch serves for every location (``SourceKind/sharedAcrossLocations``):
+    /// the fetching location's data and stale flag given to all the others.
+    mutating func shareSlot(_ key: FetchKey) {
+        guard key.kind.sharedAcrossLocations else { return }
+        let slots = locations[key.location].slots
+        for index in locations.indices where index != key.location {
+            locations[index].slots.share(key.kind, from: slots)
+        }
     }
 
     /// The watchdog's stuck fetches (``FetchTracker/abandonStuck(now:)``): each is logged as
@@ -199,9 +215,12 @@ extension DaemonState {
     /// Stored responses read back at start, by their sources' rules.
     mutating func restore(_ index: Int, _ responses: [RestoredResponse], now: Int64) -> [DaemonAction] {
         responses.flatMap { restored in
-            withSource(FetchKey(location: index, kind: restored.kind)) {
+            let key = FetchKey(location: index, kind: restored.kind)
+            let actions = withSource(key) {
                 restored.kind.rules.restore(restored.response, name: restored.name, &$0, now: now)
             }
+            shareSlot(key)
+            return actions
         }
     }
 

@@ -42,8 +42,9 @@ package enum DaemonEvent: Sendable {
     case uploaded(Int, UploadOutcome)
     /// `once`: the loop did ``DaemonAction/prepareOnce``; `print`: the loop started.
     case prepared
-    /// `once`: ``DaemonAction/flushAndReport`` sent `sent` messages; clears are held back until
-    /// `clearsDueAt`, if any.
+    /// `once`: ``DaemonAction/flushAndReport`` sent `sent` messages; clears not yet due at that
+    /// flush are held back until `clearsDueAt`, if any (a held clear that was due but could not
+    /// be sent is not counted: `once` does not wait for it).
     case flushed(sent: Int, clearsDueAt: Int64?)
     /// `once`: the broker's outcomes asked for by ``DaemonAction/awaitOutcomes(timeout:)``.
     case outcomes(PublishOutcomes)

@@ -74,7 +74,9 @@ package struct OneShot: Sendable {
         case fetched(FetchKey, fallBack: Bool, hasData: Bool)
         /// No render or upload is in flight any more.
         case rendersSettled
-        /// The flush asked for sent `sent` messages; `clearsDueAt` when clears are held back.
+        /// The flush asked for sent `sent` messages; `clearsDueAt` when clears are held back that
+        /// were not due at that flush (then this waits and flushes again, however many flushes
+        /// came before).
         case flushed(sent: Int, clearsDueAt: Int64?)
         /// What became of the publishes (handed to the publisher and logged already), and the
         /// images whose last render failed.
@@ -124,7 +126,6 @@ package struct OneShot: Sendable {
     private var hasData: [FetchKey: Bool] = [:]
     /// Messages sent by the flushes.
     private(set) var sent = 0
-    private var flushes = 0
 
     /// - Parameter keys: every enabled source of every location, with its name (`pollen[home]`).
     init(_ mode: Mode, keys: [(FetchKey, String)], qos: Int, now: Int64) {
@@ -203,8 +204,11 @@ package struct OneShot: Sendable {
             return [.flush]
         case (.flushing, .flushed(let count, let clearsDueAt)):
             sent += count
-            flushes += 1
-            if let clearsDueAt, flushes == 1 {
+            // Clears still held back, whichever flush this was: the loop's wake is timed in
+            // whole seconds of wall time and can come before the clears' monotonic due time
+            // (the flush it starts then sends none of them), so `once` waits again rather than
+            // exiting with them unsent. Only clears not yet due are reported, so this ends.
+            if let clearsDueAt {
                 phase = .awaitingClears(until: clearsDueAt)
                 return []
             }

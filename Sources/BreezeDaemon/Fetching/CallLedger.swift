@@ -156,6 +156,8 @@ package struct CallLedger: Sendable {
 package enum CountedAPI: String, Sendable, Hashable, CaseIterable {
     case google
     case openMeteo = "open_meteo"
+    /// The DWD's document (docs/reference.md, "DWD"), counted on the fetching location.
+    case dwd
 }
 
 /// A location's call counter for one API.

@@ -26,11 +26,26 @@ package struct FetchedResponse: Sendable, Equatable {
     package var body: [UInt8]
     /// The server's `Retry-After`, as sent (a date is counted from the failure's event).
     package var retryAfter: RetryAfter?
+    /// The server's `Last-Modified` and `ETag`, as sent, for a conditional GET later (the DWD's);
+    /// nil when absent or not a short printable value (``validator(_:)``).
+    package var lastModified: String?
+    package var etag: String?
 
-    package init(status: Int, body: [UInt8], retryAfter: RetryAfter? = nil) {
+    package init(
+        status: Int, body: [UInt8], retryAfter: RetryAfter? = nil, lastModified: String? = nil, etag: String? = nil
+    ) {
         self.status = status
         self.body = body
         self.retryAfter = retryAfter
+        self.lastModified = lastModified.flatMap(Self.validator)
+        self.etag = etag.flatMap(Self.validator)
+    }
+
+    /// A validator worth sending back: 1–200 printable ASCII characters (it goes into a header).
+    static func validator(_ value: String) -> String? {
+        let bytes = value.utf8
+        guard (1...200).contains(bytes.count), bytes.allSatisfy({ (0x20...0x7e).contains($0) }) else { return nil }
+        return value
     }
 
     /// An answer that is not a 200 as the failure it is: `HTTP <status>`, with the reason the API

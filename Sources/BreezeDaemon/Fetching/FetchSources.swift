@@ -50,6 +50,8 @@ package enum SourceKind: String, Sendable, Hashable, CaseIterable {
     /// `stripes`: the warming stripes' yearly archive request (docs/reference.md, Warming stripes), on with climate.
     /// The raw value is the source's name in Open-Meteo's call counts (`<p>/diagnostics`).
     case pollen, climate, stripes, air
+    /// The DWD's pollen document (docs/reference.md, "DWD"): one fetch shared by every location.
+    case dwd
 
     /// The Open-Meteo host a source's requests go to.
     enum OpenMeteoEndpoint: Sendable {
@@ -65,8 +67,9 @@ package enum SourceKind: String, Sendable, Hashable, CaseIterable {
 
     /// What differs between sources besides their data and their fetch: one row each.
     package struct Traits: Sendable {
-        /// Where its Open-Meteo requests go (pollen's when its source is Open-Meteo).
-        let endpoint: OpenMeteoEndpoint
+        /// Where its Open-Meteo requests go (pollen's when its source is Open-Meteo); nil for
+        /// a source that never asks Open-Meteo (the DWD).
+        let endpoint: OpenMeteoEndpoint?
         /// Its stored response's name in `state_dir` (pollen's is per source: `pollen-<source>`).
         package let storeName: String
         /// Its name in `<p>/diagnostics` (pollen from Open-Meteo; Google's is `google_pollen`).
@@ -80,6 +83,7 @@ package enum SourceKind: String, Sendable, Hashable, CaseIterable {
         case .climate: Traits(endpoint: .climateArchive, storeName: "climate", diagnosticsKey: "open_meteo_climate")
         case .stripes: Traits(endpoint: .climateArchive, storeName: "stripes", diagnosticsKey: "open_meteo_stripes")
         case .air: Traits(endpoint: .airQuality, storeName: "air", diagnosticsKey: "open_meteo_air")
+        case .dwd: Traits(endpoint: nil, storeName: "dwd", diagnosticsKey: "dwd_pollen")
         }
     }
 
@@ -91,11 +95,25 @@ package enum SourceKind: String, Sendable, Hashable, CaseIterable {
         case .climate: ClimateRules.self
         case .stripes: StripesRules.self
         case .air: AirRules.self
+        case .dwd: DWDRules.self
         }
     }
 
     /// The order stored responses are restored in at start (and logged).
-    static let restoreOrder: [SourceKind] = [.pollen, .climate, .air, .stripes]
+    static let restoreOrder: [SourceKind] = [.pollen, .climate, .air, .stripes, .dwd]
+
+    /// One fetch serves every location (the DWD's one document): what it brings, or its
+    /// failure, is given to every location (``SourceSlots/share(_:from:)``).
+    var sharedAcrossLocations: Bool { self == .dwd }
+
+    /// Of a shared source, the one location that fetches for all (nil: none does); every
+    /// location fetches its own otherwise.
+    func fetches(at index: Int, in config: AgentConfig) -> Bool {
+        switch self {
+        case .dwd: DWDRules.fetchingLocation(in: config) == index
+        case .pollen, .climate, .stripes, .air: true
+        }
+    }
 
     /// Its position among a location's sources (``FetchesInFlight``'s bits and deadlines), in
     /// `allCases` order; apart from ``traits`` because the checks made for every location after
@@ -106,6 +124,7 @@ package enum SourceKind: String, Sendable, Hashable, CaseIterable {
         case .climate: return 1
         case .stripes: return 2
         case .air: return 3
+        case .dwd: return 4
         }
     }
 }
@@ -150,17 +169,21 @@ package struct PerSource<Value> {
     package var climate: Value
     var stripes: Value
     package var air: Value
+    var dwd: Value
 
-    init(pollen: Value, climate: Value, stripes: Value, air: Value) {
+    init(pollen: Value, climate: Value, stripes: Value, air: Value, dwd: Value) {
         self.pollen = pollen
         self.climate = climate
         self.stripes = stripes
         self.air = air
+        self.dwd = dwd
     }
 
     /// Each source's value from `value(kind)`.
     init(_ value: (SourceKind) -> Value) {
-        self.init(pollen: value(.pollen), climate: value(.climate), stripes: value(.stripes), air: value(.air))
+        self.init(
+            pollen: value(.pollen), climate: value(.climate), stripes: value(.stripes), air: value(.air),
+            dwd: value(.dwd))
     }
 
     subscript(kind: SourceKind) -> Value {
@@ -170,6 +193,7 @@ package struct PerSource<Value> {
             case .climate: return climate
             case .stripes: return stripes
             case .air: return air
+            case .dwd: return dwd
             }
         }
         set {
@@ -178,6 +202,7 @@ package struct PerSource<Value> {
             case .climate: climate = newValue
             case .stripes: stripes = newValue
             case .air: air = newValue
+            case .dwd: dwd = newValue
             }
         }
     }
@@ -192,6 +217,7 @@ package struct SourceSlots: Sendable {
     var climate = SourceSlot<LocationRuntime.ClimateData>()
     var stripes = SourceSlot<StripesData>()
     var air = SourceSlot<LocationRuntime.AirData>()
+    var dwd = SourceSlot<LocationRuntime.DWDData>()
 
     /// The slot of `kind` without its data.
     func status(_ kind: SourceKind) -> SourceStatus {
@@ -200,6 +226,7 @@ package struct SourceSlots: Sendable {
         case .climate: climate.status
         case .stripes: stripes.status
         case .air: air.status
+        case .dwd: dwd.status
         }
     }
 
@@ -210,6 +237,18 @@ package struct SourceSlots: Sendable {
         case .climate: climate.failed()
         case .stripes: stripes.failed()
         case .air: air.failed()
+        case .dwd: dwd.failed()
+        }
+    }
+
+    /// Takes `other`'s data of a source one fetch serves for every location
+    /// (``SourceKind/sharedAcrossLocations``); this location's logged conditions stay.
+    mutating func share(_ kind: SourceKind, from other: SourceSlots) {
+        switch kind {
+        case .dwd:
+            dwd.data = other.dwd.data
+            dwd.stale = other.dwd.stale
+        case .pollen, .climate, .stripes, .air: break
         }
     }
 

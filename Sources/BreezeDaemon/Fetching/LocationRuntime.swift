@@ -73,15 +73,48 @@ package struct LocationRuntime: Sendable {
     /// The pollen days for the local date at `now` (docs/reference.md, Pollen levels and colors freshness rules applied).
     package func pollenView(settings: PollenSettings, now: Int64) -> LocationSnapshot.Pollen {
         guard settings.enabled else { return .unavailable }
-        switch pollen {
-        case nil: return .unknown
-        case .unsupported: return .unavailable
-        case .report(let report, let fetchedAt):
+        // The DWD's items (docs/reference.md, "DWD"): merged after the daily source's, or before
+        // them when `dwd` is listed first; alone where the other source has nothing.
+        let dwd = dwdReport(settings: settings, now: now)
+        let dwdAt = self.dwd?.checkedAt ?? 0
+        let dwdStale = stale.dwd
+        func selected(_ report: PollenReport, fetchedAt: Int64, stale: Bool) -> LocationSnapshot.Pollen {
             let selection = PollenSelection.select(
                 report: report, today: today(at: now), days: settings.days, fetchedAt: fetchedAt, now: now,
-                stale: stale.pollen)
+                stale: stale)
             return .selected(selection, fetchedAt: fetchedAt)
         }
+        switch pollen {
+        case nil, .unsupported:
+            if let dwd { return selected(dwd, fetchedAt: dwdAt, stale: dwdStale) }
+            if settings.source == .dwd, config.dwdRegion == nil { return .unavailable }
+            if case .unsupported = pollen { return .unavailable }
+            return .unknown
+        case .report(let report, let fetchedAt):
+            guard let dwd else { return selected(report, fetchedAt: fetchedAt, stale: stale.pollen) }
+            if settings.dwdFirst {
+                return selected(
+                    dwd.merging(report).limitingItems(), fetchedAt: dwdAt, stale: dwdStale || stale.pollen)
+            }
+            // Within the bound on items (docs/operations.md, Limits) the first source's come first.
+            return selected(report.merging(dwd).limitingItems(), fetchedAt: fetchedAt, stale: stale.pollen || dwdStale)
+        }
+    }
+
+    /// Each configured source's items for today, in order, for the consensus topics
+    /// (``PollenConsensusTopics``): empty unless two sources have data here.
+    package func pollenSourcesToday(settings: PollenSettings, now: Int64) -> [PollenConsensusTopics.SourceToday] {
+        guard settings.enabled, case .report(let report, let fetchedAt) = pollen,
+            let dwd = dwdReport(settings: settings, now: now), let dwdAt = self.dwd?.checkedAt
+        else { return [] }
+        func today(_ report: PollenReport, _ at: Int64, _ stale: Bool) -> PollenConsensusTopics.SourceToday {
+            let selection = PollenSelection.select(
+                report: report, today: self.today(at: now), days: 1, fetchedAt: at, now: now, stale: stale)
+            return .init(source: report.source, items: selection.items, updatedAt: at, stale: selection.stale)
+        }
+        let first = today(report, fetchedAt, self.stale.pollen)
+        let second = today(dwd, dwdAt, self.stale.dwd)
+        return settings.dwdFirst ? [second, first] : [first, second]
     }
 
     /// Whether the pollen data has hourly values (Open-Meteo): its `now` and `air_out` topics

@@ -196,6 +196,12 @@ package struct RetainedLedger: Sendable {
     /// When the earliest held-back clear is due; nil when none is waiting.
     package var nextClearDue: ContinuousClock.Instant? { pendingClears.values.min() }
 
+    /// When the earliest held-back clear not yet due at `now` is due; nil when none is. A clear
+    /// due by then that is still held was not sent (not connected): the next flush sends it.
+    package func nextClearDue(after now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        pendingClears.values.filter { $0 > now }.min()
+    }
+
     package var publishedDigests: [String: PayloadDigest] {
         published.values.reduce(into: [:]) { all, group in all.merge(group.digests) { $1 } }
     }

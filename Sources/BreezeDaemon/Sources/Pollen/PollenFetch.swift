@@ -66,6 +66,8 @@ enum PollenFetch {
                     query: (season ? PollenSeason.query : OpenMeteoPollen.query)(
                         location.latitude, location.longitude, location.timezone))
             ]
+        // The DWD is its own source (Sources/DWD), never asked through these rules.
+        case .dwd: return []
         }
     }
 
@@ -90,6 +92,7 @@ enum PollenFetch {
         switch source {
         case .google: outcome = GooglePollen.interpret(httpStatus: response.status, body: response.body)
         case .openMeteo: outcome = OpenMeteoPollen.interpret(httpStatus: response.status, body: response.body)
+        case .dwd: outcome = .failed(message: "the DWD is read by its own source")
         }
         let answer: PollenAnswer.Outcome
         switch outcome {
@@ -114,6 +117,8 @@ extension PollenSettings {
         case .google: return .google
         case .openMeteo: return .openMeteo
         case .auto: return apiKey != nil && !googleRejected ? .google : .openMeteo
+        // `sources: [dwd]`: the pollen rules are off (``PollenRules/isEnabled(in:)``).
+        case .dwd: return .dwd
         }
     }
 }

@@ -17,7 +17,10 @@ package import BreezeCore
 package enum PollenRules: SourceRules {
     package static let kind = SourceKind.pollen
 
-    package static func isEnabled(in config: AgentConfig) -> Bool { config.pollen.enabled }
+    /// Off with `sources: [dwd]`: the DWD alone is its own source (Sources/DWD).
+    package static func isEnabled(in config: AgentConfig) -> Bool {
+        config.pollen.enabled && config.pollen.source != .dwd
+    }
 
     package static func schedule(in config: AgentConfig) -> FetchSchedule {
         FetchSchedule(
@@ -33,6 +36,7 @@ package enum PollenRules: SourceRules {
     /// Per pollen source: the configured one, and with `auto` Open-Meteo as well (it falls back
     /// when Google rejects the key).
     package static func diagnosticsKeys(in config: AgentConfig) -> [String] {
+        guard config.pollen.source != .dwd else { return [] }
         var keys = [config.pollen.source(googleRejected: false).diagnosticsKey]
         if config.pollen.source == .auto { keys.append(PollenSource.openMeteo.diagnosticsKey) }
         return keys
@@ -187,7 +191,7 @@ package enum PollenRules: SourceRules {
     static let seasonStoreName = PollenSource.openMeteo.storeName + "-season"
 
     package static func storedNames(in config: AgentConfig) -> [String] {
-        guard config.pollen.enabled else { return [] }
+        guard isEnabled(in: config) else { return [] }
         let source = config.pollen.source(googleRejected: false)
         return source == .openMeteo ? [source.storeName, seasonStoreName] : [source.storeName]
     }
@@ -229,7 +233,13 @@ package enum PollenRules: SourceRules {
 
 extension PollenSource {
     /// The source's name in `<p>/diagnostics` (`fetches`, `last_success`, `last_error`).
-    package var diagnosticsKey: String { self == .google ? "google_pollen" : SourceKind.pollen.traits.diagnosticsKey }
+    package var diagnosticsKey: String {
+        switch self {
+        case .google: "google_pollen"
+        case .openMeteo: SourceKind.pollen.traits.diagnosticsKey
+        case .dwd: SourceKind.dwd.traits.diagnosticsKey
+        }
+    }
     /// The stored response's name in `state_dir`.
     var storeName: String { SourceKind.pollen.traits.storeName + "-" + rawValue }
 }

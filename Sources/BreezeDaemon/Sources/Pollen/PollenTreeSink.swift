@@ -19,7 +19,7 @@ import BreezeCore
 package struct PollenTreeSink: RetainedSink {
     package init() {}
 
-    package var inputs: Set<SourceKind> { [.pollen] }
+    package var inputs: Set<SourceKind> { [.pollen, .dwd] }
 
     package func contents(of snapshot: LocationSnapshot, context: SinkContext) -> [SinkScope] {
         let tree: TopicTree?
@@ -37,12 +37,18 @@ package struct PollenTreeSink: RetainedSink {
                     view: selection.hourlyView(zone: snapshot.location.zone, now: snapshot.now, fetchedAt: fetchedAt),
                     airOut: context.config.airOut, palette: context.config.pollen.colors))
             // Today against the recent season (docs/reference.md, The hour to air out): key-free only (Google has no standing).
-            if selection.source == .openMeteo {
+            if selection.source == .openMeteo || snapshot.location.season != nil {
                 pollen.merge(
                     PollenTopics.seasonTree(
                         topics: snapshot.topics, standing: snapshot.location.season,
                         itemIDs: selection.items.map(\.topicID)))
             }
+            // Every source's reading and the consensus, where two sources carry an item.
+            pollen.merge(
+                PollenConsensusTopics.tree(
+                    topics: snapshot.topics,
+                    sources: snapshot.location.pollenSourcesToday(settings: context.config.pollen, now: snapshot.now),
+                    palette: context.config.pollen.colors))
             tree = pollen
         }
         return [SinkScope(prefix: snapshot.topics.pollen.name, tree: tree)]
