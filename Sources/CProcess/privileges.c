@@ -82,10 +82,23 @@ static void close_on_exec_from_3(void) {
     }
 }
 
-int cproc_exec(const char *path, char *const argv[], char *const envp[]) {
+// `keep` (a descriptor, or -1) stays open across the exec.
+static void keep_open(int keep) {
+    if (keep < 0) return;
+    int flags = fcntl(keep, F_GETFD);
+    if (flags >= 0) fcntl(keep, F_SETFD, flags & ~FD_CLOEXEC);
+}
+
+int cproc_exec(const char *path, int keep, char *const argv[], char *const envp[]) {
     close_on_exec_from_3();
+    keep_open(keep);
     execve(path, argv, envp);
     return errno;
+}
+
+int cproc_open_path(const char *path) {
+    int fd = open(path, O_PATH);
+    return fd < 0 ? -errno : fd;
 }
 
 int cproc_open_executable(const char *fallback) {
@@ -94,8 +107,9 @@ int cproc_open_executable(const char *fallback) {
     return fd < 0 ? -errno : fd;
 }
 
-int cproc_exec_fd(int fd, char *const argv[], char *const envp[]) {
+int cproc_exec_fd(int fd, int keep, char *const argv[], char *const envp[]) {
     close_on_exec_from_3();
+    keep_open(keep);
     // The binary's own descriptor stays open across the exec: where the kernel hands the binary
     // to an interpreter (binfmt_misc: qemu-user running an image of another architecture) the
     // interpreter opens it as /proc/self/fd/<fd> after the exec, and the kernel refuses the exec

@@ -85,25 +85,36 @@ enum AddonPrivileges {
     ) -> String {
         let words = ["breeze-agent", command.rawValue, "--config", configPath]
         let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        var environment = environment
+        if executable.helperDescriptor >= 0 {
+            environment[RenderRunner.inheritedHelperVariable] = String(executable.helperDescriptor)
+        }
         let envp: [UnsafeMutablePointer<CChar>?] =
             environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
+        let keep = executable.helperDescriptor
         let code =
             executable.descriptor >= 0
-            ? cproc_exec_fd(executable.descriptor, argv, envp) : cproc_exec(executable.path, argv, envp)
+            ? cproc_exec_fd(executable.descriptor, keep, argv, envp) : cproc_exec(executable.path, keep, argv, envp)
         return "cannot start \(executable.path) \(command.rawValue): \(errnoText(code))"
     }
 
     /// This process's executable, opened for a re-execution (or only its path when it could
-    /// not be opened: then the exec goes by path, as before).
+    /// not be opened: then the exec goes by path, as before), and the render helper found next
+    /// to it or installed, opened the same way and inherited by the new image (-1: none): the
+    /// agent, no longer root, may not reach either by path.
     struct Executable {
         var path: String
         var descriptor: Int32
+        var helperDescriptor: Int32 = -1
     }
 
-    /// Opens the running binary (``execAgent(executable:command:configPath:environment:)``).
+    /// Opens the running binary and the render helper
+    /// (``execAgent(executable:command:configPath:environment:)``).
     static func openExecutable(fallback path: String) -> Executable {
-        Executable(path: path, descriptor: max(-1, cproc_open_executable(path)))
+        var executable = Executable(path: path, descriptor: max(-1, cproc_open_executable(path)))
+        if let helper = RenderRunner.locate() { executable.helperDescriptor = max(-1, cproc_open_path(helper)) }
+        return executable
     }
 
     private static func errnoText(_ code: Int32) -> String { String(cString: strerror(code)) }

@@ -52,15 +52,35 @@ final class RenderRunner: Sendable {
         self.clock = clock
     }
 
-    /// The helper next to the agent's own executable (a build tree, a tarball), else the
-    /// installed one; nil when neither is an executable file.
-    static func locate(ownExecutable: String? = RenderRunner.ownExecutable()) -> String? {
+    /// The variable through which the add-on hands the agent it starts the helper it opened
+    /// while root: a descriptor number, reached as `/proc/self/fd/<n>` (no search permission on
+    /// the folders above the helper is needed then).
+    static let inheritedHelperVariable = "BREEZE_RENDER_FD"
+
+    /// The helper next to the agent's own executable (a build tree, a tarball), else the one
+    /// the add-on handed over (``inheritedHelperVariable``), else the installed one; nil when
+    /// none is an executable file.
+    static func locate(
+        ownExecutable: String? = RenderRunner.ownExecutable(),
+        inherited: String? = getenv(RenderRunner.inheritedHelperVariable).map { String(cString: $0) }
+    ) -> String? {
         var candidates: [String] = []
         if let own = ownExecutable, let slash = own.lastIndex(of: "/") {
             candidates.append(String(own[..<slash]) + "/" + helperName)
         }
+        if let inherited, let descriptor = Int32(inherited), descriptor > 2 {
+            candidates.append("/proc/self/fd/\(descriptor)")
+        }
         candidates.append(installedPath)
         return candidates.first { access($0, X_OK) == 0 }
+    }
+
+    /// The descriptor of a helper path `/proc/self/fd/<n>` (``inheritedHelperVariable``).
+    static func inheritedDescriptor(_ helper: String) -> Int32? {
+        let prefix = "/proc/self/fd/"
+        guard helper.hasPrefix(prefix), let descriptor = Int32(helper.dropFirst(prefix.count)), descriptor > 2
+        else { return nil }
+        return descriptor
     }
 
     /// The variables the helper may see, and only when the agent has them: what the C library,
@@ -268,8 +288,15 @@ final class RenderRunner: Sendable {
         // Nothing else of the agent's reaches the helper: libmosquitto's and libcurl's sockets
         // are not close-on-exec, so without this the helper held the broker connection and any
         // API connection open for as long as it ran (and a listening socket after a restart).
+        // A helper the add-on handed over (`/proc/self/fd/<n>`) is reached through that
+        // descriptor, so it alone stays open.
         if let closeFrom = Self.addCloseFrom {
-            _ = closeFrom(&actions, 3)
+            if let kept = Self.inheritedDescriptor(helper) {
+                for descriptor in 3..<kept { posix_spawn_file_actions_addclose(&actions, descriptor) }
+                _ = closeFrom(&actions, kept + 1)
+            } else {
+                _ = closeFrom(&actions, 3)
+            }
         }
         // The helper starts clean (docs/operations.md, Limits): the spawning thread (a Dispatch worker) blocks
         // every signal and the agent ignores SIGPIPE (``pipeSignalIgnored``) and the signals it

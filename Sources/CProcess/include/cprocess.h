@@ -52,8 +52,13 @@ int cproc_set_no_new_privs(void);
 /// Replaces the process with `path` (argv, envp NULL-terminated), every descriptor past stderr
 /// closed at the exec. Capability sets and no_new_privs are per thread, and a Swift program
 /// already runs several: only an exec from the thread that dropped them leaves a process whose
-/// every thread is dropped. Returns errno (it returns only on failure).
-int cproc_exec(const char *path, char *const argv[], char *const envp[]);
+/// every thread is dropped. `keep` (or -1) is a descriptor left open for the new image.
+/// Returns errno (it returns only on failure).
+int cproc_exec(const char *path, int keep, char *const argv[], char *const envp[]);
+
+/// Opens `path` with O_PATH and without close-on-exec, for a descriptor a re-executed image
+/// inherits (passed as `keep` to cproc_exec/cproc_exec_fd). Returns the descriptor, or -errno.
+int cproc_open_path(const char *path);
 
 /// Opens this process's own executable for a later cproc_exec_fd (O_PATH, close-on-exec): the
 /// running binary's inode through /proc/self/exe, else `fallback` (a path). The add-on opens it
@@ -65,7 +70,7 @@ int cproc_open_executable(const char *fallback);
 /// As cproc_exec, but executes the file open on `fd` (execveat with AT_EMPTY_PATH; where execveat
 /// is missing, as under qemu-user 7.2, execve of /proc/self/fd/<fd>). `fd` stays open in the new
 /// image (an interpreter such as qemu-user opens the binary through it).
-int cproc_exec_fd(int fd, char *const argv[], char *const envp[]);
+int cproc_exec_fd(int fd, int keep, char *const argv[], char *const envp[]);
 
 #ifdef __cplusplus
 }
