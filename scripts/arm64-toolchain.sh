@@ -260,7 +260,10 @@ in_chroot() {
     mount_proc
     mount --rbind /dev "$CHROOT/dev" && mount --make-rslave "$CHROOT/dev" && mounts+=("$CHROOT/dev")
     mount --bind "$src" "$CHROOT/src" && mounts+=("$CHROOT/src")
-    chroot "$CHROOT" env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 bash -c "$1"
+    # SWIFT_DETERMINISTIC_HASHING: the compiler's own Swift code (its optimizer passes) hashes
+    # with a fixed seed, so its dictionaries iterate in one order from build to build
+    # (docs/releasing.md, Reproducible releases).
+    chroot "$CHROOT" env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 SWIFT_DETERMINISTIC_HASHING=1 bash -c "$1"
 }
 
 # What set-up and the qemu runs need from this machine, installed when missing (a fresh machine

@@ -30,6 +30,10 @@ release_flags=(-c release --static-swift-stdlib -Xswiftc -warnings-as-errors -Xl
 # `setarch -R` 10 of 10 rebuilds in two clones gave the same object. Where the personality
 # cannot be set (a container whose seccomp profile refuses it), the build runs as it is and
 # says so: it works, it is only not guaranteed to be reproducible.
+# The compiler's own Swift code (its optimizer passes) hashes with a fixed seed, not one per
+# process: the arm64 cross compiler (Swift 6.2.3) still gave one BreezeConfig function in two
+# instruction orders with setarch -R alone.
+export SWIFT_DETERMINISTIC_HASHING=1
 fixed_layout=(setarch "$(uname -m)" -R)
 if ! "${fixed_layout[@]}" true 2>/dev/null; then
     echo "release-build: setarch -R is refused here; building with address-space randomisation (not reproducible)" >&2
