@@ -8,7 +8,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors -X
 CONFIG ?= config/local.yaml
 
 .PHONY: run test build binary deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \
-	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-repro publish test-release test-docs apt-resign lint-workflows test-addon-private security-check
+	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-preflight release-repro publish test-release test-docs apt-resign lint-workflows test-addon-private security-check
 
 deps:
 	scripts/deps.sh
@@ -57,10 +57,18 @@ test-deb:
 
 # A release (SPEC §18, docs/releasing.md): build/release/<version>/ — the .debs, the images and
 # their amd64+arm64 indexes, the signed apt repository, SBOMs, SHA256SUMS(.asc), release notes.
-# Needs BREEZE_RELEASE_KEY; refuses a tree with changes or a version that differs anywhere, and a
-# key that cannot sign without a passphrase. Stopping make stops it (a parent-death signal).
+# Needs BREEZE_RELEASE_KEY; refuses a tree with changes or a version that differs anywhere, a
+# RELEASE_TAG that is not v<VERSION>, and a key that cannot sign without a passphrase — all before
+# it builds. Stopping make stops it (a parent-death signal).
 release:
 	setpriv --pdeathsig TERM scripts/release.sh
+
+# Every refusal of `make release` that needs no build, and nothing else: RELEASE_TAG (when given)
+# is v<VERSION>, the tree is committed and says VERSION everywhere, BREEZE_RELEASE_KEY is set,
+# imports and signs without a passphrase (the release workflow's first step). RELEASE_TAG reaches
+# the script through the environment (make exports a variable given on its command line).
+release-preflight:
+	setpriv --pdeathsig TERM scripts/release.sh --preflight
 
 # The apt repository's signatures renewed in place (Valid-Until 30 days on), with the release key
 # handled as make release does: APT_DIR=<the site's apt/ folder> (.github/workflows/apt-resign.yml).
