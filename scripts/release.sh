@@ -17,6 +17,7 @@
 #                          what the Compose and Docker recipes fetch (docs/installing.md)
 #   ha-addon/              the add-on repository's tree (repository.yaml at its root), published
 #                          to the `addon` branch by `make publish`
+#   breeze-agent-addon-repository_<v>.tar   ha-addon/ as one download (a GitHub release asset)
 #   SHA256SUMS, SHA256SUMS.asc         every other file's SHA-256, and its detached signature
 # Refuses, naming what is wrong: a version that differs anywhere from VERSION
 # (scripts/version-check.sh, before and after the build), a tag that is not v<VERSION>
@@ -185,6 +186,9 @@ cp packaging/mosquitto.conf "$out/mosquitto.conf"
 scripts/container-config.sh >"$out/config.yaml"
 cp -a ha-addon "$out/ha-addon"
 find "$out/ha-addon" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+# The same tree as one download of the GitHub release, made here so that SHA256SUMS covers it.
+tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
+    -C "$out" -cf "$out/breeze-agent-addon-repository_$version.tar" ha-addon
 
 # 4. The apt repository (scripts/apt-repo.sh: reprepro, signed with the key above).
 scripts/apt-repo.sh "$out/apt" "$fpr" "$out"/*.deb >&2
