@@ -8,7 +8,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors -X
 CONFIG ?= config/local.yaml
 
 .PHONY: run test build binary deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \
-	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-preflight release-repro publish test-release test-docs apt-resign lint-workflows test-addon-private security-check
+	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-preflight verify-release release-repro publish test-release test-docs apt-resign lint-workflows test-addon-private security-check
 
 deps:
 	scripts/deps.sh
@@ -69,6 +69,13 @@ release:
 # the script through the environment (make exports a variable given on its command line).
 release-preflight:
 	setpriv --pdeathsig TERM scripts/release.sh --preflight
+
+# The checks of a release folder before it is published (scripts/verify-release.sh): complete and
+# signed, then published to local stand-ins and installed, pulled and run from there as users
+# do. RELEASE_DIR defaults to build/release/<VERSION>. Needs no key.
+RELEASE_DIR ?= build/release/$(shell tr -d '[:space:]' <VERSION)
+verify-release:
+	scripts/verify-release.sh "$(RELEASE_DIR)"
 
 # The apt repository's signatures renewed in place (Valid-Until 30 days on), with the release key
 # handled as make release does: APT_DIR=<the site's apt/ folder> (.github/workflows/apt-resign.yml).
