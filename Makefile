@@ -8,7 +8,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors -X
 CONFIG ?= config/local.yaml
 
 .PHONY: run test build binary deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \
-	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-preflight verify-release release-repro publish test-release test-docs apt-resign lint-workflows test-addon-private security-check
+	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-preflight verify-release pages-branch pages-push release-repro publish test-release test-docs apt-resign lint-workflows test-addon-private security-check
 
 deps:
 	scripts/deps.sh
@@ -76,6 +76,16 @@ release-preflight:
 RELEASE_DIR ?= build/release/$(shell tr -d '[:space:]' <VERSION)
 verify-release:
 	scripts/verify-release.sh "$(RELEASE_DIR)"
+
+# GitHub Pages' branch gh-pages, made in the git repository PAGES_GIT (a URL or folder) when it
+# has none: an orphan commit with .nojekyll (scripts/pages.sh).
+pages-branch:
+	scripts/pages.sh branch "$(PAGES_GIT)"
+
+# The site folder SITE (a clone of gh-pages that `make publish` wrote into) committed and pushed
+# to its origin's gh-pages (scripts/pages.sh).
+pages-push:
+	scripts/pages.sh push "$(SITE)"
 
 # The apt repository's signatures renewed in place (Valid-Until 30 days on), with the release key
 # handled as make release does: APT_DIR=<the site's apt/ folder> (.github/workflows/apt-resign.yml).
