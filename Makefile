@@ -101,14 +101,15 @@ release-repro:
 publish:
 	scripts/publish.sh
 
-# The release rehearsed end to end on the loopback: a throw-away key, make release, make publish
-# to a local registry and a static server, pulls, installs, an upgrade, refusals.
+# The release workflow rehearsed on the loopback, its targets in its order with a throw-away key:
+# release-preflight, pages-branch, release, verify-release (pulls, installs, an upgrade,
+# refusals), publish and pages-push to local stand-ins, apt-resign.
 test-release:
 	scripts/test-release.sh
 
 # The install, upgrade and removal recipes of docs/installing.md and the add-on's DOCS.md, run as
-# written (scripts/test-docs.sh) against a release: they are the rehearsal's install steps, so
-# this is the rehearsal.
+# written (scripts/test-docs.sh) against a release: they are make verify-release's install steps,
+# which need a release, so this is the rehearsal.
 test-docs:
 	scripts/test-release.sh
 
