@@ -8,7 +8,7 @@ RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -warnings-as-errors -X
 CONFIG ?= config/local.yaml
 
 .PHONY: run test build binary deps clean deb deb-render test-deb test-ha test-addon-config fuzz sanitize soak bench test-brokers screenshots \
-	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-repro publish test-release test-docs apt-resign lint-workflows test-addon-private security-check
+	arm64-toolchain test-arm64 image image-full test-image addon-image test-addon-image release release-preflight verify-release pages-branch pages-push release-repro publish test-release test-docs apt-resign lint-workflows test-addon-private security-check
 
 deps:
 	scripts/deps.sh
@@ -57,10 +57,35 @@ test-deb:
 
 # A release (SPEC §18, docs/releasing.md): build/release/<version>/ — the .debs, the images and
 # their amd64+arm64 indexes, the signed apt repository, SBOMs, SHA256SUMS(.asc), release notes.
-# Needs BREEZE_RELEASE_KEY; refuses a tree with changes or a version that differs anywhere, and a
-# key that cannot sign without a passphrase. Stopping make stops it (a parent-death signal).
+# Needs BREEZE_RELEASE_KEY; refuses a tree with changes or a version that differs anywhere, a
+# RELEASE_TAG that is not v<VERSION>, and a key that cannot sign without a passphrase — all before
+# it builds. Stopping make stops it (a parent-death signal).
 release:
 	setpriv --pdeathsig TERM scripts/release.sh
+
+# Every refusal of `make release` that needs no build, and nothing else: RELEASE_TAG (when given)
+# is v<VERSION>, the tree is committed and says VERSION everywhere, BREEZE_RELEASE_KEY is set,
+# imports and signs without a passphrase (the release workflow's first step). RELEASE_TAG reaches
+# the script through the environment (make exports a variable given on its command line).
+release-preflight:
+	setpriv --pdeathsig TERM scripts/release.sh --preflight
+
+# The checks of a release folder before it is published (scripts/verify-release.sh): complete and
+# signed, then published to local stand-ins and installed, pulled and run from there as users
+# do. RELEASE_DIR defaults to build/release/<VERSION>. Needs no key.
+RELEASE_DIR ?= build/release/$(shell tr -d '[:space:]' <VERSION)
+verify-release:
+	scripts/verify-release.sh "$(RELEASE_DIR)"
+
+# GitHub Pages' branch gh-pages, made in the git repository PAGES_GIT (a URL or folder) when it
+# has none: an orphan commit with .nojekyll (scripts/pages.sh).
+pages-branch:
+	scripts/pages.sh branch "$(PAGES_GIT)"
+
+# The site folder SITE (a clone of gh-pages that `make publish` wrote into) committed and pushed
+# to its origin's gh-pages (scripts/pages.sh).
+pages-push:
+	scripts/pages.sh push "$(SITE)"
 
 # The apt repository's signatures renewed in place (Valid-Until 30 days on), with the release key
 # handled as make release does: APT_DIR=<the site's apt/ folder> (.github/workflows/apt-resign.yml).
@@ -76,14 +101,15 @@ release-repro:
 publish:
 	scripts/publish.sh
 
-# The release rehearsed end to end on the loopback: a throw-away key, make release, make publish
-# to a local registry and a static server, pulls, installs, an upgrade, refusals.
+# The release workflow rehearsed on the loopback, its targets in its order with a throw-away key:
+# release-preflight, pages-branch, release, verify-release (pulls, installs, an upgrade,
+# refusals), publish and pages-push to local stand-ins, apt-resign.
 test-release:
 	scripts/test-release.sh
 
 # The install, upgrade and removal recipes of docs/installing.md and the add-on's DOCS.md, run as
-# written (scripts/test-docs.sh) against a release: they are the rehearsal's install steps, so
-# this is the rehearsal.
+# written (scripts/test-docs.sh) against a release: they are make verify-release's install steps,
+# which need a release, so this is the rehearsal.
 test-docs:
 	scripts/test-release.sh
 

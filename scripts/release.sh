@@ -17,9 +17,14 @@
 #                          what the Compose and Docker recipes fetch (docs/installing.md)
 #   ha-addon/              the add-on repository's tree (repository.yaml at its root), published
 #                          to the `addon` branch by `make publish`
+#   breeze-agent-addon-repository_<v>.tar   ha-addon/ as one download (a GitHub release asset)
 #   SHA256SUMS, SHA256SUMS.asc         every other file's SHA-256, and its detached signature
 # Refuses, naming what is wrong: a version that differs anywhere from VERSION
-# (scripts/version-check.sh, before and after the build), a tree with uncommitted changes, no key.
+# (scripts/version-check.sh, before and after the build), a tag that is not v<VERSION>
+# (RELEASE_TAG, when set), a tree with uncommitted changes, no key, a key that cannot sign.
+#   release.sh --preflight   (make release-preflight) those refusals only, then exits: every
+#                            check that needs no build, with the same code as the release
+#   release.sh --resign APT_DIR [DAYS]   (make apt-resign) the repository's signatures renewed
 #
 # Environment:
 #   BREEZE_RELEASE_KEY          the signing key: an armored secret key (the text), or the path of
@@ -28,6 +33,7 @@
 #   BREEZE_RELEASE_ALLOW_DIRTY  1: build from a tree with uncommitted changes anyway (the rehearsal
 #                               in a working copy; a real release never sets it)
 #   BREEZE_RELEASE_OUT          the output folder (default build/release/<version>)
+#   RELEASE_TAG                 the git tag being released (the workflow's); must be v<VERSION>
 # Needs root (the arm64 toolchain's chroot, the image trees). Prints the output folder.
 #
 # The signing key never reaches the disk or another program's environment: the release runs in
@@ -75,15 +81,26 @@ t0=$(date +%s)
 version=$(tr -d '[:space:]' <VERSION)
 
 # `release.sh --resign APT_DIR [DAYS]` (make apt-resign): only the repository's signatures
-# renewed (scripts/apt-resign.sh), with the key handled as for a release.
-resign=${1:-}
-[ "$resign" != --resign ] || [ -d "${2:-}" ] || { echo "release: --resign needs an apt repository folder" >&2; exit 2; }
+# renewed (scripts/apt-resign.sh), with the key handled as for a release. `release.sh
+# --preflight` (make release-preflight): the checks below up to the key's, then done.
+mode=${1:-}
+case "$mode" in
+"" | --preflight) ;;
+--resign) [ -d "${2:-}" ] || { echo "release: --resign needs an apt repository folder" >&2; exit 2; } ;;
+*) echo "release: unknown argument '$mode' (none, --preflight, or --resign APT_DIR [DAYS])" >&2; exit 2 ;;
+esac
 
-# 1. The tree: committed, and one version everywhere.
-[ "$resign" = --resign ] || {
+# 1. The tree: the tag, committed, and one version everywhere.
+[ "$mode" = --resign ] || {
+if [ -n "${RELEASE_TAG:-}" ] && [ "$RELEASE_TAG" != "v$version" ]; then
+    echo "release: the tag $RELEASE_TAG does not match VERSION $version (a release of $version is tagged v$version)" >&2
+    exit 1
+fi
 dirty=$(git status --porcelain --untracked-files=normal 2>/dev/null | head -20)
+tree_state=committed
 if [ -n "$dirty" ]; then
     if [ "${BREEZE_RELEASE_ALLOW_DIRTY:-}" = 1 ]; then
+        tree_state="uncommitted changes allowed (BREEZE_RELEASE_ALLOW_DIRTY=1)"
         echo "release: WARNING: uncommitted changes, building anyway (BREEZE_RELEASE_ALLOW_DIRTY=1):" >&2
         echo "$dirty" | sed 's/^/release:   /' >&2
     else
@@ -125,8 +142,12 @@ if ! echo "breeze-agent release signing test" | gpg --batch --pinentry-mode erro
     exit 1
 fi
 echo "release: signing with $(gpg --batch --with-colons --list-keys "$fpr" | awk -F: '$1 == "uid" { print $10; exit }') ($fpr); GnuPG home $GNUPGHOME, a tmpfs of this run only" >&2
-if [ "$resign" = --resign ]; then
+if [ "$mode" = --resign ]; then
     scripts/apt-resign.sh "$2" "$fpr" "${3:-30}"
+    exit 0
+fi
+if [ "$mode" = --preflight ]; then
+    echo "release: preflight passed: ${RELEASE_TAG:+tag $RELEASE_TAG, }version $version everywhere, tree $tree_state, the key $fpr signs; nothing built" >&2
     exit 0
 fi
 
@@ -165,6 +186,9 @@ cp packaging/mosquitto.conf "$out/mosquitto.conf"
 scripts/container-config.sh >"$out/config.yaml"
 cp -a ha-addon "$out/ha-addon"
 find "$out/ha-addon" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+# The same tree as one download of the GitHub release, made here so that SHA256SUMS covers it.
+tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
+    -C "$out" -cf "$out/breeze-agent-addon-repository_$version.tar" ha-addon
 
 # 4. The apt repository (scripts/apt-repo.sh: reprepro, signed with the key above).
 scripts/apt-repo.sh "$out/apt" "$fpr" "$out"/*.deb >&2
