@@ -167,6 +167,8 @@ public struct LocationTopics: Sendable, Equatable {
     public func pollenPeakAt(_ itemID: String) -> Topic { pollenItem(itemID).appending("peak_at") }
     /// `<p>/<loc>/pollen/<item>/sources`: every source's reading of the item (docs/reference.md, "Several sources").
     public func pollenSources(_ itemID: String) -> Topic { pollenItem(itemID).appending("sources") }
+    /// `<p>/<loc>/pollen/<item>/dwd`: a DWD species in the DWD integrations' shape (``DWDCardTopics``).
+    public func pollenDWD(_ itemID: String) -> Topic { pollenItem(itemID).appending("dwd") }
     /// `<p>/<loc>/pollen/<item>/consensus` (+ `/level`): the careful reading of the sources.
     public func pollenConsensus(_ itemID: String) -> Topic { pollenItem(itemID).appending("consensus") }
     /// `<p>/<loc>/pollen/<item>/percentile`: today's mean among the last 92 days' (docs/reference.md, The hour to air out).

@@ -124,4 +124,63 @@ struct DWDEndToEndTests {
             #expect(after["\(prefix)/munich/pollen/hazel/value"] == "0")
         }
     }
+
+    @Test("print: 100 German locations from one request; each with its region's species in the card shape")
+    func hundredLocationsOneRequest() async throws {
+        let body = try Self.document()
+        let sandbox = try AgentSandbox(
+            routes: FakeAPIs.Routes(dwd: { _ in
+                .respond(status: 200, headers: [("Content-Type", "application/json")], body: body)
+            }))
+        // 100 locations spread over the 27 regions: each region's representative town, moved a
+        // little towards the middle of Germany (51.2 N, 10.4 E) so that no copy leaves the country.
+        let regions = DWDRegions.regions
+        var lines: [String] = []
+        for n in 0..<100 {
+            let region = regions[n % regions.count]
+            let step = Double(n / regions.count) * 0.02
+            let latitude = region.latitude + (51.2 - region.latitude) * step
+            let longitude = region.longitude + (10.4 - region.longitude) * step
+            lines.append("  - {id: loc\(n), latitude: \(latitude), longitude: \(longitude), timezone: Europe/Berlin}")
+        }
+        // Port 9 (discard): print needs no broker.
+        try sandbox.writeConfig(
+            port: 9, prefix: "dwd100",
+            """
+            homeassistant: {discovery: false}
+            locations:
+            \(lines.joined(separator: "\n"))
+            pollen: {sources: [dwd]}
+            climate: {enabled: false}
+            \(sandbox.apis.endpointsYAML)
+            """)
+        let result = try await AgentProcess.run(
+            ["print", "--config", sandbox.configPath], logDirectory: sandbox.directory)
+        #expect(result.status == 0, "\(result.stderr)")
+        let tree = Dictionary(
+            result.stdout.split(separator: "\n").map {
+                let parts = $0.split(separator: "\t", maxSplits: 1).map(String.init)
+                return (parts[0], parts.count > 1 ? parts[1] : "")
+            }
+        ) { a, _ in a }
+        // The stand-in's request log: one DWD request served all 100.
+        let requests = sandbox.apis.requests(path: "/dwd/")
+        #expect(requests.count == 1, "\(requests.count) DWD requests")
+        let withHazel = (0..<100).filter { tree["dwd100/loc\($0)/pollen/hazel/value"] != nil }
+        #expect(
+            withHazel.count == 100,
+            "without hazel: \(Set(0..<100).subtracting(withHazel).sorted()) \(result.stderr.suffix(1500))")
+        // Berlin (region 50, the document's Brandenburg und Berlin row): the grasses are "0-1" today.
+        let berlin = try #require(regions.firstIndex { $0.key == 50 })
+        let card = try #require(
+            tree["dwd100/loc\(berlin)/pollen/graminales/dwd"].flatMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            })
+        #expect(card["species"] as? String == "Graeser")
+        #expect(card["region_id"] as? Int == 50)
+        #expect(card["state_today"] as? Double == 0.5)
+        #expect(card["state_today_desc"] as? String == "keine bis geringe Belastung")
+        #expect((card["last_update"] as? String)?.contains("T00:05:00+0") == true, "\(card)")
+        print("dwd100: \(requests.count) DWD request for \(withHazel.count) locations; \(tree.count) topics printed")
+    }
 }

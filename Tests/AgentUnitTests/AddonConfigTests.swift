@@ -54,6 +54,18 @@ struct AddonConfigTests {
         }
     }
 
+    @Test("pollen_source: auto adds the DWD for a home in Germany; dwd reads only the DWD; open-meteo none")
+    func pollenSourceDWD() throws {
+        let auto = try load(#"{"pollen_source": "auto"}"#)
+        #expect(auto.pollen.dwd)
+        #expect(auto.locations.first?.dwdRegion == 50)
+        let dwd = try load(#"{"pollen_source": "dwd"}"#)
+        #expect(dwd.pollen.source == .dwd)
+        #expect(dwd.pollen.dwd)
+        let openMeteo = try load(#"{"pollen_source": "open-meteo"}"#)
+        #expect(!openMeteo.pollen.dwd)
+    }
+
     @Test(arguments: ["", "{}", defaults])
     func zeroConfigurationServesHomeAssistantsHome(options: String) throws {
         let config = try load(options)
@@ -222,7 +234,7 @@ struct AddonConfigTests {
             "option home_location: is off and no other locations are set: there is nothing to serve"
         ),
         (#"{"unit": "kelvin"}"#, #"option unit: expected auto, celsius or fahrenheit, got "kelvin""#),
-        (#"{"pollen_source": "bing"}"#, #"option pollen_source: expected auto, google or open-meteo, got "bing""#),
+        (#"{"pollen_source": "bing"}"#, #"option pollen_source: expected auto, google, open-meteo or dwd, got "bing""#),
         (#"{"log_level": "verbose"}"#, #"option log_level: expected debug, info, warning or error, got "verbose""#),
         (#"{"air": "yes"}"#, #"option air: expected true or false, got "yes""#),
         (#"{"locations": {"id": "a"}}"#, "option locations: expected a list, got a mapping"),

@@ -240,6 +240,28 @@ struct DWDDaemonTests {
         )
     }
 
+    @Test("the region is named once a run: a failed fetch's retries do not name it again")
+    func regionNamedOnce() throws {
+        let config = try Self.config()
+        var (state, actions) = T.started(config)
+        let key = FetchKey(location: 0, kind: .dwd)
+        var named = T.logs(actions, .info).filter { $0.hasPrefix("dwd[berlin]: DWD region") }
+        var requests = Self.requests(actions)
+        var now = T.t0 + 7
+        for _ in 0..<3 {
+            let request = try #require(requests.first)
+            actions = state.handle(
+                .fetched(key, request.interpret([FetchedResponse(status: 503, body: [])], in: config)), at: T.at(now))
+            named += T.logs(actions, .info).filter { $0.hasPrefix("dwd[berlin]: DWD region") }
+            now = max(now + 1, state.schedule(key).nextDue)
+            actions = state.handle(.tick, at: T.at(now))
+            named += T.logs(actions, .info).filter { $0.hasPrefix("dwd[berlin]: DWD region") }
+            requests = Self.requests(actions)
+        }
+        #expect(requests.count == 1, "the third retry was asked")
+        #expect(named == ["dwd[berlin]: DWD region 50, Brandenburg und Berlin"])
+    }
+
     @Test("Google and the DWD: each item's sources and the consensus, the higher level, agree and spread")
     func consensus() throws {
         let config = try T.config(

@@ -171,6 +171,21 @@ struct DWDPollenTests {
         #expect(DWDRegions.regions.count == 27)
         #expect(DWDRegions.region(key: 20)?.name == "Mecklenburg-Vorpommern")
         #expect(DWDRegions.region(key: 50)?.name == "Brandenburg und Berlin")
+        // Every region's own town is inside the outline and nearest to its own region (Westerland,
+        // on Sylt, was outside the first outline: a user there got no DWD).
+        for region in DWDRegions.regions {
+            #expect(
+                DWDRegions.nearest(latitude: region.latitude, longitude: region.longitude)?.key == region.key,
+                "\(region.town)")
+        }
+        // The islands: List (Sylt), Wyk (Föhr), Burg (Fehmarn), Borkum, Sassnitz (Rügen).
+        for (lat, lon) in [(55.02, 8.43), (54.69, 8.57), (54.44, 11.19), (53.59, 6.67), (54.52, 13.64)] {
+            #expect(DWDRegions.isInGermany(latitude: lat, longitude: lon), "\(lat), \(lon)")
+        }
+        // Just across the border: Tønder (DK), Strasbourg (FR), Basel (CH), Salzburg (AT), Szczecin (PL).
+        for (lat, lon) in [(54.93, 8.87), (48.58, 7.75), (47.56, 7.59), (47.80, 13.04), (53.43, 14.55)] {
+            #expect(!DWDRegions.isInGermany(latitude: lat, longitude: lon), "\(lat), \(lon)")
+        }
     }
 
     @Test("re-ask: at next_update when ahead, else every 15 minutes; an HTTP date for If-Modified-Since")

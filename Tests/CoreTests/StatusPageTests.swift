@@ -389,6 +389,39 @@ import Testing
         #expect(pollen.source == "Google")
     }
 
+    @Test func severalSourcesShowEachLevelAndTheConsensus() {
+        func item(_ code: String, _ name: String, _ value: Int?) -> PollenItem {
+            PollenItem(code: code, name: name, isPlant: false, value: value)
+        }
+        let sources: [PollenConsensusTopics.SourceToday] = [
+            .init(
+                source: .openMeteo, items: [item("GRASS", "Grass", 1), item("TREE", "Tree", 0)], updatedAt: 0,
+                stale: false),
+            .init(
+                source: .dwd, items: [item("GRASS", "Grass", 3), item("TREE", "Tree", 0), item("HAZEL", "Hazel", 2)],
+                updatedAt: 0, stale: false),
+        ]
+        let rows = StatusConsensus.rows(PollenConsensusTopics.carried(sources))
+        // Hazel is the DWD's alone: no row. Grass: Low against Moderate, the consensus the higher.
+        #expect(rows.map(\.label) == ["Grass", "Tree"])
+        #expect(rows[0].readings.map(\.label) == ["Open-Meteo", "DWD"])
+        #expect(rows[0].readings.map(\.level) == ["Low", "Moderate"])
+        #expect(rows[0].consensus.level == "Moderate")
+        #expect(rows[0].agree == false)
+        #expect(rows[1].agree == true)
+        var location = Self.location(id: "berlin", name: "Berlin")
+        if case .data(var pollen) = location.pollen {
+            pollen.source = "Open-Meteo + DWD"
+            pollen.region = "50, Brandenburg und Berlin"
+            pollen.consensus = rows
+            location.pollen = .data(pollen)
+        }
+        let html = Self.page([location]).html
+        #expect(html.contains("Open-Meteo + DWD · DWD region 50, Brandenburg und Berlin"))
+        #expect(html.contains("<th>Open-Meteo</th><th>DWD</th><th>all sources</th>"))
+        #expect(Self.count("the sources disagree", in: html) == 1)
+    }
+
     @Test func climateFromATrend() {
         let points = [(1980, 120, 0), (2000, 128, 500), (2026, 140, 1000)].map { year, tenths, bar in
             ClimateTrendPoint(

@@ -78,10 +78,24 @@ extension StatusSnapshot {
                 }
             case .selected(let selection, let fetchedAt):
                 let view = selection.hourlyView(zone: location.zone, now: now, fetchedAt: fetchedAt)
-                pollen = .data(
-                    StatusPollen(
-                        selection: selection, fetchedAt: fetchedAt, palette: palette, view: view,
-                        airOut: config.airOut, season: location.season, language: language))
+                var status = StatusPollen(
+                    selection: selection, fetchedAt: fetchedAt, palette: palette, view: view,
+                    airOut: config.airOut, season: location.season, language: language)
+                // docs/reference.md, "Several sources": the sources read, the DWD region, the consensus.
+                let sources = location.pollenSourcesToday(settings: config.pollen, now: now)
+                if !sources.isEmpty {
+                    status.source = sources.map(\.source.displayName).joined(separator: " + ")
+                    for source in sources { attribute(source.source.attribution(year: selection.today.year)) }
+                }
+                if location.dwdReport(settings: config.pollen, now: now) != nil,
+                    let region = location.config.dwdRegion.flatMap(DWDRegions.region(key:))
+                {
+                    status.region = "\(region.key), \(region.name)"
+                    attribute(PollenSource.dwd.attribution(year: selection.today.year))
+                }
+                status.consensus = StatusConsensus.rows(
+                    PollenConsensusTopics.carried(sources), palette: palette, language: language)
+                pollen = .data(status)
                 attribute(selection.source.attribution(year: selection.today.year))
                 risks = config.profiles.map {
                     StatusRisk(

@@ -93,6 +93,13 @@ public struct DiscoveryInput: Sendable, Equatable {
     }
     /// The location's images, announced as MQTT `image` entities on `<p>/<loc>/image/<id>`.
     public var images: [Image] = []
+    /// The items two or more sources carry today (docs/reference.md, "Several sources"): each
+    /// gets an "(all sources)" level sensor and a "sources disagree" binary sensor, a plant's
+    /// disabled by default.
+    public var consensusItems: Set<String> = []
+    /// The DWD region whose eight species are announced in the DWD integrations' shape
+    /// (docs/home-assistant.md, The DWD card shape); nil when the location has no DWD data.
+    public var dwdRegion: Int?
     /// The language of the entity names (the top-level `language`). Only `name` follows it:
     /// `unique_id` and `default_entity_id` stay English, so a new language renames the
     /// entities in Home Assistant without new entity ids (issue 51).
@@ -340,7 +347,64 @@ public enum HomeAssistantDiscovery {
                         base: topics.pollenItem(item.id, day: 1), enabled: true, attributes: .none))
             }
             components.addGroup(group)
+            if input.consensusItems.contains(item.id) {
+                components.addGroup(consensus(item, metric: metric, topics: topics, language: language))
+            }
         }
+        if let region = input.dwdRegion {
+            for species in DWDPollen.species {
+                components.add(
+                    "pollenflug_\(species.cardKey)_\(region)", platform: "sensor",
+                    name: "Pollenflug \(species.germanName)",
+                    [
+                        "state_topic": .string(topics.pollenDWD(species.code.lowercased()).name),
+                        "value_template": .string(dwdStateTemplate),
+                        "json_attributes_topic": .string(topics.pollenDWD(species.code.lowercased()).name),
+                        "state_class": .string("measurement"),
+                        "suggested_display_precision": .integer(1),
+                        "icon": .string("mdi:flower-pollen"),
+                    ])
+            }
+        }
+    }
+
+    /// The DWD card sensors' state: today's DWD number; null renders `None` (unknown).
+    public static let dwdStateTemplate = "{{ value_json.state_today }}"
+
+    /// The binary sensor's state from the consensus JSON: on when the known levels differ.
+    public static let disagreeTemplate = "{{ 'OFF' if value_json.agree else 'ON' }}"
+
+    /// An item's "(all sources)" level and "sources disagree" sensors (docs/reference.md,
+    /// "Several sources"): types enabled, plants disabled by default.
+    private static func consensus(
+        _ item: DiscoveryInput.PollenItem, metric: String, topics: LocationTopics, language: Language
+    ) -> [Component] {
+        let topic = topics.pollenConsensus(item.id)
+        var level: [JSONMember] = [
+            JSONMember("state_topic", .string(ScalarTopics.level(topic).name)),
+            JSONMember("value_template", .string(levelTemplate)),
+            JSONMember("device_class", .string("enum")),
+            JSONMember("options", .array(levelOptions.map(JSONValue.string))),
+            JSONMember("json_attributes_topic", .string(topic.name)),
+            JSONMember("icon", .string("mdi:flower-pollen-outline")),
+        ]
+        var disagree: [JSONMember] = [
+            JSONMember("state_topic", .string(topic.name)),
+            JSONMember("value_template", .string(disagreeTemplate)),
+            JSONMember("icon", .string("mdi:call-split")),
+        ]
+        if item.isPlant {
+            level.append(JSONMember("enabled_by_default", .bool(false)))
+            disagree.append(JSONMember("enabled_by_default", .bool(false)))
+        }
+        return [
+            Component(
+                metric: metric + "_consensus", platform: "sensor",
+                name: language.text(.haItemConsensus, ["item": item.name]), options: level),
+            Component(
+                metric: metric + "_disagree", platform: "binary_sensor",
+                name: language.text(.haItemDisagree, ["item": item.name]), options: disagree),
+        ]
     }
 
     /// Where a numeric pollen sensor's attributes come from.

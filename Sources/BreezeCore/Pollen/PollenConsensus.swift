@@ -80,14 +80,20 @@ public enum PollenConsensusTopics {
         }
     }
 
-    /// The topics for `sources` in their configured order; none with fewer than two sources.
-    public static func tree(
-        topics: LocationTopics, sources: [SourceToday], palette: PollenPalette = .standard
-    ) -> TopicTree {
-        var tree = TopicTree()
-        guard sources.count >= 2 else { return tree }
+    /// One item two or more sources carry: each source's item and the consensus.
+    public struct Carried: Sendable {
+        public var id: String
+        /// The item as each source gives it, in the configured order of the sources.
+        public var readings: [(source: SourceToday, item: PollenItem)]
+        public var consensus: PollenConsensus
+    }
+
+    /// The items two or more of `sources` carry, in the order they first appear; none with
+    /// fewer than two sources. The topics and the status page both show these.
+    public static func carried(_ sources: [SourceToday]) -> [Carried] {
+        guard sources.count >= 2 else { return [] }
         var order: [String] = []
-        var carried: [String: [(SourceToday, PollenItem)]] = [:]
+        var carried: [String: [(source: SourceToday, item: PollenItem)]] = [:]
         for source in sources {
             for item in source.items {
                 let id = item.topicID
@@ -95,13 +101,28 @@ public enum PollenConsensusTopics {
                 carried[id, default: []].append((source, item))
             }
         }
-        for id in order {
-            guard let readings = carried[id], readings.count >= 2 else { continue }
-            let consensus = PollenConsensus(
-                readings: readings.map {
-                    PollenConsensus.Reading(
-                        source: $0.0.source, value: $0.1.value, updatedAt: $0.0.updatedAt, stale: $0.0.stale)
-                })
+        return order.compactMap { id in
+            guard let readings = carried[id], readings.count >= 2 else { return nil }
+            return Carried(
+                id: id, readings: readings,
+                consensus: PollenConsensus(
+                    readings: readings.map {
+                        PollenConsensus.Reading(
+                            source: $0.source.source, value: $0.item.value, updatedAt: $0.source.updatedAt,
+                            stale: $0.source.stale)
+                    }))
+        }
+    }
+
+    /// The topics for `sources` in their configured order; none with fewer than two sources.
+    public static func tree(
+        topics: LocationTopics, sources: [SourceToday], palette: PollenPalette = .standard
+    ) -> TopicTree {
+        var tree = TopicTree()
+        for carried in carried(sources) {
+            let id = carried.id
+            let readings = carried.readings
+            let consensus = carried.consensus
             let perSource: [JSONMember] = readings.map { source, item in
                 var members: [JSONMember] = [
                     JSONMember("value", item.value.map { .integer($0) } ?? .null),

@@ -33,6 +33,15 @@ public enum PollenSource: String, Sendable, Hashable {
         }
     }
 
+    /// The source's name as people know it (`Google`, `Open-Meteo`, `DWD`).
+    public var displayName: String {
+        switch self {
+        case .google: return "Google"
+        case .openMeteo: return "Open-Meteo"
+        case .dwd: return "DWD"
+        }
+    }
+
     /// How many days (today included) the source can serve at most: Google 5, CAMS Europe 4.
     public var maximumDays: Int {
         switch self {

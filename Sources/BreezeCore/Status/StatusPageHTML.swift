@@ -267,10 +267,56 @@ extension StatusPage {
             out.raw("</h4>")
             renderCells(pollen.days, into: &out)
         }
+        if !pollen.consensus.isEmpty && detail == .full {
+            renderConsensus(pollen.consensus, into: &out)
+        }
         out.raw("<p class=\"mu\">")
         out.text(pollen.source)
+        if let region = pollen.region {
+            out.raw(" · ")
+            out.words(language.text(.pageDWDRegion, ["region": region]))
+        }
         updated(pollen.updatedAt, stale: pollen.stale, zone: zone, into: &out)
         out.raw("</p>")
+    }
+
+    /// The items several sources carry: a row each, every source's level and the consensus
+    /// (docs/reference.md, "Several sources").
+    private func renderConsensus(_ rows: [StatusConsensus], into out: inout HTMLWriter) {
+        out.raw("<h4>")
+        out.words(language.text(.pageSources))
+        out.raw("</h4><div class=\"tw\"><table><tr><th></th>")
+        for reading in rows[0].readings {
+            out.raw("<th>")
+            out.text(reading.label)
+            out.raw("</th>")
+        }
+        out.raw("<th>")
+        out.words(language.text(.pageAllSources))
+        out.raw("</th></tr>")
+        for row in rows {
+            out.raw("<tr><td>")
+            out.text(row.label)
+            out.raw("</td>")
+            for reading in row.readings {
+                out.raw("<td data-l=\"")
+                out.text(reading.label)
+                out.raw("\">")
+                out.level(reading)
+                out.raw("</td>")
+            }
+            out.raw("<td data-l=\"")
+            out.words(row.consensus.label)
+            out.raw("\">")
+            out.level(row.consensus)
+            if !row.agree {
+                out.raw(" <span class=\"mu\">")
+                out.words(language.text(.pageSourcesDisagree))
+                out.raw("</span>")
+            }
+            out.raw("</td></tr>")
+        }
+        out.raw("</table></div>")
     }
 
     /// ` · updated 12:20` (` · stale` after it when stale): the time in the location's zone and

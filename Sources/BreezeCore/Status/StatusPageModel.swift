@@ -139,7 +139,7 @@ public struct StatusLevel: Sendable, Equatable {
 
 /// Today's pollen (docs/reference.md, Pollen levels and colors): the maximum, the three types, the plants in season, the days.
 public struct StatusPollen: Sendable, Equatable {
-    /// `Google` or `Open-Meteo`.
+    /// The sources read, in order: `Google`, `Open-Meteo`, `Open-Meteo + DWD`.
     public var source: String
     public var updatedAt: String
     public var stale: Bool
@@ -158,6 +158,11 @@ public struct StatusPollen: Sendable, Equatable {
     /// Today against the recent season (docs/reference.md, The hour to air out, Open-Meteo only): one line per type, e.g.
     /// `Tree: 73rd percentile of the last 92 days; in season since 2026-06-04`.
     public var season: [String]
+    /// The DWD region read (`DWD region 50, Brandenburg und Berlin`); nil without the DWD.
+    public var region: String?
+    /// The items two or more sources carry today, with each source's level and the consensus
+    /// (docs/reference.md, "Several sources").
+    public var consensus: [StatusConsensus] = []
 
     public init(
         source: String, updatedAt: String, stale: Bool, max: StatusLevel, types: [StatusLevel],
@@ -174,6 +179,45 @@ public struct StatusPollen: Sendable, Equatable {
         self.days = days
         self.now = now
         self.airOut = airOut
+    }
+}
+
+/// One item several sources carry: each source's level and the higher one (the consensus).
+public struct StatusConsensus: Sendable, Equatable {
+    /// The item's name.
+    public var label: String
+    /// Each source's reading: label the source's name (`DWD`).
+    public var readings: [StatusLevel]
+    /// The consensus: label `all sources` in the page's language.
+    public var consensus: StatusLevel
+    /// Every known level is the same.
+    public var agree: Bool
+
+    public init(label: String, readings: [StatusLevel], consensus: StatusLevel, agree: Bool) {
+        self.label = label
+        self.readings = readings
+        self.consensus = consensus
+        self.agree = agree
+    }
+
+    /// The rows of `carried` (``PollenConsensusTopics/carried(_:)``) in `palette` and `language`.
+    public static func rows(
+        _ carried: [PollenConsensusTopics.Carried], palette: PollenPalette = .standard,
+        language: Language = .english
+    ) -> [StatusConsensus] {
+        func cell(_ label: String, _ value: Int?) -> StatusLevel {
+            let level = PollenLevel(value: value)
+            return StatusLevel(
+                label: label, value: value.map { String($0) }, level: language.levelWord(level.label),
+                color: palette.color(for: level))
+        }
+        return carried.map { item in
+            StatusConsensus(
+                label: item.readings.first?.item.name ?? item.id,
+                readings: item.readings.map { cell($0.source.source.displayName, $0.item.value) },
+                consensus: cell(language.text(.pageAllSources), item.consensus.value),
+                agree: item.consensus.agree)
+        }
     }
 }
 
@@ -336,7 +380,7 @@ extension StatusPollen {
                 color: palette.color(for: level))
         }
         self.init(
-            source: selection.source == .google ? "Google" : "Open-Meteo",
+            source: selection.source.displayName,
             updatedAt: UTCTimestamp.rfc3339(unixSeconds: fetchedAt), stale: selection.stale, max: maxCell,
             types: types.map(cell), plants: plants.map(cell), days: days,
             now: view.map { view in

@@ -15,6 +15,8 @@ package enum SourceNotice: Sendable, Equatable {
     case dailyCap
     /// The source has no data here (pollen outside Open-Meteo's area, or not covered by Google).
     case unsupported
+    /// The DWD region the location reads was logged (once a run, not at every try).
+    case regionNamed
 }
 
 /// What any source's data says about itself, whatever its type.

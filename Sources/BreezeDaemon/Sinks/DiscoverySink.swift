@@ -18,7 +18,7 @@ import BreezeCore
 /// config only. While pollen is not known yet it keeps what is published, so a restart does
 /// not briefly remove the pollen entities.
 package struct DiscoverySink: RetainedSink {
-    package var inputs: Set<SourceKind> { [.pollen] }
+    package var inputs: Set<SourceKind> { [.pollen, .dwd] }
 
     package func contents(of snapshot: LocationSnapshot, context: SinkContext) -> [SinkScope] {
         let scope = snapshot.topics.deviceConfig
@@ -46,6 +46,16 @@ package struct DiscoverySink: RetainedSink {
         input.hourlyPollen = hourly
         // Risk needs pollen: without it the risk topics are cleared, and so are its entities.
         input.profiles = items.isEmpty ? [] : config.profiles.map { .init(id: $0.id, name: $0.name) }
+        if !items.isEmpty {
+            // docs/reference.md, "Several sources": the items two sources carry today, and the DWD's species.
+            input.consensusItems = Set(
+                PollenConsensusTopics.carried(
+                    snapshot.location.pollenSourcesToday(settings: config.pollen, now: snapshot.now)
+                ).map(\.id))
+            if snapshot.location.dwdReport(settings: config.pollen, now: snapshot.now) != nil {
+                input.dwdRegion = snapshot.location.config.dwdRegion
+            }
+        }
         input.images = config.images.filter { $0.location == snapshot.location.config.id }.map {
             .init(id: $0.id, format: $0.format)
         }

@@ -38,6 +38,14 @@ public enum DWDPollen {
         public var category: String
         /// The lower-case key of the card's `dwd` adapter (`hasel`, `graeser`, …).
         public var cardKey: String { key.lowercased() }
+        /// The German name as the DWD writes it in its legend (`Gräser`, `Beifuß`).
+        public var germanName: String {
+            switch key {
+            case "Graeser": return "Gr\u{00E4}ser"
+            case "Beifuss": return "Beifu\u{00DF}"
+            default: return key
+            }
+        }
     }
 
     /// The eight species, trees first.

@@ -54,11 +54,13 @@ package enum DWDRules: SourceRules {
             context.schedule.due(at: .max)
             return SourceBegin(request: nil, actions: actions)
         }
-        // The region it reads, named in the log once a run (and again after a `refresh`).
+        // The region it reads, named in the log once a run (not again at each retry).
         let region = context.location.config.dwdRegion.flatMap(DWDRegions.region(key:))
-        let named: [DaemonAction] =
-            context.location.dwd == nil
-            ? region.map { [.log(.info, "dwd[\(id)]: DWD region \($0.key), \($0.name)")] } ?? [] : []
+        var named: [DaemonAction] = []
+        if context.location.dwd == nil, context.location.slots.dwd.notice == nil, let region {
+            named.append(.log(.info, "dwd[\(id)]: DWD region \(region.key), \(region.name)"))
+            context.location.slots.dwd.notice = .regionNamed
+        }
         // Another location fetches the one document; this one is given what it brings.
         guard fetches(context) else {
             context.schedule.due(at: .max)
@@ -216,5 +218,12 @@ extension LocationRuntime {
     package func dwdReport(settings: PollenSettings, now: Int64) -> PollenReport? {
         guard settings.dwd, let key = config.dwdRegion, let data = dwd else { return nil }
         return DWDPollen.report(data.document, key: key, now: now, berlin: settings.berlin)
+    }
+
+    /// The region's species in the DWD integrations' shape (``DWDCardTopics``); empty without a
+    /// region or a document.
+    package func dwdCardTree(topics: LocationTopics, settings: PollenSettings, now: Int64) -> TopicTree {
+        guard settings.dwd, let key = config.dwdRegion, let data = dwd else { return TopicTree() }
+        return DWDCardTopics.tree(topics: topics, document: data.document, key: key, now: now, berlin: settings.berlin)
     }
 }

@@ -49,6 +49,10 @@ package struct PollenTreeSink: RetainedSink {
                     topics: snapshot.topics,
                     sources: snapshot.location.pollenSourcesToday(settings: context.config.pollen, now: snapshot.now),
                     palette: context.config.pollen.colors))
+            // The DWD's species in the shape the DWD integrations give (docs/home-assistant.md, The DWD card shape).
+            pollen.merge(
+                snapshot.location.dwdCardTree(
+                    topics: snapshot.topics, settings: context.config.pollen, now: snapshot.now))
             tree = pollen
         }
         return [SinkScope(prefix: snapshot.topics.pollen.name, tree: tree)]
