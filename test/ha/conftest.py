@@ -63,6 +63,16 @@ def pytest_terminal_summary(terminalreporter):
                                     % (", ".join(sorted(addon.RESTORED)) or "none"))
         terminalreporter.write_line("enabled by default, but disabled in an earlier scenario and restored so: %s"
                                     % (", ".join(sorted(addon.RESTORED_DISABLED)) or "none"))
+    dwd = sys.modules.get("test_9_dwd")
+    if dwd is not None and dwd.CARD:
+        terminalreporter.write_sep("-", "dwd scenario: pollenprognos-card's dwd adapter against Home Assistant")
+        for (location, language), result in dwd.CARD.items():
+            discovery = result["discovery"]
+            terminalreporter.write_line("%s, %s: tier %s, regions %s" % (location, language, discovery["tier"], json.dumps(
+                {key: value["label"] for key, value in discovery["locations"].items()}, ensure_ascii=False)))
+            for sensor in result["sensors"]:
+                terminalreporter.write_line("    %-48s %-9s %s" % (sensor["entity_id"], sensor["name"], json.dumps(
+                    [[d["day"], d["state"], d["state_text"]] for d in sensor["days"]], ensure_ascii=False)))
     language = sys.modules.get("test_9_language")
     if language is not None and language.NAMES:
         terminalreporter.write_sep("-", "language scenario: the same entities in German, then in French")

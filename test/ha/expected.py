@@ -29,12 +29,32 @@ TREND_OPTIONS = ["rising", "falling", "steady"]
 GOOGLE_INDEXED = ("pine", "birch", "olive", "graminales", "alder")
 
 
+# The DWD's eight species (its Pollenflug-Gefahrenindex): our item id -> the species key of the
+# card-shaped sensor `…_pollenflug_<key>_<region>` (the document's key in lower case) and its
+# name, "Pollenflug <name>" in every language.
+DWD_SPECIES = {"hazel": ("hasel", "Hasel"), "alder": ("erle", "Erle"), "ash": ("esche", "Esche"),
+               "birch": ("birke", "Birke"), "graminales": ("graeser", "Gräser"), "rye": ("roggen", "Roggen"),
+               "mugwort": ("beifuss", "Beifuß"), "ragweed": ("ambrosia", "Ambrosia")}
+# What each key-free source carries: the types, and the plants of its response.
+OPEN_METEO_ITEMS = ("grass", "tree", "weed", "alder", "birch", "olive", "graminales", "mugwort", "ragweed")
+DWD_ITEMS = ("grass", "tree", "weed") + tuple(DWD_SPECIES)
+
+
+def consensus_items(*sources):
+    """The items two or more of the sources (tuples of item ids) carry: those with a consensus."""
+    items = [i for source in sources for i in source]
+    return [i for i in dict.fromkeys(items) if items.count(i) >= 2]
+
+
 def location_entities(prefix, location, pollen_types=(), plants=(), climate=True, forecast=True, indexed=(),
-                      hourly=False):
+                      hourly=False, dwd_region=None, consensus=()):
     """Entities of one location's device. `pollen_types`/`plants`: the lower-case item ids;
     none at all means pollen is off for the location. `forecast`: the items have a day 1.
     `indexed`: the plants with an index when first announced, so enabled (SPEC §17.1).
-    `hourly`: the pollen is Open-Meteo's, with the "now" and air-out entities (SPEC §20)."""
+    `hourly`: the pollen is Open-Meteo's, with the "now" and air-out entities (SPEC §20).
+    `dwd_region`: the location's DWD region (the `dwd_region` key), with the eight card-shaped
+    DWD sensors. `consensus`: the items two or more sources carry, each with a consensus level and
+    a "sources disagree" binary sensor (a plant's disabled by default)."""
     device = slug(prefix) + "_" + slug(location)
     out = []
 
@@ -60,6 +80,12 @@ def location_entities(prefix, location, pollen_types=(), plants=(), climate=True
                 add("sensor", "pollen_%s_season_start" % item, device_class="date")
             add("sensor", "pollen_air_out", device_class="timestamp")
             add("binary_sensor", "pollen_air_out_now")
+        for item in consensus:
+            add("sensor", "pollen_%s_consensus" % item, device_class="enum", enabled=item in pollen_types)
+            add("binary_sensor", "pollen_%s_disagree" % item, enabled=item in pollen_types)
+        if dwd_region is not None:
+            for key, _ in DWD_SPECIES.values():
+                add("sensor", "pollenflug_%s_%s" % (key, dwd_region), state_class="measurement")
     if climate:
         add("sensor", "climate_current", device_class="temperature", unit="°C", state_class="measurement")
         add("sensor", "climate_baseline", device_class="temperature", unit="°C", state_class="measurement")

@@ -11,6 +11,15 @@ archive/forecast responses, with chosen years null. A location can be switched t
 for the indexes (`hourly=european_aqi,…`, SPEC §10.1) gets today's 24 hours (UTC) in the server's
 compact format (as Tests/CoreTests/Fixtures/air/), each value a function of the hour
 (`air_hour`), so a test knows what the current hour's values are.
+
+The DWD's pollen document (`<base>/dwd/climate_environment/health/alerts/s31fg.json`, SPEC §22)
+is the real one (Tests/CoreTests/Fixtures/thorin-eifel-maps__dwd_s31fg.json) issued today at
+11:00 Berlin time, next due tomorrow at 11:00, with only the rows of `dwd_regions` (keys as
+`dwd_region` takes them: the partregion id, or the region id where the partregion is -1). With
+no region asked for it still has one row, of a region no test uses (Schleswig-Holstein's
+islands): the agent refuses a document without rows, and a German location of another scenario
+must see a valid document that does not cover it. `dwd_edits` changes a row's days in the
+document's own strings ("0-1", "-1").
 """
 
 import copy
@@ -18,6 +27,7 @@ import datetime
 import json
 import os
 import threading
+import zoneinfo
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -26,6 +36,11 @@ FIXTURES = os.path.join(ROOT, "Tests/CoreTests/Fixtures")
 GOOGLE_FIXTURE = os.path.join(FIXTURES, "eXPerience83-pollenlevels__google_pollen_forecast_5_days.es.json")
 AIR_EUROPE_FIXTURE = os.path.join(FIXTURES, "Vybo-reflbo__air_brno_2026-10-01.json")
 AIR_OUTSIDE_FIXTURE = os.path.join(FIXTURES, "Vybo-reflbo__air_new_york_2026-10-01.json")
+DWD_FIXTURE = os.path.join(FIXTURES, "thorin-eifel-maps__dwd_s31fg.json")
+DWD_PATH = "/dwd/climate_environment/health/alerts/s31fg.json"
+# The row served when no scenario asks for a region: no test location is in it.
+DWD_UNUSED_REGION = 11
+BERLIN = zoneinfo.ZoneInfo("Europe/Berlin")
 
 # The real error bodies (shared fixtures: google-pollen/observed-error-bodies.md, POLLEN-KEYFREE.md).
 GOOGLE_UNSUPPORTED = (b'{\n  "error": {\n    "code": 400,\n    "message": "Information is unavailable for '
@@ -35,6 +50,15 @@ OPEN_METEO_UNSUPPORTED = b'{"error":true,"reason":"No data is available for this
 
 def today():
     return datetime.datetime.now(datetime.timezone.utc).date()
+
+
+def berlin_today():
+    return datetime.datetime.now(BERLIN).date()
+
+
+def dwd_key(row):
+    """The key `dwd_region` takes for a row of the DWD document."""
+    return row["region_id"] if row["partregion_id"] == -1 else row["partregion_id"]
 
 
 def climate_celsius(year):
@@ -66,6 +90,8 @@ class FakeAPI:
             self.air_europe = json.load(f)
         with open(AIR_OUTSIDE_FIXTURE, encoding="utf-8") as f:
             self.air_outside = json.load(f)
+        with open(DWD_FIXTURE, encoding="utf-8") as f:
+            self.dwd = json.load(f)
         self.lock = threading.Lock()
         # Per latitude (the fixture's string form, as the agent sends it): what to answer.
         self.google_today = {}      # lat -> {code: value or None (no indexInfo) or 0 (no value)}
@@ -74,6 +100,8 @@ class FakeAPI:
         self.null_years = {}        # lat -> set of years whose temperature is null
         self.outside_europe = set()  # lat: air quality answers with the New York body
         self.pollen_hourly = {}     # lat -> 96 grass tenths from today 00:00 UTC (a designed hourly day)
+        self.dwd_regions = set()    # DWD region keys whose rows the document has
+        self.dwd_edits = {}         # DWD region key -> {species: {"today"|"tomorrow"|"dayafter_to": "0-1"}}
         self.requests = []
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -93,6 +121,7 @@ class FakeAPI:
             "  air_quality: %s/aq/v1" % self.base,
             "  climate_archive: %s/archive/v1" % self.base,
             "  climate_forecast: %s/forecast/v1" % self.base,
+            "  dwd: %s/dwd" % self.base,
         ]
 
     def count(self, kind):
@@ -129,6 +158,24 @@ class FakeAPI:
             info["indexInfo"] = index
             info["inSeason"] = True
         return 200, json.dumps(doc, ensure_ascii=False).encode()
+
+    def dwd_document(self):
+        """The document as served now (see the module's docstring), as a dict."""
+        doc = copy.deepcopy(self.dwd)
+        day = berlin_today()
+        doc["last_update"] = "%s 11:00 Uhr" % day.isoformat()
+        doc["next_update"] = "%s 11:00 Uhr" % (day + datetime.timedelta(days=1)).isoformat()
+        with self.lock:
+            wanted, edits = set(self.dwd_regions) or {DWD_UNUSED_REGION}, copy.deepcopy(self.dwd_edits)
+        doc["content"] = [row for row in doc["content"] if dwd_key(row) in wanted]
+        for row in doc["content"]:
+            for species, days in edits.get(dwd_key(row), {}).items():
+                row["Pollen"][species].update(days)
+        return doc
+
+    def dwd_row(self, key):
+        """One region's row of the document as served now."""
+        return next(row for row in self.dwd_document()["content"] if dwd_key(row) == key)
 
     def _air(self, lat, past=0):
         """`past`: the `past_days` asked (SPEC §20, the day's season call). The past days repeat
@@ -212,6 +259,10 @@ class FakeAPI:
         def q(name, default=""):
             return query.get(name, [default])[0]
 
+        if path == DWD_PATH:
+            with self.lock:
+                self.requests.append("dwd")
+            return "dwd", 200, json.dumps(self.dwd_document(), ensure_ascii=False).encode()
         if path.endswith("/forecast:lookup"):
             kind, lat = "google", q("location.latitude")
         elif path.endswith("/air-quality"):

@@ -22,8 +22,10 @@ def doc_text():
 def documented_entities():
     """One location's entities as the docs table shows them: the plant row names birch as its
     example (one plant stands for all), the profile rows name `anna`; with key-free pollen
-    (the hourly rows, SPEC §20)."""
-    return (location_entities("breeze", "home", TYPES, ["birch"], hourly=True)
+    (the hourly rows, SPEC §20) in Germany (SPEC §22: the DWD's sensors for region 50, and the
+    consensus of the items both sources carry, again with birch for the plants)."""
+    return (location_entities("breeze", "home", TYPES, ["birch"], hourly=True, dwd_region=50,
+                              consensus=TYPES + ["birch"])
             + air_entities("breeze", "home", ["anna"], hourly=True))
 
 
@@ -39,6 +41,14 @@ def resolve_short(first, short, known):
     return "…" + short
 
 
+def repeated(entity_id, word):
+    """The row's entity id for another type (`…_grass…`) or DWD species (`…_pollenflug_hasel_…`);
+    the id itself when it names neither."""
+    if "_pollenflug_hasel_" in entity_id:
+        return entity_id.replace("_pollenflug_hasel_", "_pollenflug_%s_" % word)
+    return entity_id.replace("_grass", "_" + word)
+
+
 def table_rows():
     """(entity ids, kind, notes) of the table under "## Entities"."""
     known = {e.entity_id for e in documented_entities()}
@@ -50,10 +60,11 @@ def table_rows():
         cells = [c.strip() for c in line.strip("|").split("|")]
         ids = re.findall(r"`((?:sensor|binary_sensor|button|select)\.[a-z0-9_]+)`", cells[0])
         ids += [resolve_short(ids[0], short, known) for short in re.findall(r"`…(_[a-z0-9_]+)`", re.sub(r"\(.*?\)", "", cells[0]))]
-        # "(also `tree`, `weed`)" repeats the row for the other types.
+        # "(also `tree`, `weed`)" repeats the row for the other types, "(also `erle`, …)" a DWD
+        # species' row for the other species.
         for other in re.findall(r"also ((?:`[a-z]+`,? ?)+)", cells[0]):
             for word in re.findall(r"`([a-z]+)`", other):
-                ids += [i.replace("_grass", "_" + word) for i in ids if "_grass" in i]
+                ids += [repeated(i, word) for i in ids if repeated(i, word) != i]
         rows.append((ids, cells[1], cells[-1]))
     return rows
 
