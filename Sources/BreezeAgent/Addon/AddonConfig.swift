@@ -131,7 +131,8 @@ enum AddonConfig {
                 }
                 options.googleAPIKey = text.isEmpty ? nil : text
             case "unit": options.unit = try choice(value, key, ["auto", "celsius", "fahrenheit"])
-            case "pollen_source": options.pollenSource = try choice(value, key, ["auto", "google", "open-meteo", "dwd"])
+            case "pollen_source":
+                options.pollenSource = try choice(value, key, ["auto", "google", "open-meteo", "dwd"])
             case "log_level": options.logLevel = try choice(value, key, ["debug", "info", "warning", "error"])
             case "air_out_window":
                 guard let text = value.scalarText, let hours = Int(text), (1...6).contains(hours) else {
