@@ -355,13 +355,19 @@ class OptionsTests(unittest.TestCase):
         )
         self.assertEqual(self.validate(full)["outputs"][0]["leds"], 60)
 
+    def test_every_pollen_source_is_accepted(self):
+        # The DWD alone is a choice of its own; auto adds it for a home in Germany.
+        for source in ("auto", "google", "open-meteo", "dwd"):
+            with self.subTest(source=source):
+                self.assertEqual(self.validate(self.options(pollen_source=source))["pollen_source"], source)
+
     def test_refused(self):
         cases = {
             "latitude out of range": {"locations": [{"id": "a", "latitude": 95, "longitude": 0}]},
             "latitude missing": {"locations": [{"id": "a", "longitude": 0}]},
             "id with capitals": {"locations": [{"id": "Home", "latitude": 1, "longitude": 2}]},
             "unit kelvin": {"unit": "kelvin"},
-            "unknown pollen source": {"pollen_source": "dwd"},
+            "unknown pollen source": {"pollen_source": "bing"},
             "unknown output type": {"outputs": [{"type": "hue"}]},
             "zero leds": {"outputs": [{"type": "wled", "leds": 0}]},
             "short mac": {"outputs": [{"type": "openepaperlink", "mac": "1234"}]},
