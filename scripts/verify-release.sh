@@ -115,16 +115,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-timings=()
-section_start=$(date +%s)
-section() {   # section NAME: starts a timed section (the previous one's time is recorded)
-    local now
-    now=$(date +%s)
-    [ -z "${section_name:-}" ] || timings+=("$(printf '%-34s %4d s' "$section_name" $((now - section_start)))")
-    section_name=$1 section_start=$now
-    printf '\n== %s\n' "$1"
-}
-wait_port() { local _; for _ in $(seq 1 100); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 
 # The stand-in key for the repositories made here (never the release key).
 export GNUPGHOME=$work/gnupg
