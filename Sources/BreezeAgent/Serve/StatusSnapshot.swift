@@ -91,7 +91,6 @@ extension StatusSnapshot {
                     let region = location.config.dwdRegion.flatMap(DWDRegions.region(key:))
                 {
                     status.region = "\(region.key), \(region.name)"
-                    attribute(PollenSource.dwd.attribution(year: selection.today.year))
                 }
                 status.consensus = StatusConsensus.rows(
                     PollenConsensusTopics.carried(sources), palette: palette, language: language)
