@@ -87,11 +87,13 @@ struct ForgetEndToEndTests {
             let printed = one.stdout.split(separator: "\n").filter { $0.hasPrefix("cleared ") }
             #expect(printed.count == homeTopics.count + 1)
             #expect(one.stdout.contains("forget: \(homeTopics.count + 1) retained topics cleared for location home"))
-            // Discovery first, the state topics no sooner than 3 s later.
+            // Discovery first, the state topics no sooner than 3 s later. The times are stamped as
+            // the view receives them: on the shared 2-core machine a late stamp of the discovery
+            // clear shrank the gap to 2.878 s in one CI run, so half a second is left for delivery.
             let times = view.clearTimes(under: "")
             let config = try #require(times[layout.location("home").deviceConfig.name])
             let firstState = try #require(times.filter { $0.key.hasPrefix("\(prefix)/home/") }.values.min())
-            #expect(firstState - config >= .milliseconds(2_900), "\(firstState - config)")
+            #expect(firstState - config >= .milliseconds(2_500), "\(firstState - config)")
 
             let rest = try await AgentProcess.run(
                 ["forget", "--config", sandbox.configPath], logDirectory: sandbox.directory)
