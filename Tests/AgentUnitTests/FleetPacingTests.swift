@@ -205,4 +205,70 @@ extension FleetPacingTests {
         #expect(state.schedule(stripes).nextDue >= midnight)
         #expect(state.pace(pollen, now: T.t0) == nil)
     }
+
+    /// The locations whose trees `actions` re-publish (`breeze/loc7`, `homeassistant/device/breeze_loc7/config`).
+    static func republished(_ actions: [DaemonAction]) -> Set<Int> {
+        Set(
+            actions.compactMap { action -> Int? in
+                guard case .republish(let scope) = action else { return nil }
+                let name = scope.split(separator: "/").first { $0.hasPrefix("loc") || $0.contains("_loc") }
+                return name.flatMap { Int($0.split(separator: "loc").last ?? "") }
+            })
+    }
+
+    static func watches(_ actions: [DaemonAction]) -> Int {
+        actions.count { if case .watchOutcomes = $0 { true } else { false } }
+    }
+
+    @Test("refresh to 1,000 locations at once: their trees go out 8 locations at a time, each batch once the broker took the last")
+    func republishPaced() throws {
+        var state = T.machine(try Self.openMeteoPollen(1000))
+        _ = state.start(at: T.at(T.t0))
+        _ = state.handle(.mqtt(.connected), at: T.at(T.t0 + 1))
+        let now = T.t0 + 2
+        // The first refresh finds no watch running: its tree goes out at once, with a flush and the watch.
+        let first = state.handle(T.message("breeze/loc0/refresh", "now"), at: T.at(now))
+        #expect(Self.republished(first) == [0])
+        #expect(Self.watches(first) == 1)
+        var sent = Self.republished(first)
+        for index in 1..<1000 {
+            let actions = state.handle(T.message("breeze/loc\(index)/refresh", "now"), at: T.at(now))
+            #expect(Self.republished(actions).isEmpty, "loc\(index) re-published while a batch was unacknowledged")
+            #expect(Self.watches(actions) == 0)
+        }
+        // A second refresh of a waiting location keeps one place in the queue.
+        _ = state.handle(T.message("breeze/loc999/refresh", "now"), at: T.at(now))
+        #expect(state.republishing.count == 999)
+        var settles = 0
+        while !state.republishing.isEmpty {
+            let actions = state.handle(.outcomesSettled(PublishOutcomes()), at: T.at(now + 1))
+            let batch = Self.republished(actions)
+            #expect(batch.count == min(RepublishQueue.batch, 999 - settles * RepublishQueue.batch))
+            #expect(sent.isDisjoint(with: batch), "a location re-published twice")
+            #expect(Self.watches(actions) == 1, "the next batch waits for this one")
+            sent.formUnion(batch)
+            settles += 1
+            try #require(settles <= 200)
+        }
+        #expect(settles == 125)
+        #expect(sent == Set(0..<1000))
+        // Settled with nothing queued: no batch and no watch.
+        let idle = state.handle(.outcomesSettled(PublishOutcomes()), at: T.at(now + 2))
+        #expect(Self.republished(idle).isEmpty)
+        #expect(Self.watches(idle) == 0)
+    }
+
+    @Test("a reconnect re-publishes everything: queued trees are dropped")
+    func republishQueueDroppedOnReconnect() throws {
+        var state = T.machine(try Self.openMeteoPollen(20))
+        _ = state.start(at: T.at(T.t0))
+        _ = state.handle(.mqtt(.connected), at: T.at(T.t0 + 1))
+        for index in 0..<20 { _ = state.handle(T.message("breeze/loc\(index)/refresh", "now"), at: T.at(T.t0 + 2)) }
+        #expect(state.republishing.count == 19)
+        _ = state.handle(.mqtt(.disconnected(reason: "test")), at: T.at(T.t0 + 3))
+        let again = state.handle(.mqtt(.connected), at: T.at(T.t0 + 4))
+        #expect(again.contains { if case .republishAll = $0 { true } else { false } })
+        #expect(state.republishing.isEmpty)
+        #expect(Self.republished(state.handle(.outcomesSettled(PublishOutcomes()), at: T.at(T.t0 + 5))).isEmpty)
+    }
 }

@@ -159,6 +159,7 @@ extension DaemonState {
         // set again first.
         actions += scopeActions(now: now)
         actions.append(.republishAll)
+        republishing.removeAll()
         return actions
     }
 
@@ -203,17 +204,13 @@ extension DaemonState {
     }
 
     /// A `refresh` command (``FetchPlanner/refresh(_:id:now:)``): what it made due starts now;
-    /// with `republish`, the location's whole tree is published again first.
+    /// with `republish`, the location's whole tree is queued to be published again
+    /// (``RepublishQueue``).
     private mutating func refresh(_ index: Int, id: String, republish: Bool, now: Int64) -> [DaemonAction] {
         var actions: [DaemonAction] = []
         let planned = planner.refresh(index, id: id, now: now)
         for case .log(let level, let text) in planned { actions.append(.log(level, text)) }
-        if republish {
-            for action in scopeActions(now: now, only: index) {
-                actions.append(action)
-                if case .setScope(let scope) = action { actions.append(.republish(scope: scope.prefix)) }
-            }
-        }
+        if republish { republishing.add(index) }
         for case .startDue(let location) in planned {
             actions += startDueFetches(now: now, changed: location)
             actions.append(wake(now: now))

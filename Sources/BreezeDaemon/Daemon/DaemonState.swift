@@ -46,6 +46,8 @@ package struct DaemonState {
     var handover = ShardHandover()
     /// `refresh`, `unit/set` and retained commands, with their rate limits (docs/operations.md, Limits).
     var commands: Commands
+    /// Whole trees a `refresh` asked for, sent a batch per settled watch of the outcomes.
+    var republishing = RepublishQueue()
     /// The announcement, a second instance on one identity, the tree kept.
     package var identity: IdentityGuard
     /// `once` and `print`: their phases; nil for the daemon. Set, every event goes to it.
@@ -140,7 +142,7 @@ package struct DaemonState {
         if case .brokerProtocol(let version) = event { return protocolFallback(version) }
         if case .outcomesSettled(let outcomes) = event {
             presence.outcomesSettled()
-            return [.reportOutcomes(outcomes, pendingIsLost: false)]
+            return [.reportOutcomes(outcomes, pendingIsLost: false)] + watched(releaseRepublishes(now: now))
         }
         if oneShot != nil { return handleOneShot(event, at: time) }
         var actions: [DaemonAction] = []
@@ -197,13 +199,32 @@ package struct DaemonState {
         case .prepared, .flushed, .outcomes, .restored, .brokerProtocol, .outcomesSettled:
             break  // one-shot only; restored, brokerProtocol and outcomesSettled above
         }
-        if !marks.stopping { actions += imageActions(after: event, now: now) }
-        // One watch of the outcomes at a time: it takes the outcomes of every publish before it
-        // settles (1,000 locations once kept thousands of 30 s waiters).
-        if actions.contains(where: { if case .flush = $0 { true } else { false } }), presence.watchOutcomes() {
-            actions.append(.watchOutcomes(timeout: Self.outcomeWatch))
+        if !marks.stopping { actions += imageActions(after: event, now: now) + releaseRepublishes(now: now) }
+        return watched(actions)
+    }
+
+    /// `actions` and, when they flush and no watch runs, the one watch of the outcomes: it takes
+    /// the outcomes of every publish before it settles (1,000 locations once kept thousands of
+    /// 30 s waiters), and its settling releases the next batch of queued re-publishes.
+    private mutating func watched(_ actions: [DaemonAction]) -> [DaemonAction] {
+        guard actions.contains(where: { if case .flush = $0 { true } else { false } }), presence.watchOutcomes()
+        else { return actions }
+        return actions + [.watchOutcomes(timeout: Self.outcomeWatch)]
+    }
+
+    /// The next batch of queued whole-tree re-publishes, when no watch runs (the broker took
+    /// everything before): each location's scopes set again (the publisher dropped the flushed
+    /// trees), re-sent, and flushed, which drops them again and starts the watch.
+    private mutating func releaseRepublishes(now: Int64) -> [DaemonAction] {
+        guard !presence.watchingOutcomes, !republishing.isEmpty else { return [] }
+        var actions: [DaemonAction] = []
+        for index in republishing.next() {
+            for action in scopeActions(now: now, only: index) {
+                actions.append(action)
+                if case .setScope(let scope) = action { actions.append(.republish(scope: scope.prefix)) }
+            }
         }
-        return actions
+        return actions + [.flush(persist: false)]
     }
 
     /// How long a watch of the broker's outcomes waits at most.
