@@ -214,7 +214,8 @@ package struct DaemonState {
 
     /// The next batch of queued whole-tree re-publishes, when no watch runs (the broker took
     /// everything before): each location's scopes set again (the publisher dropped the flushed
-    /// trees), re-sent, and flushed, which drops them again and starts the watch.
+    /// trees), re-sent, and flushed, which drops them again and starts the watch. The last
+    /// batch's flush saves the published set, and with it the loop hands freed memory back.
     private mutating func releaseRepublishes(now: Int64) -> [DaemonAction] {
         guard !presence.watchingOutcomes, !republishing.isEmpty else { return [] }
         var actions: [DaemonAction] = []
@@ -224,7 +225,7 @@ package struct DaemonState {
                 if case .setScope(let scope) = action { actions.append(.republish(scope: scope.prefix)) }
             }
         }
-        return actions + [.flush(persist: false)]
+        return actions + [.flush(persist: republishing.isEmpty)]
     }
 
     /// How long a watch of the broker's outcomes waits at most.
