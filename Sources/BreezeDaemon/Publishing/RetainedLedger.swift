@@ -307,12 +307,9 @@ package struct RetainedLedger: Sendable {
             let digest = PayloadDigest(payload: payload)
             let current = self.digest(topic)
             if !everything && (current == digest || refused.contains(topic)) {
-                // Unchanged. A tree that stays (`once`, `print`) lends the set its copy of the
-                // topic name, so a name is held once, not once per tree it has been in; a tree
-                // dropped at this flush (the daemon) goes with its copies, and the set keeps
-                // the ones it has: re-keying 280,000 names each cycle moved every long-lived
-                // name into a new block and left the old ones as holes in the heap.
-                if current == digest && !dropsFlushedTrees { rename(topic, payload) }
+                // Unchanged: the set keeps this tree's copy of the topic name, so the
+                // name of a topic is held once, not once per tree it has been in.
+                if current == digest { rename(topic, payload) }
                 continue
             }
             plan.deliveries.append((topic, payload, digest))
