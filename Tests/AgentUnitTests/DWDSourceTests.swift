@@ -198,7 +198,7 @@ struct DWDDaemonTests {
         // Paris: no DWD region, so with `sources: [dwd]` its pollen tree is empty.
         #expect(Self.pollenTree(actions, "paris")?["breeze/paris/pollen/hazel/value"] == nil)
         // The next ask is conditional; a 304 keeps the document and its topics.
-        let next = state.schedule(FetchKey(location: 0, kind: .dwd)).nextDue
+        let next = state.schedule(FetchKey(location: 0, kind: .dwd)).nextDue.unixSeconds
         #expect(next == T.t0 - 3600 + 86_400)  // next_update: 2026-06-16 09:00 UTC
         let tick = state.handle(.tick, at: T.at(next))
         actions = tick
@@ -209,7 +209,7 @@ struct DWDDaemonTests {
         let notModified = again.interpret([FetchedResponse(status: 304, body: [])], in: config)
         actions = state.handle(.fetched(FetchKey(location: 0, kind: .dwd), notModified), at: T.at(next + 1))
         #expect(T.logs(actions, .warning).isEmpty)
-        #expect(state.schedule(FetchKey(location: 0, kind: .dwd)).nextDue == next + 1 + 15 * 60)
+        #expect(state.schedule(FetchKey(location: 0, kind: .dwd)).nextDue.unixSeconds == next + 1 + 15 * 60)
         // Rebuilt at the tick (a new Berlin day) or after the 304, whichever changed it last.
         let kept = try #require(Self.pollenTree(actions, "munich") ?? Self.pollenTree(tick, "munich"))
         #expect(kept["breeze/munich/pollen/hazel/value"] == "4")  // the document's tomorrow, now today
@@ -228,7 +228,7 @@ struct DWDDaemonTests {
             if case .store(.response(let response, _, "dwd")) = action { response } else { nil }
         }
         #expect(stored.first?.context == ["last_modified": "Mon, 15 Jun 2026 09:01:00 GMT", "etag": #"W/"abc""#])
-        let next = state.schedule(FetchKey(location: 0, kind: .dwd)).nextDue
+        let next = state.schedule(FetchKey(location: 0, kind: .dwd)).nextDue.unixSeconds
         let again = try #require(Self.requests(state.handle(.tick, at: T.at(next))).first)
         let headers = try #require(again.gets(in: config).first).headers
         #expect(headers.map(\.name) == ["If-None-Match", "If-Modified-Since"])
@@ -253,7 +253,7 @@ struct DWDDaemonTests {
             actions = state.handle(
                 .fetched(key, request.interpret([FetchedResponse(status: 503, body: [])], in: config)), at: T.at(now))
             named += T.logs(actions, .info).filter { $0.hasPrefix("dwd[berlin]: DWD region") }
-            now = max(now + 1, state.schedule(key).nextDue)
+            now = max(now + 1, state.schedule(key).nextDue.unixSeconds)
             actions = state.handle(.tick, at: T.at(now))
             named += T.logs(actions, .info).filter { $0.hasPrefix("dwd[berlin]: DWD region") }
             requests = Self.requests(actions)

@@ -81,7 +81,7 @@ struct DaemonAirTests {
         #expect(air["breeze/home/air/european_aqi/value"] == "21")  // the stored data's 11:00 hour
         #expect(air["breeze/home/air/updated_at"] == UTCTimestamp.rfc3339(unixSeconds: now))
         #expect(T.logs(actions, .warning).contains { $0.hasPrefix("air[home]: fetch failed: HTTP 500; retry in") })
-        #expect(state.planner.schedules[0].air.nextDue > later)
+        #expect(state.planner.schedules[0].air.nextDue.unixSeconds > later)
     }
 
     @Test func storedAirIsPublishedAtStartWithoutAFetch() throws {
@@ -117,7 +117,7 @@ struct DaemonAirTests {
         let lateEvening = T.t0 + 13 * 3600 + 40 * 60  // 23:40 UTC
         _ = state.handle(.fetched(Self.airKey, Self.airOK(lateEvening)), at: T.at(lateEvening))
         let midnight = T.t0 + 14 * 3600
-        let due = state.planner.schedules[0].air.nextDue
+        let due = state.planner.schedules[0].air.nextDue.unixSeconds
         #expect(due >= midnight && due < midnight + 120)
         // A tick after that time starts the fetch (or it is already running).
         let actions = state.handle(.tick, at: T.at(midnight + 3600 + 200))

@@ -176,7 +176,7 @@ struct DaemonLoopTests {
         var mark = broker.mark
         clock.advance(by: .seconds(step - 6))
         _ = await broker.next(after: mark) { $0.topic == layout.diagnostics.name }
-        for _ in 0..<(FetchSchedule.rejectedKeyDelay / step - 1) {
+        for _ in 0..<(FetchSchedule.rejectedKeyDelay.seconds / step - 1) {
             mark = broker.mark
             clock.advance(by: .seconds(step))
             _ = await broker.next(after: mark) { $0.topic == layout.diagnostics.name }

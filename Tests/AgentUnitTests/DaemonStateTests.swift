@@ -136,7 +136,7 @@ struct DaemonStateTests {
         var state = Self.machine(try Self.config())
         let actions = state.start(at: Self.at(Self.t0))
         for key in [Self.pollenKey, Self.climateKey] {
-            #expect((Self.t0...Self.t0 + 5).contains(state.schedule(key).nextDue))
+            #expect((Self.t0...Self.t0 + 5).contains(state.schedule(key).nextDue.unixSeconds))
         }
         // Nothing is known yet: every scope keeps what the broker holds.
         let scopes = Self.scopes(actions)
@@ -191,7 +191,7 @@ struct DaemonStateTests {
         #expect(actions.contains { if case .store(.response(_, "home", "pollen-google")) = $0 { true } else { false } })
         #expect(actions.contains { if case .flush(persist: false) = $0 { true } else { false } })
         // Next fetch one interval (6 h) later plus at most 5 % (capped at 300 s) of jitter.
-        let due = state.schedule(Self.pollenKey).nextDue
+        let due = state.schedule(Self.pollenKey).nextDue.unixSeconds
         #expect(due >= now + 21_600 && due <= now + 21_600 + 300)
         let climate = state.handle(.fetched(Self.climateKey, try Self.climateOK(now)), at: Self.at(now))
         #expect(Self.scopes(climate).map(\.prefix) == ["breeze/home/climate", "breeze/home/display"])
@@ -214,9 +214,9 @@ struct DaemonStateTests {
         var steps: [Int64] = []
         for _ in 0..<3 {
             actions = state.handle(.fetched(Self.pollenKey, Self.pollenFailed(now)), at: Self.at(now))
-            steps.append(state.schedule(Self.pollenKey).nextDue - now)
+            steps.append(state.schedule(Self.pollenKey).nextDue.unixSeconds - now)
             #expect(Self.logs(actions, .warning).contains { $0.contains("HTTP 503") })
-            now = state.schedule(Self.pollenKey).nextDue
+            now = state.schedule(Self.pollenKey).nextDue.unixSeconds
             _ = state.handle(.tick, at: Self.at(now))
         }
         #expect((60...75).contains(steps[0]))
@@ -228,7 +228,7 @@ struct DaemonStateTests {
         #expect(scopes[0].tree?["breeze/home/pollen/stale"] == "true")
         // Retry-After beyond the backoff wins.
         _ = state.handle(.fetched(Self.pollenKey, Self.pollenFailed(now, retryAfter: 7_200)), at: Self.at(now))
-        #expect(state.schedule(Self.pollenKey).nextDue == now + 7_200)
+        #expect(state.schedule(Self.pollenKey).nextDue.unixSeconds == now + 7_200)
     }
 
     @Test func rejectedKeyFallsBackAtOnceWithAuto() throws {
@@ -255,7 +255,7 @@ struct DaemonStateTests {
             .pollen, PollenAnswer(source: .google, outcome: .keyRejected(message: "HTTP 400"), fetchedAt: now))
         let actions = state.handle(.fetched(Self.pollenKey, rejected), at: Self.at(now))
         #expect(Self.fetches(actions).isEmpty)
-        #expect(state.schedule(Self.pollenKey).nextDue == now + FetchSchedule.rejectedKeyDelay)
+        #expect(state.schedule(Self.pollenKey).nextDue.unixSeconds == now + FetchSchedule.rejectedKeyDelay.seconds)
         #expect(Self.logs(actions, .error).first?.contains("not retrying for 24 h") == true)
     }
 
@@ -271,7 +271,7 @@ struct DaemonStateTests {
         #expect(scopes[1].tree?["homeassistant/device/breeze_home/config"]?.contains("pollen_max") == false)
         #expect(
             actions.contains { if case .store(.removeResponse("home", "pollen-google")) = $0 { true } else { false } })
-        now = state.schedule(Self.pollenKey).nextDue
+        now = state.schedule(Self.pollenKey).nextDue.unixSeconds
         _ = state.handle(.tick, at: Self.at(now))
         actions = state.handle(.fetched(Self.pollenKey, unsupported), at: Self.at(now))
         #expect(Self.logs(actions, .warning).isEmpty)
@@ -284,17 +284,17 @@ struct DaemonStateTests {
         var (state, _) = Self.started(config)
         var now = Self.t0 + 8
         _ = state.handle(.fetched(Self.pollenKey, Self.pollenOK(now)), at: Self.at(now))
-        now = state.schedule(Self.pollenKey).nextDue
+        now = state.schedule(Self.pollenKey).nextDue.unixSeconds
         var actions = state.handle(.tick, at: Self.at(now))
         #expect(Self.fetches(actions).contains(Self.pollenKey))
         _ = state.handle(.fetched(Self.pollenKey, Self.pollenOK(now)), at: Self.at(now))
         #expect(state.callsToday(0, .google, now: now) == 2)
-        now = state.schedule(Self.pollenKey).nextDue
+        now = state.schedule(Self.pollenKey).nextDue.unixSeconds
         actions = state.handle(.tick, at: Self.at(now))
         #expect(!Self.fetches(actions).contains(Self.pollenKey))
         #expect(Self.logs(actions, .warning).filter { $0.contains("daily Google call cap") }.count == 1)
         let midnight: Int64 = 1_781_568_000  // 2026-06-16T00:00:00Z
-        #expect(state.schedule(Self.pollenKey).nextDue == midnight)
+        #expect(state.schedule(Self.pollenKey).nextDue.unixSeconds == midnight)
         // A refresh in the meantime does not get past the cap, nor log it again.
         actions = state.handle(Self.message("breeze/home/refresh", "now"), at: Self.at(now + 60))
         #expect(!Self.fetches(actions).contains(Self.pollenKey))

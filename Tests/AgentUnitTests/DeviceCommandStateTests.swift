@@ -334,13 +334,18 @@ struct DeviceCommandChildTests {
         var devices = DeviceCommandState(sinks: Sinks.devices(for: config))
         #expect(devices.availabilityTopics == ["wled/strip1/status"])
         // Online before any data: nothing to show yet.
-        let early = devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1, now: D.t0 + 3)
+        let early = devices.handle(
+            MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1, now: .init(unixSeconds: D.t0 + 3))
         #expect(early == [.log(.info, "output wled wled/strip1: online; nothing to show yet")])
         // Not one of its topics: not its message.
-        #expect(devices.handle(MQTTMessage(topic: "breeze/home/refresh", string: "1"), qos: 1, now: D.t0 + 3) == nil)
+        #expect(
+            devices.handle(
+                MQTTMessage(topic: "breeze/home/refresh", string: "1"), qos: 1, now: .init(unixSeconds: D.t0 + 3))
+                == nil)
         // Offline, then back online once there is something to show: it is sent.
         #expect(
-            devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "offline"), qos: 1, now: D.t0 + 3)
+            devices.handle(
+                MQTTMessage(topic: "wled/strip1/status", string: "offline"), qos: 1, now: .init(unixSeconds: D.t0 + 3))
                 == [.log(.info, "output wled wled/strip1: offline")])
         var state = D.machine(config)
         _ = state.start(at: D.at(D.t0))
@@ -348,8 +353,10 @@ struct DeviceCommandChildTests {
         let snapshot = LocationSnapshot(
             location: state.locations[0], topics: state.layout.location("home"),
             pollen: state.locations[0].pollenView(settings: config.pollen, now: D.t0 + 2), now: D.t0 + 2)
-        #expect(devices.update(snapshot, context: state.context, kind: .pollen, now: D.t0 + 2).isEmpty)
-        let back = devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1, now: D.t0 + 3)
+        #expect(
+            devices.update(snapshot, context: state.context, kind: .pollen, now: .init(unixSeconds: D.t0 + 2)).isEmpty)
+        let back = devices.handle(
+            MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1, now: .init(unixSeconds: D.t0 + 3))
         #expect(
             back.map { $0.compactMap { if case .send(let message) = $0 { message } else { nil } } }
                 == [
@@ -357,6 +364,9 @@ struct DeviceCommandChildTests {
                         topic: "wled/strip1/api", payload: DeviceCommandStateTests.wledHigh, qos: 1, retain: false)
                 ])
         // A repeated `online` (WLED says it after every change): nothing.
-        #expect(devices.handle(MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1, now: D.t0 + 3) == [])
+        #expect(
+            devices.handle(
+                MQTTMessage(topic: "wled/strip1/status", string: "online"), qos: 1, now: .init(unixSeconds: D.t0 + 3))
+                == [])
     }
 }

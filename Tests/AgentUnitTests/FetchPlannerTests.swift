@@ -20,7 +20,7 @@ import Testing
 @Suite("FetchPlanner: the start spread, due fetches, refresh, backoff, the deadline")
 struct FetchPlannerTests {
     typealias T = DaemonStateTests
-    static let t0 = T.t0
+    static let t0 = DaemonInstant(unixSeconds: T.t0)
 
     /// Pollen (Google), climate and stripes on; air off unless `air`.
     static func planner(locations: Int, air: Bool = false) throws -> FetchPlanner {
@@ -45,7 +45,7 @@ struct FetchPlannerTests {
         let dues = planner.schedules.dropFirst().map(\.pollen.nextDue) + planner.schedules.map(\.climate.nextDue)
         #expect(dues.allSatisfy { (Self.t0...Self.t0 + 60).contains($0) })
         // Spread, not bunched: every 10 s slice of the minute gets some.
-        #expect(Set(dues.map { ($0 - Self.t0) / 10 }).count == 7)
+        #expect(Set(dues.map { ($0 - Self.t0).seconds / 10 }).count == 7)
         // The same seed makes the same decisions.
         var again = try Self.planner(locations: 1000)
         again.schedules[0].pollen.due(at: Self.t0 + 9_999)
@@ -133,7 +133,7 @@ struct FetchPlannerTests {
         // Air is off: its schedule (due at 0 here) is not a deadline.
         planner.schedules[1].air.due(at: 0)
         var idle = FetchesInFlight()
-        #expect(planner.nextDeadline(now: Self.t0, busy: idle) == (Self.t0 + 5_000, .max))
+        #expect(planner.nextDeadline(now: Self.t0, busy: idle) == (Self.t0 + 5_000, .distantFuture))
         planner.schedules[1].climate.due(at: Self.t0 + 40)
         #expect(planner.nextDeadline(now: Self.t0, busy: idle).wake == Self.t0 + 40)
         // Passed: due now, not in the past.

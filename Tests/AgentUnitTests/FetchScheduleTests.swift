@@ -76,7 +76,7 @@ import Testing
         #expect(!s.isDue(at: 100 + FetchSchedule.inFlightLimit - 1))
         #expect(s.isDue(at: 100 + FetchSchedule.inFlightLimit))
         s.succeeded(at: 130, jitter: 0)
-        #expect(s.nextDue == 130 + 21_600)
+        #expect(s.nextDue == DaemonInstant(unixSeconds: 130 + 21_600))
     }
 }
 
@@ -86,19 +86,20 @@ import Testing
 @Suite struct FetchScheduleSaturationTests {
     @Test(arguments: [Int64.max, Int64.max - 1, Int64.max / 2 + 1])
     func hugeIntervalsSaturateInsteadOfTrapping(interval: Int64) {
+        let interval = DaemonDuration(seconds: interval)
         var s = FetchSchedule(interval: interval, refreshCooldown: interval, nextDue: 0)
-        let now: Int64 = 1_781_517_600
+        let now: DaemonInstant = 1_781_517_600
         s.succeeded(at: now, jitter: 0.999)
-        #expect(s.nextDue == .max || s.nextDue > now)
+        #expect(s.nextDue == .distantFuture || s.nextDue > now)
         s.freshUntil(fetchedAt: now, jitter: 1)
         #expect(s.nextDue > now)
-        s.started(at: .max - 10)
-        #expect(s.nextDue == .max)
-        s.keyRejected(at: .max - 10)
-        #expect(s.nextDue == .max)
-        let delay = s.failed(at: .max - 10, retryAfter: .max, jitter: 1)
+        s.started(at: .distantFuture - 10)
+        #expect(s.nextDue == .distantFuture)
+        s.keyRejected(at: .distantFuture - 10)
+        #expect(s.nextDue == .distantFuture)
+        let delay = s.failed(at: .distantFuture - 10, retryAfter: .forever, jitter: 1)
         #expect(delay == 86_400)
-        #expect(s.nextDue == .max)
+        #expect(s.nextDue == .distantFuture)
         // A cooldown that would overflow still refuses, and grants nothing twice.
         let first = s.refresh(at: now)
         let second = s.refresh(at: now + 1)

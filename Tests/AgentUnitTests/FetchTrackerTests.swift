@@ -18,7 +18,7 @@ import Testing
 /// how long it waited.
 @Suite("FetchTracker: fetches in flight and the watchdog")
 struct FetchTrackerTests {
-    static let t0: Int64 = 1_000_000
+    static let t0: DaemonInstant = 1_000_000
     static let pollen = FetchKey(location: 0, kind: .pollen)
     static let air = FetchKey(location: 2, kind: .air)
 
@@ -29,7 +29,7 @@ struct FetchTrackerTests {
         #expect(!tracker.isIdle && tracker.inFlight.contains(Self.pollen))
         #expect(tracker.inFlight.deadline(Self.pollen) == Self.t0 + FetchTracker.stuckLimit)
         tracker.finished(Self.pollen)
-        #expect(tracker.isIdle && tracker.inFlight.deadline(Self.pollen) == .max)
+        #expect(tracker.isIdle && tracker.inFlight.deadline(Self.pollen) == .distantFuture)
     }
 
     @Test func theWatchdogWaitsForTheDeadlineTheWakeFound() {
@@ -49,7 +49,7 @@ struct FetchTrackerTests {
             ])
         // Abandoned fetches stay in flight until the parent has applied them; the next check
         // waits for the next wake.
-        #expect(tracker.inFlight.count == 2 && tracker.nextDeadline == .max)
+        #expect(tracker.inFlight.count == 2 && tracker.nextDeadline == .distantFuture)
         #expect(tracker.abandonStuck(now: Self.t0 + 10_000).isEmpty)
     }
 

@@ -41,7 +41,7 @@ struct FetchWatchdogTests {
         #expect(T.wake(done) == T.t0 + Presence.diagnosticsInterval)
         let diagnosticsTick = state.handle(.tick, at: T.at(T.t0 + Presence.diagnosticsInterval))
         #expect(Self.abandoned(diagnosticsTick).isEmpty)
-        let deadline = started + FetchTracker.stuckLimit
+        let deadline = started + FetchTracker.stuckLimit.seconds
         #expect(T.wake(diagnosticsTick) == deadline)
         #expect(state.planner.fetches.inFlight.contains(T.pollenKey))
 
@@ -58,7 +58,7 @@ struct FetchWatchdogTests {
             }, "\(warnings)")
         // Not fetched again at once: the failure backoff (60 s + up to 25 %) applies.
         #expect(!T.fetches(tick).contains(T.pollenKey))
-        let retryAt = state.schedule(T.pollenKey).nextDue
+        let retryAt = state.schedule(T.pollenKey).nextDue.unixSeconds
         #expect((deadline + 60...deadline + 75).contains(retryAt))
         #expect(T.wake(tick) == retryAt)
         // Counted: a failure and a stuck fetch of its source, in diagnostics and /metrics.
@@ -74,7 +74,9 @@ struct FetchWatchdogTests {
         // The retry is a fresh fetch with a deadline of its own, and its answer is applied.
         let retry = state.handle(.tick, at: T.at(retryAt))
         #expect(T.fetches(retry) == [T.pollenKey])
-        #expect(state.planner.fetches.inFlight.deadline(T.pollenKey) == retryAt + FetchTracker.stuckLimit)
+        #expect(
+            state.planner.fetches.inFlight.deadline(T.pollenKey).unixSeconds == retryAt
+                + FetchTracker.stuckLimit.seconds)
         let answered = state.handle(.fetched(T.pollenKey, T.pollenOK(retryAt + 1)), at: T.at(retryAt + 1))
         #expect(Self.pollenStale(answered) == "false")
         #expect(state.planner.fetches.inFlight.isEmpty)
@@ -87,9 +89,9 @@ struct FetchWatchdogTests {
         _ = state.handle(.fetched(T.climateKey, try T.climateOK(now)), at: T.at(now))
         _ = state.handle(.fetched(T.stripesKey, try T.stripesOK(now)), at: T.at(now))
         // The next pollen fetch (6 h later) is started and never answers.
-        let due = state.schedule(T.pollenKey).nextDue
+        let due = state.schedule(T.pollenKey).nextDue.unixSeconds
         #expect(T.fetches(state.handle(.tick, at: T.at(due))) == [T.pollenKey])
-        let tick = state.handle(.tick, at: T.at(due + FetchTracker.stuckLimit))
+        let tick = state.handle(.tick, at: T.at(due + FetchTracker.stuckLimit.seconds))
         #expect(Self.abandoned(tick) == [T.pollenKey])
         // The last good values stay, marked stale, as after any failed fetch (SPEC §5).
         let tree = try #require(T.scopes(tick).first { $0.prefix == "breeze/home/pollen" }?.tree)
@@ -99,7 +101,7 @@ struct FetchWatchdogTests {
 
     @Test func aCompletionBeforeTheDeadlineLeavesNothingToAbandon() throws {
         var (state, _) = T.started(try T.config())
-        let deadline = T.t0 + 6 + FetchTracker.stuckLimit
+        let deadline = T.t0 + 6 + FetchTracker.stuckLimit.seconds
         _ = state.handle(.fetched(T.pollenKey, T.pollenFailed(deadline - 1)), at: T.at(deadline - 1))
         _ = state.handle(.fetched(T.climateKey, try T.climateOK(deadline - 1)), at: T.at(deadline - 1))
         _ = state.handle(.fetched(T.stripesKey, try T.stripesOK(deadline - 1)), at: T.at(deadline - 1))
@@ -120,7 +122,7 @@ struct FetchWatchdogTests {
         var state = T.machine(config)
         _ = state.start(at: T.at(T.t0))
         // Every first fetch is due within the spread.
-        let started = T.t0 + FetchPlanner.firstFetchSpread(locations: ids.count)
+        let started = T.t0 + FetchPlanner.firstFetchSpread(locations: ids.count).seconds
         let first = state.handle(.tick, at: T.at(started))
         let keys = T.fetches(first)
         #expect(Set(keys).count == ids.count * 3)
@@ -135,7 +137,7 @@ struct FetchWatchdogTests {
             #expect(T.fetches(actions).isEmpty)
         }
         #expect(state.planner.fetches.inFlight.isEmpty)
-        for key in keys { #expect((now + 60...now + 75).contains(state.schedule(key).nextDue), "\(key)") }
+        for key in keys { #expect((now + 60...now + 75).contains(state.schedule(key).nextDue.unixSeconds), "\(key)") }
         // The backoff over, every one is fetched again, and nothing was declared stuck.
         now += 75
         let retry = state.handle(.tick, at: T.at(now))

@@ -40,7 +40,7 @@ struct FleetPacingTests {
         #expect(FetchPlanner.firstFetchSpread(locations: 100_000) == 90)
         var state = T.machine(try Self.openMeteoPollen(1000))
         _ = state.start(at: T.at(T.t0))
-        let dues = state.planner.schedules.map(\.pollen.nextDue)
+        let dues = state.planner.schedules.map(\.pollen.nextDue.unixSeconds)
         #expect(dues.allSatisfy { (T.t0...T.t0 + 60).contains($0) })
         // Spread, not bunched: every 10 s slice of the minute gets some.
         let slices = Set(dues.map { ($0 - T.t0) / 10 })
@@ -61,7 +61,7 @@ struct FleetPacingTests {
         }
         #expect(waiting.count == 855)
         for index in waiting {
-            #expect((T.t0 + 120..<T.t0 + 140).contains(state.planner.schedules[index].pollen.nextDue))
+            #expect((T.t0 + 120..<T.t0 + 140).contains(state.planner.schedules[index].pollen.nextDue.unixSeconds))
         }
         // The wake is the next window, not now (no busy loop while requests wait).
         let next = T.fetches(state.handle(.tick, at: T.at(T.t0 + 140)))
@@ -131,8 +131,8 @@ struct FleetPacingTests {
         #expect(state.locations.allSatisfy { $0.season == nil })
         let warnings = T.logs(actions, .warning).filter { $0.contains("stretching pollen.interval") }
         #expect(warnings.count == 1)
-        #expect(state.planner.schedules.allSatisfy { $0.pollen.interval == pollen })
-        #expect(state.planner.schedules.allSatisfy { $0.air.interval == stretch.airInterval })
+        #expect(state.planner.schedules.allSatisfy { $0.pollen.interval.seconds == pollen })
+        #expect(state.planner.schedules.allSatisfy { $0.air.interval.seconds == stretch.airInterval })
         #expect(!state.calls.pollenSeason)
         let plain = state.begin(.init(location: 0, kind: .pollen), now: T.t0)
         guard let request = plain.0?.detail as? PollenRequest, request.source == .openMeteo else {
@@ -202,7 +202,7 @@ extension FleetPacingTests {
         let pollen = FetchKey(location: 3, kind: .pollen)
         let midnight: Int64 = 1_781_568_000  // 2026-06-16T00:00:00Z
         #expect(state.pace(stripes, now: T.t0) != nil)
-        #expect(state.schedule(stripes).nextDue >= midnight)
+        #expect(state.schedule(stripes).nextDue.unixSeconds >= midnight)
         #expect(state.pace(pollen, now: T.t0) == nil)
     }
 

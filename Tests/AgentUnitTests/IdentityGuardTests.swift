@@ -74,7 +74,7 @@ struct IdentityGuardTests {
             "\(json)")
         // A connection that lasts a minute: the configured backoff again.
         _ = state.handle(.mqtt(.connected), at: D.at(now))
-        let stable = state.handle(.tick, at: D.at(now + IdentityGuard.stableSeconds))
+        let stable = state.handle(.tick, at: D.at(now + IdentityGuard.stableSeconds.seconds))
         #expect(Self.delays(stable) == [nil])
         #expect(!state.diagnosticsJSON(at: D.at(now + 61)).contains("identity_conflict"))
     }
@@ -217,7 +217,7 @@ struct IdentityGuardTests {
                 D.logs(kept, .warning).contains { $0.contains("not clearing the topics of removed location(s) office") }
             )
             // The other instance stops announcing itself: cleared then.
-            let later = state.handle(.tick, at: D.at(Self.t0 + 11 + IdentityGuard.liveSeconds + 1))
+            let later = state.handle(.tick, at: D.at(Self.t0 + 11 + IdentityGuard.liveSeconds.seconds + 1))
             #expect(later.contains { if case .handover(.release(["breeze/office"])) = $0 { true } else { false } })
         }
     }

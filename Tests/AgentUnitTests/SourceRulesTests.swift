@@ -33,7 +33,7 @@ struct SourceRulesTests {
         let line = try #require(warnings.first)
         #expect(line.hasPrefix("\(kind.rawValue)[home]: fetch"))
         #expect(line.contains(" failed: boom; retry in "))
-        #expect(state.schedule(key).nextDue > now)
+        #expect(state.schedule(key).nextDue.unixSeconds > now)
         #expect(state.calls.outcomes.statuses.map(\.fetchesFailed).reduce(0, +) == 1)
     }
 

@@ -97,11 +97,11 @@ struct StripesDaemonStateTests {
 
         // Checked again after local midnight (+ up to 5 min): nothing newer is complete, no fetch.
         let tomorrow = Self.midnight(CivilDate(year: 2026, month: 6, day: 16)!)
-        let due = state.schedule(T.stripesKey).nextDue
+        let due = state.schedule(T.stripesKey).nextDue.unixSeconds
         #expect(due >= tomorrow && due < tomorrow + 300)
         let next = state.handle(.tick, at: T.at(due))
         #expect(Self.stripesFetches(next).isEmpty)
-        let after = state.schedule(T.stripesKey).nextDue
+        let after = state.schedule(T.stripesKey).nextDue.unixSeconds
         #expect(after >= tomorrow + 86_400 && after < tomorrow + 86_400 + 300)
     }
 
@@ -117,10 +117,10 @@ struct StripesDaemonStateTests {
         #expect((0...21).contains(spread))
         let dueDay = CivilDate(year: 2027, month: 1, day: 10)!.adding(days: spread)
         let dayBefore = Self.midnight(dueDay.adding(days: -1)) + 3600
-        state.planner.schedules[0].stripes.due(at: dayBefore)
+        state.planner.schedules[0].stripes.due(at: .init(unixSeconds: dayBefore))
         #expect(Self.stripesFetches(state.handle(.tick, at: T.at(dayBefore))).isEmpty)
         let onTheDay = Self.midnight(dueDay) + 3600
-        state.planner.schedules[0].stripes.due(at: onTheDay)
+        state.planner.schedules[0].stripes.due(at: .init(unixSeconds: onTheDay))
         let fetches = Self.stripesFetches(state.handle(.tick, at: T.at(onTheDay)))
         #expect(fetches.count == 1)
         #expect(fetches.first?.first == 1980)
@@ -160,14 +160,14 @@ struct StripesDaemonStateTests {
         #expect(T.logs(actions, .warning).contains { $0.contains("stripes[home]: fetch failed: HTTP 503") })
         // The stored stripes stay (the scope is the restored tree, never cleared).
         #expect(state.locations[0].stripes?.series.lastYear == 2024)
-        let due = state.schedule(T.stripesKey).nextDue
+        let due = state.schedule(T.stripesKey).nextDue.unixSeconds
         #expect(due >= now + 60 && due <= now + 75)
         // Retry-After is honoured.
         _ = state.handle(.tick, at: T.at(due))
         _ = state.handle(
             .fetched(T.stripesKey, .failure(.stripes, message: "HTTP 429", retryAfter: .seconds(7200))),
             at: T.at(due + 1))
-        #expect(state.schedule(T.stripesKey).nextDue == due + 1 + 7200)
+        #expect(state.schedule(T.stripesKey).nextDue.unixSeconds == due + 1 + 7200)
     }
 
     /// A 200 that makes no stripes would cost ≈ 120 calls again at once: the next try is tomorrow.
@@ -181,7 +181,7 @@ struct StripesDaemonStateTests {
             at: T.at(now))
         #expect(T.logs(actions, .warning).contains { $0.contains("next try tomorrow") })
         let tomorrow = Self.midnight(CivilDate(year: 2026, month: 6, day: 16)!)
-        let due = state.schedule(T.stripesKey).nextDue
+        let due = state.schedule(T.stripesKey).nextDue.unixSeconds
         #expect(due >= tomorrow && due < tomorrow + 300)
         #expect(T.scopes(actions).first { $0.prefix == "breeze/home/climate/stripes" }?.tree == nil)
     }

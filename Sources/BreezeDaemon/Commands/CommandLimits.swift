@@ -24,26 +24,26 @@ import BreezeCore
 ///   warning is logged once per window (the shorter refresh cooldown); the next line says how
 ///   many went unlogged.
 package struct CommandLimits: Sendable {
-    /// At most one `unit/set` per location per this many seconds.
-    static let unitInterval: Int64 = 10
+    /// At most one `unit/set` per location per this long.
+    static let unitInterval: DaemonDuration = .seconds(10)
 
     struct UnitSlot: Sendable, Equatable {
         /// When a unit change was last applied.
-        var appliedAt: Int64?
+        var appliedAt: DaemonInstant?
         /// The last word of the commands held since then.
         var pending: TemperatureUnit?
         /// Commands held since the last application.
         var held = 0
     }
 
-    /// A `refresh` re-publishes its location's whole tree at most once per this many seconds.
-    static let republishInterval: Int64 = 60
+    /// A `refresh` re-publishes its location's whole tree at most once per this long.
+    static let republishInterval: DaemonDuration = .seconds(60)
 
     private(set) var units: [UnitSlot]
     /// When each location's tree was last re-published for a `refresh`.
-    private(set) var republishedAt: [Int64?]
+    private(set) var republishedAt: [DaemonInstant?]
     /// When the retained-command warning was last logged, and how many came since.
-    private(set) var retainedLoggedAt: Int64?
+    private(set) var retainedLoggedAt: DaemonInstant?
     private(set) var retainedUnlogged = 0
 
     init(locations: Int) {
@@ -54,17 +54,17 @@ package struct CommandLimits: Sendable {
     /// Whether a `refresh` of location `index` at `now` re-publishes its whole tree (docs/operations.md, Limits "Its
     /// own tree, kept"): at most once per ``republishInterval``, so a flood of refreshes does
     /// not send thousands of trees.
-    mutating func mayRepublish(_ index: Int, now: Int64) -> Bool {
-        if let at = republishedAt[index], now < FetchSchedule.sum(at, Self.republishInterval) { return false }
+    mutating func mayRepublish(_ index: Int, now: DaemonInstant) -> Bool {
+        if let at = republishedAt[index], now < at + Self.republishInterval { return false }
         republishedAt[index] = now
         return true
     }
 
     /// The earliest time a held `unit/set` is due.
-    var nextDeadline: Int64? {
+    var nextDeadline: DaemonInstant? {
         units.compactMap { slot in
             guard slot.pending != nil, let at = slot.appliedAt else { return nil }
-            return FetchSchedule.sum(at, Self.unitInterval)
+            return at + Self.unitInterval
         }.min()
     }
 
@@ -73,15 +73,15 @@ package struct CommandLimits: Sendable {
         /// Apply it now.
         case apply
         /// Held until `until`; `firstHeld` when it is the first of this interval (one log line).
-        case held(until: Int64, firstHeld: Bool)
+        case held(until: DaemonInstant, firstHeld: Bool)
     }
 
     /// A `unit/set` for location `index` at `now` (the caller has checked it is a valid unit).
-    mutating func unitSet(_ index: Int, _ unit: TemperatureUnit, now: Int64) -> UnitDecision {
-        if let at = units[index].appliedAt, now < FetchSchedule.sum(at, Self.unitInterval) {
+    mutating func unitSet(_ index: Int, _ unit: TemperatureUnit, now: DaemonInstant) -> UnitDecision {
+        if let at = units[index].appliedAt, now < at + Self.unitInterval {
             units[index].pending = unit
             units[index].held += 1
-            return .held(until: FetchSchedule.sum(at, Self.unitInterval), firstHeld: units[index].held == 1)
+            return .held(until: at + Self.unitInterval, firstHeld: units[index].held == 1)
         }
         units[index].appliedAt = now
         units[index].pending = nil
@@ -91,11 +91,11 @@ package struct CommandLimits: Sendable {
 
     /// The held `unit/set`s whose interval is up: location index, the last word, and how many
     /// commands were held. Each counts as applied now.
-    mutating func dueUnits(now: Int64) -> [(index: Int, unit: TemperatureUnit, held: Int)] {
+    mutating func dueUnits(now: DaemonInstant) -> [(index: Int, unit: TemperatureUnit, held: Int)] {
         var due: [(index: Int, unit: TemperatureUnit, held: Int)] = []
         for index in units.indices {
             guard let unit = units[index].pending, let at = units[index].appliedAt,
-                now >= FetchSchedule.sum(at, Self.unitInterval)
+                now >= at + Self.unitInterval
             else { continue }
             due.append((index, unit, units[index].held))
             units[index] = UnitSlot(appliedAt: now, pending: nil, held: 0)
@@ -104,9 +104,9 @@ package struct CommandLimits: Sendable {
     }
 
     /// A retained command at `now`: the number of retained commands not logged since the last
-    /// line when this one is to be logged (a line per `window` seconds), nil when it is not.
-    mutating func retainedCommand(now: Int64, window: Int64) -> Int? {
-        if let at = retainedLoggedAt, now < FetchSchedule.sum(at, window) {
+    /// line when this one is to be logged (a line per `window`), nil when it is not.
+    mutating func retainedCommand(now: DaemonInstant, window: DaemonDuration) -> Int? {
+        if let at = retainedLoggedAt, now < at + window {
             retainedUnlogged += 1
             return nil
         }

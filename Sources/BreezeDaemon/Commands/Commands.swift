@@ -31,22 +31,22 @@ struct Commands: Sendable {
     }
 
     private(set) var limits: CommandLimits
-    /// The retained-command warning is logged at most once per this many seconds (the shorter
-    /// refresh cooldown).
-    let retainedWindow: Int64
+    /// The retained-command warning is logged at most once per this long (the shorter refresh
+    /// cooldown).
+    let retainedWindow: DaemonDuration
 
     init(locations: Int, config: AgentConfig) {
         limits = CommandLimits(locations: locations)
         retainedWindow = min(
-            config.pollen.refreshCooldown.components.seconds, config.climate.refreshCooldown.components.seconds)
+            DaemonDuration(config.pollen.refreshCooldown), DaemonDuration(config.climate.refreshCooldown))
     }
 
     /// The earliest time a held `unit/set` is due.
-    var nextDeadline: Int64? { limits.nextDeadline }
+    var nextDeadline: DaemonInstant? { limits.nextDeadline }
 
     /// A message on a command topic of one of `locations` (CommandIntent); nil when it is
     /// none (someone else's message).
-    mutating func handle(_ message: MQTTMessage, layout: TopicLayout, locations: [LocationRuntime], now: Int64)
+    mutating func handle(_ message: MQTTMessage, layout: TopicLayout, locations: [LocationRuntime], now: DaemonInstant)
         -> [Action]?
     {
         guard let intent = CommandIntent.route(message, layout: layout, locations: locations.lazy.map(\.config.id))
@@ -87,7 +87,7 @@ struct Commands: Sendable {
     }
 
     /// The held `unit/set`s whose interval is up (``CommandLimits/dueUnits(now:)``).
-    mutating func due(now: Int64) -> [Action] {
+    mutating func due(now: DaemonInstant) -> [Action] {
         limits.dueUnits(now: now).map { due in
             .applyUnit(
                 location: due.index, due.unit,

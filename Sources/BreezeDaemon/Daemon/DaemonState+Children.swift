@@ -208,7 +208,7 @@ extension DaemonState {
     /// (``RepublishQueue``).
     private mutating func refresh(_ index: Int, id: String, republish: Bool, now: Int64) -> [DaemonAction] {
         var actions: [DaemonAction] = []
-        let planned = planner.refresh(index, id: id, now: now)
+        let planned = planner.refresh(index, id: id, now: .init(unixSeconds: now))
         for case .log(let level, let text) in planned { actions.append(.log(level, text)) }
         if republish { republishing.add(index) }
         for case .startDue(let location) in planned {

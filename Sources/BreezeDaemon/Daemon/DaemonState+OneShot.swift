@@ -47,7 +47,7 @@ extension DaemonState {
             actions = apply(key, outcome, now: now)
             // Due again at once: the rules want another try now (`auto` falls back to Open-Meteo
             // when Google rejects the key).
-            let fallBack = planner[key].isDue(at: now)
+            let fallBack = planner[key].isDue(at: .init(unixSeconds: now))
             actions += oneShotStep(.fetched(key, fallBack: fallBack, hasData: hasData(key)), now: now)
         case .rendered(let key, let outcome):
             // One flush after every render (``OneShot/Action/flush``), not one per image.
@@ -82,7 +82,7 @@ extension DaemonState {
             case .prepare:
                 actions.append(.prepareOnce)
             case .startFetches(let due):
-                for key in due { planner[key].due(at: now) }
+                for key in due { planner[key].due(at: .init(unixSeconds: now)) }
                 actions += startOneShotFetches(now: now)
             case .saveCallCounts:
                 actions += callCountStore(now: now, force: true)
@@ -118,13 +118,13 @@ extension DaemonState {
     /// Starts every due fetch ``OneShot`` wants, each paced and begun in order as in `run`.
     private mutating func startOneShotFetches(now: Int64) -> [DaemonAction] {
         var actions: [DaemonAction] = []
-        for key in planner.due(now: now, in: locations.indices)
+        for key in planner.due(now: .init(unixSeconds: now), in: locations.indices)
         where oneShot?.wants(key) == true {
             let (started, how) = startFetch(key, now: now)
             actions += started
             let event: OneShot.Event =
                 how == .deferred
-                ? .deferred(key, until: planner[key].nextDue, hasData: hasData(key))
+                ? .deferred(key, until: planner[key].nextDue.unixSeconds, hasData: hasData(key))
                 : .began(key, fetching: how == .started, hasData: hasData(key))
             actions += oneShotStep(event, now: now)
         }

@@ -47,7 +47,7 @@ extension DaemonState {
         let wasIdle = planner.fetches.isIdle
         let scanned = changed.flatMap { now < wakeAt ? $0..<($0 + 1) : nil } ?? locations.indices
         // Each key is paced and begun in order: a key's pacing counts against the next one's.
-        for key in planner.due(now: now, in: scanned) {
+        for key in planner.due(now: .init(unixSeconds: now), in: scanned) {
             actions += startFetch(key, now: now).actions
         }
         // A batch starting from idle saves the counts at once; a batch joining fetches in flight
@@ -72,7 +72,7 @@ extension DaemonState {
         if let deferred = pace(key, now: now) { return (deferred, .deferred) }
         let (request, notes) = begin(key, now: now)
         guard let request else { return (notes, .notNeeded) }
-        planner.fetches.started(key, now: now)
+        planner.fetches.started(key, now: .init(unixSeconds: now))
         return (notes + [.fetch(key, request)], .started)
     }
 
@@ -89,7 +89,7 @@ extension DaemonState {
         guard let detail = begun.request else { return (nil, begun.actions) }
         countCall(key.location, begun.counts, now: now)
         if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-        planner[key].started(at: now)
+        planner[key].started(at: .init(unixSeconds: now))
         let request = FetchRequest(kind: key.kind, location: locations[key.location].config, now: now, detail: detail)
         return (request, begun.actions)
     }
@@ -116,7 +116,7 @@ extension DaemonState {
         else { return nil }
         let spread: Int64 = retry - now > 3600 ? 600 : 20
         let at = retry + Int64.random(in: 0..<spread, using: &random)
-        planner[key].due(at: at)
+        planner[key].due(at: .init(unixSeconds: at))
         return perform(notes)
     }
 
@@ -169,7 +169,9 @@ extension DaemonState {
         let failure = key.kind.rules.failure(source(key))
         if failure.marksStale { locations[index].slots.failed(key.kind) }
         shareSlot(key)
-        let delay = planner[key].failed(at: now, retryAfter: retryAfter?.delay(at: now), jitter: random.fraction())
+        let delay = planner[key].failed(
+            at: .init(unixSeconds: now), retryAfter: retryAfter.map { DaemonDuration.seconds($0.delay(at: now)) },
+            jitter: random.fraction())
         calls.outcomes.failure(failure.diagnosticsKey, at: now, message: message)
         let id = locations[index].config.id
         return [
@@ -196,7 +198,7 @@ extension DaemonState {
     /// is retried on the failure backoff like any other failure.
     mutating func abandonStuckFetches(now: Int64) -> [DaemonAction] {
         var actions: [DaemonAction] = []
-        for case .abandon(let key, let message) in planner.fetches.abandonStuck(now: now) {
+        for case .abandon(let key, let message) in planner.fetches.abandonStuck(now: .init(unixSeconds: now)) {
             calls.outcomes.stuck(key.kind.rules.failure(source(key)).diagnosticsKey)
             actions.append(.abandonFetch(key))
             actions += complete(key, .failure(key.kind, message: message), now: now)
@@ -263,8 +265,8 @@ extension DaemonState {
             // Without the daily season call a standing restored from `state_dir` would never
             // be replaced: its topics go instead of showing an old day's values.
             if !stretch.pollenSeason { locations[index].season = nil }
-            if let pollen = stretch.pollenInterval { planner.schedules[index].pollen.interval = pollen }
-            if let air = stretch.airInterval { planner.schedules[index].air.interval = air }
+            if let pollen = stretch.pollenInterval { planner.schedules[index].pollen.interval = .seconds(pollen) }
+            if let air = stretch.airInterval { planner.schedules[index].air.interval = .seconds(air) }
         }
         return [.log(.warning, "open-meteo: " + stretch.summary)]
     }

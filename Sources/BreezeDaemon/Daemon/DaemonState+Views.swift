@@ -37,7 +37,8 @@ extension DaemonState {
                 case .log(let level, let text): actions.append(.log(level, text))
                 }
             }
-            actions += perform(outputs.devices.update(snapshot, context: context, kind: kind, now: now))
+            actions += perform(
+                outputs.devices.update(snapshot, context: context, kind: kind, now: .init(unixSeconds: now)))
         }
         actions += imageScopes()
         return actions

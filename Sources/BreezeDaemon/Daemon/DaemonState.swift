@@ -110,7 +110,7 @@ package struct DaemonState {
     /// (``FetchPlanner/start(now:random:)``) and sets every scope.
     package mutating func start(at time: DaemonTime) -> [DaemonAction] {
         let stretched = stretchOpenMeteoIntervals()
-        planner.start(now: time.now, random: &random)
+        planner.start(now: time.instant, random: &random)
         _ = presence.handle(.started, now: time.now, random: &random)
         return demoGuarded(stretched + scopeActions(now: time.now), at: time)
     }
@@ -170,12 +170,12 @@ package struct DaemonState {
             // Subscribed first (in the announce), then announced: the broker delivers another
             // instance's retained announcement before this one replaces it.
             actions += perform(presence.handle(.connected, now: now, random: &random), at: time)
-            actions += perform(identity.handle(.connected, now: now), at: time)
+            actions += perform(identity.handle(.connected, now: time.instant), at: time)
             actions.append(wake(now: now))
         case .mqtt(.disconnected(let reason)):
             handover.disconnected()
             actions += perform(presence.handle(.disconnected(reason: reason), now: now, random: &random), at: time)
-            actions += perform(identity.handle(.disconnected, now: now), at: time)
+            actions += perform(identity.handle(.disconnected, now: time.instant), at: time)
         case .mqtt(.message(let message)):
             actions += handleMessage(message, at: time)
         case .clearsHeld(let until):
@@ -245,18 +245,19 @@ package struct DaemonState {
     /// topic of a handover, another instance's announcement or our availability, a Home
     /// Assistant birth, or a command.
     private mutating func handleMessage(_ message: MQTTMessage, at time: DaemonTime) -> [DaemonAction] {
-        let now = time.now
-        if let actions = outputs.devices.handle(message, qos: config.mqtt.qos, now: now) {
+        let (now, instant) = (time.now, time.instant)
+        if let actions = outputs.devices.handle(message, qos: config.mqtt.qos, now: instant) {
             // A send held by the per-device limit is due later: the wake covers it.
             return perform(actions) + (outputs.devices.nextDeadline == nil ? [] : [wake(now: now)])
         }
         if handover.observe(topic: message.topic, payload: message.payload) { return [] }
         if message.topic == identity.topic {
             return perform(
-                identity.handle(.announcement(message.payload, retained: message.retain), now: now), at: time)
+                identity.handle(.announcement(message.payload, retained: message.retain), now: instant),
+                at: time)
         }
         if message.topic == layout.status.name {
-            return perform(identity.handle(.availability(message.payload), now: now), at: time)
+            return perform(identity.handle(.availability(message.payload), now: instant), at: time)
         }
         if message.topic == layout.homeAssistantBirth.name {
             let online = message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
@@ -264,7 +265,7 @@ package struct DaemonState {
             // A re-discovery asked for is a deadline of the one wake.
             return actions.isEmpty ? [] : actions + [wake(now: now)]
         }
-        let decided = commands.handle(message, layout: layout, locations: locations, now: now) ?? []
+        let decided = commands.handle(message, layout: layout, locations: locations, now: instant) ?? []
         return perform(decided, now: now)
     }
 
@@ -275,8 +276,10 @@ package struct DaemonState {
     mutating func wake(now: Int64) -> DaemonAction {
         var wake = min(
             presence.nextDeadline, handover.nextDeadline ?? .max, outputs.images.nextDeadline ?? .max,
-            commands.nextDeadline ?? .max, outputs.devices.nextDeadline ?? .max, identity.nextDeadline ?? .max)
-        wake = min(wake, outputs.scopes.nextDeadline(now: now), planner.nextDeadline(now: now))
+            commands.nextDeadline?.unixSeconds ?? .max, outputs.devices.nextDeadline?.unixSeconds ?? .max,
+            identity.nextDeadline?.unixSeconds ?? .max)
+        wake = min(
+            wake, outputs.scopes.nextDeadline(now: now), planner.nextDeadline(now: .init(unixSeconds: now)).unixSeconds)
         if let clearsAt = marks.clearsAt { wake = min(wake, max(clearsAt, now)) }
         marks.wakeAt = wake
         return .wake(at: wake)
@@ -285,12 +288,12 @@ package struct DaemonState {
     /// What is due at a time edge besides the scopes: shard handover decisions,
     /// `<p>/diagnostics`, held `unit/set` commands and device sends, the identity's checks.
     private mutating func timeEdges(at time: DaemonTime) -> [DaemonAction] {
-        let now = time.now
+        let (now, instant) = (time.now, time.instant)
         var actions = perform(handover.tick(now: now))
         actions += perform(presence.handle(.tick, now: now, random: &random), at: time)
-        actions += perform(commands.due(now: now), now: now)
-        actions += perform(outputs.devices.due(now: now, qos: config.mqtt.qos))
-        actions += perform(identity.handle(.tick, now: now), at: time)
+        actions += perform(commands.due(now: instant), now: now)
+        actions += perform(outputs.devices.due(now: instant, qos: config.mqtt.qos))
+        actions += perform(identity.handle(.tick, now: instant), at: time)
         return actions
     }
 }

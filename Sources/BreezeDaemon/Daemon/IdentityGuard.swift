@@ -68,14 +68,14 @@ package struct AgentAnnouncement: Sendable, Equatable, Codable {
 /// - A retained `offline` someone else publishes on the agent's availability topic while it is
 ///   connected is answered with `online` at once (one warning per ``announceInterval``).
 package struct IdentityGuard: Sendable {
-    static let quickDropSeconds: Int64 = 10
+    static let quickDropSeconds: DaemonDuration = .seconds(10)
     static let quickDropsForDuplicate = 3
     static let firstReconnectDelay: Int64 = 2
     static let longestReconnectDelay: Int64 = 300
-    static let stableSeconds: Int64 = 60
-    static let announceInterval: Int64 = 300
-    static let liveSeconds: Int64 = 2 * announceInterval
-    static let settleSeconds: Int64 = 5
+    static let stableSeconds: DaemonDuration = .seconds(60)
+    static let announceInterval: DaemonDuration = .minutes(5)
+    static let liveSeconds: DaemonDuration = announceInterval * 2
+    static let settleSeconds: DaemonDuration = .seconds(5)
 
     enum Event: Sendable, Equatable {
         case connected
@@ -106,14 +106,14 @@ package struct IdentityGuard: Sendable {
     let topic: String
     let clientID: String
     private(set) var own: AgentAnnouncement
-    private(set) var connectedSince: Int64?
+    private(set) var connectedSince: DaemonInstant?
     private(set) var connects = 0
     private(set) var quickDrops = 0
     /// The reconnect delay in force; nil: the configured backoff.
     private(set) var reconnectDelay: Int64?
     /// The other live instance, and when it was last seen.
     private(set) var other: AgentAnnouncement?
-    private(set) var otherSeenAt: Int64 = 0
+    private(set) var otherSeenAt = DaemonInstant(unixSeconds: 0)
     /// A recent announcement of another instance that was there before this one's: not proof
     /// of a live one.
     private(set) var suspect: AgentAnnouncement?
@@ -121,15 +121,15 @@ package struct IdentityGuard: Sendable {
     private var echoSeen = false
     /// Instances already named in an error line (and answered).
     private var named: Set<String> = []
-    private(set) var nextAnnounce: Int64?
+    private(set) var nextAnnounce: DaemonInstant?
     /// Removed locations' scopes held at start, and when to decide about them.
     private(set) var heldRemoved: [String] = []
     private var removedIDs: [String] = []
-    private(set) var releaseAt: Int64?
+    private(set) var releaseAt: DaemonInstant?
     private var holdLoggedFor: String?
     /// Overrides of the availability topic since the last warning, and when it was logged.
     private var overrides = 0
-    private var overrideLoggedAt: Int64?
+    private var overrideLoggedAt: DaemonInstant?
 
     init(topic: String, clientID: String, instance: String, started: Int64) {
         self.topic = topic
@@ -153,21 +153,21 @@ package struct IdentityGuard: Sendable {
 
     var isOtherLive: Bool { other != nil }
 
-    var nextDeadline: Int64? {
+    var nextDeadline: DaemonInstant? {
         var times = [nextAnnounce, releaseAt].compactMap { $0 }
-        if other != nil { times.append(FetchSchedule.sum(otherSeenAt, Self.liveSeconds)) }
+        if other != nil { times.append(otherSeenAt + Self.liveSeconds) }
         if reconnectDelay != nil, let since = connectedSince { times.append(since + Self.stableSeconds) }
         return times.min()
     }
 
-    mutating func handle(_ event: Event, now: Int64) -> [Action] {
+    mutating func handle(_ event: Event, now: DaemonInstant) -> [Action] {
         switch event {
         case .connected:
             connects += 1
             connectedSince = now
             echoSeen = false
-            nextAnnounce = FetchSchedule.sum(now, Self.announceInterval)
-            if !heldRemoved.isEmpty, releaseAt == nil { releaseAt = FetchSchedule.sum(now, Self.settleSeconds) }
+            nextAnnounce = now + Self.announceInterval
+            if !heldRemoved.isEmpty, releaseAt == nil { releaseAt = now + Self.settleSeconds }
             return [announce(now: now)]
         case .disconnected:
             defer { connectedSince = nil }
@@ -205,7 +205,7 @@ package struct IdentityGuard: Sendable {
             // it proves a live instance: its connect, its re-announce, or its answer to this
             // one's. (The retain flag cannot tell: MQTT 5 subscriptions keep it as published.)
             guard echoSeen else {
-                if now - seen.at <= Self.liveSeconds { suspect = seen }
+                if now - DaemonInstant(unixSeconds: seen.at) <= Self.liveSeconds { suspect = seen }
                 return []
             }
             other = seen
@@ -226,7 +226,7 @@ package struct IdentityGuard: Sendable {
                 return []
             }
             var actions: [Action] = [.reassertOnline]
-            if let at = overrideLoggedAt, now < FetchSchedule.sum(at, Self.announceInterval) {
+            if let at = overrideLoggedAt, now < at + Self.announceInterval {
                 overrides += 1
             } else {
                 let more = overrides > 0 ? " (\(overrides) more since the last such line)" : ""
@@ -242,10 +242,10 @@ package struct IdentityGuard: Sendable {
         case .tick:
             var actions: [Action] = []
             if let at = nextAnnounce, now >= at {
-                nextAnnounce = FetchSchedule.sum(now, Self.announceInterval)
+                nextAnnounce = now + Self.announceInterval
                 actions.append(announce(now: now))
             }
-            if let seen = other, now >= FetchSchedule.sum(otherSeenAt, Self.liveSeconds) {
+            if let seen = other, now >= otherSeenAt + Self.liveSeconds {
                 other = nil
                 actions.append(
                     .log(.info, "agent: \(seen.described) has not announced itself for \(Self.liveSeconds) s"))
@@ -283,8 +283,8 @@ package struct IdentityGuard: Sendable {
         }
     }
 
-    private mutating func announce(now: Int64) -> Action {
-        own.at = now
+    private mutating func announce(now: DaemonInstant) -> Action {
+        own.at = now.unixSeconds
         return .announce(own.payload)
     }
 
@@ -294,7 +294,7 @@ package struct IdentityGuard: Sendable {
         // A live instance was seen when its announcement arrived; a suspect (named only after
         // quick drops) was never seen live: its own announcement time is what is known of it.
         let shown: (announcement: AgentAnnouncement, seenAt: Int64)? =
-            if let other { (other, otherSeenAt) } else if reconnectDelay != nil, let suspect {
+            if let other { (other, otherSeenAt.unixSeconds) } else if reconnectDelay != nil, let suspect {
                 (suspect, suspect.at)
             } else { nil }
         let seen: JSONValue =

@@ -33,8 +33,8 @@ import BreezeCore
 /// A child of ``DaemonState`` with its own actions, which the parent maps; its deadline is the
 /// end of a held send's interval.
 package struct DeviceCommandState {
-    /// At most one command batch per device per this many seconds.
-    static let minimumInterval: Int64 = 10
+    /// At most one command batch per device per this long.
+    static let minimumInterval: DaemonDuration = .seconds(10)
 
     /// What the device outputs ask for.
     enum Action: Sendable, Equatable {
@@ -48,13 +48,13 @@ package struct DeviceCommandState {
         /// Nothing sent yet (or only by `once`, which has no limit).
         case free
         /// The last batch went out at this time; nothing is owed.
-        case sent(at: Int64)
+        case sent(at: DaemonInstant)
         /// The last batch went out at `at`, and `count` sends came due inside the interval: one
         /// is owed when it is up.
-        case holding(sentAt: Int64, count: Int)
+        case holding(sentAt: DaemonInstant, count: Int)
 
         /// When the last batch went out, if one did.
-        var lastSentAt: Int64? {
+        var lastSentAt: DaemonInstant? {
             switch self {
             case .free: nil
             case .sent(let at), .holding(let at, _): at
@@ -100,20 +100,20 @@ package struct DeviceCommandState {
     var availability: [DeviceAvailability] { devices.map(\.availability) }
 
     /// The end of the earliest interval with a send held.
-    var nextDeadline: Int64? {
+    var nextDeadline: DaemonInstant? {
         devices.compactMap { device in
             guard case .holding(let at, _) = device.interval else { return nil }
-            return FetchSchedule.sum(at, Self.minimumInterval)
+            return at + Self.minimumInterval
         }.min()
     }
 
     /// The held sends whose interval is up: sent when the device is online, dropped (with the
     /// count logged) otherwise (it is sent what it should show when it comes back).
-    mutating func due(now: Int64, qos: Int) -> [Action] {
+    mutating func due(now: DaemonInstant, qos: Int) -> [Action] {
         var actions: [Action] = []
         for index in devices.indices {
             guard case .holding(let at, let count) = devices[index].interval,
-                now >= FetchSchedule.sum(at, Self.minimumInterval)
+                now >= at + Self.minimumInterval
             else { continue }
             devices[index].interval = .sent(at: at)
             // A device that came back online may have rebooted: the batch goes even if unchanged.
@@ -140,7 +140,7 @@ package struct DeviceCommandState {
     /// New data for a location: the commands of its devices (those fed by `kind`, or all), sent
     /// to the devices that are online and whose commands changed.
     mutating func update(
-        _ snapshot: LocationSnapshot, context: SinkContext, kind: SourceKind?, now: Int64
+        _ snapshot: LocationSnapshot, context: SinkContext, kind: SourceKind?, now: DaemonInstant
     ) -> [Action] {
         var actions: [Action] = []
         for index in devices.indices {
@@ -156,7 +156,7 @@ package struct DeviceCommandState {
     }
 
     /// A message on an availability topic; nil when the topic is none of the devices'.
-    mutating func handle(_ message: MQTTMessage, qos: Int, now: Int64) -> [Action]? {
+    mutating func handle(_ message: MQTTMessage, qos: Int, now: DaemonInstant) -> [Action]? {
         var matched = false
         var actions: [Action] = []
         for index in devices.indices where devices[index].sink.powerTopics.contains(message.topic) {
@@ -213,18 +213,18 @@ package struct DeviceCommandState {
 
     /// Sends the device its wanted commands, or holds the send when the last batch is less than
     /// ``minimumInterval`` old (`now` nil: `once`, no limit).
-    private mutating func send(_ index: Int, reason: String, qos: Int, now: Int64?) -> [Action] {
+    private mutating func send(_ index: Int, reason: String, qos: Int, now: DaemonInstant?) -> [Action] {
         guard var commands = devices[index].wanted else { return [] }
         let sink = devices[index].sink
         if let now {
-            if let at = devices[index].interval.lastSentAt, now < FetchSchedule.sum(at, Self.minimumInterval) {
+            if let at = devices[index].interval.lastSentAt, now < at + Self.minimumInterval {
                 let held = devices[index].interval.held + 1
                 devices[index].interval = .holding(sentAt: at, count: held)
                 guard held == 1 else { return [] }
                 return [
                     .log(
                         .info,
-                        "output \(sink.name): \(reason) within \(Self.minimumInterval) s of the last commands; held until \(FetchSchedule.sum(at, Self.minimumInterval) - now) s from now"
+                        "output \(sink.name): \(reason) within \(Self.minimumInterval) s of the last commands; held until \(at + Self.minimumInterval - now) s from now"
                     )
                 ]
             }

@@ -35,7 +35,7 @@ package struct FetchPlanner: Sendable {
     var fetches = FetchTracker()
     /// Per location: when a refused `refresh` was last logged (one line per cooldown window in a
     /// flood of them, docs/operations.md, Limits).
-    private var refreshSkipLoggedAt: [Int64?]
+    private var refreshSkipLoggedAt: [DaemonInstant?]
 
     init(locations: Int, settings: AgentConfig) {
         schedules = Array(repeating: Self.schedules(settings), count: locations)
@@ -43,7 +43,7 @@ package struct FetchPlanner: Sendable {
         refreshSkipLoggedAt = Array(repeating: nil, count: locations)
     }
 
-    /// A location's schedules before anything is known: everything due (`nextDue` 0).
+    /// A location's schedules before anything is known: everything ``FetchSchedule/unplaced``.
     static func schedules(_ settings: AgentConfig) -> PerSource<FetchSchedule> {
         PerSource { $0.rules.schedule(in: settings) }
     }
@@ -58,17 +58,17 @@ package struct FetchPlanner: Sendable {
     /// First fetches after a start are spread over this many seconds: 5 s for a hub, growing
     /// with the locations (60 ms each) up to 90 s, so 1,000 locations do not all ask at once
     /// (many hubs restarted together by a power cut should not hit the APIs in the same second).
-    static func firstFetchSpread(locations: Int) -> Int64 {
-        min(max(5, Int64(locations) * 6 / 100), 90)
+    static func firstFetchSpread(locations: Int) -> DaemonDuration {
+        .seconds(min(max(5, Int64(locations) * 6 / 100), 90))
     }
 
     /// Starting: every source not scheduled yet (nothing restored for it) comes due at a random
     /// time within ``firstFetchSpread(locations:)``.
-    mutating func start(now: Int64, random: inout SplitMix64) {
+    mutating func start(now: DaemonInstant, random: inout SplitMix64) {
         let spread = Self.firstFetchSpread(locations: schedules.count)
         for index in schedules.indices {
-            for kind in SourceKind.allCases where schedules[index][kind].nextDue == 0 {
-                schedules[index][kind].due(at: now + Int64.random(in: 0...spread, using: &random))
+            for kind in SourceKind.allCases where schedules[index][kind].nextDue == FetchSchedule.unplaced {
+                schedules[index][kind].due(at: now + .seconds(Int64.random(in: 0...spread.seconds, using: &random)))
             }
         }
     }
@@ -77,7 +77,7 @@ package struct FetchPlanner: Sendable {
 
     /// The fetches of enabled sources due at `now` and not in flight, of the locations in
     /// `scanned`, in location then source order.
-    func due(now: Int64, in scanned: Range<Int>, busy: FetchesInFlight) -> [FetchKey] {
+    func due(now: DaemonInstant, in scanned: Range<Int>, busy: FetchesInFlight) -> [FetchKey] {
         var keys: [FetchKey] = []
         for index in scanned {
             for kind in SourceKind.allCases where enabled[kind] && schedules[index][kind].isDue(at: now) {
@@ -89,7 +89,9 @@ package struct FetchPlanner: Sendable {
     }
 
     /// ``due(now:in:busy:)`` with the fetches in flight now.
-    func due(now: Int64, in scanned: Range<Int>) -> [FetchKey] { due(now: now, in: scanned, busy: fetches.inFlight) }
+    func due(now: DaemonInstant, in scanned: Range<Int>) -> [FetchKey] {
+        due(now: now, in: scanned, busy: fetches.inFlight)
+    }
 
     // MARK: refresh
 
@@ -97,7 +99,7 @@ package struct FetchPlanner: Sendable {
     /// fetch (``SourceRules/refreshedByCommand``: all but the stripes) fetched now unless within
     /// its cooldown. Air follows too (its own schedule, pollen's cooldown) but is not part of the
     /// log line's pollen/climate verdict, which the fleet tooling greps.
-    mutating func refresh(_ index: Int, id: String, now: Int64) -> [Action] {
+    mutating func refresh(_ index: Int, id: String, now: DaemonInstant) -> [Action] {
         var refreshed = PerSource { _ in false }
         for kind in SourceKind.allCases where enabled[kind] && kind.rules.refreshedByCommand {
             refreshed[kind] = schedules[index][kind].refresh(at: now)
@@ -107,7 +109,7 @@ package struct FetchPlanner: Sendable {
         // A flood of refused refreshes (a stuck automation) logs one line per cooldown
         // window, not one per message (docs/operations.md, Limits).
         let window = min(schedules[index].pollen.refreshCooldown, schedules[index].climate.refreshCooldown)
-        if pollen || climate || refreshSkipLoggedAt[index].map({ FetchSchedule.sum($0, window) <= now }) ?? true {
+        if pollen || climate || refreshSkipLoggedAt[index].map({ $0 + window <= now }) ?? true {
             actions.append(
                 .log(
                     .info,
@@ -127,12 +129,12 @@ package struct FetchPlanner: Sendable {
     ///
     /// Read after every event for every location: the schedules are read in place. Calling a
     /// method on an element copied it (retains and releases: 5–8 % of a 1,000-location cycle).
-    func nextDeadline(now: Int64, busy: FetchesInFlight) -> (wake: Int64, stuckCheck: Int64) {
-        var wake = Int64.max
-        var stuckCheck = Int64.max
+    func nextDeadline(now: DaemonInstant, busy: FetchesInFlight) -> (wake: DaemonInstant, stuckCheck: DaemonInstant) {
+        var wake = DaemonInstant.distantFuture
+        var stuckCheck = DaemonInstant.distantFuture
         let enabled = enabled
-        func due(_ index: Int, _ kind: SourceKind, _ at: Int64) -> Int64 {
-            guard enabled[kind] else { return .max }
+        func due(_ index: Int, _ kind: SourceKind, _ at: DaemonInstant) -> DaemonInstant {
+            guard enabled[kind] else { return .distantFuture }
             let key = FetchKey(location: index, kind: kind)
             guard busy.contains(key) else { return max(at, now) }
             let deadline = busy.deadline(key)
@@ -150,7 +152,7 @@ package struct FetchPlanner: Sendable {
 
     /// ``nextDeadline(now:busy:)`` with the fetches in flight now; the watchdog is told its
     /// deadline (``FetchTracker/woke(earliestDeadline:)``).
-    mutating func nextDeadline(now: Int64) -> Int64 {
+    mutating func nextDeadline(now: DaemonInstant) -> DaemonInstant {
         let (wake, stuckCheck) = nextDeadline(now: now, busy: fetches.inFlight)
         fetches.woke(earliestDeadline: stuckCheck)
         return wake

@@ -34,26 +34,26 @@ package struct FetchTracker: Sendable {
     static let stuckLimit = FetchSchedule.inFlightLimit
 
     private(set) var inFlight = FetchesInFlight()
-    /// The earliest deadline of a fetch in flight, as the last wake found it (`.max`: none).
-    private(set) var nextDeadline: Int64 = .max
+    /// The earliest deadline of a fetch in flight, as the last wake found it (`distantFuture`: none).
+    private(set) var nextDeadline: DaemonInstant = .distantFuture
 
     var isIdle: Bool { inFlight.isEmpty }
 
     /// The fetch of `key` was asked for at `now`.
-    mutating func started(_ key: FetchKey, now: Int64) {
-        inFlight.insert(key, deadline: FetchSchedule.sum(now, Self.stuckLimit))
+    mutating func started(_ key: FetchKey, now: DaemonInstant) {
+        inFlight.insert(key, deadline: now + Self.stuckLimit)
     }
 
     /// The fetch of `key` reported back, or was abandoned.
     mutating func finished(_ key: FetchKey) { inFlight.remove(key) }
 
     /// The parent's wake found `deadline` the earliest of the fetches in flight.
-    mutating func woke(earliestDeadline deadline: Int64) { nextDeadline = deadline }
+    mutating func woke(earliestDeadline deadline: DaemonInstant) { nextDeadline = deadline }
 
     /// The watchdog: every fetch in flight past its deadline, in location and source order.
     /// Cheap when nothing is due: the wake found the earliest deadline. They stay in flight
     /// until the parent has applied each (``finished(_:)``).
-    mutating func abandonStuck(now: Int64) -> [Action] {
+    mutating func abandonStuck(now: DaemonInstant) -> [Action] {
         guard !inFlight.isEmpty, now >= nextDeadline else { return [] }
         var actions: [Action] = []
         for index in 0..<inFlight.locationCount {
@@ -65,7 +65,7 @@ package struct FetchTracker: Sendable {
                 actions.append(.abandon(key, message: "stuck: no answer after \(waited) s, cancelled"))
             }
         }
-        nextDeadline = .max
+        nextDeadline = .distantFuture
         return actions
     }
 }
@@ -84,7 +84,7 @@ package struct FetchKey: Hashable, Sendable {
 package struct FetchesInFlight: Sendable {
     private var bits: [UInt8] = []
     /// ``kinds`` per location, in ``SourceKind`` order; meaningful only where the bit is set.
-    private var deadlines: [Int64] = []
+    private var deadlines: [DaemonInstant] = []
     /// Sources per location (at most 8: one bit each in a `UInt8`).
     private static let kinds = SourceKind.allCases.count
     private(set) var count = 0
@@ -99,14 +99,16 @@ package struct FetchesInFlight: Sendable {
         key.location >= 0 && key.location < bits.count && bits[key.location] & Self.mask(key.kind) != 0
     }
 
-    /// When `key`, in flight, is declared stuck; `.max` when it is not in flight.
-    func deadline(_ key: FetchKey) -> Int64 { contains(key) ? deadlines[Self.slot(key)] : .max }
+    /// When `key`, in flight, is declared stuck; `distantFuture` when it is not in flight.
+    func deadline(_ key: FetchKey) -> DaemonInstant {
+        contains(key) ? deadlines[Self.slot(key)] : .distantFuture
+    }
 
-    mutating func insert(_ key: FetchKey, deadline: Int64) {
+    mutating func insert(_ key: FetchKey, deadline: DaemonInstant) {
         guard key.location >= 0 else { return }
         if key.location >= bits.count {
             bits += repeatElement(0, count: key.location + 1 - bits.count)
-            deadlines += repeatElement(.max, count: bits.count * Self.kinds - deadlines.count)
+            deadlines += repeatElement(.distantFuture, count: bits.count * Self.kinds - deadlines.count)
         }
         deadlines[Self.slot(key)] = deadline
         guard bits[key.location] & Self.mask(key.kind) == 0 else { return }

@@ -107,8 +107,9 @@ package struct SourceContext {
     var stripesSpread: Int { StripesRequest.spread(seed: config.mqtt.clientID + "/" + location.config.id) }
 
     /// The next local midnight after `now` plus up to `jitter` seconds (a fetch of a new day's data).
-    mutating func afterMidnight(_ now: Int64, jitter: Int64) -> Int64 {
-        location.nextMidnight(after: now) + Int64.random(in: 0..<jitter, using: &random)
+    mutating func afterMidnight(_ now: Int64, jitter: Int64) -> DaemonInstant {
+        DaemonInstant(unixSeconds: location.nextMidnight(after: now))
+            + .seconds(Int64.random(in: 0..<jitter, using: &random))
     }
 }
 

@@ -22,8 +22,9 @@ package enum AirRules: SourceRules {
     /// `refresh` fetches air within pollen's cooldown: both are the "current conditions".
     package static func schedule(in config: AgentConfig) -> FetchSchedule {
         FetchSchedule(
-            interval: config.air.interval.components.seconds,
-            refreshCooldown: config.pollen.refreshCooldown.components.seconds, nextDue: 0)
+            interval: DaemonDuration(config.air.interval),
+            refreshCooldown: DaemonDuration(config.pollen.refreshCooldown),
+            nextDue: FetchSchedule.unplaced)
     }
 
     package static let refreshedByCommand = true
@@ -57,7 +58,7 @@ package enum AirRules: SourceRules {
     package static func receive(_ answer: AirAnswer, _ context: inout SourceContext, now: Int64) -> SourceReceived {
         let id = context.location.config.id
         context.location.slots.air.received(.init(report: answer.report, fetchedAt: answer.fetchedAt))
-        context.schedule.succeeded(at: now, jitter: context.random.fraction())
+        context.schedule.succeeded(at: .init(unixSeconds: now), jitter: context.random.fraction())
         dueAtMidnightAtLatest(&context, now: now)
         return SourceReceived(
             actions: [
@@ -90,7 +91,7 @@ package enum AirRules: SourceRules {
     /// when it ages out.
     static func restore(_ report: AirReport, fetchedAt: Int64, _ context: inout SourceContext) {
         context.location.slots.air.received(.init(report: report, fetchedAt: fetchedAt))
-        context.schedule.freshUntil(fetchedAt: fetchedAt, jitter: context.random.fraction())
+        context.schedule.freshUntil(fetchedAt: .init(unixSeconds: fetchedAt), jitter: context.random.fraction())
         dueAtMidnightAtLatest(&context, now: fetchedAt)
     }
 

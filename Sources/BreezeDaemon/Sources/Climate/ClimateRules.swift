@@ -20,7 +20,9 @@ package enum ClimateRules: SourceRules {
 
     /// Once a day (the trend moves by the day).
     package static func schedule(in config: AgentConfig) -> FetchSchedule {
-        FetchSchedule(interval: 86_400, refreshCooldown: config.climate.refreshCooldown.components.seconds, nextDue: 0)
+        FetchSchedule(
+            interval: .hours(24), refreshCooldown: DaemonDuration(config.climate.refreshCooldown),
+            nextDue: FetchSchedule.unplaced)
     }
 
     package static let refreshedByCommand = true
@@ -97,7 +99,7 @@ package enum ClimateRules: SourceRules {
         else { return [] }
         context.location.slots.climate.received(.init(trend: answer.trend, fetchedAt: stored.fetchedAt))
         if date == context.location.today(at: now) {
-            context.schedule.due(at: context.location.nextMidnight(after: now))
+            context.schedule.due(at: .init(unixSeconds: context.location.nextMidnight(after: now)))
         } else {
             context.location.slots.climate.stale = true
         }

@@ -24,7 +24,8 @@ package enum DWDRules: SourceRules {
 
     package static func schedule(in config: AgentConfig) -> FetchSchedule {
         FetchSchedule(
-            interval: 6 * 3600, refreshCooldown: config.pollen.refreshCooldown.components.seconds, nextDue: 0)
+            interval: .hours(6), refreshCooldown: DaemonDuration(config.pollen.refreshCooldown),
+            nextDue: FetchSchedule.unplaced)
     }
 
     /// A `refresh` asks again, conditionally (a 304 costs the DWD nothing).
@@ -51,7 +52,7 @@ package enum DWDRules: SourceRules {
                     .log(.info, "dwd[\(id)]: outside Germany (no DWD region): no DWD pollen for this location"))
                 context.location.slots.dwd.notice = .unsupported
             }
-            context.schedule.due(at: .max)
+            context.schedule.due(at: .distantFuture)
             return SourceBegin(request: nil, actions: actions)
         }
         // The region it reads, named in the log once a run (not again at each retry).
@@ -63,11 +64,11 @@ package enum DWDRules: SourceRules {
         }
         // Another location fetches the one document; this one is given what it brings.
         guard fetches(context) else {
-            context.schedule.due(at: .max)
+            context.schedule.due(at: .distantFuture)
             return SourceBegin(request: nil, actions: named)
         }
         guard context.callsToday(.dwd, now: now) < DWDPollen.maximumRequestsPerDay else {
-            context.schedule.due(at: context.location.nextMidnight(after: now))
+            context.schedule.due(at: .init(unixSeconds: context.location.nextMidnight(after: now)))
             return SourceBegin(
                 request: nil,
                 actions: [
@@ -120,8 +121,9 @@ package enum DWDRules: SourceRules {
             data.validators = validators
             context.location.slots.dwd.received(data)
             context.location.slots.dwd.notice = nil
-            context.schedule.succeeded(at: now, jitter: context.random.fraction())
-            context.schedule.due(at: DWDPollen.nextAsk(after: now, document: document, changed: changed))
+            context.schedule.succeeded(at: .init(unixSeconds: now), jitter: context.random.fraction())
+            context.schedule.due(
+                at: .init(unixSeconds: DWDPollen.nextAsk(after: now, document: document, changed: changed)))
             return SourceReceived(
                 actions: [
                     .store(
@@ -136,15 +138,16 @@ package enum DWDRules: SourceRules {
                     ),
                 ] + missing, count: .success(kind.traits.diagnosticsKey))
         case .notModified(let fetchedAt):
-            context.schedule.succeeded(at: now, jitter: context.random.fraction())
+            context.schedule.succeeded(at: .init(unixSeconds: now), jitter: context.random.fraction())
             guard var data = held else {
                 // A 304 with nothing held (a proxy's answer): asked again plainly in 15 minutes.
-                context.schedule.due(at: now + DWDPollen.reaskSeconds)
+                context.schedule.due(at: .init(unixSeconds: now) + .seconds(DWDPollen.reaskSeconds))
                 return SourceReceived(actions: [], count: .success(kind.traits.diagnosticsKey))
             }
             data.checkedAt = fetchedAt
             context.location.slots.dwd.received(data)
-            context.schedule.due(at: DWDPollen.nextAsk(after: now, document: data.document, changed: false))
+            context.schedule.due(
+                at: .init(unixSeconds: DWDPollen.nextAsk(after: now, document: data.document, changed: false)))
             return SourceReceived(
                 actions: [.log(.info, "dwd[\(id)]: not modified (HTTP 304); the document held stays")],
                 count: .success(kind.traits.diagnosticsKey))
@@ -166,7 +169,7 @@ package enum DWDRules: SourceRules {
         context.location.slots.dwd.received(data)
         // At its next_update when still ahead; else at once (conditionally): a new document may
         // have come out while the agent was stopped.
-        context.schedule.due(at: document.nextUpdate.map { max($0, now) } ?? now)
+        context.schedule.due(at: .init(unixSeconds: document.nextUpdate.map { max($0, now) } ?? now))
         return [
             .log(
                 .info,

@@ -24,8 +24,9 @@ package enum PollenRules: SourceRules {
 
     package static func schedule(in config: AgentConfig) -> FetchSchedule {
         FetchSchedule(
-            interval: config.pollen.interval.components.seconds,
-            refreshCooldown: config.pollen.refreshCooldown.components.seconds, nextDue: 0)
+            interval: DaemonDuration(config.pollen.interval),
+            refreshCooldown: DaemonDuration(config.pollen.refreshCooldown),
+            nextDue: FetchSchedule.unplaced)
     }
 
     package static let refreshedByCommand = true
@@ -61,7 +62,7 @@ package enum PollenRules: SourceRules {
                         ))
                     context.location.slots.pollen.notice = .dailyCap
                 }
-                context.schedule.due(at: context.location.nextMidnight(after: now))
+                context.schedule.due(at: .init(unixSeconds: context.location.nextMidnight(after: now)))
                 return SourceBegin(request: nil, actions: actions)
             }
         }
@@ -120,7 +121,7 @@ package enum PollenRules: SourceRules {
             }
             context.location.slots.pollen.received(.report(report, fetchedAt: answer.fetchedAt))
             context.location.slots.pollen.notice = nil
-            context.schedule.succeeded(at: now, jitter: context.random.fraction())
+            context.schedule.succeeded(at: .init(unixSeconds: now), jitter: context.random.fraction())
             // The response is stored first: nothing performed after it can lose it.
             return SourceReceived(
                 actions: [
@@ -134,7 +135,7 @@ package enum PollenRules: SourceRules {
         case .unsupported(let message):
             context.location.slots.pollen.received(.unsupported(message: message))
             context.location.season = nil
-            context.schedule.succeeded(at: now, jitter: context.random.fraction())
+            context.schedule.succeeded(at: .init(unixSeconds: now), jitter: context.random.fraction())
             var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
             if source == .openMeteo {
                 actions.append(.store(.removeResponse(location: id, source: Self.seasonStoreName)))
@@ -160,7 +161,7 @@ package enum PollenRules: SourceRules {
             let count = SourceReceived.Count.failure(PollenSource.google.diagnosticsKey, message: message)
             if context.config.pollen.source == .auto {
                 context.location.googleRejected = true
-                context.schedule.due(at: now)
+                context.schedule.due(at: .init(unixSeconds: now))
                 return SourceReceived(
                     actions: [
                         .log(
@@ -169,7 +170,7 @@ package enum PollenRules: SourceRules {
                         )
                     ], count: count)
             }
-            context.schedule.keyRejected(at: now)
+            context.schedule.keyRejected(at: .init(unixSeconds: now))
             context.location.slots.pollen.failed()
             return SourceReceived(
                 actions: [
@@ -224,7 +225,7 @@ package enum PollenRules: SourceRules {
         let location = context.location
         let shown = report.dropping(before: location.today(at: stored.fetchedAt), zone: location.zone)
         context.location.slots.pollen.received(.report(shown, fetchedAt: stored.fetchedAt))
-        context.schedule.freshUntil(fetchedAt: stored.fetchedAt, jitter: context.random.fraction())
+        context.schedule.freshUntil(fetchedAt: .init(unixSeconds: stored.fetchedAt), jitter: context.random.fraction())
         return [
             .log(.info, "pollen[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")
         ]

@@ -23,7 +23,9 @@ package enum StripesRules: SourceRules {
     /// Checked once a local day (years(_:now:) decides whether that check fetches);
     /// retried with backoff after a failure.
     package static func schedule(in config: AgentConfig) -> FetchSchedule {
-        FetchSchedule(interval: 86_400, refreshCooldown: config.climate.refreshCooldown.components.seconds, nextDue: 0)
+        FetchSchedule(
+            interval: .hours(24), refreshCooldown: DaemonDuration(config.climate.refreshCooldown),
+            nextDue: FetchSchedule.unplaced)
     }
 
     /// A `refresh` does not fetch the yearly archive again.
@@ -87,7 +89,7 @@ package enum StripesRules: SourceRules {
         case .stripes(let data):
             context.location.slots.stripes.received(data)
             // The next check is tomorrow; it fetches only when a newer year is complete.
-            context.schedule.succeeded(at: now, jitter: context.random.fraction())
+            context.schedule.succeeded(at: .init(unixSeconds: now), jitter: context.random.fraction())
             dueTomorrow(&context, now: now)
             let series = data.series
             let stored = StoredStripes(firstYear: series.firstYear, lastYear: series.lastYear, tallies: data.tallies)
@@ -117,7 +119,7 @@ package enum StripesRules: SourceRules {
         case .unusable(let message):
             // A 200 whose data makes no stripes: asking again at once would spend another ≈ 120
             // weighted calls on the same answer, so the next try is the next local day.
-            context.schedule.failed(at: now, retryAfter: nil, jitter: 0)
+            context.schedule.failed(at: .init(unixSeconds: now), retryAfter: nil, jitter: 0)
             dueTomorrow(&context, now: now)
             return SourceReceived(
                 actions: [.log(.warning, "stripes[\(id)]: unusable archive answer: \(message); next try tomorrow")],
