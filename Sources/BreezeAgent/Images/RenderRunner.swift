@@ -11,6 +11,7 @@
 
 import BreezeCore
 import BreezeDaemon
+import CProcess
 import Dispatch
 import Synchronization
 
@@ -225,8 +226,29 @@ final class RenderRunner: Sendable {
             _ = write(wake.write, &byte, 1)
         }
 
-        /// The grace after the SIGTERM is over: a helper still there gets SIGKILL.
-        func endGrace() { state.withLock { $0.graceOver = true } }
+        /// The grace after the SIGTERM is over: a helper still there gets SIGKILL. The byte on
+        /// the wake pipe ends ``waitForExit(_:)``.
+        func endGrace() {
+            state.withLock { $0.graceOver = true }
+            var byte: UInt8 = 1
+            _ = write(wake.write, &byte, 1)
+        }
+
+        /// Empties the wake pipe (a stop's byte, read before the grace starts).
+        func drainWake() {
+            var buffer = [UInt8](repeating: 0, count: 16)
+            while buffer.withUnsafeMutableBytes({ read(wake.read, $0.baseAddress!, $0.count) }) > 0 {}
+        }
+
+        /// Blocks until the helper has exited (`exitFD`, its pidfd, is readable) or something
+        /// wrote the wake pipe (the grace's end, a late stop). Without a pidfd (`exitFD` -1: a
+        /// kernel before 5.3) the wait is bounded at 10 ms, as the old polling was.
+        func waitForExit(_ exitFD: Int32) {
+            var fds = [pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            if exitFD >= 0 { fds.append(pollfd(fd: exitFD, events: Int16(POLLIN), revents: 0)) }
+            _ = poll(&fds, nfds_t(fds.count), exitFD >= 0 ? -1 : 10)
+            if fds[0].revents != 0 { drainWake() }
+        }
 
         var isGraceOver: Bool { state.withLock { $0.graceOver } }
 
@@ -442,6 +464,12 @@ final class RenderRunner: Sendable {
     /// helper's wait status.
     private static func terminate(_ pid: pid_t, control: RunControl) -> Int32 {
         signalGroup(pid, SIGTERM)
+        // Opened while the helper is still unreaped (the pid is its own): readable at its exit.
+        // The wait blocks on it and on the wake pipe, which the grace's end writes; the stop's
+        // byte is read first, before the grace can start.
+        let exitFD = cproc_pidfd_open(pid)
+        defer { if exitFD >= 0 { close(exitFD) } }
+        control.drainWake()
         control.enter(.terminating)
         var status: Int32 = 0
         while !control.isGraceOver {
@@ -452,7 +480,7 @@ final class RenderRunner: Sendable {
                 return status
             }
             if reaped < 0 && errno != EINTR { return status }
-            usleep(10_000)
+            control.waitForExit(exitFD)
         }
         signalGroup(pid, SIGKILL)
         return reap(pid)

@@ -9,8 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 // What the process knows about itself that the Swift runtime or FoundationEssentials do not give
-// reliably: its command line without /proc (arguments.c), and the one-way drop of root for the
-// Home Assistant add-on (privileges.c). Functions carry the prefix cproc_.
+// reliably: its command line without /proc (arguments.c), the one-way drop of root for the
+// Home Assistant add-on (privileges.c), and a child's exit as a descriptor (child.c). Functions
+// carry the prefix cproc_.
 #ifndef CPROCESS_H
 #define CPROCESS_H
 
@@ -71,6 +72,12 @@ int cproc_open_executable(const char *fallback);
 /// is missing, as under qemu-user 7.2, execve of /proc/self/fd/<fd>). `fd` stays open in the new
 /// image (an interpreter such as qemu-user opens the binary through it).
 int cproc_exec_fd(int fd, int keep, char *const argv[], char *const envp[]);
+
+/// pidfd_open(2) for a child not reaped yet: a close-on-exec descriptor that polls readable once
+/// the child has exited, so a wait for it can block in poll(2) beside other descriptors (the
+/// render helper's termination grace, child.c). -1 with errno set (ENOSYS: a kernel before 5.3,
+/// or headers without the call). glibc's wrapper is not in the Swift Glibc module.
+int cproc_pidfd_open(pid_t pid);
 
 #ifdef __cplusplus
 }
