@@ -206,7 +206,9 @@ extension Agent {
             if persist { MemoryTuning.releaseFreedMemory() }
             reportClears(loop: &loop)
         case .watchOutcomes(let timeout):
-            group.addTask { continuation.yield(.outcomesSettled(await client.waitForOutcomes(timeout: timeout))) }
+            group.addTask {
+                continuation.yield(.outcomesSettled(await client.waitForOutcomes(timeout: timeout.swiftDuration)))
+            }
         case .reportOutcomes(let outcomes, let pendingIsLost):
             outcomes.report(to: publisher, log: log, pendingIsLost: pendingIsLost)
         case .flushAndReport:
@@ -223,7 +225,7 @@ extension Agent {
             // Every QoS 1/2 publish must be acknowledged on this connection; the state has the
             // refused and lost ones reported (``DaemonAction/reportOutcomes(_:pendingIsLost:)``).
             group.addTask {
-                let outcomes = await client.waitForOutcomes(timeout: timeout)
+                let outcomes = await client.waitForOutcomes(timeout: timeout.swiftDuration)
                 await client.stop()
                 continuation.yield(.outcomes(outcomes))
             }

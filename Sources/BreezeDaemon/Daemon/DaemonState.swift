@@ -229,7 +229,7 @@ package struct DaemonState {
     }
 
     /// How long a watch of the broker's outcomes waits at most.
-    static let outcomeWatch: Duration = .seconds(30)
+    static let outcomeWatch: DaemonDuration = .seconds(30)
 
     /// The broker accepted another MQTT version than the configured one (it refused MQTT 5):
     /// a warning, since `mqtt.protocol` chooses.

@@ -106,7 +106,7 @@ package enum DaemonAction: Sendable {
     case flush(persist: Bool)
     /// Wait up to `timeout` for the broker's outcomes of every publish so far and report them
     /// back as ``DaemonEvent/outcomesSettled(_:)``.
-    case watchOutcomes(timeout: Duration)
+    case watchOutcomes(timeout: DaemonDuration)
     /// What the broker refused (MQTT 5 reason codes, or over the packet size) or a disconnect
     /// lost: logged and kept out of the published set (docs/operations.md, Limits), between flushes (the loop is
     /// the publisher's one owner). `pendingIsLost`: publishes still unacknowledged count as
@@ -140,7 +140,7 @@ package enum DaemonAction: Sendable {
     case flushAndReport
     /// `once`: wait for the broker's outcomes, disconnect, hand them to the publisher; report
     /// back as ``DaemonEvent/outcomes(_:)``.
-    case awaitOutcomes(timeout: Duration)
+    case awaitOutcomes(timeout: DaemonDuration)
     /// `once`: log that the broker did not accept the connection, with the client's reason.
     case reportConnectFailure
     /// `print`: write this to stdout.

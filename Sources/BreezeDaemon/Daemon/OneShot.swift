@@ -40,7 +40,7 @@ package struct OneShot: Sendable {
     /// one (the daily limit) skips the request.
     static let maximumPacingWait: Int64 = 120
     /// How long `once` waits for the broker to acknowledge what it published.
-    static let outcomeTimeout: Duration = .seconds(10)
+    static let outcomeTimeout: DaemonDuration = .seconds(10)
 
     enum Phase: Sendable, Equatable {
         case connecting(deadline: Int64)
@@ -99,7 +99,7 @@ package struct OneShot: Sendable {
         /// Send every device the commands it should have (not retained, no status awaited).
         case sendDeviceCommands
         /// Wait for the broker's outcomes; the loop answers ``Event/outcomes(_:failingImages:)``.
-        case awaitOutcomes(timeout: Duration)
+        case awaitOutcomes(timeout: DaemonDuration)
         /// Write the tree and the device commands to stdout (`print`).
         case printTree
         /// Log that the broker did not accept the connection (the loop knows why).
@@ -247,7 +247,7 @@ package struct OneShot: Sendable {
             actions.append(
                 .log(
                     .error,
-                    "mqtt: the broker did not acknowledge \(outcomes.pending.count) publish(es) within \(Self.outcomeTimeout.components.seconds) s"
+                    "mqtt: the broker did not acknowledge \(outcomes.pending.count) publish(es) within \(Self.outcomeTimeout) s"
                 ))
         }
         guard outcomes.allAccepted else {
