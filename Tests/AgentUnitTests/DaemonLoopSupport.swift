@@ -214,12 +214,12 @@ final class ManualDaemonClock: DaemonClock {
 
     func now() -> DaemonTime {
         let seconds = state.withLock { $0.elapsed.components.seconds }
-        return DaemonTime(now: start + seconds, uptimeSeconds: Int(seconds))
+        return DaemonTime(now: DaemonInstant(unixSeconds: start + seconds), uptimeSeconds: Int(seconds))
     }
 
     func instant() -> ContinuousClock.Instant { origin + elapsed }
 
-    func sleep(untilUnixTime at: Int64) async throws { try await sleep(untilElapsed: .seconds(at - start)) }
+    func sleep(until at: DaemonInstant) async throws { try await sleep(untilElapsed: .seconds(at.unixSeconds - start)) }
 
     func sleep(until deadline: ContinuousClock.Instant) async throws {
         try await sleep(untilElapsed: origin.duration(to: deadline))

@@ -161,7 +161,7 @@ struct DaemonLoopTests {
         // The start spread may make the first fetch due at 0 s, before the clock moves: the
         // answer waits for 6 s on the clock, so the rejection (and the day) counts from 6 s.
         let answers = Answers { _, _ in
-            try? await clock.sleep(untilUnixTime: DaemonStateTests.t0 + 6)
+            try? await clock.sleep(until: DaemonInstant(unixSeconds: DaemonStateTests.t0 + 6))
             return Self.rejectedKey
         }
         let lines = Lines()

@@ -57,7 +57,11 @@ struct DaemonStateTests {
         return DaemonState(config: config, locations: locations, storedCalls: calls, demo: demo, seed: 42)
     }
 
-    static func at(_ now: Int64) -> DaemonTime { DaemonTime(now: now, uptimeSeconds: Int(now - t0)) }
+    static func at(_ now: DaemonInstant) -> DaemonTime { at(now.unixSeconds) }
+
+    static func at(_ now: Int64) -> DaemonTime {
+        DaemonTime(now: DaemonInstant(unixSeconds: now), uptimeSeconds: Int(now - t0))
+    }
 
     static let report = PollenReport(
         source: .google, region: "DE",
@@ -116,7 +120,7 @@ struct DaemonStateTests {
         actions.compactMap { if case .publish(let message) = $0 { message } else { nil } }
     }
     static func wake(_ actions: [DaemonAction]) -> Int64? {
-        actions.compactMap { if case .wake(let at) = $0 { at } else { nil } }.last
+        actions.compactMap { if case .wake(let at) = $0 { at.unixSeconds } else { nil } }.last
     }
     static func message(_ topic: String, _ payload: String, retain: Bool = false) -> DaemonEvent {
         .mqtt(.message(MQTTMessage(topic: topic, payload: Array(payload.utf8), qos: 1, retain: retain)))
@@ -167,7 +171,7 @@ struct DaemonStateTests {
         let again = state.handle(.tick, at: Self.at(Self.t0 + 7))
         #expect(Self.fetches(again).isEmpty)
         // The wake ignores sources in flight: the next thing is diagnostics or midnight.
-        #expect(Self.wake(again) == Self.t0 + Presence.diagnosticsInterval)
+        #expect(Self.wake(again) == Self.t0 + Presence.diagnosticsInterval.seconds)
     }
 
     // MARK: fetch results
@@ -482,8 +486,8 @@ struct DaemonStateTests {
         var actions = state.handle(Self.message("homeassistant/status", "online"), at: Self.at(Self.t0 + 10))
         // The re-send is a deadline of the one wake, 1–10 s later (whole seconds).
         let due = try #require(state.presence.rediscoverAt)
-        #expect(due >= Self.t0 + 11 && due <= Self.t0 + 20)
-        #expect(Self.wake(actions).map { $0 <= due } == true)
+        #expect(due.unixSeconds >= Self.t0 + 11 && due.unixSeconds <= Self.t0 + 20)
+        #expect(Self.wake(actions).map { $0 <= due.unixSeconds } == true)
         #expect(Self.logs(actions, .info).count == 1)
         // 2,000 more births while one is pending: nothing more.
         for _ in 0..<2_000 {
@@ -635,7 +639,7 @@ struct DaemonStateTests {
         }
         _ = state.handle(
             .fetched(FetchKey(location: 1, kind: .climate), try Self.climateOK(Self.t0 + 7)), at: Self.at(Self.t0 + 7))
-        let edge = Self.t0 + Presence.diagnosticsInterval
+        let edge = Self.t0 + Presence.diagnosticsInterval.seconds
         func diagnostics(_ actions: [DaemonAction]) -> Int {
             actions.filter { if case .publish(let m) = $0, m.topic == "breeze/diagnostics" { true } else { false } }
                 .count

@@ -38,8 +38,8 @@ struct FetchWatchdogTests {
         _ = state.handle(.fetched(T.climateKey, try T.climateOK(started + 1)), at: T.at(started + 1))
         let done = state.handle(.fetched(T.stripesKey, try T.stripesOK(started + 1)), at: T.at(started + 1))
         // The wake covers the diagnostics first, then the watchdog's deadline.
-        #expect(T.wake(done) == T.t0 + Presence.diagnosticsInterval)
-        let diagnosticsTick = state.handle(.tick, at: T.at(T.t0 + Presence.diagnosticsInterval))
+        #expect(T.wake(done) == T.t0 + Presence.diagnosticsInterval.seconds)
+        let diagnosticsTick = state.handle(.tick, at: T.at(T.t0 + Presence.diagnosticsInterval.seconds))
         #expect(Self.abandoned(diagnosticsTick).isEmpty)
         let deadline = started + FetchTracker.stuckLimit.seconds
         #expect(T.wake(diagnosticsTick) == deadline)

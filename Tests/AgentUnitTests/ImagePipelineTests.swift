@@ -196,7 +196,7 @@ struct ImagePipelineTests {
         for outcome in [UploadOutcome.status(409), .failed("Couldn't connect to server"), .status(409), .status(503)] {
             let answer = state.handle(.uploaded(0, outcome), at: D.at(now))
             #expect(D.logs(answer, .warning).count == 1)
-            let retry = state.outputs.images.tags[0].retryAt
+            let retry = state.outputs.images.tags[0].retryAt.unixSeconds
             // The loop is woken for it (or earlier).
             #expect(try #require(D.wake(answer)) <= retry)
             delays.append(retry - now)
@@ -220,7 +220,7 @@ struct ImagePipelineTests {
         var last: Int64 = 0
         for _ in 0..<10 {
             _ = state.handle(.uploaded(0, .status(409)), at: D.at(now))
-            let retry = state.outputs.images.tags[0].retryAt
+            let retry = state.outputs.images.tags[0].retryAt.unixSeconds
             last = retry - now
             now = retry
             _ = state.handle(.tick, at: D.at(now))
@@ -330,7 +330,7 @@ struct ImagePipelineChildTests {
         let config = try S.config()
         let state = D.machine(config)
         var images = ImagePipeline(config: config, locations: state.locations, layout: config.topicLayout)
-        let now = D.t0
+        let now = DaemonInstant(unixSeconds: D.t0)
         let request = RenderRequest(
             kind: .pollen, width: 296, height: 128, palette: .bwr, format: .jpeg, content: .init(locationName: "Home"))
         let first = images.startRenders(now: now, requests: [request])
@@ -355,6 +355,6 @@ struct ImagePipelineChildTests {
         var random = SplitMix64(seed: 7)
         let busy = images.uploaded(0, .status(409), now: now + 3, random: &random)
         #expect(busy.count == 1)
-        #expect(images.nextDeadline.map { $0 >= now + 3 + 24 && $0 <= now + 3 + 36 } == true)
+        #expect(images.nextDeadline.map { $0 >= now + .seconds(27) && $0 <= now + .seconds(39) } == true)
     }
 }

@@ -107,8 +107,8 @@ struct OnceLoopTests {
 
         // One request fits the minute; the second waits for the next window, on the clock (the
         // connect timeout's sleep, cancelled once connected, is not that wait).
-        let wait = await clock.nextSleep { $0 > .seconds(OneShot.connectTimeout) }
-        #expect(wait > .zero && wait <= .seconds(OneShot.maximumPacingWait), "\(wait)")
+        let wait = await clock.nextSleep { $0 > OneShot.connectTimeout.swiftDuration }
+        #expect(wait > .zero && wait <= OneShot.maximumPacingWait.swiftDuration, "\(wait)")
         #expect(answers.requests == 1)
         clock.advance(to: wait)
         #expect(await once.value == ExitCode.success)
@@ -126,7 +126,7 @@ struct OnceLoopTests {
         )
         let once = Task { await Self.agent(config, clock: clock, answers: answers).once(client: broker) }
         let timeout = await clock.nextSleep()
-        #expect(timeout == .seconds(OneShot.connectTimeout))
+        #expect(timeout == OneShot.connectTimeout.swiftDuration)
         clock.advance(to: timeout)
         #expect(await once.value == ExitCode.unavailable)
         #expect(answers.requests == 0)

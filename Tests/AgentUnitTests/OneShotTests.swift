@@ -20,7 +20,7 @@ import Testing
 /// for time (no loop, no broker, no clock).
 @Suite("OneShot: once and print as a phase machine")
 struct OneShotTests {
-    static let t0: Int64 = 1_781_517_600
+    static let t0: DaemonInstant = 1_781_517_600
     static let pollen = FetchKey(location: 0, kind: .pollen)
     static let air = FetchKey(location: 0, kind: .air)
     static let keys = [(pollen, "pollen[home]"), (air, "air[home]")]
@@ -105,7 +105,7 @@ struct OneShotTests {
         #expect(shot.handle(.rendersSettled, now: Self.t0) == [.flush])
         #expect(shot.handle(.flushed(sent: 2, clearsDueAt: Self.t0 + 3), now: Self.t0) == [])
         #expect(shot.phase == .awaitingClears(until: Self.t0 + 3))
-        #expect(shot.nextDeadline == Self.t0 + 3)
+        #expect(shot.nextDeadline == Self.t0 + .seconds(3))
         #expect(shot.handle(.tick, now: Self.t0 + 2) == [])
         #expect(shot.handle(.tick, now: Self.t0 + 3) == [.flush])
         // Too early: nothing was due, the clears are still held.
@@ -125,7 +125,7 @@ struct OneShotTests {
     @Test
     func aBrokerThatDoesNotAcceptTheConnectionWithinTenSecondsIsExit69() {
         var shot = OneShot(.once, keys: Self.keys, qos: 1, now: Self.t0)
-        #expect(shot.nextDeadline == Self.t0 + 10)
+        #expect(shot.nextDeadline == Self.t0 + .seconds(10))
         #expect(shot.handle(.tick, now: Self.t0 + 9) == [])
         #expect(
             shot.handle(.tick, now: Self.t0 + 10) == [
@@ -142,7 +142,7 @@ struct OneShotTests {
         _ = shot.handle(.began(Self.pollen, fetching: true, hasData: false), now: Self.t0)
         #expect(shot.handle(.deferred(Self.air, until: Self.t0 + 120, hasData: false), now: Self.t0) == [])
         #expect(shot.wants(Self.air))
-        #expect(shot.nextDeadline == Self.t0 + 120)
+        #expect(shot.nextDeadline == Self.t0 + .seconds(120))
         _ = shot.handle(.fetched(Self.pollen, fallBack: false, hasData: true), now: Self.t0 + 1)
         #expect(shot.phase == .fetching)
         #expect(shot.handle(.tick, now: Self.t0 + 119) == [])
@@ -217,7 +217,7 @@ struct OneShotTests {
         _ = shot.handle(.rendersSettled, now: Self.t0)
         #expect(shot.handle(.flushed(sent: 4, clearsDueAt: Self.t0 + 3), now: Self.t0) == [])
         #expect(shot.phase == .awaitingClears(until: Self.t0 + 3))
-        #expect(shot.nextDeadline == Self.t0 + 3)
+        #expect(shot.nextDeadline == Self.t0 + .seconds(3))
         #expect(shot.handle(.tick, now: Self.t0 + 2) == [])
         #expect(shot.handle(.tick, now: Self.t0 + 3) == [.flush])
         // Clears held past the second flush (not due at it) are waited for too; the loop

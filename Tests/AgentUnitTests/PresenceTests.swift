@@ -19,7 +19,7 @@ import Testing
 /// and randomness as arguments.
 @Suite("Presence: the connection, Home Assistant's births, the diagnostics cadence")
 struct PresenceTests {
-    static let t0: Int64 = 1_781_517_600
+    static let t0: DaemonInstant = 1_781_517_600
     var random = SplitMix64(seed: 42)
     var presence = Presence(broker: "hub:1883", discoveryEnabled: true)
 

@@ -111,13 +111,13 @@ struct RemovalOrderTests {
     @Test func theStateMachineWakesForHeldBackClearsAndFlushesThem() throws {
         var (state, _) = DaemonStateTests.started(try DaemonStateTests.config())
         let t = DaemonStateTests.t0 + 20
-        let held = state.handle(.clearsHeld(until: t + 3), at: DaemonStateTests.at(t))
+        let held = state.handle(.clearsHeld(until: DaemonInstant(unixSeconds: t + 3)), at: DaemonStateTests.at(t))
         #expect(held.count == 1)
         guard case .wake(let at) = held.first else {
             Issue.record("no wake: \(held)")
             return
         }
-        #expect(at == t + 3)
+        #expect(at.unixSeconds == t + 3)
         let tick = state.handle(.tick, at: DaemonStateTests.at(t + 3))
         #expect(tick.contains { if case .flush(persist: true) = $0 { true } else { false } })
         // Flushed: the wake no longer waits for them.
@@ -125,6 +125,6 @@ struct RemovalOrderTests {
             Issue.record("no wake after the tick")
             return
         }
-        #expect(next > t + 3)
+        #expect(next.unixSeconds > t + 3)
     }
 }

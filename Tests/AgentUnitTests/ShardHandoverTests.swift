@@ -145,7 +145,7 @@ struct ShardHandoverTests {
             ])
         #expect(handover.nextDeadline == nil)
         #expect(handover.brokerConnected(now: 100) == [.subscribe(handover.topics)])
-        #expect(handover.nextDeadline == 100 + ShardHandover.settleSeconds)
+        #expect(handover.nextDeadline == DaemonInstant(unixSeconds: 100) + ShardHandover.settle)
         #expect(handover.tick(now: 102).isEmpty)
         // The new owner re-published home; garden still holds only this shard's payloads.
         _ = Self.see(&handover, Self.homeConfig, "{\"availability\":\"breeze/status/2\"}")

@@ -26,8 +26,8 @@ protocol DaemonClock: Sendable {
     func now() -> DaemonTime
     /// The monotonic instant (held-back clears are timed on it: a clock step does not move them).
     func instant() -> ContinuousClock.Instant
-    /// Returns at wall time `at` (Unix seconds), at once when it has passed; throws when cancelled.
-    func sleep(untilUnixTime at: Int64) async throws
+    /// Returns at wall time `at`, at once when it has passed; throws when cancelled.
+    func sleep(until at: DaemonInstant) async throws
     /// Returns at the monotonic `deadline`, at once when it has passed; throws when cancelled.
     func sleep(until deadline: ContinuousClock.Instant) async throws
 }
@@ -38,13 +38,15 @@ struct SystemDaemonClock: DaemonClock {
     let started = Timestamp.monotonicSeconds()
 
     func now() -> DaemonTime {
-        DaemonTime(now: Timestamp.nowUnixSeconds(), uptimeSeconds: Int(Timestamp.monotonicSeconds() - started))
+        DaemonTime(
+            now: DaemonInstant(unixSeconds: Timestamp.nowUnixSeconds()),
+            uptimeSeconds: Int(Timestamp.monotonicSeconds() - started))
     }
 
     func instant() -> ContinuousClock.Instant { .now }
 
-    func sleep(untilUnixTime at: Int64) async throws {
-        try await Task.sleep(for: .seconds(max(0, at - Timestamp.nowUnixSeconds())))
+    func sleep(until at: DaemonInstant) async throws {
+        try await Task.sleep(for: .seconds(max(0, at.unixSeconds - Timestamp.nowUnixSeconds())))
     }
 
     func sleep(until deadline: ContinuousClock.Instant) async throws {

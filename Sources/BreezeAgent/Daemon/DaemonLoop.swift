@@ -132,8 +132,8 @@ extension Agent {
         let publisher: RetainedPublisher
         let events: AsyncStream<DaemonEvent>.Continuation
         var timer: Task<Void, Never>?
-        var timerAt: Int64?
-        var clearsReported: Int64?
+        var timerAt: DaemonInstant?
+        var clearsReported: DaemonInstant?
         var fetches: [FetchKey: Task<FetchOutcome, Never>] = [:]
         var exitCode: Int32?
 
@@ -250,7 +250,7 @@ extension Agent {
             loop.timerAt = at
             let clock = clock
             loop.timer = Task {
-                try? await clock.sleep(untilUnixTime: at)
+                try? await clock.sleep(until: at)
                 if !Task.isCancelled { continuation.yield(.tick) }
             }
         case .reconnectDelay(let seconds):
@@ -280,10 +280,10 @@ extension Agent {
     /// up. The wake sleeps whole seconds from the second it is armed in, so it can still come up
     /// to a second before `due` when the flush and the arming fall in different seconds (a busy
     /// loop): a `run` tick flushes them at a later tick, `once` waits again (``OneShot``).
-    private func clearsDueTime(_ due: ContinuousClock.Instant?) -> Int64? {
+    private func clearsDueTime(_ due: ContinuousClock.Instant?) -> DaemonInstant? {
         guard let due else { return nil }
         let (seconds, attoseconds) = clock.instant().duration(to: due).components
-        return time().now + max(0, seconds + (attoseconds > 0 ? 1 : 0))
+        return time().now + .seconds(max(0, seconds + (attoseconds > 0 ? 1 : 0)))
     }
 
     /// `run`'s start: stored responses, the spread first fetches, every scope, the shard

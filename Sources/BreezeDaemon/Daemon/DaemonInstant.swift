@@ -106,8 +106,3 @@ package struct DaemonDuration: Sendable, Hashable, Comparable, CustomStringConve
         return overflow ? (b < 0 ? .max : .min) : result
     }
 }
-
-extension DaemonTime {
-    /// ``now`` as the machine's instant type.
-    package var instant: DaemonInstant { DaemonInstant(unixSeconds: now) }
-}

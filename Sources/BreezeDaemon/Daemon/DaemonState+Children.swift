@@ -128,7 +128,7 @@ extension DaemonState {
             case .applyUnit(let index, let unit, let note):
                 actions += applyUnit(index, unit, now: now, note: note)
             case .wake:
-                actions.append(wake(now: now))
+                actions.append(wake(now: DaemonInstant(unixSeconds: now)))
             case .log(let level, let text):
                 actions.append(.log(level, text))
             }
@@ -139,7 +139,7 @@ extension DaemonState {
     // MARK: the broker
 
     /// Connected: subscribe, say `online`, and publish the whole tree again.
-    private mutating func announce(now: Int64) -> [DaemonAction] {
+    private mutating func announce(now: DaemonInstant) -> [DaemonAction] {
         var topics = locations.flatMap { layout.location($0.config.id).commandTopics.map(\.name) }
         // Another instance on this identity, and someone else's `offline` on ours (docs/operations.md, Limits).
         topics += [layout.agent.name, layout.status.name]
@@ -157,7 +157,7 @@ extension DaemonState {
         // The broker may have lost its retained store: publish the whole tree again. The
         // publisher forgets trees once flushed (memory per location), so every scope is
         // set again first.
-        actions += scopeActions(now: now)
+        actions += scopeActions(now: now.unixSeconds)
         actions.append(.republishAll)
         republishing.removeAll()
         return actions
@@ -213,7 +213,7 @@ extension DaemonState {
         if republish { republishing.add(index) }
         for case .startDue(let location) in planned {
             actions += startDueFetches(now: now, changed: location)
-            actions.append(wake(now: now))
+            actions.append(wake(now: DaemonInstant(unixSeconds: now)))
         }
         return actions
     }

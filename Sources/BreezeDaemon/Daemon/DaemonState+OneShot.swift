@@ -19,7 +19,7 @@ import BreezeCore
 /// presence runs: no subscriptions, no `online`, no announcement, no diagnostics.
 extension DaemonState {
     /// Puts the state in one-shot mode: every enabled source of every location is to be fetched once.
-    package mutating func startOneShot(_ mode: OneShot.Mode, now: Int64) {
+    package mutating func startOneShot(_ mode: OneShot.Mode, now: DaemonInstant) {
         var keys: [(FetchKey, String)] = []
         for index in locations.indices {
             // A shared source (the DWD's one document) is awaited of the location that fetches it.
@@ -44,10 +44,10 @@ extension DaemonState {
             actions = oneShotStep(.prepared, now: now)
         case .fetched(let key, let outcome):
             planner.fetches.finished(key)
-            actions = apply(key, outcome, now: now)
+            actions = apply(key, outcome, now: now.unixSeconds)
             // Due again at once: the rules want another try now (`auto` falls back to Open-Meteo
             // when Google rejects the key).
-            let fallBack = planner[key].isDue(at: .init(unixSeconds: now))
+            let fallBack = planner[key].isDue(at: now)
             actions += oneShotStep(.fetched(key, fallBack: fallBack, hasData: hasData(key)), now: now)
         case .rendered(let key, let outcome):
             // One flush after every render (``OneShot/Action/flush``), not one per image.
@@ -72,7 +72,7 @@ extension DaemonState {
     }
 
     /// Hands ``OneShot`` an event and maps its actions.
-    private mutating func oneShotStep(_ event: OneShot.Event, now: Int64) -> [DaemonAction] {
+    private mutating func oneShotStep(_ event: OneShot.Event, now: DaemonInstant) -> [DaemonAction] {
         guard var shot = oneShot else { return [] }
         let decided = shot.handle(event, now: now)
         oneShot = shot
@@ -82,13 +82,13 @@ extension DaemonState {
             case .prepare:
                 actions.append(.prepareOnce)
             case .startFetches(let due):
-                for key in due { planner[key].due(at: .init(unixSeconds: now)) }
+                for key in due { planner[key].due(at: now) }
                 actions += startOneShotFetches(now: now)
             case .saveCallCounts:
-                actions += callCountStore(now: now, force: true)
+                actions += callCountStore(now: now.unixSeconds, force: true)
             case .setScopes:
                 // The device commands come later, all at once (``OneShot/Action/sendDeviceCommands``).
-                actions += scopeActions(now: now).filter {
+                actions += scopeActions(now: now.unixSeconds).filter {
                     switch $0 {
                     case .setScope, .log, .store: true
                     default: false
@@ -116,15 +116,15 @@ extension DaemonState {
     }
 
     /// Starts every due fetch ``OneShot`` wants, each paced and begun in order as in `run`.
-    private mutating func startOneShotFetches(now: Int64) -> [DaemonAction] {
+    private mutating func startOneShotFetches(now: DaemonInstant) -> [DaemonAction] {
         var actions: [DaemonAction] = []
-        for key in planner.due(now: .init(unixSeconds: now), in: locations.indices)
+        for key in planner.due(now: now, in: locations.indices)
         where oneShot?.wants(key) == true {
-            let (started, how) = startFetch(key, now: now)
+            let (started, how) = startFetch(key, now: now.unixSeconds)
             actions += started
             let event: OneShot.Event =
                 how == .deferred
-                ? .deferred(key, until: planner[key].nextDue.unixSeconds, hasData: hasData(key))
+                ? .deferred(key, until: planner[key].nextDue, hasData: hasData(key))
                 : .began(key, fetching: how == .started, hasData: hasData(key))
             actions += oneShotStep(event, now: now)
         }
@@ -132,15 +132,15 @@ extension DaemonState {
     }
 
     /// ``OneShot/Event/rendersSettled`` once no render or upload is in flight.
-    private mutating func rendersSettled(now: Int64) -> [DaemonAction] {
+    private mutating func rendersSettled(now: DaemonInstant) -> [DaemonAction] {
         outputs.images.isSettled ? oneShotStep(.rendersSettled, now: now) : []
     }
 
     /// `print`: `topic<TAB>payload` for every wanted topic (locations in config order, sinks in
     /// order), then the device commands (not retained) `once` and `run` would send.
-    private mutating func printTree(now: Int64) -> [DaemonAction] {
+    private mutating func printTree(now: DaemonInstant) -> [DaemonAction] {
         var out = ""
-        let tree = printableTree(now: now)
+        let tree = printableTree(now: now.unixSeconds)
         for topic in tree.topics { out += "\(topic)\t\(tree[topic]!)\n" }
         var actions: [DaemonAction] = []
         for action in sendAllDeviceCommands() {

@@ -24,14 +24,14 @@ extension DaemonState {
 
     /// What the image should show now; nil while none of the data it draws is known yet (a
     /// fresh start: the published image of the last run stays until there is something to draw).
-    func renderRequest(_ key: ImageKey, now: Int64) -> RenderRequest? {
+    func renderRequest(_ key: ImageKey, now: DaemonInstant) -> RenderRequest? {
         let image = outputs.images[key]
         let location = locations[image.location]
         let kind = image.config.kind
         var known = false
         var selection: PollenSelection?
         if kind == .pollen || kind == .summary {
-            switch location.pollenView(settings: config.pollen, now: now) {
+            switch location.pollenView(settings: config.pollen, now: now.unixSeconds) {
             case .unknown: break
             case .unavailable: known = true
             case .selected(let selected, _):
@@ -56,7 +56,7 @@ extension DaemonState {
 
     /// The images' decisions after an event: renders whose request changed (at most one per
     /// image and minute), uploads due; plus the next wake when anything is waiting.
-    mutating func imageActions(after event: DaemonEvent, now: Int64) -> [DaemonAction] {
+    mutating func imageActions(after event: DaemonEvent, now: DaemonInstant) -> [DaemonAction] {
         guard !outputs.images.isEmpty else { return [] }
         switch event {
         case .tick, .fetched, .rendered, .uploaded: break
@@ -74,7 +74,7 @@ extension DaemonState {
     }
 
     /// Starts the render of every image whose request changed (``ImagePipeline/startRenders(now:requests:)``).
-    mutating func startRenders(now: Int64) -> [DaemonAction] {
+    mutating func startRenders(now: DaemonInstant) -> [DaemonAction] {
         let requests = outputs.images.images.indices.map { index in
             outputs.images.images[index].inFlight ? nil : renderRequest(ImageKey(index: index), now: now)
         }
@@ -82,17 +82,17 @@ extension DaemonState {
     }
 
     /// A render came back (``ImagePipeline/rendered(_:_:now:)``).
-    mutating func applyRendered(_ key: ImageKey, _ outcome: RenderOutcome, now: Int64) -> [DaemonAction] {
+    mutating func applyRendered(_ key: ImageKey, _ outcome: RenderOutcome, now: DaemonInstant) -> [DaemonAction] {
         perform(outputs.images.rendered(key, outcome, now: now))
     }
 
     /// An upload came back (``ImagePipeline/uploaded(_:_:now:random:)``).
-    mutating func applyUploaded(_ index: Int, _ outcome: UploadOutcome, now: Int64) -> [DaemonAction] {
+    mutating func applyUploaded(_ index: Int, _ outcome: UploadOutcome, now: DaemonInstant) -> [DaemonAction] {
         perform(outputs.images.uploaded(index, outcome, now: now, random: &random))
     }
 
     /// Starts the uploads whose time has come (``ImagePipeline/startUploads(now:)``).
-    mutating func startUploads(now: Int64) -> [DaemonAction] { perform(outputs.images.startUploads(now: now)) }
+    mutating func startUploads(now: DaemonInstant) -> [DaemonAction] { perform(outputs.images.startUploads(now: now)) }
 
     /// Every image's topic as a scope: its latest render, or kept (nil) before the first one.
     func imageScopes() -> [DaemonAction] { outputs.images.scopes.map { .setScope($0) } }

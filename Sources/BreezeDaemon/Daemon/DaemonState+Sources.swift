@@ -45,7 +45,7 @@ extension DaemonState {
     mutating func startDueFetches(now: Int64, changed: Int? = nil) -> [DaemonAction] {
         var actions: [DaemonAction] = []
         let wasIdle = planner.fetches.isIdle
-        let scanned = changed.flatMap { now < wakeAt ? $0..<($0 + 1) : nil } ?? locations.indices
+        let scanned = changed.flatMap { now < wakeAt.unixSeconds ? $0..<($0 + 1) : nil } ?? locations.indices
         // Each key is paced and begun in order: a key's pacing counts against the next one's.
         for key in planner.due(now: .init(unixSeconds: now), in: scanned) {
             actions += startFetch(key, now: now).actions

@@ -57,13 +57,13 @@ extension DaemonState {
     package func diagnosticsJSON(at time: DaemonTime) -> String {
         let perLocation = locations.indices.map { index in
             AgentDiagnostics.LocationCalls(
-                locationID: locations[index].config.id, google: callsToday(index, .google, now: time.now),
-                openMeteo: callsToday(index, .openMeteo, now: time.now))
+                locationID: locations[index].config.id, google: callsToday(index, .google, now: time.now.unixSeconds),
+                openMeteo: callsToday(index, .openMeteo, now: time.now.unixSeconds))
         }
         var payload = AgentDiagnostics(
             uptimeSeconds: time.uptimeSeconds, sources: calls.outcomes.statuses, apiCallsToday: perLocation,
             reconnects: presence.reconnects)
-        payload.openMeteoCallsToday = calls.openMeteo.today(now: time.now)
+        payload.openMeteoCallsToday = calls.openMeteo.today(now: time.now.unixSeconds)
         payload.imagesFailing = outputs.images.failing
         payload.identityConflict = identity.diagnostics
         return payload.json.serialized
@@ -78,8 +78,8 @@ extension DaemonState {
                 sources: SourceKind.allCases.filter(enabled).map {
                     Self.source($0, of: runtime, failures: planner.schedules[index][$0].consecutiveFailures)
                 },
-                googleCallsToday: callsToday(index, .google, now: time.now),
-                openMeteoCallsToday: callsToday(index, .openMeteo, now: time.now), runtime: runtime,
+                googleCallsToday: callsToday(index, .google, now: time.now.unixSeconds),
+                openMeteoCallsToday: callsToday(index, .openMeteo, now: time.now.unixSeconds), runtime: runtime,
                 renderedImages: outputs.images.images.filter { $0.location == index && $0.reference != nil }.map(
                     \.config))
         }
@@ -87,10 +87,10 @@ extension DaemonState {
         for key in configuredDiagnosticsKeys { fetches[key] = .init(source: key) }
         for status in calls.outcomes.statuses { fetches[status.source] = status }
         return ServeSnapshot(
-            version: BreezeVersion.string, takenAt: time.now, uptimeSeconds: time.uptimeSeconds,
+            version: BreezeVersion.string, takenAt: time.now.unixSeconds, uptimeSeconds: time.uptimeSeconds,
             mqttConnected: presence.isConnected, publishedTopics: publishedTopics, locations: locations,
             fetches: fetches.keys.sorted().map { fetches[$0]! },
-            openMeteoCallsToday: calls.openMeteo.today(now: time.now))
+            openMeteoCallsToday: calls.openMeteo.today(now: time.now.unixSeconds))
     }
 
     /// The `<p>/diagnostics` source names this configuration can fetch from.

@@ -57,17 +57,17 @@ package struct DaemonState {
         /// The wake last asked for: a completion handled at or after it also does the tick's
         /// work (due fetches, locations whose content edge came, time edges), so no edge is
         /// skipped when completions keep re-arming the timer.
-        var wakeAt: Int64 = 0
+        var wakeAt = DaemonInstant(unixSeconds: 0)
         /// The time of the last event: a clock stepped back (NTP, a hub's RTC) makes every
         /// location's stored content edge suspect, so all are rebuilt at once.
-        var lastEventAt: Int64 = .min
+        var lastEventAt = DaemonInstant.distantPast
         /// When the publisher's held-back clears are due (``DaemonEvent/clearsHeld(until:)``).
-        var clearsAt: Int64?
+        var clearsAt: DaemonInstant?
         var stopping = false
     }
 
     /// The wake last asked for.
-    var wakeAt: Int64 { marks.wakeAt }
+    var wakeAt: DaemonInstant { marks.wakeAt }
     /// The sinks' configuration and mode.
     package var context: SinkContext { outputs.scopes.context }
     /// `--demo`: no Google call counting or cap (the responses are bundled), no discovery.
@@ -110,9 +110,9 @@ package struct DaemonState {
     /// (``FetchPlanner/start(now:random:)``) and sets every scope.
     package mutating func start(at time: DaemonTime) -> [DaemonAction] {
         let stretched = stretchOpenMeteoIntervals()
-        planner.start(now: time.instant, random: &random)
+        planner.start(now: time.now, random: &random)
         _ = presence.handle(.started, now: time.now, random: &random)
-        return demoGuarded(stretched + scopeActions(now: time.now), at: time)
+        return demoGuarded(stretched + scopeActions(now: time.now.unixSeconds), at: time)
     }
 
     /// An event, and what the state decides on it (with `--demo`, nothing leaves for a real
@@ -133,30 +133,30 @@ package struct DaemonState {
 
     private mutating func decide(_ event: DaemonEvent, at time: DaemonTime) -> [DaemonAction] {
         guard !marks.stopping else { return [] }
-        let now = time.now
-        if now < marks.lastEventAt { outputs.scopes.clockSteppedBack() }
-        marks.lastEventAt = now
+        let (instant, now) = (time.now, time.now.unixSeconds)
+        if instant < marks.lastEventAt { outputs.scopes.clockSteppedBack() }
+        marks.lastEventAt = instant
         // Answered alike in every mode, before the one-shot routing: the stored responses read
         // back at start, the MQTT version the broker took, the outcomes of a watch.
         if case .restored(let index, let responses) = event { return restore(index, responses, now: now) }
         if case .brokerProtocol(let version) = event { return protocolFallback(version) }
         if case .outcomesSettled(let outcomes) = event {
             presence.outcomesSettled()
-            return [.reportOutcomes(outcomes, pendingIsLost: false)] + watched(releaseRepublishes(now: now))
+            return [.reportOutcomes(outcomes, pendingIsLost: false)] + watched(releaseRepublishes(now: instant))
         }
         if oneShot != nil { return handleOneShot(event, at: time) }
         var actions: [DaemonAction] = []
         switch event {
         case .tick:
             // This tick's flush sends the held-back clears that are due; the loop reports any left.
-            if let at = marks.clearsAt, at <= now { marks.clearsAt = nil }
+            if let at = marks.clearsAt, at <= instant { marks.clearsAt = nil }
             actions += abandonStuckFetches(now: now) + startDueFetches(now: now)
             actions += scopeActions(now: now, edgesOnly: true) + timeEdges(at: time)
-            actions += [.flush(persist: true), wake(now: now)]
+            actions += [.flush(persist: true), wake(now: instant)]
         case .fetched(let key, let outcome):
-            if let at = marks.clearsAt, at <= now { marks.clearsAt = nil }  // flushed below
+            if let at = marks.clearsAt, at <= instant { marks.clearsAt = nil }  // flushed below
             actions += complete(key, outcome, now: now)
-            if now >= wakeAt {
+            if instant >= wakeAt {
                 // The tick's work, edges included, so the wake below moves past this time: the
                 // tick itself may wait behind many queued completions.
                 actions += abandonStuckFetches(now: now)
@@ -165,23 +165,23 @@ package struct DaemonState {
             // The published set (and the call counts) are saved once the last fetch in flight is done.
             actions.append(.flush(persist: planner.fetches.isIdle))
             if planner.fetches.isIdle { actions += callCountStore(now: now, force: true) }
-            actions.append(wake(now: now))
+            actions.append(wake(now: instant))
         case .mqtt(.connected):
             // Subscribed first (in the announce), then announced: the broker delivers another
             // instance's retained announcement before this one replaces it.
-            actions += perform(presence.handle(.connected, now: now, random: &random), at: time)
-            actions += perform(identity.handle(.connected, now: time.instant), at: time)
-            actions.append(wake(now: now))
+            actions += perform(presence.handle(.connected, now: instant, random: &random), at: time)
+            actions += perform(identity.handle(.connected, now: instant), at: time)
+            actions.append(wake(now: instant))
         case .mqtt(.disconnected(let reason)):
             handover.disconnected()
-            actions += perform(presence.handle(.disconnected(reason: reason), now: now, random: &random), at: time)
-            actions += perform(identity.handle(.disconnected, now: time.instant), at: time)
+            actions += perform(presence.handle(.disconnected(reason: reason), now: instant, random: &random), at: time)
+            actions += perform(identity.handle(.disconnected, now: instant), at: time)
         case .mqtt(.message(let message)):
             actions += handleMessage(message, at: time)
         case .clearsHeld(let until):
             // The tick at or after it flushes them (every tick flushes).
             marks.clearsAt = until
-            actions.append(wake(now: now))
+            actions.append(wake(now: instant))
         case .signal(.hangup):
             actions.append(
                 .log(
@@ -193,13 +193,13 @@ package struct DaemonState {
             actions.append(.log(.info, "signal \(signal.name): shutting down"))
             actions.append(.stop(exitCode: ExitCode.success))
         case .rendered(let key, let outcome):
-            actions += applyRendered(key, outcome, now: now)
+            actions += applyRendered(key, outcome, now: instant)
         case .uploaded(let index, let outcome):
-            actions += applyUploaded(index, outcome, now: now)
+            actions += applyUploaded(index, outcome, now: instant)
         case .prepared, .flushed, .outcomes, .restored, .brokerProtocol, .outcomesSettled:
             break  // one-shot only; restored, brokerProtocol and outcomesSettled above
         }
-        if !marks.stopping { actions += imageActions(after: event, now: now) + releaseRepublishes(now: now) }
+        if !marks.stopping { actions += imageActions(after: event, now: instant) + releaseRepublishes(now: instant) }
         return watched(actions)
     }
 
@@ -216,11 +216,11 @@ package struct DaemonState {
     /// everything before): each location's scopes set again (the publisher dropped the flushed
     /// trees), re-sent, and flushed, which drops them again and starts the watch. The last
     /// batch's flush saves the published set, and with it the loop hands freed memory back.
-    private mutating func releaseRepublishes(now: Int64) -> [DaemonAction] {
+    private mutating func releaseRepublishes(now: DaemonInstant) -> [DaemonAction] {
         guard !presence.watchingOutcomes, !republishing.isEmpty else { return [] }
         var actions: [DaemonAction] = []
         for index in republishing.next() {
-            for action in scopeActions(now: now, only: index) {
+            for action in scopeActions(now: now.unixSeconds, only: index) {
                 actions.append(action)
                 if case .setScope(let scope) = action { actions.append(.republish(scope: scope.prefix)) }
             }
@@ -245,10 +245,10 @@ package struct DaemonState {
     /// topic of a handover, another instance's announcement or our availability, a Home
     /// Assistant birth, or a command.
     private mutating func handleMessage(_ message: MQTTMessage, at time: DaemonTime) -> [DaemonAction] {
-        let (now, instant) = (time.now, time.instant)
+        let (now, instant) = (time.now.unixSeconds, time.now)
         if let actions = outputs.devices.handle(message, qos: config.mqtt.qos, now: instant) {
             // A send held by the per-device limit is due later: the wake covers it.
-            return perform(actions) + (outputs.devices.nextDeadline == nil ? [] : [wake(now: now)])
+            return perform(actions) + (outputs.devices.nextDeadline == nil ? [] : [wake(now: instant)])
         }
         if handover.observe(topic: message.topic, payload: message.payload) { return [] }
         if message.topic == identity.topic {
@@ -261,9 +261,9 @@ package struct DaemonState {
         }
         if message.topic == layout.homeAssistantBirth.name {
             let online = message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
-            let actions = perform(presence.handle(.birth(online: online), now: now, random: &random), at: time)
+            let actions = perform(presence.handle(.birth(online: online), now: instant, random: &random), at: time)
             // A re-discovery asked for is a deadline of the one wake.
-            return actions.isEmpty ? [] : actions + [wake(now: now)]
+            return actions.isEmpty ? [] : actions + [wake(now: instant)]
         }
         let decided = commands.handle(message, layout: layout, locations: locations, now: instant) ?? []
         return perform(decided, now: now)
@@ -273,13 +273,14 @@ package struct DaemonState {
 
     /// The next time the loop must wake: the earliest deadline of any child (a due fetch, or for
     /// one in flight its watchdog; a content edge; the next diagnostics; a held command).
-    mutating func wake(now: Int64) -> DaemonAction {
-        var wake = min(
-            presence.nextDeadline, handover.nextDeadline ?? .max, outputs.images.nextDeadline ?? .max,
-            commands.nextDeadline?.unixSeconds ?? .max, outputs.devices.nextDeadline?.unixSeconds ?? .max,
-            identity.nextDeadline?.unixSeconds ?? .max)
-        wake = min(
-            wake, outputs.scopes.nextDeadline(now: now), planner.nextDeadline(now: .init(unixSeconds: now)).unixSeconds)
+    mutating func wake(now: DaemonInstant) -> DaemonAction {
+        let deadlines: [DaemonInstant?] = [
+            presence.nextDeadline, handover.nextDeadline, outputs.images.nextDeadline, commands.nextDeadline,
+            outputs.devices.nextDeadline, identity.nextDeadline,
+            DaemonInstant(unixSeconds: outputs.scopes.nextDeadline(now: now.unixSeconds)),
+            planner.nextDeadline(now: now),
+        ]
+        var wake = deadlines.compactMap(\.self).min() ?? .distantFuture
         if let clearsAt = marks.clearsAt { wake = min(wake, max(clearsAt, now)) }
         marks.wakeAt = wake
         return .wake(at: wake)
@@ -288,9 +289,9 @@ package struct DaemonState {
     /// What is due at a time edge besides the scopes: shard handover decisions,
     /// `<p>/diagnostics`, held `unit/set` commands and device sends, the identity's checks.
     private mutating func timeEdges(at time: DaemonTime) -> [DaemonAction] {
-        let (now, instant) = (time.now, time.instant)
-        var actions = perform(handover.tick(now: now))
-        actions += perform(presence.handle(.tick, now: now, random: &random), at: time)
+        let (now, instant) = (time.now.unixSeconds, time.now)
+        var actions = perform(handover.tick(now: instant))
+        actions += perform(presence.handle(.tick, now: instant, random: &random), at: time)
         actions += perform(commands.due(now: instant), now: now)
         actions += perform(outputs.devices.due(now: instant, qos: config.mqtt.qos))
         actions += perform(identity.handle(.tick, now: instant), at: time)

@@ -15,10 +15,10 @@ package import BreezeCore
 /// The clock as the daemon reads it at an event: wall time for schedules and local dates,
 /// process uptime (monotonic) for diagnostics.
 package struct DaemonTime: Sendable, Equatable {
-    package var now: Int64
+    package var now: DaemonInstant
     package var uptimeSeconds: Int
 
-    package init(now: Int64, uptimeSeconds: Int) {
+    package init(now: DaemonInstant, uptimeSeconds: Int) {
         self.now = now
         self.uptimeSeconds = uptimeSeconds
     }
@@ -34,7 +34,7 @@ package enum DaemonEvent: Sendable {
     case mqtt(MQTTEvent)
     /// After a flush: the publisher holds clears back behind a discovery change until `until`
     /// (nil: none held). A deadline of the state's one wake; the tick after it flushes them.
-    case clearsHeld(until: Int64?)
+    case clearsHeld(until: DaemonInstant?)
     case signal(DaemonSignal)
     /// A render asked for by ``DaemonAction/render(_:_:)`` finished (docs/images.md, ImagePipeline.swift).
     case rendered(ImageKey, RenderOutcome)
@@ -45,7 +45,7 @@ package enum DaemonEvent: Sendable {
     /// `once`: ``DaemonAction/flushAndReport`` sent `sent` messages; clears not yet due at that
     /// flush are held back until `clearsDueAt`, if any (a held clear that was due but could not
     /// be sent is not counted: `once` does not wait for it).
-    case flushed(sent: Int, clearsDueAt: Int64?)
+    case flushed(sent: Int, clearsDueAt: DaemonInstant?)
     /// `once`: the broker's outcomes asked for by ``DaemonAction/awaitOutcomes(timeout:)``.
     case outcomes(PublishOutcomes)
     /// At start (`once`: when prepared), the stored responses of a location the loop read from
@@ -120,8 +120,8 @@ package enum DaemonAction: Sendable {
     case publish(OutgoingMessage)
     case store(StoreWrite)
     case log(LogLevel, String)
-    /// Wake the loop (with ``DaemonEvent/tick``) at this Unix time; replaces the previous wake.
-    case wake(at: Int64)
+    /// Wake the loop (with ``DaemonEvent/tick``) at this instant; replaces the previous wake.
+    case wake(at: DaemonInstant)
     /// Reconnect after this many seconds from now on (nil: the configured backoff; docs/operations.md, Limits).
     case reconnectDelay(seconds: Int64?)
     /// Leave the loop: publish `offline`, disconnect, exit with this code.

@@ -35,15 +35,15 @@ package struct OneShot: Sendable {
     }
 
     /// How long `once` waits for the broker to accept the connection (seconds).
-    static let connectTimeout: Int64 = 10
+    static let connectTimeout: DaemonDuration = .seconds(10)
     /// The longest Open-Meteo pacing hold waited for (seconds): the per-minute window; a longer
     /// one (the daily limit) skips the request.
-    static let maximumPacingWait: Int64 = 120
+    static let maximumPacingWait: DaemonDuration = .seconds(120)
     /// How long `once` waits for the broker to acknowledge what it published.
     static let outcomeTimeout: DaemonDuration = .seconds(10)
 
     enum Phase: Sendable, Equatable {
-        case connecting(deadline: Int64)
+        case connecting(deadline: DaemonInstant)
         /// Waiting for the loop's ``Event/prepared``.
         case preparing
         case fetching
@@ -52,7 +52,7 @@ package struct OneShot: Sendable {
         /// A flush asked for, its count not reported yet.
         case flushing
         /// Clears held back behind a discovery change: waiting for their time.
-        case awaitingClears(until: Int64)
+        case awaitingClears(until: DaemonInstant)
         case awaitingOutcomes
         case done(exitCode: Int32)
     }
@@ -68,7 +68,7 @@ package struct OneShot: Sendable {
         /// cap, stripes not due), and then `hasData` says whether the location has data of it.
         case began(FetchKey, fetching: Bool, hasData: Bool)
         /// Open-Meteo's pacing holds `key` back until `until`.
-        case deferred(FetchKey, until: Int64, hasData: Bool)
+        case deferred(FetchKey, until: DaemonInstant, hasData: Bool)
         /// `key`'s fetch was applied; `fallBack` when `auto` pollen is to be asked again from
         /// Open-Meteo (Google rejected the key).
         case fetched(FetchKey, fallBack: Bool, hasData: Bool)
@@ -77,7 +77,7 @@ package struct OneShot: Sendable {
         /// The flush asked for sent `sent` messages; `clearsDueAt` when clears are held back that
         /// were not due at that flush (then this waits and flushes again, however many flushes
         /// came before).
-        case flushed(sent: Int, clearsDueAt: Int64?)
+        case flushed(sent: Int, clearsDueAt: DaemonInstant?)
         /// What became of the publishes (handed to the publisher and logged already), and the
         /// images whose last render failed.
         case outcomes(PublishOutcomes, failingImages: [String])
@@ -119,7 +119,7 @@ package struct OneShot: Sendable {
     /// Keys not begun yet (or to be begun again: the `auto` fallback; or held by pacing).
     private(set) var pending: Set<FetchKey>
     /// Keys held by Open-Meteo's pacing, and until when.
-    private(set) var holds: [FetchKey: Int64] = [:]
+    private(set) var holds: [FetchKey: DaemonInstant] = [:]
     private(set) var inFlight: Set<FetchKey> = []
     private var attempts: [FetchKey: Int] = [:]
     /// Whether each key's location has usable data of it, as of the key's last event.
@@ -128,7 +128,7 @@ package struct OneShot: Sendable {
     private(set) var sent = 0
 
     /// - Parameter keys: every enabled source of every location, with its name (`pollen[home]`).
-    init(_ mode: Mode, keys: [(FetchKey, String)], qos: Int, now: Int64) {
+    init(_ mode: Mode, keys: [(FetchKey, String)], qos: Int, now: DaemonInstant) {
         self.mode = mode
         self.qos = qos
         self.keys = keys.map(\.0)
@@ -142,7 +142,7 @@ package struct OneShot: Sendable {
 
     /// The next time this needs the loop: the connect deadline, the end of a pacing hold, the
     /// held-back clears.
-    var nextDeadline: Int64? {
+    var nextDeadline: DaemonInstant? {
         switch phase {
         case .connecting(let deadline): deadline
         case .fetching: holds.values.min()
@@ -154,7 +154,7 @@ package struct OneShot: Sendable {
     /// The sources left with no usable data, by name, in ``keys`` order.
     var unusable: [String] { keys.filter { hasData[$0] != true }.map { names[$0] ?? "\($0)" } }
 
-    mutating func handle(_ event: Event, now: Int64) -> [Action] {
+    mutating func handle(_ event: Event, now: DaemonInstant) -> [Action] {
         switch (phase, event) {
         case (.connecting(let deadline), .tick):
             guard now >= deadline else { return [] }

@@ -19,20 +19,20 @@ import BreezeCore
 /// diagnostics payload, which read other children).
 package struct Presence: Sendable {
     /// How often `<p>/diagnostics` is published (not retained); also at every connect and birth.
-    static let diagnosticsInterval: Int64 = 300
+    static let diagnosticsInterval: DaemonDuration = .minutes(5)
     /// `<p>/diagnostics` once more this long after each connect and each re-discovery: Home
     /// Assistant creates the entities from the discovery published in the same moment and
     /// subscribes to their state topic only then, so it can miss the first one and show
     /// `api_calls_today` unknown until the next interval (issue 39).
-    static let diagnosticsFollowUp: Int64 = 30
+    static let diagnosticsFollowUp: DaemonDuration = .seconds(30)
 
     /// The connection as the daemon last heard of it.
     enum Connection: Sendable, Equatable {
         /// Not connected since the start.
         case neverConnected
-        case connected(since: Int64)
+        case connected(since: DaemonInstant)
         /// Lost at `since`; libmosquitto reconnects with backoff.
-        case lost(since: Int64)
+        case lost(since: DaemonInstant)
     }
 
     enum Event: Sendable, Equatable {
@@ -63,14 +63,14 @@ package struct Presence: Sendable {
     private(set) var connection = Connection.neverConnected
     /// Connects after the first (`<p>/diagnostics`).
     private(set) var reconnects = 0
-    private(set) var nextDiagnostics: Int64 = 0
+    private(set) var nextDiagnostics = DaemonInstant(unixSeconds: 0)
     /// A watch of the broker's outcomes is running (``DaemonAction/watchOutcomes(timeout:)``).
     private(set) var watchingOutcomes = false
     /// When the discovery re-send after a birth is due (whole seconds, rounded up); set, further
     /// births are folded into it.
-    private(set) var rediscoverAt: Int64?
+    private(set) var rediscoverAt: DaemonInstant?
     /// When the follow-up diagnostics after a connect or a re-discovery are due.
-    private(set) var followUpAt: Int64?
+    private(set) var followUpAt: DaemonInstant?
 
     init(broker: String, discoveryEnabled: Bool) {
         self.broker = broker
@@ -93,10 +93,12 @@ package struct Presence: Sendable {
     }
 
     /// The next time this child needs the loop: a pending re-discovery, the next diagnostics.
-    var nextDeadline: Int64 { min(nextDiagnostics, rediscoverAt ?? .max, followUpAt ?? .max) }
+    var nextDeadline: DaemonInstant {
+        min(nextDiagnostics, rediscoverAt ?? .distantFuture, followUpAt ?? .distantFuture)
+    }
 
     /// - Parameter random: the parent's seeded generator (the re-announce delay's jitter).
-    mutating func handle(_ event: Event, now: Int64, random: inout SplitMix64) -> [Action] {
+    mutating func handle(_ event: Event, now: DaemonInstant, random: inout SplitMix64) -> [Action] {
         switch event {
         case .started:
             nextDiagnostics = now + Self.diagnosticsInterval
@@ -117,7 +119,7 @@ package struct Presence: Sendable {
             let delay = DiscoveryNaming.reannounceDelay(using: &random)
             // A deadline of the one wake, in the machine's whole seconds.
             let (seconds, attoseconds) = delay.components
-            rediscoverAt = now + seconds + (attoseconds > 0 ? 1 : 0)
+            rediscoverAt = now + .seconds(seconds + (attoseconds > 0 ? 1 : 0))
             return [.log(.info, "Home Assistant is online: re-sending discovery in \(delay)")]
         case .tick:
             var actions: [Action] = []

@@ -22,7 +22,7 @@ import BreezeCore
 ///    config): it neither re-sends nor clears them (`RetainedPublisher.hold`).
 /// 2. Once connected it subscribes to exactly the topics it published there (exact topics,
 ///    not a wildcard: RabbitMQ delivers retained messages to exact subscriptions only) and
-///    watches what the broker holds for ``settleSeconds``.
+///    watches what the broker holds for ``settle``.
 /// 3. Per location: if any of those topics holds a payload other than the one this shard
 ///    published (compared by ``PayloadDigest``: the bytes' FNV-1a hash and count), the new
 ///    owner has re-published the location (its device config names its own status topic; its
@@ -38,7 +38,7 @@ import BreezeCore
 /// clears those at once as before.
 package struct ShardHandover {
     /// How long the broker's retained messages are watched after subscribing.
-    static let settleSeconds: Int64 = 3
+    static let settle: DaemonDuration = .seconds(3)
 
     /// One location this shard published and no longer owns.
     struct Released: Equatable {
@@ -63,7 +63,7 @@ package struct ShardHandover {
     /// What the broker holds now, as seen since subscribing (an empty payload once cleared).
     private var seen: [String: PayloadDigest] = [:]
     /// When to decide: set at each connect, dropped at a disconnect.
-    private(set) var decideAt: Int64?
+    private(set) var decideAt: DaemonInstant?
 
     /// What the handover asks the daemon to do; ``DaemonState`` maps these to its own.
     enum Action: Sendable, Equatable {
@@ -75,7 +75,7 @@ package struct ShardHandover {
     }
 
     /// The next time this child needs the loop: the decision, once connected.
-    var nextDeadline: Int64? { decideAt }
+    var nextDeadline: DaemonInstant? { decideAt }
 
     /// Nothing to hand over (no shard, or nothing published for other shards' locations).
     init() {
@@ -129,10 +129,10 @@ package struct ShardHandover {
     var topics: [String] { index.keys.sorted() }
 
     /// Connected: watch the broker afresh from now on.
-    mutating func connected(at now: Int64) {
+    mutating func connected(at now: DaemonInstant) {
         guard !isEmpty else { return }
         seen = [:]
-        decideAt = now + Self.settleSeconds
+        decideAt = now + Self.settle
     }
 
     /// Disconnected: what was seen may be incomplete; decide after the next connect.
@@ -146,7 +146,7 @@ package struct ShardHandover {
     }
 
     /// The decisions once ``decideAt`` has passed (nil before); afterwards there is nothing left.
-    mutating func decide(at now: Int64) -> [Decision]? {
+    mutating func decide(at now: DaemonInstant) -> [Decision]? {
         guard let at = decideAt, now >= at else { return nil }
         let decisions = released.map { location -> Decision in
             let topics = location.published.keys.sorted()
@@ -185,8 +185,8 @@ extension ShardHandover {
     }
 
     /// Connected: watch the released topics (retained messages arrive at once); the decision
-    /// comes ``settleSeconds`` later (``nextDeadline``).
-    mutating func brokerConnected(now: Int64) -> [Action] {
+    /// comes ``settle`` later (``nextDeadline``).
+    mutating func brokerConnected(now: DaemonInstant) -> [Action] {
         guard !isEmpty else { return [] }
         connected(at: now)
         return [.subscribe(topics)]
@@ -194,7 +194,7 @@ extension ShardHandover {
 
     /// A time edge: the decisions once the settle time has passed, as steps and log lines (the
     /// loop then flushes: the released scopes are cleared of what is still published under them).
-    mutating func tick(now: Int64) -> [Action] {
+    mutating func tick(now: DaemonInstant) -> [Action] {
         // Read before the decision, which ends the watch.
         let (held, watched) = (scopes, topics)
         guard let decisions = decide(at: now) else { return [] }

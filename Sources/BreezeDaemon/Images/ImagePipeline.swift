@@ -49,13 +49,13 @@ package enum UploadOutcome: Sendable, Equatable {
 package struct ImagePipeline {
     /// An image is rendered at most once per this many seconds (a change inside the minute
     /// renders at the minute's end).
-    static let minimumInterval: Int64 = 60
+    static let minimumInterval: DaemonDuration = .minutes(1)
     /// A failed render is tried again after 1, 2, 4, … minutes, at most an hour.
-    static let longestRenderRetry: Int64 = 3600
+    static let longestRenderRetry: DaemonDuration = .hours(1)
     /// An upload answered 409 (the AP is busy) or failed on the network is retried after 30 s,
     /// doubling to at most 30 min, with ±20 % jitter.
-    static let firstUploadRetry: Int64 = 30
-    static let longestUploadRetry: Int64 = 1800
+    static let firstUploadRetry: DaemonDuration = .seconds(30)
+    static let longestUploadRetry: DaemonDuration = .minutes(30)
 
     /// What the images ask the daemon to do; ``DaemonState`` maps these to its own actions.
     enum Action: Sendable {
@@ -75,7 +75,7 @@ package struct ImagePipeline {
     }
 
     /// The next time this child needs the loop (``nextWake``).
-    var nextDeadline: Int64? { nextWake }
+    var nextDeadline: DaemonInstant? { nextWake }
 
     struct Image {
         let config: ImageConfig
@@ -85,10 +85,10 @@ package struct ImagePipeline {
         /// The request of the last render started; equal requests are not rendered again.
         var requested: RenderRequest?
         var inFlight = false
-        var lastStart: Int64?
+        var lastStart: DaemonInstant?
         /// A change waits for the minute's end (or a failure's backoff) until then.
-        var dueAt: Int64?
-        var retryAt: Int64?
+        var dueAt: DaemonInstant?
+        var retryAt: DaemonInstant?
         var failures = 0
         /// Why the last render failed (nil after a good one): `<p>/diagnostics` and `once`'s exit.
         var lastError: String?
@@ -106,8 +106,8 @@ package struct ImagePipeline {
         var pendingVersion = 0
         var sentVersion = 0
         var inFlight = false
-        var retryAt: Int64 = 0
-        var retryDelay: Int64 = 0
+        var retryAt = DaemonInstant(unixSeconds: 0)
+        var retryDelay = DaemonDuration.zero
         /// Answered 400: not sent again until the configuration changes.
         var rejected = false
         /// The digest (``PayloadDigest``) of the JPEG the access point last accepted, kept in
@@ -150,8 +150,8 @@ package struct ImagePipeline {
     }
 
     /// The earliest time a deferred render, a render retry or an upload retry is due.
-    var nextWake: Int64? {
-        var times: [Int64] = images.filter { !$0.inFlight }.compactMap(\.dueAt)
+    var nextWake: DaemonInstant? {
+        var times: [DaemonInstant] = images.filter { !$0.inFlight }.compactMap(\.dueAt)
         times += tags.filter { $0.pending != nil && !$0.inFlight && !$0.rejected }.map(\.retryAt)
         return times.min()
     }
@@ -162,7 +162,7 @@ extension ImagePipeline {
     /// minute (or failure backoff) has not passed: then it is due at that time.
     /// - Parameter requests: what each image should show now (``DaemonState/renderRequest(_:now:)``),
     ///   by index; nil for one in flight or with nothing known to draw.
-    mutating func startRenders(now: Int64, requests: [RenderRequest?]) -> [Action] {
+    mutating func startRenders(now: DaemonInstant, requests: [RenderRequest?]) -> [Action] {
         var actions: [Action] = []
         for index in images.indices {
             let key = ImageKey(index: index)
@@ -189,7 +189,7 @@ extension ImagePipeline {
     /// A render came back: new bytes are kept (``Action/ready(location:id:format:bytes:)``),
     /// set on the image's topic and handed to its OpenEPaperLink tags; a failure is logged and
     /// retried with backoff.
-    mutating func rendered(_ key: ImageKey, _ outcome: RenderOutcome, now: Int64) -> [Action] {
+    mutating func rendered(_ key: ImageKey, _ outcome: RenderOutcome, now: DaemonInstant) -> [Action] {
         guard key.index < images.count else { return [] }
         self[key].inFlight = false
         let config = self[key].config
@@ -241,8 +241,8 @@ extension ImagePipeline {
                     tags[index].pending = bytes
                     tags[index].pendingVersion += 1
                     // A new image goes out at once, whatever the backoff of the old one.
-                    tags[index].retryAt = 0
-                    tags[index].retryDelay = 0
+                    tags[index].retryAt = DaemonInstant(unixSeconds: 0)
+                    tags[index].retryDelay = .zero
                 }
                 actions += startUploads(now: now)
             }
@@ -250,13 +250,15 @@ extension ImagePipeline {
         }
     }
 
-    private mutating func renderFailed(_ key: ImageKey, _ name: String, _ problem: String, now: Int64) -> [Action] {
+    private mutating func renderFailed(
+        _ key: ImageKey, _ name: String, _ problem: String, now: DaemonInstant
+    ) -> [Action] {
         let message = "\(name): \(problem)"
         self[key].failures += 1
         self[key].lastError = problem
         self[key].requested = nil
         let delay = min(
-            Self.minimumInterval << Int64(min(self[key].failures - 1, 6)), Self.longestRenderRetry
+            Self.minimumInterval * (1 << Int64(min(self[key].failures - 1, 6))), Self.longestRenderRetry
         )
         self[key].retryAt = now + delay
         return [.log(.warning, "\(message); next try in \(delay) s")]
@@ -315,7 +317,7 @@ extension ImagePipeline {
 
     /// Starts the upload of every tag with a JPEG waiting whose retry time has come (one in
     /// flight per tag; a tag answered 400 waits for a configuration change).
-    mutating func startUploads(now: Int64) -> [Action] {
+    mutating func startUploads(now: DaemonInstant) -> [Action] {
         var actions: [Action] = []
         for index in tags.indices {
             let tag = tags[index]
@@ -338,7 +340,7 @@ extension ImagePipeline {
     /// logged once and not retried until the configuration changes.
     /// - Parameter random: the daemon's seeded generator (the retry's jitter).
     mutating func uploaded(
-        _ index: Int, _ outcome: UploadOutcome, now: Int64, random: inout SplitMix64
+        _ index: Int, _ outcome: UploadOutcome, now: DaemonInstant, random: inout SplitMix64
     ) -> [Action] {
         guard index < tags.count else { return [] }
         tags[index].inFlight = false
@@ -348,8 +350,8 @@ extension ImagePipeline {
         switch outcome {
         case .status(let status) where (200..<300).contains(status):
             tags[index].uploaded += 1
-            tags[index].retryDelay = 0
-            tags[index].retryAt = 0
+            tags[index].retryDelay = .zero
+            tags[index].retryAt = DaemonInstant(unixSeconds: 0)
             tags[index].acceptedDigest = tags[index].sentDigest
             let log = Action.log(.info, "\(name): image \(output.image) uploaded")
             let save = Action.saveUploaded(uploadedDigests)
@@ -376,9 +378,9 @@ extension ImagePipeline {
         tags[index].failed += 1
         let previous = tags[index].retryDelay
         let base =
-            previous == 0 ? Self.firstUploadRetry : min(previous * 2, Self.longestUploadRetry)
+            previous == .zero ? Self.firstUploadRetry : min(previous * 2, Self.longestUploadRetry)
         tags[index].retryDelay = base
-        let jittered = max(1, Int64(Double(base) * (0.8 + 0.4 * random.fraction())))
+        let jittered = DaemonDuration(seconds: max(1, Int64(Double(base.seconds) * (0.8 + 0.4 * random.fraction()))))
         tags[index].retryAt = now + jittered
         return [.log(.warning, "\(name): upload \(problem); retry in \(jittered) s")] + startUploads(now: now)
     }
