@@ -384,7 +384,7 @@ extension Agent {
         }
         var requests: [(FetchKey, FetchRequest)] = []
         for key in keys {
-            let (request, notes) = state.begin(key, now: now)
+            let (request, notes) = state.begin(key, now: DaemonInstant(unixSeconds: now))
             _ = performLogsAndWrites(notes)
             if let request { requests.append((key, request)) }
         }
@@ -397,8 +397,10 @@ extension Agent {
             for await outcome in group { done.append(outcome) }
             return done
         }
-        for (key, outcome) in outcomes { _ = performLogsAndWrites(state.apply(key, outcome, now: now)) }
-        _ = performLogsAndWrites(state.callCountStore(now: now, force: true))
+        for (key, outcome) in outcomes {
+            _ = performLogsAndWrites(state.apply(key, outcome, now: DaemonInstant(unixSeconds: now)))
+        }
+        _ = performLogsAndWrites(state.callCountStore(now: DaemonInstant(unixSeconds: now), force: true))
         return keys.filter { !state.hasData($0) }.map {
             "\($0.kind.rawValue)[\(state.locations[$0.location].config.id)]"
         }
@@ -406,7 +408,8 @@ extension Agent {
 
     /// Sets every sink's scopes of every location on the soak's publisher.
     func soakSetAllScopes(on publisher: RetainedPublisher, now: Int64) {
-        for case .setScope(let scope) in performLogsAndWrites(state.scopeActions(now: now)) {
+        for case .setScope(let scope) in performLogsAndWrites(state.scopeActions(now: DaemonInstant(unixSeconds: now)))
+        {
             publisher.set(scope: scope.prefix, scope.tree)
         }
     }

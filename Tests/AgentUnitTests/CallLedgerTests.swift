@@ -18,7 +18,7 @@ import Testing
 @Suite("CallLedger: calls per location and day, Open-Meteo's weight and pacing, when to save")
 struct CallLedgerTests {
     /// 2026-06-15T10:00:00Z.
-    static let t0: Int64 = 1_781_517_600
+    static let t0: DaemonInstant = 1_781_517_600
     static let publicArchive = "https://archive-api.open-meteo.com/v1/archive"
 
     @Test func countsArePerLocationAndLocalDayAndStartAgainOnANewDay() {
@@ -45,10 +45,10 @@ struct CallLedgerTests {
         #expect(
             ledger.save(now: Self.t0, force: false) == [.save(["home.google": .init(date: "2026-06-15", calls: 1)])])
         ledger.count("home", .google, on: "2026-06-15")
-        #expect(ledger.save(now: Self.t0 + CallLedger.saveInterval - 1, force: false).isEmpty)
+        #expect(ledger.save(now: Self.t0 + CallLedger.saveInterval - .seconds(1), force: false).isEmpty)
         #expect(ledger.save(now: Self.t0 + CallLedger.saveInterval, force: false).count == 1)
         ledger.count("home", .google, on: "2026-06-15")
-        #expect(ledger.save(now: Self.t0 + CallLedger.saveInterval + 1, force: true).count == 1)
+        #expect(ledger.save(now: Self.t0 + CallLedger.saveInterval + .seconds(1), force: true).count == 1)
     }
 
     @Test func openMeteoWeightIsCountedPerSourceOnTheUTCDay() {
@@ -58,7 +58,7 @@ struct CallLedgerTests {
         ledger.count(climate, now: Self.t0)
         ledger.count(climate, now: Self.t0 + 60)
         #expect(ledger.openMeteo.today(now: Self.t0) == [.init(source: "climate", requests: 4, weight: .calls(6))])
-        let midnight = (Self.t0 / 86_400 + 1) * 86_400
+        let midnight = DaemonInstant(unixSeconds: (Self.t0.unixSeconds / 86_400 + 1) * 86_400)
         #expect(ledger.openMeteo.today(now: midnight).isEmpty)
     }
 
@@ -85,7 +85,7 @@ struct CallLedgerTests {
         let first = ledger.pace(request, yearly: false, now: Self.t0)
         #expect(first == nil)
         let second = ledger.pace(request, yearly: false, now: Self.t0 + 10)
-        #expect(second?.retry == Self.t0 + 60)
+        #expect(second?.retry == Self.t0 + .seconds(60))
         #expect(second?.actions == [])
         let nextMinute = ledger.pace(request, yearly: false, now: Self.t0 + 60)
         #expect(nextMinute == nil)
@@ -99,7 +99,7 @@ struct CallLedgerTests {
         #expect(fleet.perDayLimit(endpoint: Self.publicArchive) == day)
         fleet.pacer.record(OpenMeteoCallWeight(units: day.units / 10 - 1), now: Self.t0)
         let held = fleet.pace(stripes, yearly: true, now: Self.t0 + 120)
-        let midnight = (Self.t0 / 86_400 + 1) * 86_400
+        let midnight = DaemonInstant(unixSeconds: (Self.t0.unixSeconds / 86_400 + 1) * 86_400)
         #expect(held?.retry == midnight)
         #expect(held?.actions.count == 1)
         // Logged once a day; an ordinary request still fits the day.

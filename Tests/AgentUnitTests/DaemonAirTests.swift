@@ -60,7 +60,7 @@ struct DaemonAirTests {
         #expect(air["breeze/home/air/stale"] == "false")
         // Only the sinks air feeds were rebuilt for this completion (the air tree, the display JSON).
         #expect(T.scopes(actions).map(\.prefix) == ["breeze/home/air", "breeze/home/display"])
-        #expect(state.callsToday(0, .openMeteo, now: now) >= 1)
+        #expect(state.callsToday(0, .openMeteo, now: DaemonInstant(unixSeconds: now)) >= 1)
         let diagnostics = state.diagnosticsJSON(at: T.at(now))
         #expect(diagnostics.contains(#""air":{"requests":1,"weighted":1.00}"#))
         #expect(diagnostics.contains(#""open_meteo_air":{"ok":1,"failed":0,"stuck":0}"#))

@@ -66,7 +66,7 @@ struct DaemonHourlyPollenTests {
         #expect(tree["breeze/home/pollen/air_out/now"] == "OFF")
         #expect(tree["breeze/home/pollen/air_out"]?.contains(#""start":"2026-06-15T11:00:00Z""#) == true)
         // The daemon wakes at the next local hour for them (or earlier, for something else).
-        #expect(state.locations[0].nextContentEdge(after: now) == T.t0 + 3600)
+        #expect(state.locations[0].nextContentEdge(after: DaemonInstant(unixSeconds: now)).unixSeconds == T.t0 + 3600)
         #expect((T.wake(first) ?? .max) <= T.t0 + 3600)
         let hour = state.handle(.tick, at: T.at(T.t0 + 3600))
         #expect(T.fetches(hour).isEmpty)
@@ -81,6 +81,6 @@ struct DaemonHourlyPollenTests {
         let actions = state.handle(.fetched(T.pollenKey, Self.fetched(now, hourly: false)), at: T.at(now))
         let tree = try #require(Self.pollenTree(actions))
         #expect(tree.topics.allSatisfy { !$0.contains("/now") && !$0.contains("air_out") && !$0.contains("peak_at") })
-        #expect(state.locations[0].nextContentEdge(after: now) > T.t0 + 3600)
+        #expect(state.locations[0].nextContentEdge(after: DaemonInstant(unixSeconds: now)).unixSeconds > T.t0 + 3600)
     }
 }

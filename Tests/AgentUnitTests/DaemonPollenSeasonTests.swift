@@ -37,7 +37,8 @@ struct DaemonPollenSeasonTests {
     }
 
     static func request(_ state: inout DaemonState, now: Int64) -> (source: PollenSource, season: Bool)? {
-        guard let request = state.begin(T.pollenKey, now: now).0?.detail as? PollenRequest else { return nil }
+        guard let request = state.begin(T.pollenKey, now: DaemonInstant(unixSeconds: now)).0?.detail as? PollenRequest
+        else { return nil }
         return (request.source, request.season)
     }
 
@@ -99,12 +100,14 @@ struct DaemonPollenSeasonTests {
         // 13:59 UTC the same day: plain, weighing 1 call.
         #expect(Self.request(&state, now: T.t0 + 4 * 3600 - 60)! == (.openMeteo, false))
         #expect(
-            PollenRules.openMeteoWeight(state.source(T.pollenKey), now: T.t0 + 4 * 3600)?.weight
+            PollenRules.openMeteoWeight(state.source(T.pollenKey), now: DaemonInstant(unixSeconds: T.t0 + 4 * 3600))?
+                .weight
                 == OpenMeteoBudget.pollenRequest)
         // 00:00 UTC the next day: the season again (4.11 calls).
         let midnight = T.t0 + 14 * 3600
         #expect(
-            PollenRules.openMeteoWeight(state.source(T.pollenKey), now: midnight)?.weight == PollenSeason.callWeight)
+            PollenRules.openMeteoWeight(state.source(T.pollenKey), now: DaemonInstant(unixSeconds: midnight))?.weight
+                == PollenSeason.callWeight)
         #expect(Self.request(&state, now: midnight)! == (.openMeteo, true))
     }
 
@@ -164,7 +167,8 @@ struct DaemonPollenSeasonTests {
     @Test func googleLocationsNeverAskForTheSeason() throws {
         var (state, _) = T.started(try T.config("climate: {enabled: false}"))
         #expect(Self.request(&state, now: T.t0 + 7)! == (.google, false))
-        #expect(PollenRules.openMeteoWeight(state.source(T.pollenKey), now: T.t0 + 7) == nil)
+        #expect(
+            PollenRules.openMeteoWeight(state.source(T.pollenKey), now: DaemonInstant(unixSeconds: T.t0 + 7)) == nil)
         #expect(state.storedResponseNames(0).map(\.name) == [PollenSource.google.storeName])
     }
 }

@@ -228,7 +228,7 @@ struct DaemonStateTests {
         #expect((240...300).contains(steps[2]))
         #expect(state.locations[0].stale.pollen)
         // Old data stays, marked stale; the topics say so.
-        let scopes = Self.scopes(state.scopeActions(now: now))
+        let scopes = Self.scopes(state.scopeActions(now: DaemonInstant(unixSeconds: now)))
         #expect(scopes[0].tree?["breeze/home/pollen/stale"] == "true")
         // Retry-After beyond the backoff wins.
         _ = state.handle(.fetched(Self.pollenKey, Self.pollenFailed(now, retryAfter: 7_200)), at: Self.at(now))
@@ -292,7 +292,7 @@ struct DaemonStateTests {
         var actions = state.handle(.tick, at: Self.at(now))
         #expect(Self.fetches(actions).contains(Self.pollenKey))
         _ = state.handle(.fetched(Self.pollenKey, Self.pollenOK(now)), at: Self.at(now))
-        #expect(state.callsToday(0, .google, now: now) == 2)
+        #expect(state.callsToday(0, .google, now: DaemonInstant(unixSeconds: now)) == 2)
         now = state.schedule(Self.pollenKey).nextDue.unixSeconds
         actions = state.handle(.tick, at: Self.at(now))
         #expect(!Self.fetches(actions).contains(Self.pollenKey))
@@ -306,7 +306,7 @@ struct DaemonStateTests {
         // After local midnight the count starts again.
         actions = state.handle(.tick, at: Self.at(midnight))
         #expect(Self.fetches(actions).contains(Self.pollenKey))
-        #expect(state.callsToday(0, .google, now: midnight) == 1)
+        #expect(state.callsToday(0, .google, now: DaemonInstant(unixSeconds: midnight)) == 1)
         // The counts go to the store under the file's keys.
         let stored = actions.compactMap { if case .store(.callCounts(let c)) = $0 { c } else { nil } }.last
         #expect(stored?["home.google"] == .init(date: "2026-06-16", calls: 1))
@@ -694,15 +694,22 @@ struct DaemonStateTests {
         #expect(santiago.utcOffset(atUnixTime: dayBegins - 1) == -14_400)
         #expect(santiago.utcOffset(atUnixTime: dayBegins) == -10_800)
         for before in [1, 60, 1_800, 3_599, 3_600, 3_601, 7_200, 20 * 3_600] {
-            #expect(location.nextMidnight(after: dayBegins - Int64(before)) == dayBegins, "\(before) s before")
+            #expect(
+                location.nextMidnight(after: DaemonInstant(unixSeconds: dayBegins - Int64(before))).unixSeconds
+                    == dayBegins, "\(before) s before")
         }
         // Ordinary days around it, and the end of daylight saving (at 03:00 UTC on 5 Apr 2026
         // the clocks go from 23:59:59 -03 back to 23:00 -04: the day begins once, 04:00 UTC).
-        #expect(location.nextMidnight(after: dayBegins) == dayBegins + 23 * 3_600)
-        #expect(location.nextMidnight(after: dayBegins - 2 * 86_400) == dayBegins - 86_400)
+        #expect(
+            location.nextMidnight(after: DaemonInstant(unixSeconds: dayBegins)).unixSeconds == dayBegins + 23 * 3_600)
+        #expect(
+            location.nextMidnight(after: DaemonInstant(unixSeconds: dayBegins - 2 * 86_400)).unixSeconds == dayBegins
+                - 86_400)
         let fallBack: Int64 = 1_775_358_000
-        #expect(location.nextMidnight(after: fallBack - 3_600) == fallBack + 3_600)
-        #expect(location.nextMidnight(after: fallBack + 1_800) == fallBack + 3_600)
+        #expect(
+            location.nextMidnight(after: DaemonInstant(unixSeconds: fallBack - 3_600)).unixSeconds == fallBack + 3_600)
+        #expect(
+            location.nextMidnight(after: DaemonInstant(unixSeconds: fallBack + 1_800)).unixSeconds == fallBack + 3_600)
     }
 
     @Test func fetchesInFlightCountEachSourceOnce() {

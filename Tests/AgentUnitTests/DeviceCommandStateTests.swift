@@ -352,7 +352,8 @@ struct DeviceCommandChildTests {
         _ = state.handle(.fetched(D.pollenKey, D.pollenOK(D.t0 + 2)), at: D.at(D.t0 + 2))
         let snapshot = LocationSnapshot(
             location: state.locations[0], topics: state.layout.location("home"),
-            pollen: state.locations[0].pollenView(settings: config.pollen, now: D.t0 + 2), now: D.t0 + 2)
+            pollen: state.locations[0].pollenView(settings: config.pollen, now: DaemonInstant(unixSeconds: D.t0 + 2)),
+            now: DaemonInstant(unixSeconds: D.t0 + 2))
         #expect(
             devices.update(snapshot, context: state.context, kind: .pollen, now: .init(unixSeconds: D.t0 + 2)).isEmpty)
         let back = devices.handle(

@@ -71,7 +71,7 @@ struct FleetPacingTests {
         var warm = T.machine(try Self.openMeteoPollen(1000))
         for index in warm.locations.indices {
             warm.locations[index].season = PollenSeasonStanding(
-                today: warm.locations[index].today(at: T.t0), items: [:])
+                today: warm.locations[index].today(at: DaemonInstant(unixSeconds: T.t0)), items: [:])
         }
         _ = warm.start(at: T.at(T.t0))
         #expect(T.fetches(warm.handle(.tick, at: T.at(T.t0 + 61))).count == 600)
@@ -96,16 +96,26 @@ struct FleetPacingTests {
         var pacer = OpenMeteoPacer()
         let day = OpenMeteoBudget.dailyLimit
         let minute = OpenMeteoCallWeight.calls(600)
-        #expect(pacer.deferral(.calls(5000), now: T.t0, perMinute: minute, perDay: day) == nil)
-        pacer.record(.calls(599), now: T.t0)
-        #expect(pacer.deferral(.calls(1), now: T.t0 + 30, perMinute: minute, perDay: day) == nil)
-        #expect(pacer.deferral(.calls(2), now: T.t0 + 30, perMinute: minute, perDay: day) == T.t0 + 60)
-        #expect(pacer.deferral(.calls(2), now: T.t0 + 60, perMinute: minute, perDay: day) == nil)
-        for minute in 1...17 { pacer.record(.calls(555), now: T.t0 + Int64(minute) * 60) }
+        #expect(
+            pacer.deferral(.calls(5000), now: DaemonInstant(unixSeconds: T.t0), perMinute: minute, perDay: day) == nil)
+        pacer.record(.calls(599), now: DaemonInstant(unixSeconds: T.t0))
+        #expect(
+            pacer.deferral(.calls(1), now: DaemonInstant(unixSeconds: T.t0 + 30), perMinute: minute, perDay: day) == nil
+        )
+        #expect(
+            pacer.deferral(.calls(2), now: DaemonInstant(unixSeconds: T.t0 + 30), perMinute: minute, perDay: day)?
+                .unixSeconds == T.t0 + 60)
+        #expect(
+            pacer.deferral(.calls(2), now: DaemonInstant(unixSeconds: T.t0 + 60), perMinute: minute, perDay: day) == nil
+        )
+        for minute in 1...17 { pacer.record(.calls(555), now: DaemonInstant(unixSeconds: T.t0 + Int64(minute) * 60)) }
         // 599 + 17 × 555 = 10,034 > 10,000: the rest of the day waits for the next UTC midnight.
         let midnight: Int64 = 1_781_568_000  // 2026-06-16T00:00:00Z
-        #expect(pacer.deferral(.calls(1), now: T.t0 + 3600, perMinute: minute, perDay: day) == midnight)
-        #expect(pacer.deferral(.calls(1), now: midnight, perMinute: minute, perDay: day) == nil)
+        #expect(
+            pacer.deferral(.calls(1), now: DaemonInstant(unixSeconds: T.t0 + 3600), perMinute: minute, perDay: day)?
+                .unixSeconds == midnight)
+        #expect(
+            pacer.deferral(.calls(1), now: DaemonInstant(unixSeconds: midnight), perMinute: minute, perDay: day) == nil)
     }
 
     @Test("over 10,000 weighted calls a day: pollen.interval and air.interval stretch, logged once at start")
@@ -126,7 +136,8 @@ struct FleetPacingTests {
         var state = T.machine(config)
         // A standing restored from state_dir (restores come before `start`) is dropped: with
         // no season call it would never be replaced.
-        state.locations[0].season = PollenSeasonStanding(today: state.locations[0].today(at: T.t0), items: [:])
+        state.locations[0].season = PollenSeasonStanding(
+            today: state.locations[0].today(at: DaemonInstant(unixSeconds: T.t0)), items: [:])
         let actions = state.start(at: T.at(T.t0))
         #expect(state.locations.allSatisfy { $0.season == nil })
         let warnings = T.logs(actions, .warning).filter { $0.contains("stretching pollen.interval") }
@@ -134,7 +145,7 @@ struct FleetPacingTests {
         #expect(state.planner.schedules.allSatisfy { $0.pollen.interval.seconds == pollen })
         #expect(state.planner.schedules.allSatisfy { $0.air.interval.seconds == stretch.airInterval })
         #expect(!state.calls.pollenSeason)
-        let plain = state.begin(.init(location: 0, kind: .pollen), now: T.t0)
+        let plain = state.begin(.init(location: 0, kind: .pollen), now: DaemonInstant(unixSeconds: T.t0))
         guard let request = plain.0?.detail as? PollenRequest, request.source == .openMeteo else {
             Issue.record("no key-free pollen request: \(String(describing: plain.0))")
             return
@@ -197,13 +208,13 @@ extension FleetPacingTests {
         #expect(state.calls.regularDailyLoad == config.openMeteoBudget.dailyTotal)
         #expect(state.calls.regularDailyLoad.units == 100 * (3 * 140 + 576 + 6 * 140))
         // 8,950 used today: a stripes request (≈ 120) would pass 9,000, pollen (1) still fits.
-        state.calls.pacer.record(.calls(8950), now: T.t0 - 120)
+        state.calls.pacer.record(.calls(8950), now: DaemonInstant(unixSeconds: T.t0 - 120))
         let stripes = FetchKey(location: 3, kind: .stripes)
         let pollen = FetchKey(location: 3, kind: .pollen)
         let midnight: Int64 = 1_781_568_000  // 2026-06-16T00:00:00Z
-        #expect(state.pace(stripes, now: T.t0) != nil)
+        #expect(state.pace(stripes, now: DaemonInstant(unixSeconds: T.t0)) != nil)
         #expect(state.schedule(stripes).nextDue.unixSeconds >= midnight)
-        #expect(state.pace(pollen, now: T.t0) == nil)
+        #expect(state.pace(pollen, now: DaemonInstant(unixSeconds: T.t0)) == nil)
     }
 
     /// The locations whose trees `actions` re-publish (`breeze/loc7`, `homeassistant/device/breeze_loc7/config`).

@@ -27,7 +27,7 @@ struct SourceRulesTests {
         _ = state.start(at: T.at(T.t0))
         let key = FetchKey(location: 0, kind: kind)
         let now = T.t0 + 10
-        let actions = state.apply(key, .failure(kind, message: "boom"), now: now)
+        let actions = state.apply(key, .failure(kind, message: "boom"), now: DaemonInstant(unixSeconds: now))
         let warnings = T.logs(actions, .warning)
         #expect(warnings.count == 1)
         let line = try #require(warnings.first)

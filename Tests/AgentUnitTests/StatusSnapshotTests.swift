@@ -160,7 +160,7 @@ struct StatusSnapshotTests {
         var later = state.serveSnapshot(at: T.at(T.t0 + 3600), publishedTopics: 0)
         later.generation = 1
         let stamp = { (serve: ServeSnapshot) in
-            "\"generated_at\":\"\(UTCTimestamp.rfc3339(unixSeconds: serve.takenAt))\""
+            "\"generated_at\":\"\(UTCTimestamp.rfc3339(unixSeconds: serve.takenAt.unixSeconds))\""
         }
         for path in ["/", "/api/state.json"] {
             let built = get(path, first)

@@ -190,7 +190,7 @@ struct StripesDaemonStateTests {
         let (state, actions) = T.started(try T.config("climate: {enabled: false}"))
         #expect(Self.stripesFetches(actions).isEmpty)
         var copy = state
-        let scopes = T.scopes(copy.scopeActions(now: T.t0 + 7))
+        let scopes = T.scopes(copy.scopeActions(now: DaemonInstant(unixSeconds: T.t0 + 7)))
         #expect(scopes.first { $0.prefix == "breeze/home/climate/stripes" }?.tree == TopicTree())
     }
 

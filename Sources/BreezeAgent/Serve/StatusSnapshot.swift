@@ -24,7 +24,7 @@ struct StatusSnapshot: Sendable {
     /// `--demo`: the page says the data is made up.
     let demo: Bool
 
-    var now: Int64 { serve.takenAt }
+    var now: DaemonInstant { serve.takenAt }
 
     /// The location as the broker's sinks see it now (the same freshness rules and selection).
     func sinkSnapshot(_ index: Int) -> LocationSnapshot {
@@ -77,7 +77,7 @@ extension StatusSnapshot {
                     pollen = .unavailable(language.text(.pageNoPollen))
                 }
             case .selected(let selection, let fetchedAt):
-                let view = selection.hourlyView(zone: location.zone, now: now, fetchedAt: fetchedAt)
+                let view = selection.hourlyView(zone: location.zone, now: now.unixSeconds, fetchedAt: fetchedAt)
                 var status = StatusPollen(
                     selection: selection, fetchedAt: fetchedAt, palette: palette, view: view,
                     airOut: config.airOut, season: location.season, language: language)
@@ -130,7 +130,7 @@ extension StatusSnapshot {
             if !config.air.enabled {
                 air = .off
             } else if let data = location.air {
-                let reading = AirReading.select(report: data.report, zone: location.zone, now: now)
+                let reading = AirReading.select(report: data.report, zone: location.zone, now: now.unixSeconds)
                 air = .data(
                     StatusAir(
                         reading: reading, fetchedAt: data.fetchedAt, stale: location.stale.air, language: language))
@@ -151,7 +151,7 @@ extension StatusSnapshot {
             shown.append(shownLocation)
         }
         var page = StatusPage(
-            version: serve.version, generatedAt: UTCTimestamp.rfc3339(unixSeconds: now),
+            version: serve.version, generatedAt: UTCTimestamp.rfc3339(unixSeconds: now.unixSeconds),
             mqttConnected: serve.mqttConnected, demo: demo, locations: shown, sources: sources,
             attributions: attributions)
         page.omittedLocations = serve.locations.count - shown.count
@@ -234,7 +234,7 @@ extension StatusSnapshot {
         }
         return RawJSON.object([
             ("version", JSONValue.string(serve.version).serialized),
-            ("generated_at", JSONValue.string(UTCTimestamp.rfc3339(unixSeconds: now)).serialized),
+            ("generated_at", JSONValue.string(UTCTimestamp.rfc3339(unixSeconds: now.unixSeconds)).serialized),
             ("demo", demo ? "true" : "false"),
             ("mqtt_connected", serve.mqttConnected ? "true" : "false"),
             ("locations", "[" + locationsJSON.joined(separator: ",") + "]"),

@@ -117,7 +117,7 @@ extension DaemonState {
     }
 
     /// Carries out what the commands child decided: the clear, the refresh, the unit shown.
-    mutating func perform(_ commandActions: [Commands.Action], now: Int64) -> [DaemonAction] {
+    mutating func perform(_ commandActions: [Commands.Action], now: DaemonInstant) -> [DaemonAction] {
         var actions: [DaemonAction] = []
         for action in commandActions {
             switch action {
@@ -128,7 +128,7 @@ extension DaemonState {
             case .applyUnit(let index, let unit, let note):
                 actions += applyUnit(index, unit, now: now, note: note)
             case .wake:
-                actions.append(wake(now: DaemonInstant(unixSeconds: now)))
+                actions.append(wake(now: now))
             case .log(let level, let text):
                 actions.append(.log(level, text))
             }
@@ -157,7 +157,7 @@ extension DaemonState {
         // The broker may have lost its retained store: publish the whole tree again. The
         // publisher forgets trees once flushed (memory per location), so every scope is
         // set again first.
-        actions += scopeActions(now: now.unixSeconds)
+        actions += scopeActions(now: now)
         actions.append(.republishAll)
         republishing.removeAll()
         return actions
@@ -191,7 +191,7 @@ extension DaemonState {
     // MARK: commands
 
     /// Shows location `index`'s climate in `unit` when it differs from the one shown.
-    private mutating func applyUnit(_ index: Int, _ unit: TemperatureUnit, now: Int64, note: String)
+    private mutating func applyUnit(_ index: Int, _ unit: TemperatureUnit, now: DaemonInstant, note: String)
         -> [DaemonAction]
     {
         guard unit != locations[index].unit else { return note.isEmpty ? [] : [.log(.info, note)] }
@@ -206,14 +206,14 @@ extension DaemonState {
     /// A `refresh` command (``FetchPlanner/refresh(_:id:now:)``): what it made due starts now;
     /// with `republish`, the location's whole tree is queued to be published again
     /// (``RepublishQueue``).
-    private mutating func refresh(_ index: Int, id: String, republish: Bool, now: Int64) -> [DaemonAction] {
+    private mutating func refresh(_ index: Int, id: String, republish: Bool, now: DaemonInstant) -> [DaemonAction] {
         var actions: [DaemonAction] = []
-        let planned = planner.refresh(index, id: id, now: .init(unixSeconds: now))
+        let planned = planner.refresh(index, id: id, now: now)
         for case .log(let level, let text) in planned { actions.append(.log(level, text)) }
         if republish { republishing.add(index) }
         for case .startDue(let location) in planned {
             actions += startDueFetches(now: now, changed: location)
-            actions.append(wake(now: DaemonInstant(unixSeconds: now)))
+            actions.append(wake(now: now))
         }
         return actions
     }

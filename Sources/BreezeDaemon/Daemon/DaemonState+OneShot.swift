@@ -44,7 +44,7 @@ extension DaemonState {
             actions = oneShotStep(.prepared, now: now)
         case .fetched(let key, let outcome):
             planner.fetches.finished(key)
-            actions = apply(key, outcome, now: now.unixSeconds)
+            actions = apply(key, outcome, now: now)
             // Due again at once: the rules want another try now (`auto` falls back to Open-Meteo
             // when Google rejects the key).
             let fallBack = planner[key].isDue(at: now)
@@ -85,10 +85,10 @@ extension DaemonState {
                 for key in due { planner[key].due(at: now) }
                 actions += startOneShotFetches(now: now)
             case .saveCallCounts:
-                actions += callCountStore(now: now.unixSeconds, force: true)
+                actions += callCountStore(now: now, force: true)
             case .setScopes:
                 // The device commands come later, all at once (``OneShot/Action/sendDeviceCommands``).
-                actions += scopeActions(now: now.unixSeconds).filter {
+                actions += scopeActions(now: now).filter {
                     switch $0 {
                     case .setScope, .log, .store: true
                     default: false
@@ -120,7 +120,7 @@ extension DaemonState {
         var actions: [DaemonAction] = []
         for key in planner.due(now: now, in: locations.indices)
         where oneShot?.wants(key) == true {
-            let (started, how) = startFetch(key, now: now.unixSeconds)
+            let (started, how) = startFetch(key, now: now)
             actions += started
             let event: OneShot.Event =
                 how == .deferred
@@ -140,7 +140,7 @@ extension DaemonState {
     /// order), then the device commands (not retained) `once` and `run` would send.
     private mutating func printTree(now: DaemonInstant) -> [DaemonAction] {
         var out = ""
-        let tree = printableTree(now: now.unixSeconds)
+        let tree = printableTree(now: now)
         for topic in tree.topics { out += "\(topic)\t\(tree[topic]!)\n" }
         var actions: [DaemonAction] = []
         for action in sendAllDeviceCommands() {

@@ -31,7 +31,7 @@ extension DaemonState {
         var known = false
         var selection: PollenSelection?
         if kind == .pollen || kind == .summary {
-            switch location.pollenView(settings: config.pollen, now: now.unixSeconds) {
+            switch location.pollenView(settings: config.pollen, now: now) {
             case .unknown: break
             case .unavailable: known = true
             case .selected(let selected, _):

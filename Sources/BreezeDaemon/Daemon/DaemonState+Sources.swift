@@ -42,12 +42,12 @@ extension DaemonState {
     /// event that changed only the schedules of location `changed`, and before the wake time,
     /// only that location can have come due: others come due with time, which the wake covers
     /// (scanning every location after each of a cycle's N events made it O(N²)).
-    mutating func startDueFetches(now: Int64, changed: Int? = nil) -> [DaemonAction] {
+    mutating func startDueFetches(now: DaemonInstant, changed: Int? = nil) -> [DaemonAction] {
         var actions: [DaemonAction] = []
         let wasIdle = planner.fetches.isIdle
-        let scanned = changed.flatMap { now < wakeAt.unixSeconds ? $0..<($0 + 1) : nil } ?? locations.indices
+        let scanned = changed.flatMap { now < wakeAt ? $0..<($0 + 1) : nil } ?? locations.indices
         // Each key is paced and begun in order: a key's pacing counts against the next one's.
-        for key in planner.due(now: .init(unixSeconds: now), in: scanned) {
+        for key in planner.due(now: now, in: scanned) {
             actions += startFetch(key, now: now).actions
         }
         // A batch starting from idle saves the counts at once; a batch joining fetches in flight
@@ -68,28 +68,28 @@ extension DaemonState {
 
     /// Paces a due fetch (pace(_:now:)) and, when it may go now, begins it
     /// (begin(_:now:)) and asks the loop to run it.
-    mutating func startFetch(_ key: FetchKey, now: Int64) -> (actions: [DaemonAction], start: FetchStart) {
+    mutating func startFetch(_ key: FetchKey, now: DaemonInstant) -> (actions: [DaemonAction], start: FetchStart) {
         if let deferred = pace(key, now: now) { return (deferred, .deferred) }
         let (request, notes) = begin(key, now: now)
         guard let request else { return (notes, .notNeeded) }
-        planner.fetches.started(key, now: .init(unixSeconds: now))
+        planner.fetches.started(key, now: now)
         return (notes + [.fetch(key, request)], .started)
     }
 
     /// Prepares a due fetch by its source's rules (the pollen source and the Google cap, the
     /// stripes' yearly check) and, when it is made, counts the call and marks it started.
-    package mutating func begin(_ key: FetchKey, now: Int64) -> (FetchRequest?, [DaemonAction]) {
+    package mutating func begin(_ key: FetchKey, now: DaemonInstant) -> (FetchRequest?, [DaemonAction]) {
         begin(key.kind.rules, key, now: now)
     }
 
-    private mutating func begin<Rules: SourceRules>(_ rules: Rules.Type, _ key: FetchKey, now: Int64)
+    private mutating func begin<Rules: SourceRules>(_ rules: Rules.Type, _ key: FetchKey, now: DaemonInstant)
         -> (FetchRequest?, [DaemonAction])
     {
         let begun = withSource(key) { Rules.begin(&$0, now: now) }
         guard let detail = begun.request else { return (nil, begun.actions) }
         countCall(key.location, begun.counts, now: now)
         if let request = openMeteoRequest(key, now: now) { calls.count(request, now: now) }
-        planner[key].started(at: .init(unixSeconds: now))
+        planner[key].started(at: now)
         let request = FetchRequest(kind: key.kind, location: locations[key.location].config, now: now, detail: detail)
         return (request, begun.actions)
     }
@@ -98,7 +98,7 @@ extension DaemonState {
     /// requests — the one place a fetch's weight is worked out, for the pacing and the counts
     /// alike. Nil when it is not an Open-Meteo request (Google pollen) or would not be sent
     /// (stripes not due).
-    func openMeteoRequest(_ key: FetchKey, now: Int64) -> CallLedger.OpenMeteoRequest? {
+    func openMeteoRequest(_ key: FetchKey, now: DaemonInstant) -> CallLedger.OpenMeteoRequest? {
         guard let endpoint = key.kind.traits.endpoint,
             let (weight, requests) = key.kind.rules.openMeteoWeight(source(key), now: now)
         else { return nil }
@@ -110,13 +110,12 @@ extension DaemonState {
     /// Paces the fetch `key` (docs/operations.md, Many locations): nil when it may start now (its weight is then
     /// counted), else the actions of deferring it (its schedule moves to the next window with
     /// room, a few seconds of jitter on top so the deferred requests do not all return at once).
-    package mutating func pace(_ key: FetchKey, now: Int64) -> [DaemonAction]? {
+    package mutating func pace(_ key: FetchKey, now: DaemonInstant) -> [DaemonAction]? {
         guard !demo, let request = openMeteoRequest(key, now: now),
             let (retry, notes) = calls.pace(request, yearly: key.kind == .stripes, now: now)
         else { return nil }
-        let spread: Int64 = retry - now > 3600 ? 600 : 20
-        let at = retry + Int64.random(in: 0..<spread, using: &random)
-        planner[key].due(at: .init(unixSeconds: at))
+        let spread: Int64 = retry - now > .hours(1) ? 600 : 20
+        planner[key].due(at: retry + .seconds(Int64.random(in: 0..<spread, using: &random)))
         return perform(notes)
     }
 
@@ -125,7 +124,7 @@ extension DaemonState {
     /// A finished fetch (or one the watchdog gave up on): applied, the location's due fetches
     /// started (`auto` falls back to Open-Meteo at once when Google rejects the key) and the
     /// sinks it feeds rebuilt.
-    mutating func complete(_ key: FetchKey, _ outcome: FetchOutcome, now: Int64) -> [DaemonAction] {
+    mutating func complete(_ key: FetchKey, _ outcome: FetchOutcome, now: DaemonInstant) -> [DaemonAction] {
         planner.fetches.finished(key)
         var actions = apply(key, outcome, now: now)
         actions += startDueFetches(now: now, changed: key.location)
@@ -136,7 +135,7 @@ extension DaemonState {
     }
 
     /// A finished fetch: an answer goes to its source's rules, a failure down the one path.
-    package mutating func apply(_ key: FetchKey, _ outcome: FetchOutcome, now: Int64) -> [DaemonAction] {
+    package mutating func apply(_ key: FetchKey, _ outcome: FetchOutcome, now: DaemonInstant) -> [DaemonAction] {
         switch outcome.result {
         case .answer(let answer): receive(key.kind.rules, answer, key, now: now)
         case .failure(let message, let retryAfter):
@@ -146,7 +145,7 @@ extension DaemonState {
 
     /// The one success path: the source's rules say what the answer does; the count is kept here.
     private mutating func receive<Rules: SourceRules>(
-        _ rules: Rules.Type, _ answer: any Sendable, _ key: FetchKey, now: Int64
+        _ rules: Rules.Type, _ answer: any Sendable, _ key: FetchKey, now: DaemonInstant
     ) -> [DaemonAction] {
         guard let answer = answer as? Rules.Answer else {
             preconditionFailure("\(key.kind): an answer of another source (\(type(of: answer)))")
@@ -162,7 +161,7 @@ extension DaemonState {
 
     /// The one failure path (docs/operations.md, Faults): stale data, backoff or `Retry-After` (a date counted from
     /// this event's time), counted, logged; the rules only say how it is named.
-    mutating func applyFailure(_ key: FetchKey, message: String, retryAfter: RetryAfter?, now: Int64)
+    mutating func applyFailure(_ key: FetchKey, message: String, retryAfter: RetryAfter?, now: DaemonInstant)
         -> [DaemonAction]
     {
         let index = key.location
@@ -170,7 +169,7 @@ extension DaemonState {
         if failure.marksStale { locations[index].slots.failed(key.kind) }
         shareSlot(key)
         let delay = planner[key].failed(
-            at: .init(unixSeconds: now), retryAfter: retryAfter.map { DaemonDuration.seconds($0.delay(at: now)) },
+            at: now, retryAfter: retryAfter.map { DaemonDuration.seconds($0.delay(at: now.unixSeconds)) },
             jitter: random.fraction())
         calls.outcomes.failure(failure.diagnosticsKey, at: now, message: message)
         let id = locations[index].config.id
@@ -196,9 +195,9 @@ extension DaemonState {
     /// stuck, counted (`fetches.<source>.stuck` in `<p>/diagnostics`, `breeze_fetches_stuck_total`
     /// in `/metrics`), cancelled, and applied as a failed fetch, so its data turns stale and it
     /// is retried on the failure backoff like any other failure.
-    mutating func abandonStuckFetches(now: Int64) -> [DaemonAction] {
+    mutating func abandonStuckFetches(now: DaemonInstant) -> [DaemonAction] {
         var actions: [DaemonAction] = []
-        for case .abandon(let key, let message) in planner.fetches.abandonStuck(now: .init(unixSeconds: now)) {
+        for case .abandon(let key, let message) in planner.fetches.abandonStuck(now: now) {
             calls.outcomes.stuck(key.kind.rules.failure(source(key)).diagnosticsKey)
             actions.append(.abandonFetch(key))
             actions += complete(key, .failure(key.kind, message: message), now: now)
@@ -215,7 +214,7 @@ extension DaemonState {
     }
 
     /// Stored responses read back at start, by their sources' rules.
-    mutating func restore(_ index: Int, _ responses: [RestoredResponse], now: Int64) -> [DaemonAction] {
+    mutating func restore(_ index: Int, _ responses: [RestoredResponse], now: DaemonInstant) -> [DaemonAction] {
         responses.flatMap { restored in
             let key = FetchKey(location: index, kind: restored.kind)
             let actions = withSource(key) {
@@ -239,17 +238,17 @@ extension DaemonState {
     // MARK: call counts (CallLedger.swift)
 
     /// The call counts to save now (``CallLedger/save(now:force:)``).
-    mutating func callCountStore(now: Int64, force: Bool) -> [DaemonAction] {
+    mutating func callCountStore(now: DaemonInstant, force: Bool) -> [DaemonAction] {
         perform(calls.save(now: now, force: force))
     }
 
     /// The calls of location `index` to `api` on its local day at `now`.
-    package func callsToday(_ index: Int, _ api: CountedAPI, now: Int64) -> Int {
+    package func callsToday(_ index: Int, _ api: CountedAPI, now: DaemonInstant) -> Int {
         calls.calls(locations[index].config.id, api, on: locations[index].today(at: now).description)
     }
 
     /// Counts a call of location `index` on its local day at `now`.
-    mutating func countCall(_ index: Int, _ api: CountedAPI, now: Int64) {
+    mutating func countCall(_ index: Int, _ api: CountedAPI, now: DaemonInstant) {
         calls.count(locations[index].config.id, api, on: locations[index].today(at: now).description)
     }
 

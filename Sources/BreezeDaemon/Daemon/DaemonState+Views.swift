@@ -23,7 +23,7 @@ extension DaemonState {
     /// that start the first fetches, made a cycle and a cold start O(N²) (bench/RESULTS.md).
     /// A location whose edge has come is rebuilt whole whatever was asked, so no sink skips it.
     package mutating func scopeActions(
-        now: Int64, only: Int? = nil, kind: SourceKind? = nil, edgesOnly: Bool = false
+        now: DaemonInstant, only: Int? = nil, kind: SourceKind? = nil, edgesOnly: Bool = false
     ) -> [DaemonAction] {
         var actions: [DaemonAction] = []
         for index in locations.indices where only == nil || only == index {
@@ -38,14 +38,14 @@ extension DaemonState {
                 }
             }
             actions += perform(
-                outputs.devices.update(snapshot, context: context, kind: kind, now: .init(unixSeconds: now)))
+                outputs.devices.update(snapshot, context: context, kind: kind, now: now))
         }
         actions += imageScopes()
         return actions
     }
 
     /// Every wanted topic, for `print`: locations in config order, sinks in order.
-    mutating func printableTree(now: Int64) -> TopicTree {
+    mutating func printableTree(now: DaemonInstant) -> TopicTree {
         var tree = TopicTree()
         for action in scopeActions(now: now) {
             if case .setScope(let scope) = action, let scoped = scope.tree { tree.merge(scoped) }
@@ -57,13 +57,13 @@ extension DaemonState {
     package func diagnosticsJSON(at time: DaemonTime) -> String {
         let perLocation = locations.indices.map { index in
             AgentDiagnostics.LocationCalls(
-                locationID: locations[index].config.id, google: callsToday(index, .google, now: time.now.unixSeconds),
-                openMeteo: callsToday(index, .openMeteo, now: time.now.unixSeconds))
+                locationID: locations[index].config.id, google: callsToday(index, .google, now: time.now),
+                openMeteo: callsToday(index, .openMeteo, now: time.now))
         }
         var payload = AgentDiagnostics(
             uptimeSeconds: time.uptimeSeconds, sources: calls.outcomes.statuses, apiCallsToday: perLocation,
             reconnects: presence.reconnects)
-        payload.openMeteoCallsToday = calls.openMeteo.today(now: time.now.unixSeconds)
+        payload.openMeteoCallsToday = calls.openMeteo.today(now: time.now)
         payload.imagesFailing = outputs.images.failing
         payload.identityConflict = identity.diagnostics
         return payload.json.serialized
@@ -78,8 +78,8 @@ extension DaemonState {
                 sources: SourceKind.allCases.filter(enabled).map {
                     Self.source($0, of: runtime, failures: planner.schedules[index][$0].consecutiveFailures)
                 },
-                googleCallsToday: callsToday(index, .google, now: time.now.unixSeconds),
-                openMeteoCallsToday: callsToday(index, .openMeteo, now: time.now.unixSeconds), runtime: runtime,
+                googleCallsToday: callsToday(index, .google, now: time.now),
+                openMeteoCallsToday: callsToday(index, .openMeteo, now: time.now), runtime: runtime,
                 renderedImages: outputs.images.images.filter { $0.location == index && $0.reference != nil }.map(
                     \.config))
         }
@@ -87,10 +87,10 @@ extension DaemonState {
         for key in configuredDiagnosticsKeys { fetches[key] = .init(source: key) }
         for status in calls.outcomes.statuses { fetches[status.source] = status }
         return ServeSnapshot(
-            version: BreezeVersion.string, takenAt: time.now.unixSeconds, uptimeSeconds: time.uptimeSeconds,
+            version: BreezeVersion.string, takenAt: time.now, uptimeSeconds: time.uptimeSeconds,
             mqttConnected: presence.isConnected, publishedTopics: publishedTopics, locations: locations,
             fetches: fetches.keys.sorted().map { fetches[$0]! },
-            openMeteoCallsToday: calls.openMeteo.today(now: time.now.unixSeconds))
+            openMeteoCallsToday: calls.openMeteo.today(now: time.now))
     }
 
     /// The `<p>/diagnostics` source names this configuration can fetch from.

@@ -112,7 +112,7 @@ package struct DaemonState {
         let stretched = stretchOpenMeteoIntervals()
         planner.start(now: time.now, random: &random)
         _ = presence.handle(.started, now: time.now, random: &random)
-        return demoGuarded(stretched + scopeActions(now: time.now.unixSeconds), at: time)
+        return demoGuarded(stretched + scopeActions(now: time.now), at: time)
     }
 
     /// An event, and what the state decides on it (with `--demo`, nothing leaves for a real
@@ -133,30 +133,30 @@ package struct DaemonState {
 
     private mutating func decide(_ event: DaemonEvent, at time: DaemonTime) -> [DaemonAction] {
         guard !marks.stopping else { return [] }
-        let (instant, now) = (time.now, time.now.unixSeconds)
-        if instant < marks.lastEventAt { outputs.scopes.clockSteppedBack() }
-        marks.lastEventAt = instant
+        let now = time.now
+        if now < marks.lastEventAt { outputs.scopes.clockSteppedBack() }
+        marks.lastEventAt = now
         // Answered alike in every mode, before the one-shot routing: the stored responses read
         // back at start, the MQTT version the broker took, the outcomes of a watch.
         if case .restored(let index, let responses) = event { return restore(index, responses, now: now) }
         if case .brokerProtocol(let version) = event { return protocolFallback(version) }
         if case .outcomesSettled(let outcomes) = event {
             presence.outcomesSettled()
-            return [.reportOutcomes(outcomes, pendingIsLost: false)] + watched(releaseRepublishes(now: instant))
+            return [.reportOutcomes(outcomes, pendingIsLost: false)] + watched(releaseRepublishes(now: now))
         }
         if oneShot != nil { return handleOneShot(event, at: time) }
         var actions: [DaemonAction] = []
         switch event {
         case .tick:
             // This tick's flush sends the held-back clears that are due; the loop reports any left.
-            if let at = marks.clearsAt, at <= instant { marks.clearsAt = nil }
+            if let at = marks.clearsAt, at <= now { marks.clearsAt = nil }
             actions += abandonStuckFetches(now: now) + startDueFetches(now: now)
             actions += scopeActions(now: now, edgesOnly: true) + timeEdges(at: time)
-            actions += [.flush(persist: true), wake(now: instant)]
+            actions += [.flush(persist: true), wake(now: now)]
         case .fetched(let key, let outcome):
-            if let at = marks.clearsAt, at <= instant { marks.clearsAt = nil }  // flushed below
+            if let at = marks.clearsAt, at <= now { marks.clearsAt = nil }  // flushed below
             actions += complete(key, outcome, now: now)
-            if instant >= wakeAt {
+            if now >= wakeAt {
                 // The tick's work, edges included, so the wake below moves past this time: the
                 // tick itself may wait behind many queued completions.
                 actions += abandonStuckFetches(now: now)
@@ -165,23 +165,23 @@ package struct DaemonState {
             // The published set (and the call counts) are saved once the last fetch in flight is done.
             actions.append(.flush(persist: planner.fetches.isIdle))
             if planner.fetches.isIdle { actions += callCountStore(now: now, force: true) }
-            actions.append(wake(now: instant))
+            actions.append(wake(now: now))
         case .mqtt(.connected):
             // Subscribed first (in the announce), then announced: the broker delivers another
             // instance's retained announcement before this one replaces it.
-            actions += perform(presence.handle(.connected, now: instant, random: &random), at: time)
-            actions += perform(identity.handle(.connected, now: instant), at: time)
-            actions.append(wake(now: instant))
+            actions += perform(presence.handle(.connected, now: now, random: &random), at: time)
+            actions += perform(identity.handle(.connected, now: now), at: time)
+            actions.append(wake(now: now))
         case .mqtt(.disconnected(let reason)):
             handover.disconnected()
-            actions += perform(presence.handle(.disconnected(reason: reason), now: instant, random: &random), at: time)
-            actions += perform(identity.handle(.disconnected, now: instant), at: time)
+            actions += perform(presence.handle(.disconnected(reason: reason), now: now, random: &random), at: time)
+            actions += perform(identity.handle(.disconnected, now: now), at: time)
         case .mqtt(.message(let message)):
             actions += handleMessage(message, at: time)
         case .clearsHeld(let until):
             // The tick at or after it flushes them (every tick flushes).
             marks.clearsAt = until
-            actions.append(wake(now: instant))
+            actions.append(wake(now: now))
         case .signal(.hangup):
             actions.append(
                 .log(
@@ -193,13 +193,13 @@ package struct DaemonState {
             actions.append(.log(.info, "signal \(signal.name): shutting down"))
             actions.append(.stop(exitCode: ExitCode.success))
         case .rendered(let key, let outcome):
-            actions += applyRendered(key, outcome, now: instant)
+            actions += applyRendered(key, outcome, now: now)
         case .uploaded(let index, let outcome):
-            actions += applyUploaded(index, outcome, now: instant)
+            actions += applyUploaded(index, outcome, now: now)
         case .prepared, .flushed, .outcomes, .restored, .brokerProtocol, .outcomesSettled:
             break  // one-shot only; restored, brokerProtocol and outcomesSettled above
         }
-        if !marks.stopping { actions += imageActions(after: event, now: instant) + releaseRepublishes(now: instant) }
+        if !marks.stopping { actions += imageActions(after: event, now: now) + releaseRepublishes(now: now) }
         return watched(actions)
     }
 
@@ -220,7 +220,7 @@ package struct DaemonState {
         guard !presence.watchingOutcomes, !republishing.isEmpty else { return [] }
         var actions: [DaemonAction] = []
         for index in republishing.next() {
-            for action in scopeActions(now: now.unixSeconds, only: index) {
+            for action in scopeActions(now: now, only: index) {
                 actions.append(action)
                 if case .setScope(let scope) = action { actions.append(.republish(scope: scope.prefix)) }
             }
@@ -245,27 +245,27 @@ package struct DaemonState {
     /// topic of a handover, another instance's announcement or our availability, a Home
     /// Assistant birth, or a command.
     private mutating func handleMessage(_ message: MQTTMessage, at time: DaemonTime) -> [DaemonAction] {
-        let (now, instant) = (time.now.unixSeconds, time.now)
-        if let actions = outputs.devices.handle(message, qos: config.mqtt.qos, now: instant) {
+        let now = time.now
+        if let actions = outputs.devices.handle(message, qos: config.mqtt.qos, now: now) {
             // A send held by the per-device limit is due later: the wake covers it.
-            return perform(actions) + (outputs.devices.nextDeadline == nil ? [] : [wake(now: instant)])
+            return perform(actions) + (outputs.devices.nextDeadline == nil ? [] : [wake(now: now)])
         }
         if handover.observe(topic: message.topic, payload: message.payload) { return [] }
         if message.topic == identity.topic {
             return perform(
-                identity.handle(.announcement(message.payload, retained: message.retain), now: instant),
+                identity.handle(.announcement(message.payload, retained: message.retain), now: now),
                 at: time)
         }
         if message.topic == layout.status.name {
-            return perform(identity.handle(.availability(message.payload), now: instant), at: time)
+            return perform(identity.handle(.availability(message.payload), now: now), at: time)
         }
         if message.topic == layout.homeAssistantBirth.name {
             let online = message.payload.elementsEqual(DiscoveryNaming.birthOnlinePayload.utf8)
-            let actions = perform(presence.handle(.birth(online: online), now: instant, random: &random), at: time)
+            let actions = perform(presence.handle(.birth(online: online), now: now, random: &random), at: time)
             // A re-discovery asked for is a deadline of the one wake.
-            return actions.isEmpty ? [] : actions + [wake(now: instant)]
+            return actions.isEmpty ? [] : actions + [wake(now: now)]
         }
-        let decided = commands.handle(message, layout: layout, locations: locations, now: instant) ?? []
+        let decided = commands.handle(message, layout: layout, locations: locations, now: now) ?? []
         return perform(decided, now: now)
     }
 
@@ -277,7 +277,7 @@ package struct DaemonState {
         let deadlines: [DaemonInstant?] = [
             presence.nextDeadline, handover.nextDeadline, outputs.images.nextDeadline, commands.nextDeadline,
             outputs.devices.nextDeadline, identity.nextDeadline,
-            DaemonInstant(unixSeconds: outputs.scopes.nextDeadline(now: now.unixSeconds)),
+            outputs.scopes.nextDeadline(now: now),
             planner.nextDeadline(now: now),
         ]
         var wake = deadlines.compactMap(\.self).min() ?? .distantFuture
@@ -289,12 +289,12 @@ package struct DaemonState {
     /// What is due at a time edge besides the scopes: shard handover decisions,
     /// `<p>/diagnostics`, held `unit/set` commands and device sends, the identity's checks.
     private mutating func timeEdges(at time: DaemonTime) -> [DaemonAction] {
-        let (now, instant) = (time.now.unixSeconds, time.now)
-        var actions = perform(handover.tick(now: instant))
-        actions += perform(presence.handle(.tick, now: instant, random: &random), at: time)
-        actions += perform(commands.due(now: instant), now: now)
-        actions += perform(outputs.devices.due(now: instant, qos: config.mqtt.qos))
-        actions += perform(identity.handle(.tick, now: instant), at: time)
+        let now = time.now
+        var actions = perform(handover.tick(now: now))
+        actions += perform(presence.handle(.tick, now: now, random: &random), at: time)
+        actions += perform(commands.due(now: now), now: now)
+        actions += perform(outputs.devices.due(now: now, qos: config.mqtt.qos))
+        actions += perform(identity.handle(.tick, now: now), at: time)
         return actions
     }
 }

@@ -39,7 +39,7 @@ package struct CallLedger: Sendable {
     /// Call counts are saved at most this often while fetches keep starting (and always when the
     /// last fetch in flight is done, and at shutdown): with 1,000 locations, saving the whole
     /// file at every fetch start made a refresh cycle quadratic.
-    static let saveInterval: Int64 = 60
+    static let saveInterval: DaemonDuration = .minutes(1)
 
     /// `endpoints.max_calls_per_minute`, when set (for any endpoint).
     let perMinuteOverride: Int?
@@ -54,7 +54,7 @@ package struct CallLedger: Sendable {
     /// Counts changed since they were last saved.
     private var dirty = false
     /// When the counts were last saved; nil: not in this run.
-    private var savedAt: Int64?
+    private var savedAt: DaemonInstant?
     /// The day (UTC) the daily-limit deferral was last logged.
     private var dailyLimitLogged: Int64 = .min
     /// The configured (stretched) weighted calls of an ordinary day, set at start.
@@ -92,13 +92,13 @@ package struct CallLedger: Sendable {
     }
 
     /// Counts an Open-Meteo request's weight for the diagnostics (the UTC day's counter).
-    mutating func count(_ request: OpenMeteoRequest, now: Int64) {
+    mutating func count(_ request: OpenMeteoRequest, now: DaemonInstant) {
         openMeteo.count(request.source, requests: request.requests, weight: request.weight, now: now)
     }
 
     /// The counts to save now: when `force` (the last fetch finished, shutdown, `once`) or when
     /// the last save is older than ``saveInterval`` (or there was none yet in this run).
-    mutating func save(now: Int64, force: Bool) -> [Action] {
+    mutating func save(now: DaemonInstant, force: Bool) -> [Action] {
         guard dirty, force || savedAt.map({ now - $0 >= Self.saveInterval }) ?? true else { return [] }
         dirty = false
         savedAt = now
@@ -126,7 +126,9 @@ package struct CallLedger: Sendable {
     /// - Parameter yearly: the yearly stripes request (≈ 120 calls), which gets only what the
     ///   regular daily load leaves, at least a tenth of the day: 1,000 locations' stripes would
     ///   otherwise use up ten days' budget and starve pollen, air and climate.
-    mutating func pace(_ request: OpenMeteoRequest, yearly: Bool, now: Int64) -> (retry: Int64, actions: [Action])? {
+    mutating func pace(_ request: OpenMeteoRequest, yearly: Bool, now: DaemonInstant) -> (
+        retry: DaemonInstant, actions: [Action]
+    )? {
         let perMinute = perMinuteLimit(endpoint: request.endpoint)
         var perDay = perDayLimit(endpoint: request.endpoint)
         if yearly, let day = perDay {
@@ -139,8 +141,8 @@ package struct CallLedger: Sendable {
             return nil
         }
         var actions: [Action] = []
-        let day = OpenMeteoPacer.window(now, 86_400)
-        if retry - now > 3600 && dailyLimitLogged != day {
+        let day = OpenMeteoPacer.window(now, .hours(24))
+        if retry - now > .hours(1) && dailyLimitLogged != day {
             dailyLimitLogged = day
             actions.append(
                 .log(
@@ -190,33 +192,46 @@ package struct OpenMeteoPacer: Sendable, Equatable {
     var day: Int64 = .min
     var usedToday = OpenMeteoCallWeight.zero
 
-    static func window(_ now: Int64, _ length: Int64) -> Int64 { now >= 0 ? now / length : (now + 1) / length - 1 }
+    /// The number of the window of `length` that `now` falls in, counted from the Unix epoch.
+    static func window(_ now: DaemonInstant, _ length: DaemonDuration) -> Int64 {
+        let (seconds, length) = (now.unixSeconds, length.seconds)
+        return seconds >= 0 ? seconds / length : (seconds + 1) / length - 1
+    }
+
+    /// The first instant of window `number` of `length`.
+    static func start(ofWindow number: Int64, _ length: DaemonDuration) -> DaemonInstant {
+        DaemonInstant(unixSeconds: 0) + length * number
+    }
 
     /// When a request of `weight` may start: nil now, else the start of the window with room.
     /// A request is always admitted into an empty window, however heavy (it cannot be split).
     func deferral(
-        _ weight: OpenMeteoCallWeight, now: Int64, perMinute: OpenMeteoCallWeight?, perDay: OpenMeteoCallWeight?
+        _ weight: OpenMeteoCallWeight, now: DaemonInstant, perMinute: OpenMeteoCallWeight?, perDay: OpenMeteoCallWeight?
     )
-        -> Int64?
+        -> DaemonInstant?
     {
         if let perDay {
-            let used = Self.window(now, 86_400) == day ? usedToday : .zero
-            if used > .zero && used + weight > perDay { return (Self.window(now, 86_400) + 1) * 86_400 }
+            let used = Self.window(now, .hours(24)) == day ? usedToday : .zero
+            if used > .zero && used + weight > perDay {
+                return Self.start(ofWindow: Self.window(now, .hours(24)) + 1, .hours(24))
+            }
         }
         if let perMinute {
-            let used = Self.window(now, 60) == minute ? usedThisMinute : .zero
-            if used > .zero && used + weight > perMinute { return (Self.window(now, 60) + 1) * 60 }
+            let used = Self.window(now, .minutes(1)) == minute ? usedThisMinute : .zero
+            if used > .zero && used + weight > perMinute {
+                return Self.start(ofWindow: Self.window(now, .minutes(1)) + 1, .minutes(1))
+            }
         }
         return nil
     }
 
-    mutating func record(_ weight: OpenMeteoCallWeight, now: Int64) {
-        if Self.window(now, 60) != minute {
-            minute = Self.window(now, 60)
+    mutating func record(_ weight: OpenMeteoCallWeight, now: DaemonInstant) {
+        if Self.window(now, .minutes(1)) != minute {
+            minute = Self.window(now, .minutes(1))
             usedThisMinute = .zero
         }
-        if Self.window(now, 86_400) != day {
-            day = Self.window(now, 86_400)
+        if Self.window(now, .hours(24)) != day {
+            day = Self.window(now, .hours(24))
             usedToday = .zero
         }
         usedThisMinute += weight
@@ -230,8 +245,8 @@ package struct OpenMeteoCallCounter {
     private var day: Int64 = .min
     private var bySource: [String: (requests: Int, weight: OpenMeteoCallWeight)] = [:]
 
-    mutating func count(_ source: String, requests: Int, weight: OpenMeteoCallWeight, now: Int64) {
-        let today = (now >= 0 ? now : now - 86_399) / 86_400
+    mutating func count(_ source: String, requests: Int, weight: OpenMeteoCallWeight, now: DaemonInstant) {
+        let today = OpenMeteoPacer.window(now, .hours(24))
         if today != day {
             day = today
             bySource = [:]
@@ -247,8 +262,8 @@ package struct OpenMeteoCallCounter {
     static let order = ["pollen", "air", "climate", "stripes"]
 
     /// The counts of the UTC day of `now`, sources in a fixed order (``order``).
-    func today(now: Int64) -> [AgentDiagnostics.SourceCalls] {
-        guard (now >= 0 ? now : now - 86_399) / 86_400 == day else { return [] }
+    func today(now: DaemonInstant) -> [AgentDiagnostics.SourceCalls] {
+        guard OpenMeteoPacer.window(now, .hours(24)) == day else { return [] }
         let sources = bySource.keys.sorted { a, b in
             let (i, j) = (
                 Self.order.firstIndex(of: a) ?? Self.order.count, Self.order.firstIndex(of: b) ?? Self.order.count

@@ -15,17 +15,17 @@ import BreezeCore
 package struct DiagnosticsCounters {
     private(set) var bySource: [String: AgentDiagnostics.SourceStatus] = [:]
 
-    mutating func success(_ source: String, at now: Int64) {
+    mutating func success(_ source: String, at now: DaemonInstant) {
         var status = bySource[source] ?? .init(source: source)
         status.fetchesOK += 1
-        status.lastSuccess = UTCTimestamp.rfc3339(unixSeconds: now)
+        status.lastSuccess = UTCTimestamp.rfc3339(unixSeconds: now.unixSeconds)
         bySource[source] = status
     }
 
-    mutating func failure(_ source: String, at now: Int64, message: String) {
+    mutating func failure(_ source: String, at now: DaemonInstant, message: String) {
         var status = bySource[source] ?? .init(source: source)
         status.fetchesFailed += 1
-        status.lastError = (UTCTimestamp.rfc3339(unixSeconds: now), message)
+        status.lastError = (UTCTimestamp.rfc3339(unixSeconds: now.unixSeconds), message)
         bySource[source] = status
     }
 

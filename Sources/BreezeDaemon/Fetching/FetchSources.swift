@@ -22,7 +22,7 @@ package struct FetchRequest: Sendable {
     package let kind: SourceKind
     package let location: LocationConfig
     /// When it was asked for: the answer's fetch time.
-    package let now: Int64
+    package let now: DaemonInstant
     /// What the source's rules asked for beside the location (their ``SourceRules/Request``).
     let detail: any Sendable
 }

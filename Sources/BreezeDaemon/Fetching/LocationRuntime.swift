@@ -39,22 +39,27 @@ package struct LocationRuntime: Sendable {
         self.unit = unit
     }
 
-    package func today(at now: Int64) -> CivilDate { zone.localDate(atUnixTime: now) }
+    package func today(at now: DaemonInstant) -> CivilDate { zone.localDate(atUnixTime: now.unixSeconds) }
+
+    /// The zone's offset from UTC at `instant` (BreezeCore's calendar takes Unix seconds).
+    func utcOffset(at instant: DaemonInstant) -> DaemonDuration {
+        .seconds(Int64(zone.utcOffset(atUnixTime: instant.unixSeconds)))
+    }
 
     /// Whether the next Open-Meteo pollen fetch is the day's season call (docs/reference.md, The hour to air out): no season
     /// from today yet, and the location has pollen (one outside Europe asks without it).
-    func needsSeason(at now: Int64) -> Bool {
+    func needsSeason(at now: DaemonInstant) -> Bool {
         if case .unsupported = slots.pollen.data { return false }
         return season.map { $0.today < today(at: now) } ?? true
     }
 
     /// The first instant of the next local day after `now` (DST-safe: probes the offset twice).
-    func nextMidnight(after now: Int64) -> Int64 {
+    func nextMidnight(after now: DaemonInstant) -> DaemonInstant {
         let tomorrow = today(at: now).adding(days: 1)
-        let utcMidnight = Int64(tomorrow.daysSinceEpoch) * 86_400
-        var guess = utcMidnight - Int64(zone.utcOffset(atUnixTime: now))
+        let utcMidnight = DaemonInstant(unixSeconds: 0) + .hours(24) * Int64(tomorrow.daysSinceEpoch)
+        var guess = utcMidnight - utcOffset(at: now)
         for _ in 0..<3 {
-            let corrected = utcMidnight - Int64(zone.utcOffset(atUnixTime: guess))
+            let corrected = utcMidnight - utcOffset(at: guess)
             if corrected == guess { break }
             guess = corrected
         }
@@ -63,15 +68,15 @@ package struct LocationRuntime: Sendable {
         // day begins at the later one (01:00 local). Taking the earlier answered `now + 1` for
         // the hour before, a wake every second.
         if today(at: guess) != tomorrow {
-            guess = max(guess, utcMidnight - Int64(zone.utcOffset(atUnixTime: guess)))
+            guess = max(guess, utcMidnight - utcOffset(at: guess))
         }
-        return max(guess, now + 1)
+        return max(guess, now + .seconds(1))
     }
 
     // MARK: what the sinks see
 
     /// The pollen days for the local date at `now` (docs/reference.md, Pollen levels and colors freshness rules applied).
-    package func pollenView(settings: PollenSettings, now: Int64) -> LocationSnapshot.Pollen {
+    package func pollenView(settings: PollenSettings, now: DaemonInstant) -> LocationSnapshot.Pollen {
         guard settings.enabled else { return .unavailable }
         // The DWD's items (docs/reference.md, "DWD"): merged after the daily source's, or before
         // them when `dwd` is listed first; alone where the other source has nothing.
@@ -80,7 +85,7 @@ package struct LocationRuntime: Sendable {
         let dwdStale = stale.dwd
         func selected(_ report: PollenReport, fetchedAt: Int64, stale: Bool) -> LocationSnapshot.Pollen {
             let selection = PollenSelection.select(
-                report: report, today: today(at: now), days: settings.days, fetchedAt: fetchedAt, now: now,
+                report: report, today: today(at: now), days: settings.days, fetchedAt: fetchedAt, now: now.unixSeconds,
                 stale: stale)
             return .selected(selection, fetchedAt: fetchedAt)
         }
@@ -103,13 +108,14 @@ package struct LocationRuntime: Sendable {
 
     /// Each configured source's items for today, in order, for the consensus topics
     /// (``PollenConsensusTopics``): empty unless two sources have data here.
-    package func pollenSourcesToday(settings: PollenSettings, now: Int64) -> [PollenConsensusTopics.SourceToday] {
+    package func pollenSourcesToday(settings: PollenSettings, now: DaemonInstant) -> [PollenConsensusTopics.SourceToday]
+    {
         guard settings.enabled, case .report(let report, let fetchedAt) = pollen,
             let dwd = dwdReport(settings: settings, now: now), let dwdAt = self.dwd?.checkedAt
         else { return [] }
         func today(_ report: PollenReport, _ at: Int64, _ stale: Bool) -> PollenConsensusTopics.SourceToday {
             let selection = PollenSelection.select(
-                report: report, today: self.today(at: now), days: 1, fetchedAt: at, now: now, stale: stale)
+                report: report, today: self.today(at: now), days: 1, fetchedAt: at, now: now.unixSeconds, stale: stale)
             return .init(source: report.source, items: selection.items, updatedAt: at, stale: selection.stale)
         }
         let first = today(report, fetchedAt, self.stale.pollen)
@@ -125,11 +131,10 @@ package struct LocationRuntime: Sendable {
     }
 
     /// The first instant of the next local hour after `now` (the air topics show the current hour).
-    func nextLocalHour(after now: Int64) -> Int64 {
-        let offset = Int64(zone.utcOffset(atUnixTime: now))
-        let local = now + offset
-        let remainder = ((local % 3600) + 3600) % 3600
-        return max(now + 1, now - remainder + 3600)
+    func nextLocalHour(after now: DaemonInstant) -> DaemonInstant {
+        let local = (now + utcOffset(at: now)).unixSeconds
+        let remainder = DaemonDuration.seconds(((local % 3600) + 3600) % 3600)
+        return max(now + .seconds(1), now - remainder + .hours(1))
     }
 
     /// The next time what the sinks show of this location changes without a fetch: local
@@ -137,13 +142,15 @@ package struct LocationRuntime: Sendable {
     /// local hour when air or hourly pollen is shown. Between two such times a location is rebuilt only when a
     /// fetch of it finishes. The hourly pollen topics (docs/reference.md, The hour to air out, Open-Meteo) move on the hour
     /// too: they are read from the data already fetched, no call is made for them.
-    func nextContentEdge(after now: Int64) -> Int64 {
+    func nextContentEdge(after now: DaemonInstant) -> DaemonInstant {
         var edge = nextMidnight(after: now)
         if air != nil || hasHourlyPollen { edge = min(edge, nextLocalHour(after: now)) }
         if case .report(_, let fetchedAt) = pollen {
-            for lifetime in [fetchedAt + PollenSelection.forecastLifetime, fetchedAt + PollenSelection.todayLifetime]
-            where lifetime > now {
-                edge = min(edge, lifetime)
+            let fetched = DaemonInstant(unixSeconds: fetchedAt)
+            for lifetime in [PollenSelection.forecastLifetime, PollenSelection.todayLifetime].map(
+                DaemonDuration.seconds)
+            where fetched + lifetime > now {
+                edge = min(edge, fetched + lifetime)
             }
         }
         return edge

@@ -45,11 +45,13 @@ package protocol SourceRules {
 
     /// Prepares a due fetch: nil when no request is needed now (the schedule then says when to
     /// look again), which API the call counts against, and what to log.
-    static func begin(_ source: inout SourceContext, now: Int64) -> SourceBegin<Request>
+    static func begin(_ source: inout SourceContext, now: DaemonInstant) -> SourceBegin<Request>
 
     /// The weight on Open-Meteo of the request `begin` would make now and its HTTP requests;
     /// nil when it goes elsewhere (Google pollen) or would not be made (stripes not due).
-    static func openMeteoWeight(_ source: SourceContext, now: Int64) -> (weight: OpenMeteoCallWeight, requests: Int)?
+    static func openMeteoWeight(_ source: SourceContext, now: DaemonInstant) -> (
+        weight: OpenMeteoCallWeight, requests: Int
+    )?
 
     /// The GETs a request makes, in order.
     static func gets(_ request: Request, location: LocationConfig, config: AgentConfig) -> [HTTPGet]
@@ -57,12 +59,13 @@ package protocol SourceRules {
     /// What the answers to gets(_:location:config:) come to (the runner stops at the first
     /// that is not a 200; none: there was nothing to ask).
     static func interpret(
-        _ responses: [FetchedResponse], _ request: Request, location: LocationConfig, config: AgentConfig, now: Int64
+        _ responses: [FetchedResponse], _ request: Request, location: LocationConfig, config: AgentConfig,
+        now: DaemonInstant
     ) -> FetchResult<Answer>
 
     /// What a usable answer does to the location: new data in its slot, the schedule moved on,
     /// what is stored and logged, and how the fetch counts.
-    static func receive(_ answer: Answer, _ source: inout SourceContext, now: Int64) -> SourceReceived
+    static func receive(_ answer: Answer, _ source: inout SourceContext, now: DaemonInstant) -> SourceReceived
 
     /// How the one failure path words a failed fetch of this source now.
     static func failure(_ source: SourceContext) -> SourceFailure
@@ -73,7 +76,7 @@ package protocol SourceRules {
 
     /// Reads a stored response (one of storedNames(in:), `name`) back at start (restarts
     /// spend no quota): restored and logged, or logged as not usable.
-    static func restore(_ stored: StoredResponse, name: String, _ source: inout SourceContext, now: Int64)
+    static func restore(_ stored: StoredResponse, name: String, _ source: inout SourceContext, now: DaemonInstant)
         -> [DaemonAction]
 }
 
@@ -98,7 +101,7 @@ package struct SourceContext {
     package let calls: CallLedger
 
     /// The calls of this location to `api` on its local day at `now`.
-    func callsToday(_ api: CountedAPI, now: Int64) -> Int {
+    func callsToday(_ api: CountedAPI, now: DaemonInstant) -> Int {
         calls.calls(location.config.id, api, on: location.today(at: now).description)
     }
 
@@ -107,9 +110,8 @@ package struct SourceContext {
     var stripesSpread: Int { StripesRequest.spread(seed: config.mqtt.clientID + "/" + location.config.id) }
 
     /// The next local midnight after `now` plus up to `jitter` seconds (a fetch of a new day's data).
-    mutating func afterMidnight(_ now: Int64, jitter: Int64) -> DaemonInstant {
-        DaemonInstant(unixSeconds: location.nextMidnight(after: now))
-            + .seconds(Int64.random(in: 0..<jitter, using: &random))
+    mutating func afterMidnight(_ now: DaemonInstant, jitter: DaemonDuration) -> DaemonInstant {
+        location.nextMidnight(after: now) + .seconds(Int64.random(in: 0..<jitter.seconds, using: &random))
     }
 }
 

@@ -53,8 +53,8 @@ package struct ServeSnapshot: Sendable {
     }
 
     package var version: String
-    /// When this snapshot was made (Unix seconds).
-    package var takenAt: Int64
+    /// When this snapshot was made.
+    package var takenAt: DaemonInstant
     package var uptimeSeconds: Int
     package var mqttConnected: Bool
     /// Retained topics the agent has published and not cleared.
@@ -76,7 +76,8 @@ package struct ServeSnapshot: Sendable {
     /// A snapshot before the daemon made its first one (the server starts a moment earlier).
     package static func starting(version: String) -> ServeSnapshot {
         ServeSnapshot(
-            version: version, takenAt: 0, uptimeSeconds: 0, mqttConnected: false, publishedTopics: 0, locations: [],
+            version: version, takenAt: DaemonInstant(unixSeconds: 0), uptimeSeconds: 0, mqttConnected: false,
+            publishedTopics: 0, locations: [],
             fetches: [], openMeteoCallsToday: [])
     }
 }

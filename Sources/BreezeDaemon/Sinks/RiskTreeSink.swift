@@ -32,7 +32,8 @@ package struct RiskTreeSink: RetainedSink {
             tree = RiskTopics.tree(
                 topics: snapshot.topics, profiles: profiles, selection: selection,
                 palette: context.config.pollen.colors,
-                view: selection.hourlyView(zone: snapshot.location.zone, now: snapshot.now, fetchedAt: fetchedAt),
+                view: selection.hourlyView(
+                    zone: snapshot.location.zone, now: snapshot.now.unixSeconds, fetchedAt: fetchedAt),
                 airOut: context.config.airOut)
         }
         return [SinkScope(prefix: snapshot.topics.risk.name, tree: tree)]

@@ -31,9 +31,9 @@ struct ScopeBuilder {
     /// The retained sinks (``Sinks/all(for:)``): the trees, discovery, display JSON, Awtrix.
     let sinks: [any RetainedSink]
     /// Per location: when its sinks' view must be rebuilt although no fetch finished
-    /// (``LocationRuntime/nextContentEdge(after:)`` at its last build; `.min`: due at once). Kept
+    /// (``LocationRuntime/nextContentEdge(after:)`` at its last build; `distantPast`: due at once). Kept
     /// apart in one array: the wake reads it for every location after every event.
-    private(set) var rebuildAt: [Int64]
+    private(set) var rebuildAt: [DaemonInstant]
     /// Per location: topics per scope at the scope's last build (the budget counts them), the
     /// scopes last refused for passing it, and the selection warnings last logged (each is
     /// logged once per change).
@@ -48,24 +48,24 @@ struct ScopeBuilder {
     init(context: SinkContext, locations: Int) {
         self.context = context
         self.sinks = Sinks.all(for: context)
-        rebuildAt = Array(repeating: .min, count: locations)
+        rebuildAt = Array(repeating: .distantPast, count: locations)
         built = Array(repeating: Built(), count: locations)
     }
 
     /// Whether location `index`'s content edge has come: it is rebuilt whole.
-    func edgeCame(_ index: Int, now: Int64) -> Bool { rebuildAt[index] <= now }
+    func edgeCame(_ index: Int, now: DaemonInstant) -> Bool { rebuildAt[index] <= now }
 
     /// The clock stepped back: the stored edges were worked out from a later time, when the
     /// next midnight or hour may be far earlier than they say; every location is rebuilt.
     mutating func clockSteppedBack() {
-        for index in rebuildAt.indices { rebuildAt[index] = .min }
+        for index in rebuildAt.indices { rebuildAt[index] = .distantPast }
     }
 
     /// The earliest content edge (a passed one is `now`). Read after every event, for every
     /// location: a plain array of times, read in place.
-    func nextDeadline(now: Int64) -> Int64 {
+    func nextDeadline(now: DaemonInstant) -> DaemonInstant {
         rebuildAt.withUnsafeBufferPointer { all in
-            var wake = Int64.max
+            var wake = DaemonInstant.distantFuture
             for at in all { wake = min(wake, max(at, now)) }
             return wake
         }
@@ -73,7 +73,7 @@ struct ScopeBuilder {
 
     /// Location `index` as the sinks see it at `now` and the scopes of the sinks `kind` feeds
     /// (every sink: nil). Sinks not rebuilt now count with their size at their last build.
-    mutating func build(_ index: Int, _ location: LocationRuntime, now: Int64, kind: SourceKind?)
+    mutating func build(_ index: Int, _ location: LocationRuntime, now: DaemonInstant, kind: SourceKind?)
         -> (LocationSnapshot, [Action])
     {
         rebuildAt[index] = location.nextContentEdge(after: now)
@@ -109,7 +109,7 @@ struct ScopeBuilder {
     }
 
     /// The location as the sinks see it at `now`; logs the selection's warnings once per change.
-    private mutating func snapshot(_ index: Int, _ location: LocationRuntime, now: Int64)
+    private mutating func snapshot(_ index: Int, _ location: LocationRuntime, now: DaemonInstant)
         -> (LocationSnapshot, [Action])
     {
         let pollen = location.pollenView(settings: context.config.pollen, now: now)

@@ -29,9 +29,9 @@ package struct LocationSnapshot {
     let location: LocationRuntime
     package let topics: LocationTopics
     let pollen: Pollen
-    let now: Int64
+    let now: DaemonInstant
 
-    package init(location: LocationRuntime, topics: LocationTopics, pollen: Pollen, now: Int64) {
+    package init(location: LocationRuntime, topics: LocationTopics, pollen: Pollen, now: DaemonInstant) {
         self.location = location
         self.topics = topics
         self.pollen = pollen

@@ -22,7 +22,9 @@ package struct DisplaySink: RetainedSink {
         let climate = context.config.climate.enabled ? location.climate?.trend : nil
         let air =
             context.config.air.enabled
-            ? location.air.map { AirReading.select(report: $0.report, zone: location.zone, now: snapshot.now) } : nil
+            ? location.air.map {
+                AirReading.select(report: $0.report, zone: location.zone, now: snapshot.now.unixSeconds)
+            } : nil
         let selection: PollenSelection?
         let fetchedAt: Int64?
         switch snapshot.pollen {

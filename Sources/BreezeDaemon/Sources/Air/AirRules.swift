@@ -36,11 +36,11 @@ package enum AirRules: SourceRules {
     }
 
     /// Nothing to ask beside the location: today's hours.
-    package static func begin(_ context: inout SourceContext, now: Int64) -> SourceBegin<Bool> {
+    package static func begin(_ context: inout SourceContext, now: DaemonInstant) -> SourceBegin<Bool> {
         SourceBegin(request: true)
     }
 
-    package static func openMeteoWeight(_ context: SourceContext, now: Int64) -> (
+    package static func openMeteoWeight(_ context: SourceContext, now: DaemonInstant) -> (
         weight: OpenMeteoCallWeight, requests: Int
     )? { (AirQualityRequest.weight, 1) }
 
@@ -49,16 +49,19 @@ package enum AirRules: SourceRules {
     }
 
     package static func interpret(
-        _ responses: [FetchedResponse], _ request: Bool, location: LocationConfig, config: AgentConfig, now: Int64
+        _ responses: [FetchedResponse], _ request: Bool, location: LocationConfig, config: AgentConfig,
+        now: DaemonInstant
     ) -> FetchResult<AirAnswer> {
         guard let response = responses.first else { return .failure(message: "no answer", retryAfter: nil) }
-        return AirFetch.interpret(response, fetchedAt: now)
+        return AirFetch.interpret(response, fetchedAt: now.unixSeconds)
     }
 
-    package static func receive(_ answer: AirAnswer, _ context: inout SourceContext, now: Int64) -> SourceReceived {
+    package static func receive(_ answer: AirAnswer, _ context: inout SourceContext, now: DaemonInstant)
+        -> SourceReceived
+    {
         let id = context.location.config.id
         context.location.slots.air.received(.init(report: answer.report, fetchedAt: answer.fetchedAt))
-        context.schedule.succeeded(at: .init(unixSeconds: now), jitter: context.random.fraction())
+        context.schedule.succeeded(at: now, jitter: context.random.fraction())
         dueAtMidnightAtLatest(&context, now: now)
         return SourceReceived(
             actions: [
@@ -75,7 +78,9 @@ package enum AirRules: SourceRules {
         config.air.enabled ? [kind.traits.storeName] : []
     }
 
-    package static func restore(_ stored: StoredResponse, name: String, _ context: inout SourceContext, now: Int64)
+    package static func restore(
+        _ stored: StoredResponse, name: String, _ context: inout SourceContext, now: DaemonInstant
+    )
         -> [DaemonAction]
     {
         let id = context.location.config.id
@@ -92,14 +97,14 @@ package enum AirRules: SourceRules {
     static func restore(_ report: AirReport, fetchedAt: Int64, _ context: inout SourceContext) {
         context.location.slots.air.received(.init(report: report, fetchedAt: fetchedAt))
         context.schedule.freshUntil(fetchedAt: .init(unixSeconds: fetchedAt), jitter: context.random.fraction())
-        dueAtMidnightAtLatest(&context, now: fetchedAt)
+        dueAtMidnightAtLatest(&context, now: DaemonInstant(unixSeconds: fetchedAt))
     }
 
     /// The air request covers the local day it is made on (`forecast_days=1`): the next fetch
     /// comes no later than just after local midnight (0–2 min of jitter), or the new day would
     /// show Unknown until the interval ran out.
-    private static func dueAtMidnightAtLatest(_ context: inout SourceContext, now: Int64) {
-        let midnight = context.afterMidnight(now, jitter: 120)
+    private static func dueAtMidnightAtLatest(_ context: inout SourceContext, now: DaemonInstant) {
+        let midnight = context.afterMidnight(now, jitter: .minutes(2))
         if context.schedule.nextDue > midnight { context.schedule.due(at: midnight) }
     }
 }

@@ -30,7 +30,7 @@ package struct AirTreeSink: RetainedSink {
         } else if let air = location.air {
             tree = AirTopics.tree(
                 topics: snapshot.topics, report: air.report, zone: location.zone, fetchedAt: air.fetchedAt,
-                now: snapshot.now, stale: location.stale.air)
+                now: snapshot.now.unixSeconds, stale: location.stale.air)
         } else {
             tree = nil
         }

@@ -30,13 +30,13 @@ package enum ClimateRules: SourceRules {
     package static func sinks(for context: SinkContext) -> [any RetainedSink] { [ClimateTreeSink()] }
 
     /// The local day the request is made for.
-    package static func begin(_ context: inout SourceContext, now: Int64) -> SourceBegin<CivilDate> {
+    package static func begin(_ context: inout SourceContext, now: DaemonInstant) -> SourceBegin<CivilDate> {
         SourceBegin(request: context.location.today(at: now))
     }
 
     /// The archive's years (one range each) and the forecast's call; two HTTP requests when
     /// any year comes from the archive.
-    package static func openMeteoWeight(_ context: SourceContext, now: Int64) -> (
+    package static func openMeteoWeight(_ context: SourceContext, now: DaemonInstant) -> (
         weight: OpenMeteoCallWeight, requests: Int
     )? {
         let years = ClimateRequestPlan.points(
@@ -52,18 +52,19 @@ package enum ClimateRules: SourceRules {
     }
 
     package static func interpret(
-        _ responses: [FetchedResponse], _ today: CivilDate, location: LocationConfig, config: AgentConfig, now: Int64
+        _ responses: [FetchedResponse], _ today: CivilDate, location: LocationConfig, config: AgentConfig,
+        now: DaemonInstant
     ) -> FetchResult<ClimateAnswer> {
-        ClimateFetch.interpret(responses, today: today, years: config.climate.years, fetchedAt: now)
+        ClimateFetch.interpret(responses, today: today, years: config.climate.years, fetchedAt: now.unixSeconds)
     }
 
     /// Current until local midnight, fetched again just after it (0–5 min of jitter).
-    package static func receive(_ answer: ClimateAnswer, _ context: inout SourceContext, now: Int64)
+    package static func receive(_ answer: ClimateAnswer, _ context: inout SourceContext, now: DaemonInstant)
         -> SourceReceived
     {
         let id = context.location.config.id
         context.location.slots.climate.received(.init(trend: answer.trend, fetchedAt: answer.fetchedAt))
-        context.schedule.due(at: context.afterMidnight(now, jitter: 300))
+        context.schedule.due(at: context.afterMidnight(now, jitter: .minutes(5)))
         let note = ClimateFetch.omittedYearsNote(answer.trend, location: id).map { [DaemonAction.log(.info, $0)] } ?? []
         return SourceReceived(
             actions: store(answer.bodies, fetchedAt: answer.fetchedAt, location: id) + note + [
@@ -88,7 +89,9 @@ package enum ClimateRules: SourceRules {
     /// The stored bodies are computed again (the trend is not stored); bodies that do not
     /// decode or compute are skipped without a word, as a missing file is. Today's trend is
     /// current until local midnight; an older one is shown stale.
-    package static func restore(_ stored: StoredResponse, name: String, _ context: inout SourceContext, now: Int64)
+    package static func restore(
+        _ stored: StoredResponse, name: String, _ context: inout SourceContext, now: DaemonInstant
+    )
         -> [DaemonAction]
     {
         let id = context.location.config.id
@@ -99,7 +102,7 @@ package enum ClimateRules: SourceRules {
         else { return [] }
         context.location.slots.climate.received(.init(trend: answer.trend, fetchedAt: stored.fetchedAt))
         if date == context.location.today(at: now) {
-            context.schedule.due(at: .init(unixSeconds: context.location.nextMidnight(after: now)))
+            context.schedule.due(at: context.location.nextMidnight(after: now))
         } else {
             context.location.slots.climate.stale = true
         }

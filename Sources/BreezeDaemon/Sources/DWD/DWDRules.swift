@@ -43,7 +43,7 @@ package enum DWDRules: SourceRules {
         fetchingLocation(in: context.config).map { context.config.locations[$0].id } == context.location.config.id
     }
 
-    package static func begin(_ context: inout SourceContext, now: Int64) -> SourceBegin<DWDRequest> {
+    package static func begin(_ context: inout SourceContext, now: DaemonInstant) -> SourceBegin<DWDRequest> {
         let id = context.location.config.id
         guard context.location.config.dwdRegion != nil else {
             var actions: [DaemonAction] = []
@@ -68,7 +68,7 @@ package enum DWDRules: SourceRules {
             return SourceBegin(request: nil, actions: named)
         }
         guard context.callsToday(.dwd, now: now) < DWDPollen.maximumRequestsPerDay else {
-            context.schedule.due(at: .init(unixSeconds: context.location.nextMidnight(after: now)))
+            context.schedule.due(at: context.location.nextMidnight(after: now))
             return SourceBegin(
                 request: nil,
                 actions: [
@@ -84,7 +84,7 @@ package enum DWDRules: SourceRules {
             counts: .dwd, actions: named)
     }
 
-    package static func openMeteoWeight(_ context: SourceContext, now: Int64) -> (
+    package static func openMeteoWeight(_ context: SourceContext, now: DaemonInstant) -> (
         weight: OpenMeteoCallWeight, requests: Int
     )? { nil }
 
@@ -94,13 +94,15 @@ package enum DWDRules: SourceRules {
 
     package static func interpret(
         _ responses: [FetchedResponse], _ request: DWDRequest, location: LocationConfig, config: AgentConfig,
-        now: Int64
+        now: DaemonInstant
     ) -> FetchResult<DWDAnswer> {
         guard let response = responses.first else { return .failure(message: "no answer", retryAfter: nil) }
-        return DWDFetch.interpret(response, berlin: config.pollen.berlin, fetchedAt: now)
+        return DWDFetch.interpret(response, berlin: config.pollen.berlin, fetchedAt: now.unixSeconds)
     }
 
-    package static func receive(_ answer: DWDAnswer, _ context: inout SourceContext, now: Int64) -> SourceReceived {
+    package static func receive(_ answer: DWDAnswer, _ context: inout SourceContext, now: DaemonInstant)
+        -> SourceReceived
+    {
         let id = context.location.config.id
         let held = context.location.dwd
         switch answer {
@@ -121,9 +123,9 @@ package enum DWDRules: SourceRules {
             data.validators = validators
             context.location.slots.dwd.received(data)
             context.location.slots.dwd.notice = nil
-            context.schedule.succeeded(at: .init(unixSeconds: now), jitter: context.random.fraction())
+            context.schedule.succeeded(at: now, jitter: context.random.fraction())
             context.schedule.due(
-                at: .init(unixSeconds: DWDPollen.nextAsk(after: now, document: document, changed: changed)))
+                at: .init(unixSeconds: DWDPollen.nextAsk(after: now.unixSeconds, document: document, changed: changed)))
             return SourceReceived(
                 actions: [
                     .store(
@@ -138,16 +140,17 @@ package enum DWDRules: SourceRules {
                     ),
                 ] + missing, count: .success(kind.traits.diagnosticsKey))
         case .notModified(let fetchedAt):
-            context.schedule.succeeded(at: .init(unixSeconds: now), jitter: context.random.fraction())
+            context.schedule.succeeded(at: now, jitter: context.random.fraction())
             guard var data = held else {
                 // A 304 with nothing held (a proxy's answer): asked again plainly in 15 minutes.
-                context.schedule.due(at: .init(unixSeconds: now) + .seconds(DWDPollen.reaskSeconds))
+                context.schedule.due(at: now + .seconds(DWDPollen.reaskSeconds))
                 return SourceReceived(actions: [], count: .success(kind.traits.diagnosticsKey))
             }
             data.checkedAt = fetchedAt
             context.location.slots.dwd.received(data)
             context.schedule.due(
-                at: .init(unixSeconds: DWDPollen.nextAsk(after: now, document: data.document, changed: false)))
+                at: .init(
+                    unixSeconds: DWDPollen.nextAsk(after: now.unixSeconds, document: data.document, changed: false)))
             return SourceReceived(
                 actions: [.log(.info, "dwd[\(id)]: not modified (HTTP 304); the document held stays")],
                 count: .success(kind.traits.diagnosticsKey))
@@ -158,7 +161,9 @@ package enum DWDRules: SourceRules {
         isEnabled(in: config) ? [kind.traits.storeName] : []
     }
 
-    package static func restore(_ stored: StoredResponse, name: String, _ context: inout SourceContext, now: Int64)
+    package static func restore(
+        _ stored: StoredResponse, name: String, _ context: inout SourceContext, now: DaemonInstant
+    )
         -> [DaemonAction]
     {
         let id = context.location.config.id
@@ -169,7 +174,7 @@ package enum DWDRules: SourceRules {
         context.location.slots.dwd.received(data)
         // At its next_update when still ahead; else at once (conditionally): a new document may
         // have come out while the agent was stopped.
-        context.schedule.due(at: .init(unixSeconds: document.nextUpdate.map { max($0, now) } ?? now))
+        context.schedule.due(at: max(document.nextUpdate.map(DaemonInstant.init(unixSeconds:)) ?? now, now))
         return [
             .log(
                 .info,
@@ -218,15 +223,16 @@ extension LocationRuntime {
     package var dwd: DWDData? { slots.dwd.data }
 
     /// The DWD report of the location's region at `now`; nil without a region or a document.
-    package func dwdReport(settings: PollenSettings, now: Int64) -> PollenReport? {
+    package func dwdReport(settings: PollenSettings, now: DaemonInstant) -> PollenReport? {
         guard settings.dwd, let key = config.dwdRegion, let data = dwd else { return nil }
-        return DWDPollen.report(data.document, key: key, now: now, berlin: settings.berlin)
+        return DWDPollen.report(data.document, key: key, now: now.unixSeconds, berlin: settings.berlin)
     }
 
     /// The region's species in the DWD integrations' shape (``DWDCardTopics``); empty without a
     /// region or a document.
-    package func dwdCardTree(topics: LocationTopics, settings: PollenSettings, now: Int64) -> TopicTree {
+    package func dwdCardTree(topics: LocationTopics, settings: PollenSettings, now: DaemonInstant) -> TopicTree {
         guard settings.dwd, let key = config.dwdRegion, let data = dwd else { return TopicTree() }
-        return DWDCardTopics.tree(topics: topics, document: data.document, key: key, now: now, berlin: settings.berlin)
+        return DWDCardTopics.tree(
+            topics: topics, document: data.document, key: key, now: now.unixSeconds, berlin: settings.berlin)
     }
 }

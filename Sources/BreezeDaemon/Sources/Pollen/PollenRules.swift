@@ -48,7 +48,7 @@ package enum PollenRules: SourceRules {
         source.config.pollen.source(googleRejected: source.location.googleRejected)
     }
 
-    package static func begin(_ context: inout SourceContext, now: Int64) -> SourceBegin<PollenRequest> {
+    package static func begin(_ context: inout SourceContext, now: DaemonInstant) -> SourceBegin<PollenRequest> {
         let source = source(context)
         var actions: [DaemonAction] = []
         if source == .google && !context.demo {
@@ -62,7 +62,7 @@ package enum PollenRules: SourceRules {
                         ))
                     context.location.slots.pollen.notice = .dailyCap
                 }
-                context.schedule.due(at: .init(unixSeconds: context.location.nextMidnight(after: now)))
+                context.schedule.due(at: context.location.nextMidnight(after: now))
                 return SourceBegin(request: nil, actions: actions)
             }
         }
@@ -73,11 +73,11 @@ package enum PollenRules: SourceRules {
     }
 
     /// Whether a key-free fetch now is the day's season call (docs/reference.md, The hour to air out).
-    private static func needsSeason(_ context: SourceContext, now: Int64) -> Bool {
+    private static func needsSeason(_ context: SourceContext, now: DaemonInstant) -> Bool {
         context.calls.pollenSeason && context.location.needsSeason(at: now)
     }
 
-    package static func openMeteoWeight(_ context: SourceContext, now: Int64) -> (
+    package static func openMeteoWeight(_ context: SourceContext, now: DaemonInstant) -> (
         weight: OpenMeteoCallWeight, requests: Int
     )? {
         guard source(context) == .openMeteo else { return nil }
@@ -92,15 +92,18 @@ package enum PollenRules: SourceRules {
 
     package static func interpret(
         _ responses: [FetchedResponse], _ request: PollenRequest, location: LocationConfig, config: AgentConfig,
-        now: Int64
+        now: DaemonInstant
     ) -> FetchResult<PollenAnswer> {
         guard let response = responses.first else { return .failure(message: "no answer", retryAfter: nil) }
         return PollenFetch.interpret(
-            response, source: request.source, fetchedAt: now, season: request.season, names: config.pollen.names,
+            response, source: request.source, fetchedAt: now.unixSeconds, season: request.season,
+            names: config.pollen.names,
             scrubber: config.secretScrubber)
     }
 
-    package static func receive(_ answer: PollenAnswer, _ context: inout SourceContext, now: Int64) -> SourceReceived {
+    package static func receive(_ answer: PollenAnswer, _ context: inout SourceContext, now: DaemonInstant)
+        -> SourceReceived
+    {
         let id = context.location.config.id
         let source = answer.source
         switch answer.outcome {
@@ -110,7 +113,7 @@ package enum PollenRules: SourceRules {
                 // The day's season call: the standing is taken from the 92 past days, which the
                 // pollen topics then leave out; stored on its own, as the plain calls of the rest
                 // of the day replace the pollen response.
-                let today = context.location.today(at: answer.fetchedAt)
+                let today = context.location.today(at: DaemonInstant(unixSeconds: answer.fetchedAt))
                 context.location.season = PollenSeason(report: report).standing(today: today)
                 report = report.dropping(before: today, zone: context.location.zone)
                 stores.append(
@@ -121,7 +124,7 @@ package enum PollenRules: SourceRules {
             }
             context.location.slots.pollen.received(.report(report, fetchedAt: answer.fetchedAt))
             context.location.slots.pollen.notice = nil
-            context.schedule.succeeded(at: .init(unixSeconds: now), jitter: context.random.fraction())
+            context.schedule.succeeded(at: now, jitter: context.random.fraction())
             // The response is stored first: nothing performed after it can lose it.
             return SourceReceived(
                 actions: [
@@ -135,7 +138,7 @@ package enum PollenRules: SourceRules {
         case .unsupported(let message):
             context.location.slots.pollen.received(.unsupported(message: message))
             context.location.season = nil
-            context.schedule.succeeded(at: .init(unixSeconds: now), jitter: context.random.fraction())
+            context.schedule.succeeded(at: now, jitter: context.random.fraction())
             var actions: [DaemonAction] = [.store(.removeResponse(location: id, source: source.storeName))]
             if source == .openMeteo {
                 actions.append(.store(.removeResponse(location: id, source: Self.seasonStoreName)))
@@ -161,7 +164,7 @@ package enum PollenRules: SourceRules {
             let count = SourceReceived.Count.failure(PollenSource.google.diagnosticsKey, message: message)
             if context.config.pollen.source == .auto {
                 context.location.googleRejected = true
-                context.schedule.due(at: .init(unixSeconds: now))
+                context.schedule.due(at: now)
                 return SourceReceived(
                     actions: [
                         .log(
@@ -170,7 +173,7 @@ package enum PollenRules: SourceRules {
                         )
                     ], count: count)
             }
-            context.schedule.keyRejected(at: .init(unixSeconds: now))
+            context.schedule.keyRejected(at: now)
             context.location.slots.pollen.failed()
             return SourceReceived(
                 actions: [
@@ -199,7 +202,9 @@ package enum PollenRules: SourceRules {
 
     /// A stored pollen report: published at once, fetched again when it ages out. A season
     /// call's body holds the past days too: they are left out as when it was fetched.
-    package static func restore(_ stored: StoredResponse, name: String, _ context: inout SourceContext, now: Int64)
+    package static func restore(
+        _ stored: StoredResponse, name: String, _ context: inout SourceContext, now: DaemonInstant
+    )
         -> [DaemonAction]
     {
         let id = context.location.config.id
@@ -208,7 +213,8 @@ package enum PollenRules: SourceRules {
             // the next pollen call (``LocationRuntime/needsSeason(at:)``).
             guard case .season(let season, _) = PollenSeason.interpret(httpStatus: 200, body: Array(stored.body.utf8))
             else { return [.log(.warning, "pollen[\(id)]: stored season response is not usable; ignoring it")] }
-            context.location.season = season.standing(today: context.location.today(at: stored.fetchedAt))
+            context.location.season = season.standing(
+                today: context.location.today(at: DaemonInstant(unixSeconds: stored.fetchedAt)))
             return [
                 .log(
                     .info,
@@ -223,7 +229,8 @@ package enum PollenRules: SourceRules {
             case .report(let report, _) = answer.outcome
         else { return [.log(.warning, "pollen[\(id)]: stored response is not usable; ignoring it")] }
         let location = context.location
-        let shown = report.dropping(before: location.today(at: stored.fetchedAt), zone: location.zone)
+        let shown = report.dropping(
+            before: location.today(at: DaemonInstant(unixSeconds: stored.fetchedAt)), zone: location.zone)
         context.location.slots.pollen.received(.report(shown, fetchedAt: stored.fetchedAt))
         context.schedule.freshUntil(fetchedAt: .init(unixSeconds: stored.fetchedAt), jitter: context.random.fraction())
         return [

@@ -34,7 +34,8 @@ package struct PollenTreeSink: RetainedSink {
             pollen.merge(
                 PollenTopics.hourlyTree(
                     topics: snapshot.topics, selection: selection,
-                    view: selection.hourlyView(zone: snapshot.location.zone, now: snapshot.now, fetchedAt: fetchedAt),
+                    view: selection.hourlyView(
+                        zone: snapshot.location.zone, now: snapshot.now.unixSeconds, fetchedAt: fetchedAt),
                     airOut: context.config.airOut, palette: context.config.pollen.colors))
             // Today against the recent season (docs/reference.md, The hour to air out): key-free only (Google has no standing).
             if selection.source == .openMeteo || snapshot.location.season != nil {

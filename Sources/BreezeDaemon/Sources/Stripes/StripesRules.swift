@@ -36,7 +36,7 @@ package enum StripesRules: SourceRules {
     /// The years the request would ask for now; nil when it is not due: checked daily, fetched
     /// only when nothing is stored, the first year changed, or a newer year is complete (from
     /// 10 January + this installation's spread).
-    static func years(_ context: SourceContext, now: Int64) -> StripesYears? {
+    static func years(_ context: SourceContext, now: DaemonInstant) -> StripesYears? {
         let today = context.location.today(at: now)
         let spread = context.stripesSpread
         let firstYear = context.config.climate.stripesFirstYear
@@ -47,7 +47,7 @@ package enum StripesRules: SourceRules {
         return StripesYears(first: firstYear, last: StripesRequest.targetLastYear(today: today, spread: spread))
     }
 
-    package static func begin(_ context: inout SourceContext, now: Int64) -> SourceBegin<StripesYears> {
+    package static func begin(_ context: inout SourceContext, now: DaemonInstant) -> SourceBegin<StripesYears> {
         // Checked daily; fetched only when due.
         guard let years = years(context, now: now) else {
             dueTomorrow(&context, now: now)
@@ -64,7 +64,7 @@ package enum StripesRules: SourceRules {
             ])
     }
 
-    package static func openMeteoWeight(_ context: SourceContext, now: Int64) -> (
+    package static func openMeteoWeight(_ context: SourceContext, now: DaemonInstant) -> (
         weight: OpenMeteoCallWeight, requests: Int
     )? {
         guard let years = years(context, now: now) else { return nil }
@@ -76,12 +76,13 @@ package enum StripesRules: SourceRules {
     }
 
     package static func interpret(
-        _ responses: [FetchedResponse], _ years: StripesYears, location: LocationConfig, config: AgentConfig, now: Int64
+        _ responses: [FetchedResponse], _ years: StripesYears, location: LocationConfig, config: AgentConfig,
+        now: DaemonInstant
     ) -> FetchResult<StripesAnswer> {
-        StripesFetch.interpret(responses, firstYear: years.first, lastYear: years.last, fetchedAt: now)
+        StripesFetch.interpret(responses, firstYear: years.first, lastYear: years.last, fetchedAt: now.unixSeconds)
     }
 
-    package static func receive(_ answer: StripesAnswer, _ context: inout SourceContext, now: Int64)
+    package static func receive(_ answer: StripesAnswer, _ context: inout SourceContext, now: DaemonInstant)
         -> SourceReceived
     {
         let id = context.location.config.id
@@ -89,7 +90,7 @@ package enum StripesRules: SourceRules {
         case .stripes(let data):
             context.location.slots.stripes.received(data)
             // The next check is tomorrow; it fetches only when a newer year is complete.
-            context.schedule.succeeded(at: .init(unixSeconds: now), jitter: context.random.fraction())
+            context.schedule.succeeded(at: now, jitter: context.random.fraction())
             dueTomorrow(&context, now: now)
             let series = data.series
             let stored = StoredStripes(firstYear: series.firstYear, lastYear: series.lastYear, tallies: data.tallies)
@@ -119,7 +120,7 @@ package enum StripesRules: SourceRules {
         case .unusable(let message):
             // A 200 whose data makes no stripes: asking again at once would spend another ≈ 120
             // weighted calls on the same answer, so the next try is the next local day.
-            context.schedule.failed(at: .init(unixSeconds: now), retryAfter: nil, jitter: 0)
+            context.schedule.failed(at: now, retryAfter: nil, jitter: 0)
             dueTomorrow(&context, now: now)
             return SourceReceived(
                 actions: [.log(.warning, "stripes[\(id)]: unusable archive answer: \(message); next try tomorrow")],
@@ -138,7 +139,9 @@ package enum StripesRules: SourceRules {
         config.climate.enabled ? [kind.traits.storeName] : []
     }
 
-    package static func restore(_ stored: StoredResponse, name: String, _ context: inout SourceContext, now: Int64)
+    package static func restore(
+        _ stored: StoredResponse, name: String, _ context: inout SourceContext, now: DaemonInstant
+    )
         -> [DaemonAction]
     {
         let id = context.location.config.id
@@ -155,8 +158,8 @@ package enum StripesRules: SourceRules {
     }
 
     /// The next daily check: after local midnight, 0–5 min of jitter.
-    private static func dueTomorrow(_ context: inout SourceContext, now: Int64) {
-        context.schedule.due(at: context.afterMidnight(now, jitter: 300))
+    private static func dueTomorrow(_ context: inout SourceContext, now: DaemonInstant) {
+        context.schedule.due(at: context.afterMidnight(now, jitter: .minutes(5)))
     }
 }
 
