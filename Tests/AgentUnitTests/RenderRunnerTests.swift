@@ -113,16 +113,32 @@ struct RenderRunnerTests {
     /// on the same clock: a helper that ignores SIGTERM is killed when the clock passes it.
     @Test(.timeLimit(.minutes(1)), arguments: [false, true])
     func theTimeoutAndTheGraceAreTimersOnTheClock(ignoresTERM: Bool) async throws {
+        // The helper says when it ignores SIGTERM: under load the timeout's SIGTERM could
+        // otherwise come before its `trap`, end it at once, and leave no grace to wait for.
+        let ready = Self.scratchPath("ignores-term")
         let path = try Self.script(
-            ignoresTERM ? "trap '' TERM; cat >/dev/null; while :; do sleep 0.1; done" : "exec sleep 3600")
-        defer { unlink(path) }
+            ignoresTERM
+                ? "trap '' TERM; : > '\(ready)'; cat >/dev/null; while :; do sleep 0.1; done" : "exec sleep 3600")
+        defer {
+            unlink(path)
+            unlink(ready)
+        }
         let clock = ManualDaemonClock(start: DaemonStateTests.t0)
         let runner = RenderRunner(helper: path, clock: clock)
         let timeout = RenderRunner.defaultTimeout
-        let took = await durationOffThePool {
+        let took = try await durationOffThePool {
             let render = Task { await runner.render(Self.request) }
             // The timer's sleep beginning is the event: the helper is running.
             #expect(await clock.nextSleep() == timeout)
+            if ignoresTERM {
+                // No test event marks another process writing a file: looked for every 10 ms, 20 s at most.
+                var waited = 0
+                while access(ready, F_OK) != 0 && waited < 2000 {
+                    try await Task.sleep(for: .milliseconds(10))
+                    waited += 1
+                }
+                try #require(access(ready, F_OK) == 0, "the helper never installed its TERM trap")
+            }
             clock.advance(by: timeout - .seconds(1))
             // One second short: the timer is still waiting.
             #expect(await clock.nextSleep() == timeout)
