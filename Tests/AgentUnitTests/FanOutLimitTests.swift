@@ -68,6 +68,14 @@ struct FanOutLimitTests {
         #expect(limited.days[1].items.map(\.code) == ["P2", "P1", "P0"])
         #expect(limited.warnings.count == 1)
         #expect(report.limitingItems(to: 5) == report)
+        // Nothing dropped: each day keeps its own array, not a filtered copy with grown capacity
+        // (a location holds its report until the next fetch).
+        func storage(_ items: [PollenItem]) -> UnsafePointer<PollenItem>? {
+            items.withUnsafeBufferPointer(\.baseAddress)
+        }
+        let kept = report.limitingItems(to: 5)
+        for (day, original) in zip(kept.days, report.days) { #expect(storage(day.items) == storage(original.items)) }
+        #expect(storage(limited.days[0].items) != storage(report.days[0].items))
     }
 
     @Test func aLocationOverTheTopicLimitKeepsWhatIsPublishedAndLogsOnce() throws {

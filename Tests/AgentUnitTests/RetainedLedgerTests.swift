@@ -42,6 +42,15 @@ struct RetainedLedgerTests {
         return plan.deliveries.map { "\($0.topic)=\($0.payload)" } + plan.clears.map { "\($0)=" }
     }
 
+    @Test func aCompactedPayloadIsTheSameText() {
+        var built = ""
+        for index in 0..<2000 { built += "{\"entity_\(index)\": \"Gräser ✓\"}," }
+        for text in ["", "x", "short ascii", "Gräser", built, String(built.prefix(17))] {
+            #expect(text.compacted == text)
+            #expect(text.compacted.utf8.count == text.utf8.count)
+        }
+    }
+
     @Test func aPlanSendsTheDifferenceAndTheRecordMakesItPublished() {
         var ledger = Self.ledger()
         ledger.set(

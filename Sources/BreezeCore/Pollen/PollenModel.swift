@@ -299,7 +299,7 @@ public struct PollenReport: Sendable, Hashable {
         var dropped: Set<String> = []
         var limited = self
         for (index, day) in days.enumerated() {
-            limited.days[index].items = day.items.filter { item in
+            let items = day.items.filter { item in
                 if kept.contains(item.code) { return true }
                 if kept.count < limit, !dropped.contains(item.code) {
                     kept.insert(item.code)
@@ -308,6 +308,10 @@ public struct PollenReport: Sendable, Hashable {
                 dropped.insert(item.code)
                 return false
             }
+            // A filtered array keeps the capacity it grew to (up to twice its items), and a
+            // location holds its report until the next fetch: the day's own array stays when
+            // nothing was dropped from it.
+            if items.count != day.items.count { limited.days[index].items = items }
         }
         if !dropped.isEmpty {
             limited.warnings.append(

@@ -76,7 +76,7 @@ package struct RetainedLedger: Sendable {
         let group = grouping.group(of: topic)
         if let payload {
             published[group, default: PublishedGroup()].digests[topic] = digest ?? PayloadDigest(payload: payload)
-            if grouping.keepsPayload(topic) { published[group]!.payloads[topic] = payload }
+            if grouping.keepsPayload(topic) { published[group]!.payloads[topic] = payload.compacted }
         } else {
             guard published[group]?.digests.removeValue(forKey: topic) != nil else { return }
             published[group]!.payloads[topic] = nil
@@ -85,12 +85,13 @@ package struct RetainedLedger: Sendable {
     }
 
     /// Re-keys a recorded topic with `topic`'s own string (the wanted tree's), dropping the
-    /// set's older copy of the same name (and of a payload kept whole).
-    mutating func rename(_ topic: String, _ payload: String) {
+    /// set's older copy of the same name. A payload kept whole stays the set's own compact copy:
+    /// re-copying an unchanged device config at every flush moved tens of kilobytes per
+    /// location into a new block each cycle and left the old one as a hole in the heap.
+    mutating func rename(_ topic: String) {
         let group = grouping.group(of: topic)
         guard let digest = published[group]?.digests.removeValue(forKey: topic) else { return }
         published[group]!.digests[topic] = digest
-        if published[group]!.payloads[topic] != nil { published[group]!.payloads[topic] = payload }
     }
 
     /// Whether `topic` lies in a settled scope (its innermost one).
@@ -309,7 +310,7 @@ package struct RetainedLedger: Sendable {
             if !everything && (current == digest || refused.contains(topic)) {
                 // Unchanged: the set keeps this tree's copy of the topic name, so the
                 // name of a topic is held once, not once per tree it has been in.
-                if current == digest { rename(topic, payload) }
+                if current == digest { rename(topic) }
                 continue
             }
             plan.deliveries.append((topic, payload, digest))
@@ -386,6 +387,18 @@ package struct RetainedLedger: Sendable {
                     scopes[scope] = Scope(settled: true)
                 }
             }
+        }
+    }
+}
+
+extension String {
+    /// The same text in storage of its own size. A payload built by appending (a Home Assistant
+    /// device config: tens of kilobytes of JSON) keeps the capacity it grew to, up to twice its
+    /// bytes, and a payload kept whole stays as long as its topic is published.
+    var compacted: String {
+        let count = utf8.count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            buffer.initialize(fromContentsOf: utf8)
         }
     }
 }
