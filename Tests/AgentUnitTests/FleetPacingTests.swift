@@ -272,7 +272,7 @@ extension FleetPacingTests {
         #expect(Self.watches(idle) == 0)
     }
 
-    @Test("a reconnect re-publishes everything: queued trees are dropped")
+    @Test("a disconnect drops the queued trees: none go to the offline queue, the reconnect re-publishes all")
     func republishQueueDroppedOnReconnect() throws {
         var state = T.machine(try Self.openMeteoPollen(20))
         _ = state.start(at: T.at(T.t0))
@@ -280,9 +280,15 @@ extension FleetPacingTests {
         for index in 0..<20 { _ = state.handle(T.message("breeze/loc\(index)/refresh", "now"), at: T.at(T.t0 + 2)) }
         #expect(state.republishing.count == 19)
         _ = state.handle(.mqtt(.disconnected(reason: "test")), at: T.at(T.t0 + 3))
-        let again = state.handle(.mqtt(.connected), at: T.at(T.t0 + 4))
+        #expect(state.republishing.isEmpty)
+        // The disconnect settles the running watch (its publishes lost): no batch goes out.
+        #expect(Self.republished(state.handle(.outcomesSettled(PublishOutcomes()), at: T.at(T.t0 + 3))).isEmpty)
+        // A refresh while disconnected waits for the connection (the command itself came before the drop).
+        _ = state.handle(T.message("breeze/loc3/refresh", "now"), at: T.at(T.t0 + 63))
+        #expect(Self.republished(state.handle(.outcomesSettled(PublishOutcomes()), at: T.at(T.t0 + 63))).isEmpty)
+        let again = state.handle(.mqtt(.connected), at: T.at(T.t0 + 64))
         #expect(again.contains { if case .republishAll = $0 { true } else { false } })
         #expect(state.republishing.isEmpty)
-        #expect(Self.republished(state.handle(.outcomesSettled(PublishOutcomes()), at: T.at(T.t0 + 5))).isEmpty)
+        #expect(Self.republished(state.handle(.outcomesSettled(PublishOutcomes()), at: T.at(T.t0 + 65))).isEmpty)
     }
 }

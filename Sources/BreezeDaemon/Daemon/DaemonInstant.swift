@@ -68,7 +68,8 @@ package struct DaemonDuration: Sendable, Hashable, Comparable, CustomStringConve
     package static func hours(_ hours: Int64) -> DaemonDuration { .seconds(3600) * hours }
 
     package static let zero = DaemonDuration(seconds: 0)
-    /// The longest duration: added to any instant it gives ``DaemonInstant/distantFuture``.
+    /// The longest duration: added to any instant at or after the epoch it gives
+    /// ``DaemonInstant/distantFuture``.
     package static let forever = DaemonDuration(seconds: .max)
 
     /// The seconds, as logs have always written them ("held until 7 s from now").

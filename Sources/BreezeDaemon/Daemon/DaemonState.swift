@@ -174,6 +174,9 @@ package struct DaemonState {
             actions.append(wake(now: now))
         case .mqtt(.disconnected(let reason)):
             handover.disconnected()
+            // The reconnect re-publishes everything; a batch sent meanwhile would only wait in
+            // libmosquitto's offline queue (the watch settles at once, its publishes lost).
+            republishing.removeAll()
             actions += perform(presence.handle(.disconnected(reason: reason), now: now, random: &random), at: time)
             actions += perform(identity.handle(.disconnected, now: now), at: time)
         case .mqtt(.message(let message)):
@@ -217,7 +220,7 @@ package struct DaemonState {
     /// trees), re-sent, and flushed, which drops them again and starts the watch. The last
     /// batch's flush saves the published set, and with it the loop hands freed memory back.
     private mutating func releaseRepublishes(now: DaemonInstant) -> [DaemonAction] {
-        guard !presence.watchingOutcomes, !republishing.isEmpty else { return [] }
+        guard presence.isConnected, !presence.watchingOutcomes, !republishing.isEmpty else { return [] }
         var actions: [DaemonAction] = []
         for index in republishing.next() {
             for action in scopeActions(now: now, only: index) {

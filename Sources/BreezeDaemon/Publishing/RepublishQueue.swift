@@ -14,9 +14,10 @@
 ///
 /// A `refresh` sent to every location of a fleet at once asked for every tree at once: at 1,000
 /// locations 285,000 QoS 1 messages queued in libmosquitto in one go, and glibc kept the memory
-/// they had taken long after they were sent. Queued here, a batch goes out when the broker has
-/// acknowledged everything before it (the state's one watch of the outcomes settled), so what
-/// waits in the client is at most a batch. Each location is queued once however often it asks.
+/// they had taken long after they were sent. Queued here, a batch goes out while connected, when
+/// the state's one watch of the outcomes has settled: the broker acknowledged everything before
+/// it, or 30 s passed. Each location is queued once however often it asks; a disconnect empties
+/// the queue (the reconnect re-publishes everything).
 struct RepublishQueue {
     /// Locations re-sent together: about 2,300 messages with the bench's 285-topic trees.
     static let batch = 8
