@@ -221,10 +221,6 @@ final class ManualDaemonClock: DaemonClock {
 
     func sleep(until at: DaemonInstant) async throws { try await sleep(untilElapsed: .seconds(at.unixSeconds - start)) }
 
-    func sleep(until deadline: ContinuousClock.Instant) async throws {
-        try await sleep(untilElapsed: origin.duration(to: deadline))
-    }
-
     /// The deadline (time since `start`) of the earliest sleep waiting now whose deadline
     /// `matches`, or else of the next such one to begin: "the code under test is waiting for the
     /// clock" as an event.

@@ -227,4 +227,58 @@ struct DaemonLoopTests {
         second.cancel()
         #expect(await second.value == ExitCode.success)
     }
+
+    /// The render helper's timeout and grace are deadlines of the state on the loop's one wake,
+    /// timed on the loop's clock, in `run` and in `once`: a helper that hangs and ignores SIGTERM
+    /// is sent SIGTERM when the test's clock reaches 30 s after it started, and SIGKILL 2 s
+    /// later; the failure is logged (`once` exits 69 naming the image). No real 30 s pass (the
+    /// helper script's trap is the one real wait).
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func aHangingRenderIsStoppedAndKilledWhenTheLoopsClockSaysSo(once: Bool) async throws {
+        let config = try DaemonStateTests.config(
+            """
+            climate: {enabled: false}
+            images:
+              - {id: hall, kind: pollen, width: 296, height: 128, palette: bwr, format: png}
+            """)
+        let ready = RenderRunnerTests.scratchPath("loop-ignores-term")
+        let helper = try RenderRunnerTests.script(
+            "trap '' TERM; : > '\(ready)'; cat >/dev/null; while :; do sleep 0.1; done")
+        defer {
+            unlink(helper)
+            unlink(ready)
+        }
+        let (clock, broker, lines) = (ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker(), Lines())
+        let log = Log(level: .debug, timestamps: false, sink: { lines.append($0) })
+        let agent = Agent(
+            config: config, log: log, store: StateStore(directory: nil, log: log), http: Self.pollenAnswers(),
+            demo: false, clock: clock, locateRenderHelper: { helper })
+        let run = Task { once ? await agent.once(client: broker) : await agent.run(client: broker, signals: []) }
+        if !once {
+            // The first fetch comes within the 5 s start spread (`once` fetches at once).
+            _ = await broker.next(after: 0) { $0.topic == config.topicLayout.status.name }
+            clock.advance(by: .seconds(6))
+        }
+        #expect(await eventually(bound: .seconds(20)) { !lines.containing("the render helper runs").isEmpty })
+        let looking = ContinuousClock.now
+        while access(ready, F_OK) != 0 && ContinuousClock.now - looking < .seconds(20) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try #require(access(ready, F_OK) == 0, "the helper never installed its TERM trap")
+
+        clock.advance(by: .seconds(30))
+        #expect(await eventually(bound: .seconds(20)) { !lines.containing("was sent SIGTERM").isEmpty })
+        #expect(lines.containing("render failed").isEmpty, "the helper ended before its grace")
+        clock.advance(by: .seconds(2))
+        let failure = "render failed: breeze-agent-render timed out after 30.0 seconds and was killed"
+        #expect(await eventually(bound: .seconds(20)) { !lines.containing(failure).isEmpty })
+
+        if once {
+            #expect(await run.value == ExitCode.unavailable)
+            #expect(!lines.containing("image(s) not rendered: home/hall").isEmpty)
+        } else {
+            run.cancel()
+            #expect(await run.value == ExitCode.success)
+        }
+    }
 }

@@ -98,6 +98,60 @@ struct ImagePipelineTests {
         #expect(D.scopes(state.handle(.tick, at: D.at(t0 + 21))).contains(SinkScope(prefix: Self.topic, tree: tree)))
     }
 
+    /// The stops and kills of runs in flight (``DaemonAction/stopRender(_:)``, ``DaemonAction/killRender(_:)``).
+    static func runSteps(_ actions: [DaemonAction]) -> [String] {
+        actions.compactMap {
+            switch $0 {
+            case .stopRender(let key): "stop \(key.index)"
+            case .killRender(let key): "kill \(key.index)"
+            default: nil
+            }
+        }
+    }
+
+    /// A run's timeout and grace are deadlines of the state, served by the one wake: the stop
+    /// comes at 30 s after the helper started and not a second before, once; the kill 2 s after
+    /// its SIGTERM went; a run that came back has no deadline left.
+    @Test func aRunIsStoppedAtItsTimeoutAndKilledAfterItsGrace() throws {
+        var (state, first) = Self.rendering(try Self.config(tag: false))
+        try #require(Self.renders(first).count == 1)
+        let started = t0 + 8
+        let running = state.handle(.renderPhase(Self.key, .running), at: D.at(started))
+        #expect(state.outputs.images.nextRunDeadline == DaemonInstant(unixSeconds: started + 30))
+        let wake = running.compactMap { if case .wake(let at) = $0 { at } else { nil } }.last
+        #expect(wake.map { $0 <= DaemonInstant(unixSeconds: started + 30) } == true, "\(String(describing: wake))")
+        #expect(Self.runSteps(state.handle(.tick, at: D.at(started + 29))).isEmpty)
+        #expect(Self.runSteps(state.handle(.tick, at: D.at(started + 30))) == ["stop 0"])
+        #expect(Self.runSteps(state.handle(.tick, at: D.at(started + 31))).isEmpty)
+        #expect(state.outputs.images.nextRunDeadline == nil)
+
+        // The SIGTERM went at +31 (the loop reports it): the grace counts from there.
+        _ = state.handle(.renderPhase(Self.key, .terminating), at: D.at(started + 31))
+        #expect(state.outputs.images.nextRunDeadline == DaemonInstant(unixSeconds: started + 33))
+        #expect(Self.runSteps(state.handle(.tick, at: D.at(started + 32))).isEmpty)
+        #expect(Self.runSteps(state.handle(.tick, at: D.at(started + 33))) == ["kill 0"])
+        #expect(Self.runSteps(state.handle(.tick, at: D.at(started + 34))).isEmpty)
+
+        let failure = "breeze-agent-render timed out after 30.0 seconds and was killed"
+        let back = state.handle(.rendered(Self.key, .failed(failure)), at: D.at(started + 34))
+        #expect(state.outputs.images.nextRunDeadline == nil)
+        #expect(D.logs(back, .warning).contains { $0.contains("render failed: \(failure)") })
+        // A phase reported after the run came back starts nothing.
+        _ = state.handle(.renderPhase(Self.key, .running), at: D.at(started + 35))
+        #expect(state.outputs.images.nextRunDeadline == nil)
+    }
+
+    /// A helper that wrote too much is sent SIGTERM by the runner itself: the grace still comes
+    /// from the state, though it asked for no stop.
+    @Test func aRunTheRunnerEndsItselfGetsTheGraceToo() throws {
+        var (state, first) = Self.rendering(try Self.config(tag: false))
+        try #require(Self.renders(first).count == 1)
+        _ = state.handle(.renderPhase(Self.key, .running), at: D.at(t0 + 8))
+        _ = state.handle(.renderPhase(Self.key, .terminating), at: D.at(t0 + 9))
+        #expect(state.outputs.images.nextRunDeadline == DaemonInstant(unixSeconds: t0 + 11))
+        #expect(Self.runSteps(state.handle(.tick, at: D.at(t0 + 11))) == ["kill 0"])
+    }
+
     @Test func aChangeInsideTheMinuteRendersAtTheMinutesEnd() throws {
         var (state, first) = Self.rendering(try Self.config())
         #expect(Self.renders(first).count == 1)

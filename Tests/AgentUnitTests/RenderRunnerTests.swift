@@ -17,7 +17,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The spawning of the render helper (pipes, bounds, timeout, exit codes), with small shell
+/// The spawning of the render helper (pipes, bounds, stops, exit codes), with small shell
 /// scripts as the executable: what is tested here is the runner, not the drawing (the end-to-end
 /// suite runs the real `breeze-agent-render`).
 @Suite("Render runner: spawn, pipes, bounds", .serialized)
@@ -90,31 +90,44 @@ struct RenderRunnerTests {
         #expect(bytes.count == 262_144)
     }
 
-    /// One render of `path` with a 1 s timeout, timed off the cooperative pool.
+    /// A run's control whose phases come as a stream: "the helper runs", "its SIGTERM went" as
+    /// events for the test.
+    static func observedControl() throws -> (RenderRunner.RunControl, AsyncStream<RenderPhase>) {
+        let (phases, continuation) = AsyncStream<RenderPhase>.makeStream()
+        let control = RenderRunner.RunControl(onPhase: { @Sendable phase in continuation.yield(phase) })
+        return (try #require(control), phases)
+    }
+
+    /// One render of `path` stopped the way the state stops it, on real time: SIGTERM 1 s after
+    /// the helper started, SIGKILL when the grace after it is over; timed off the cooperative pool.
     static func renderWithOneSecondTimeout(_ path: String) async -> (RenderOutcome?, Duration) {
+        guard let (control, phases) = try? observedControl() else { return (nil, .zero) }
+        let runner = RenderRunner(helper: path)
         var outcome: RenderOutcome?
         let took = await durationOffThePool {
-            outcome = await RenderRunner(helper: path, timeout: .seconds(1)).render(Self.request)
+            let render = Task { await runner.render(Self.request, control: control) }
+            let state = Task {
+                var phase = phases.makeAsyncIterator()
+                guard await phase.next() == .running else { return }
+                try? await Task.sleep(for: .seconds(1))
+                control.stop(.timedOut(after: .seconds(1)))
+                guard await phase.next() == .terminating else { return }
+                try? await Task.sleep(for: ImagePipeline.terminationGrace.swiftDuration)
+                control.endGrace()
+            }
+            outcome = await render.value
+            state.cancel()
         }
         return (outcome, took)
     }
 
-    @Test func aHelperThatHangsIsKilledAtTheTimeout() async throws {
-        let path = try Self.script("exec sleep 30")
-        defer { unlink(path) }
-        let (outcome, took) = await Self.renderWithOneSecondTimeout(path)
-        #expect(outcome == .failed("breeze-agent-render timed out after 1.0 seconds and was killed"))
-        #expect(took < .seconds(10))
-    }
-
-    /// The timeout is a timer on the runner's clock, armed once the helper runs: a helper that
-    /// hangs is killed when that clock reaches the timeout, not before, and no real time passes
-    /// for it (the clock is the test's). The grace between the SIGTERM and the SIGKILL is a timer
-    /// on the same clock: a helper that ignores SIGTERM is killed when the clock passes it.
+    /// The state's timeout arrives as a stop, its grace's end as `endGrace`: a helper that hangs
+    /// ends at the stop's SIGTERM; one that ignores SIGTERM lives on until the grace's end, then
+    /// is killed. No timer of the runner's own is involved (ImagePipelineTests has the times).
     @Test(.timeLimit(.minutes(1)), arguments: [false, true])
-    func theTimeoutAndTheGraceAreTimersOnTheClock(ignoresTERM: Bool) async throws {
-        // The helper says when it ignores SIGTERM: under load the timeout's SIGTERM could
-        // otherwise come before its `trap`, end it at once, and leave no grace to wait for.
+    func aStopSendsSIGTERMAndTheGracesEndSIGKILL(ignoresTERM: Bool) async throws {
+        // The helper says when it ignores SIGTERM: a stop sent before its `trap` ran would end it
+        // at once and leave no grace to test.
         let ready = Self.scratchPath("ignores-term")
         let path = try Self.script(
             ignoresTERM
@@ -123,52 +136,68 @@ struct RenderRunnerTests {
             unlink(path)
             unlink(ready)
         }
-        let clock = ManualDaemonClock(start: DaemonStateTests.t0)
-        let runner = RenderRunner(helper: path, clock: clock)
-        let timeout = RenderRunner.defaultTimeout
-        var trapWait = Duration.zero
-        let took = try await durationOffThePool {
-            let render = Task { await runner.render(Self.request) }
-            // The timer's sleep beginning is the event: the helper is running.
-            #expect(await clock.nextSleep() == timeout)
-            if ignoresTERM {
-                // No test event marks another process writing a file: looked for every 10 ms, 20 s at most.
-                let looking = ContinuousClock.now
-                while access(ready, F_OK) != 0 && ContinuousClock.now - looking < .seconds(20) {
-                    try await Task.sleep(for: .milliseconds(10))
-                }
-                trapWait = ContinuousClock.now - looking
-                try #require(access(ready, F_OK) == 0, "the helper never installed its TERM trap")
-            }
-            clock.advance(by: timeout - .seconds(1))
-            // One second short: the timer is still waiting.
-            #expect(await clock.nextSleep() == timeout)
-            clock.advance(by: .seconds(1))
-            if ignoresTERM {
-                // The SIGTERM is sent and ignored; the grace is a sleep on the clock.
-                let graceOver = timeout + RenderRunner.terminationGrace
-                #expect(await clock.nextSleep { $0 == graceOver } == graceOver)
-                clock.advance(by: RenderRunner.terminationGrace)
-            }
-            #expect(await render.value == .failed("breeze-agent-render timed out after 30.0 seconds and was killed"))
+        let (control, phases) = try Self.observedControl()
+        var phase = phases.makeAsyncIterator()
+        let done = Mutex(false)
+        let runner = RenderRunner(helper: path)
+        let render = Task {
+            let outcome = await runner.render(Self.request, control: control)
+            done.withLock { $0 = true }
+            return outcome
         }
-        // The timers are the manual clock's: no real 30 s timeout or grace passed (the wait for
-        // the helper's trap is not theirs).
-        #expect(took - trapWait < .seconds(10), "\(took), of which \(trapWait) waiting for the trap")
+        let phase1 = await phase.next()
+        #expect(phase1 == .running)
+        if ignoresTERM {
+            // No test event marks another process writing a file: looked for every 10 ms, 20 s at most.
+            let looking = ContinuousClock.now
+            while access(ready, F_OK) != 0 && ContinuousClock.now - looking < .seconds(20) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try #require(access(ready, F_OK) == 0, "the helper never installed its TERM trap")
+        }
+        control.stop(.timedOut(after: .seconds(30)))
+        let phase2 = await phase.next()
+        #expect(phase2 == .terminating)
+        if ignoresTERM {
+            // The SIGTERM is ignored: the run waits for the grace's end, however long. 300 ms
+            // stand for "a while" here; a run that ended would say so in that time.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(!done.withLock { $0 }, "the run ended before its grace was over")
+            control.endGrace()
+        }
+        #expect(await render.value == .failed("breeze-agent-render timed out after 30.0 seconds and was killed"))
     }
 
-    @Test(.timeLimit(.minutes(1))) func cancellingTheTaskKillsTheHelper() async throws {
-        let path = try Self.script("exec sleep 30")
-        defer { unlink(path) }
-        let clock = ManualDaemonClock(start: DaemonStateTests.t0)
-        let runner = RenderRunner(helper: path, clock: clock)
+    /// A cancellation (the shutdown) has no grace, also when it comes during one: even a helper
+    /// that ignores SIGTERM is gone at once, with no one left to end a grace.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func cancellingTheTaskKillsTheHelperAtOnce(duringTheGrace: Bool) async throws {
+        let ready = Self.scratchPath("ignores-term")
+        let path = try Self.script("trap '' TERM; : > '\(ready)'; cat >/dev/null; while :; do sleep 0.1; done")
+        defer {
+            unlink(path)
+            unlink(ready)
+        }
+        let (control, phases) = try Self.observedControl()
+        let runner = RenderRunner(helper: path)
         let took = await durationOffThePool {
-            let task = Task { await runner.render(Self.request) }
-            // The timeout's timer beginning is the event: the helper is running (never moved:
-            // only the cancellation can end this render).
-            #expect(await clock.nextSleep() == RenderRunner.defaultTimeout)
+            let task = Task { await runner.render(Self.request, control: control) }
+            var phase = phases.makeAsyncIterator()
+            let first = await phase.next()
+            #expect(first == .running)
+            if duringTheGrace {
+                let looking = ContinuousClock.now
+                while access(ready, F_OK) != 0 && ContinuousClock.now - looking < .seconds(20) {
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+                control.stop(.timedOut(after: .seconds(30)))
+                let second = await phase.next()
+                #expect(second == .terminating)
+            }
             task.cancel()
-            #expect(await task.value == .failed("cancelled"))
+            let expected =
+                duringTheGrace ? "breeze-agent-render timed out after 30.0 seconds and was killed" : "cancelled"
+            #expect(await task.value == .failed(expected))
         }
         #expect(took < .seconds(10))
     }
@@ -345,7 +374,7 @@ struct RenderRunnerTests {
         #expect(
             (try? String(contentsOfFile: marker, encoding: .utf8)) == "term\n",
             "the helper never saw a SIGTERM (\(took))")
-        #expect(took < .seconds(1) + RenderRunner.terminationGrace)
+        #expect(took < .seconds(1) + ImagePipeline.terminationGrace.swiftDuration)
     }
 
     @Test func aHelperIgnoringSIGTERMIsKilledAfterTheGraceWithItsChildren() async throws {
@@ -366,7 +395,7 @@ struct RenderRunnerTests {
         defer { unlink(path) }
         let (outcome, took) = await Self.renderWithOneSecondTimeout(path)
         #expect(outcome == .failed("breeze-agent-render timed out after 1.0 seconds and was killed"))
-        #expect(took < .seconds(1) + RenderRunner.terminationGrace + .seconds(3), "\(took)")
+        #expect(took < .seconds(1) + ImagePipeline.terminationGrace.swiftDuration + .seconds(3), "\(took)")
         let child = try #require(
             (try? String(contentsOfFile: childFile, encoding: .utf8)).flatMap {
                 Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -421,5 +450,13 @@ final class Reaper: Sendable {
     func status() -> Int32 {
         exited.wait()
         return result.withLock { $0 }
+    }
+}
+
+extension RenderRunner {
+    /// One run with nothing to stop it but its end (the state's stop and kill are tested above).
+    func render(_ request: RenderRequest) async -> RenderOutcome {
+        guard let control = RunControl() else { return .failed("pipe") }
+        return await render(request, control: control)
     }
 }

@@ -38,17 +38,19 @@ final class Agent {
     let imageStore = ImageStore()
     /// The render helper; nil without images, or when it is missing (then images are skipped).
     var renderer: RenderRunner?
+    /// The renders in flight, for the state's stop and kill.
+    let renders = RenderControls()
     /// OpenEPaperLink uploads, on their own libcurl handle and queue: a slow access point never
     /// delays a fetch.
     var uploader: HTTPClient?
 
     init(
         config configured: AgentConfig, log: Log, store: StateStore, http: any HTTPFetching, demo: Bool,
-        clock: any DaemonClock = SystemDaemonClock()
+        clock: any DaemonClock = SystemDaemonClock(), locateRenderHelper: () -> String? = { RenderRunner.locate() }
     ) {
         // Without the render helper the images are skipped as if not configured (one error).
         var config = configured
-        let helper = Self.renderHelper(for: &config, log: log)
+        let helper = Self.renderHelper(for: &config, log: log, locate: locateRenderHelper)
         self.config = config
         self.log = log
         self.store = store

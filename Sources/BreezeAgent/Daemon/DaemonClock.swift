@@ -11,13 +11,12 @@
 
 import BreezeDaemon
 
-/// The daemon loop's time: what the state machine is told at each event, and the timers its
-/// actions arm (the wake, which the re-discovery after a birth is a deadline of, and the
-/// held-back clears), which come back as
-/// events. Below the `run` loop the state, the publisher and the connect timeout read no clock:
-/// the loop asks this and passes the answer on; the render helper's timeout is a timer on it
-/// (``RenderRunner``). `once` and `print` take their time from it too
-/// (the connect timeout, Open-Meteo's pacing waits, the held-back clears).
+/// The daemon loop's time: what the state machine is told at each event, and the one timer its
+/// actions arm (the wake, at the earliest deadline of the state: a fetch, a re-discovery, the
+/// held-back clears, a render's timeout and grace), which comes back as an event. Below the
+/// `run` loop the state, the publisher, the render helper and the connect timeout read no
+/// clock: the loop asks this and passes the answer on. `once` and `print` take their time from
+/// it too (the connect timeout, Open-Meteo's pacing waits, the held-back clears).
 ///
 /// ``SystemDaemonClock`` in production; the unit tests run the whole loop on a clock they
 /// advance by hand, so an hour of the daemon's life takes milliseconds.
@@ -28,8 +27,6 @@ protocol DaemonClock: Sendable {
     func instant() -> ContinuousClock.Instant
     /// Returns at wall time `at`, at once when it has passed; throws when cancelled.
     func sleep(until at: DaemonInstant) async throws
-    /// Returns at the monotonic `deadline`, at once when it has passed; throws when cancelled.
-    func sleep(until deadline: ContinuousClock.Instant) async throws
 }
 
 /// The real clocks: `CLOCK_REALTIME` for wall time, `CLOCK_MONOTONIC` for uptime and deadlines.
@@ -47,9 +44,5 @@ struct SystemDaemonClock: DaemonClock {
 
     func sleep(until at: DaemonInstant) async throws {
         try await Task.sleep(for: .seconds(max(0, at.unixSeconds - Timestamp.nowUnixSeconds())))
-    }
-
-    func sleep(until deadline: ContinuousClock.Instant) async throws {
-        try await Task.sleep(until: deadline, clock: .continuous)
     }
 }

@@ -257,7 +257,7 @@ extension Agent {
             client.setReconnectDelay(seconds: seconds.map { Int($0) })
         case .stop(let code):
             loop.exitCode = code
-        case .render, .imageReady, .upload:
+        case .render, .stopRender, .killRender, .imageReady, .upload:
             // Renders and uploads run as child tasks, like fetches (ImagePipeline.swift).
             _ = performImageAction(action, report: { continuation.yield($0) }) { work in
                 group.addTask { await work() }

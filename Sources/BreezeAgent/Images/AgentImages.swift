@@ -13,6 +13,7 @@ import BreezeConfig
 import BreezeCore
 import BreezeDaemon
 import BreezeHTTP
+import Synchronization
 
 extension Agent {
     /// Finds the render helper when images are configured. Missing, it is one error at start
@@ -34,7 +35,7 @@ extension Agent {
     /// The runner over the helper found at start, and the uploader when tags are configured.
     func setUpImages(helper: String?) {
         guard let helper, !state.outputs.images.isEmpty else { return }
-        renderer = RenderRunner(helper: helper, clock: clock)
+        renderer = RenderRunner(helper: helper)
         if !state.outputs.images.tags.isEmpty { uploader = HTTPClient(version: BreezeVersion.string) }
         log.debug("images: rendering with \(helper)")
     }
@@ -49,6 +50,22 @@ extension Agent {
         return { topic, reference in
             guard let image = topics[topic] else { return nil }
             return store.bytes(location: image.location, id: image.id, reference: reference)
+        }
+    }
+
+    /// The runs of the render helper in flight, by image: where the state's stop and kill go.
+    final class RenderControls: Sendable {
+        private let running = Mutex<[ImageKey: RenderRunner.RunControl]>([:])
+
+        subscript(key: ImageKey) -> RenderRunner.RunControl? { running.withLock { $0[key] } }
+
+        func started(_ key: ImageKey, _ control: RenderRunner.RunControl) {
+            running.withLock { $0[key] = control }
+        }
+
+        /// The run of `control` is over (a later run of the same image may have replaced it).
+        func ended(_ key: ImageKey, _ control: RenderRunner.RunControl) {
+            running.withLock { if $0[key] === control { $0[key] = nil } }
         }
     }
 
@@ -85,9 +102,20 @@ extension Agent {
                 report(.rendered(key, .failed("no render helper")))
                 return true
             }
-            spawn {
-                report(.rendered(key, await renderer.render(request)))
+            guard let control = RenderRunner.RunControl(onPhase: { report(.renderPhase(key, $0)) }) else {
+                report(.rendered(key, .failed("pipe: \(RenderRunner.errnoText())")))
+                return true
             }
+            renders.started(key, control)
+            spawn { [renders] in
+                let outcome = await renderer.render(request, control: control)
+                renders.ended(key, control)
+                report(.rendered(key, outcome))
+            }
+        case .stopRender(let key):
+            renders[key]?.stop(.timedOut(after: ImagePipeline.renderTimeout.swiftDuration))
+        case .killRender(let key):
+            renders[key]?.endGrace()
         case .imageReady(let location, let id, let format, let bytes):
             imageStore.put(location: location, id: id, format: format, bytes: bytes)
         case .upload(let index, let request):

@@ -23,8 +23,11 @@ import Synchronization
 /// image bytes from its stdout. Cairo and libjpeg live in that helper, never in the agent.
 ///
 /// A run blocks on pipes, so it happens on the runner's own serial queue (one render at a
-/// time), never on the cooperative pool. Its output is bounded (``maximumOutput``), its
-/// duration too (``timeout``: the helper is killed), and its stderr is kept for the log.
+/// time), never on the cooperative pool. Its output is bounded (``maximumOutput``) and its
+/// stderr is kept for the log. Its time is not the runner's: the run reports when the helper
+/// started and when it was sent SIGTERM (``RunControl``), and the daemon's state decides when
+/// it is stopped and killed (``ImagePipeline/renderTimeout``, ``ImagePipeline/terminationGrace``),
+/// on the loop's one wake.
 final class RenderRunner: Sendable {
     /// Where the packages install the helper (`/usr/libexec/breeze-agent/breeze-agent-render`).
     static let installedPath = "/usr/libexec/breeze-agent/breeze-agent-render"
@@ -34,23 +37,12 @@ final class RenderRunner: Sendable {
     static let maximumOutput = ImageBounds.maximumBytes + 1
     /// The most of the helper's stderr kept for the log.
     static let maximumErrorOutput = 4096
-    /// How long one render may take before the helper is killed.
-    static let defaultTimeout: Duration = .seconds(30)
-    /// Between the SIGTERM that ends a run (timeout, too much output, cancellation) and the
-    /// SIGKILL for a helper still alive; both go to the helper's own process group.
-    static let terminationGrace: Duration = .seconds(2)
 
     let helper: String
-    let timeout: Duration
-    /// The clock the timeout is timed on: the agent's loop clock (a test's, which it moves).
-    let clock: any DaemonClock
     private let queue = DispatchQueue(label: "breeze.render")
 
-    init(helper: String, timeout: Duration = RenderRunner.defaultTimeout, clock: any DaemonClock = SystemDaemonClock())
-    {
+    init(helper: String) {
         self.helper = helper
-        self.timeout = timeout
-        self.clock = clock
     }
 
     /// The variable through which the add-on hands the agent it starts the helper it opened
@@ -117,45 +109,18 @@ final class RenderRunner: Sendable {
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Renders `request` (off the calling task's thread). Cancelling the calling task kills the
-    /// helper at once (a shutdown does not wait for a slow render).
-    ///
-    /// The timeout and the termination grace are timers on ``clock``: the timeout is armed when
-    /// the helper has started and, when it fires, stops the run the way a cancellation does; the
-    /// grace is armed at the SIGTERM and, when it fires, lets the run send SIGKILL. The blocking
-    /// run reads no clock.
-    func render(_ request: RenderRequest) async -> RenderOutcome {
+    /// Renders `request` (off the calling task's thread), stopped through `control`: the state's
+    /// timeout and grace arrive there (``RunControl/stop(_:)``, ``RunControl/endGrace()``).
+    /// Cancelling the calling task kills the helper at once (a shutdown does not wait for a
+    /// slow render).
+    func render(_ request: RenderRequest, control: RunControl) async -> RenderOutcome {
         let input: [UInt8]
         do {
             input = Array(try JSONEncoderShim.encode(request).utf8)
         } catch {
             return .failed("cannot encode the request: \(error)")
         }
-        let (helper, timeout, clock) = (helper, timeout, clock)
-        guard let control = RunControl() else { return .failed("pipe: \(Self.errnoText())") }
-        let timer = Task {
-            await control.wait(until: .running)
-            do {
-                try await clock.sleep(until: clock.instant() + timeout)
-            } catch {
-                return  // the run ended first
-            }
-            control.stop(.timedOut(after: timeout))
-        }
-        let grace = Task {
-            await control.wait(until: .terminating)
-            do {
-                try await clock.sleep(until: clock.instant() + Self.terminationGrace)
-            } catch {
-                return  // the helper ended within it
-            }
-            control.endGrace()
-        }
-        defer {
-            timer.cancel()
-            grace.cancel()
-            control.enter(.over)
-        }
+        let helper = helper
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<RenderOutcome, Never>) in
                 queue.async {
@@ -167,43 +132,31 @@ final class RenderRunner: Sendable {
         }
     }
 
-    /// What ends a run early, from outside it: the task's cancellation handler, the timeout's
-    /// timer and the termination grace's (any thread). The run waits in `poll` on its pipes and
-    /// on ``wakeFD``, which a stop makes readable; the timers wait for the run's ``Phase``.
+    /// What ends a run early, from outside it (any thread): the state's stop and kill, and the
+    /// task's cancellation. The run waits in `poll` on its pipes and on ``wakeFD``, which a stop
+    /// makes readable; it reports its phases (``RenderPhase``) through `onPhase`.
     final class RunControl: Sendable {
         enum Reason: Sendable, Equatable {
             case cancelled
             case timedOut(after: Duration)
         }
 
-        /// How far the run has got: the timeout starts with `running`, the grace with
-        /// `terminating` (the SIGTERM is sent).
-        enum Phase: Int, Sendable, Comparable {
-            case spawning, running, terminating, over
-            static func < (lhs: Phase, rhs: Phase) -> Bool { lhs.rawValue < rhs.rawValue }
-        }
-
-        private struct Waiter {
-            let phase: Phase
-            let continuation: CheckedContinuation<Void, Never>
-        }
-
         private struct State {
             var reason: Reason?
-            var phase = Phase.spawning
             var graceOver = false
-            var waiters: [Waiter] = []
         }
 
         private let state = Mutex(State())
+        private let onPhase: @Sendable (RenderPhase) -> Void
         /// The pipe a stop writes a byte to (read end first).
         private let wake: (read: Int32, write: Int32)
 
-        init?() {
+        init?(onPhase: @escaping @Sendable (RenderPhase) -> Void = { _ in }) {
             var fds: [Int32] = [-1, -1]
             guard RenderRunner.makePipe(&fds) == 0 else { return nil }
             for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
             wake = (fds[0], fds[1])
+            self.onPhase = onPhase
         }
 
         deinit { RenderRunner.closeAll([wake.read, wake.write]) }
@@ -214,14 +167,18 @@ final class RenderRunner: Sendable {
         /// Why the run was stopped; nil while it may go on.
         var reason: Reason? { state.withLock { $0.reason } }
 
-        /// Stops the run (the first reason stays).
+        /// Stops the run (the first reason stays). A cancellation has no grace, also when it
+        /// comes during one: the helper is killed right after its SIGTERM (a shutdown waits for
+        /// no one to end a grace).
         func stop(_ reason: Reason) {
-            let first = state.withLock { state in
-                guard state.reason == nil else { return false }
+            let changed = state.withLock { state in
+                let ending = reason == .cancelled && !state.graceOver
+                if ending { state.graceOver = true }
+                guard state.reason == nil else { return ending }
                 state.reason = reason
                 return true
             }
-            guard first else { return }
+            guard changed else { return }
             var byte: UInt8 = 1
             _ = write(wake.write, &byte, 1)
         }
@@ -252,33 +209,14 @@ final class RenderRunner: Sendable {
 
         var isGraceOver: Bool { state.withLock { $0.graceOver } }
 
-        /// The run has got to `phase` (never back): the timers waiting for it start.
-        func enter(_ phase: Phase) {
-            let ready = state.withLock { state in
-                state.phase = max(state.phase, phase)
-                let reached = state.phase
-                defer { state.waiters.removeAll { $0.phase <= reached } }
-                return state.waiters.filter { $0.phase <= reached }
-            }
-            for waiter in ready { waiter.continuation.resume() }
-        }
-
-        /// Returns once the run has got to `phase`.
-        func wait(until phase: Phase) async {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let reached = state.withLock { state in
-                    if state.phase >= phase { return true }
-                    state.waiters.append(Waiter(phase: phase, continuation: continuation))
-                    return false
-                }
-                if reached { continuation.resume() }
-            }
-        }
+        /// The run got to `phase`: the state's timeout (`running`) or grace (`terminating`)
+        /// counts from the event this sends.
+        func enter(_ phase: RenderPhase) { onPhase(phase) }
     }
 
     /// One blocking run: spawn, feed stdin, read stdout and stderr (bounded) until both close or
-    /// `control` stops it (the timeout, a cancellation), reap. The caller arms the timers on
-    /// `control` (``render(_:)`` does); without them a helper that ignores SIGTERM is waited for.
+    /// `control` stops it (the state's timeout, a cancellation), reap. A helper that ignores
+    /// SIGTERM is waited for until `control`'s grace ends (the state's kill).
     /// SIGPIPE ignored in the whole process, once, before the first helper is spawned: a helper
     /// that exits (or closes its stdin) before it has read the request makes the next write to
     /// its stdin fail, and with the default disposition that write killed the agent instead of
@@ -388,7 +326,7 @@ final class RenderRunner: Sendable {
                 stopped = reason
                 break
             }
-            // No time limit here: a stop (the timeout's timer, a cancellation) wakes the poll.
+            // No time limit here: a stop (the state's timeout, a cancellation) wakes the poll.
             var fds = [pollfd(fd: control.wakeFD, events: Int16(POLLIN), revents: 0)]
             if writeFD >= 0 { fds.append(pollfd(fd: writeFD, events: Int16(POLLOUT), revents: 0)) }
             if outFD >= 0 { fds.append(pollfd(fd: outFD, events: Int16(POLLIN), revents: 0)) }
@@ -460,8 +398,8 @@ final class RenderRunner: Sendable {
     }
 
     /// Ends the helper's process group: SIGTERM, then SIGKILL if the helper is still there when
-    /// the grace (``terminationGrace``, a timer on the runner's clock) is over. Returns the
-    /// helper's wait status.
+    /// the grace is over (the state's kill after ``ImagePipeline/terminationGrace``, or at once
+    /// for a cancellation). Returns the helper's wait status.
     private static func terminate(_ pid: pid_t, control: RunControl) -> Int32 {
         signalGroup(pid, SIGTERM)
         // Opened while the helper is still unreaped (the pid is its own): readable at its exit.

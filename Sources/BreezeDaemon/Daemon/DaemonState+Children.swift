@@ -105,6 +105,8 @@ extension DaemonState {
         imageActions.map { action in
             switch action {
             case .render(let key, let request): .render(key, request)
+            case .stopRender(let key): .stopRender(key)
+            case .killRender(let key): .killRender(key)
             case .ready(let location, let id, let format, let bytes):
                 .imageReady(location: location, id: id, format: format, bytes: bytes)
             case .show(let scope): .setScope(scope)

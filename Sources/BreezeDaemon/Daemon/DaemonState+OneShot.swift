@@ -37,7 +37,7 @@ extension DaemonState {
         var actions: [DaemonAction] = []
         switch event {
         case .tick:
-            actions = oneShotStep(.tick, now: now)
+            actions = expireRuns(now: now) + oneShotStep(.tick, now: now)
         case .mqtt(.connected):
             actions = oneShotStep(.connected, now: now)
         case .prepared:
@@ -53,6 +53,8 @@ extension DaemonState {
             // One flush after every render (``OneShot/Action/flush``), not one per image.
             actions = applyRendered(key, outcome, now: now).filter { if case .flush = $0 { false } else { true } }
             actions += rendersSettled(now: now)
+        case .renderPhase(let key, let phase):
+            actions = applyRenderPhase(key, phase, now: now)
         case .uploaded(let index, let outcome):
             // Logged; `once` does not wait for a retry.
             actions = applyUploaded(index, outcome, now: now) + rendersSettled(now: now)
@@ -67,7 +69,10 @@ extension DaemonState {
         case .mqtt, .signal, .restored, .brokerProtocol, .outcomesSettled:
             break
         }
-        if let at = oneShot?.nextDeadline { actions.append(.wake(at: at)) }
+        // A render's timeout or grace is the only deadline of the images `once` waits for.
+        if let at = [oneShot?.nextDeadline, outputs.images.nextRunDeadline].compactMap(\.self).min() {
+            actions.append(.wake(at: at))
+        }
         return actions
     }
 

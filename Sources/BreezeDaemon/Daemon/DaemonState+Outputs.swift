@@ -54,12 +54,13 @@ extension DaemonState {
             format: image.config.format, content: content)
     }
 
-    /// The images' decisions after an event: renders whose request changed (at most one per
-    /// image and minute), uploads due; plus the next wake when anything is waiting.
+    /// The images' decisions after an event: runs past their timeout or grace, renders whose
+    /// request changed (at most one per image and minute), uploads due; plus the next wake when
+    /// anything is waiting.
     mutating func imageActions(after event: DaemonEvent, now: DaemonInstant) -> [DaemonAction] {
         guard !outputs.images.isEmpty else { return [] }
         switch event {
-        case .tick, .fetched, .rendered, .uploaded: break
+        case .tick, .fetched, .rendered, .uploaded, .renderPhase: break
         case .mqtt(let mqtt):
             guard case .message = mqtt else { return [] }
             // Only a `unit/set` changes what an image shows.
@@ -68,7 +69,7 @@ extension DaemonState {
             outputs.images.units = units
         default: return []
         }
-        let actions = startRenders(now: now) + startUploads(now: now)
+        let actions = expireRuns(now: now) + startRenders(now: now) + startUploads(now: now)
         guard !actions.isEmpty || outputs.images.nextWake != nil else { return [] }
         return actions + [wake(now: now)]
     }
@@ -80,6 +81,14 @@ extension DaemonState {
         }
         return perform(outputs.images.startRenders(now: now, requests: requests))
     }
+
+    /// A run of the render helper started or was sent SIGTERM (``ImagePipeline/phase(_:_:now:)``).
+    mutating func applyRenderPhase(_ key: ImageKey, _ phase: RenderPhase, now: DaemonInstant) -> [DaemonAction] {
+        perform(outputs.images.phase(key, phase, now: now))
+    }
+
+    /// Stops or kills the runs whose timeout or grace is over (``ImagePipeline/expireRuns(now:)``).
+    mutating func expireRuns(now: DaemonInstant) -> [DaemonAction] { perform(outputs.images.expireRuns(now: now)) }
 
     /// A render came back (``ImagePipeline/rendered(_:_:now:)``).
     mutating func applyRendered(_ key: ImageKey, _ outcome: RenderOutcome, now: DaemonInstant) -> [DaemonAction] {

@@ -197,6 +197,8 @@ package struct DaemonState {
             actions.append(.stop(exitCode: ExitCode.success))
         case .rendered(let key, let outcome):
             actions += applyRendered(key, outcome, now: now)
+        case .renderPhase(let key, let phase):
+            actions += applyRenderPhase(key, phase, now: now)
         case .uploaded(let index, let outcome):
             actions += applyUploaded(index, outcome, now: now)
         case .prepared, .flushed, .outcomes, .restored, .brokerProtocol, .outcomesSettled:

@@ -38,6 +38,9 @@ package enum DaemonEvent: Sendable {
     case signal(DaemonSignal)
     /// A render asked for by ``DaemonAction/render(_:_:)`` finished (docs/images.md, ImagePipeline.swift).
     case rendered(ImageKey, RenderOutcome)
+    /// The render helper of a run in flight started, or was sent its SIGTERM: the run's timeout
+    /// or grace counts from here (``ImagePipeline``).
+    case renderPhase(ImageKey, RenderPhase)
     /// An OpenEPaperLink upload asked for by ``DaemonAction/upload(_:_:)`` finished.
     case uploaded(Int, UploadOutcome)
     /// `once`: the loop did ``DaemonAction/prepareOnce``; `print`: the loop started.
@@ -128,6 +131,10 @@ package enum DaemonAction: Sendable {
     case stop(exitCode: Int32)
     /// Run the render helper and report back as ``DaemonEvent/rendered(_:_:)``.
     case render(ImageKey, RenderRequest)
+    /// End a render past its timeout: SIGTERM to the helper; it reports back as ``DaemonEvent/rendered(_:_:)``.
+    case stopRender(ImageKey)
+    /// Kill a render helper still alive at the end of its grace (SIGKILL).
+    case killRender(ImageKey)
     /// Keep an image's new bytes in the ``ImageStore`` (before the flush that publishes them).
     case imageReady(location: String, id: String, format: ImageFormat, bytes: [UInt8])
     /// POST a JPEG to an OpenEPaperLink access point; report back as ``DaemonEvent/uploaded(_:_:)``.

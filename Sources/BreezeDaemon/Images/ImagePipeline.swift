@@ -35,6 +35,13 @@ package enum RenderOutcome: Sendable, Equatable {
     case failed(String)
 }
 
+/// How far a run of the render helper has got, as the loop reports it
+/// (``DaemonEvent/renderPhase(_:_:)``): the timeout counts from `running`, the grace from
+/// `terminating` (its SIGTERM is sent).
+package enum RenderPhase: Sendable, Equatable {
+    case running, terminating
+}
+
 /// What an upload came to: the access point's HTTP status, or a transport failure.
 package enum UploadOutcome: Sendable, Equatable {
     case status(Int)
@@ -56,11 +63,20 @@ package struct ImagePipeline {
     /// doubling to at most 30 min, with ±20 % jitter.
     static let firstUploadRetry: DaemonDuration = .seconds(30)
     static let longestUploadRetry: DaemonDuration = .minutes(30)
+    /// How long one run of the render helper may take before it is stopped (SIGTERM).
+    package static let renderTimeout: DaemonDuration = .seconds(30)
+    /// Between the SIGTERM that ends a run and the SIGKILL for a helper still alive. The state
+    /// counts whole seconds, so the helper gets 1–2 s (docs/operations.md, Limits).
+    package static let terminationGrace: DaemonDuration = .seconds(2)
 
     /// What the images ask the daemon to do; ``DaemonState`` maps these to its own actions.
     enum Action: Sendable {
         /// Run the render helper; it comes back as ``DaemonEvent/rendered(_:_:)``.
         case render(ImageKey, RenderRequest)
+        /// The run went past ``renderTimeout``: end it (SIGTERM to the helper's group).
+        case stopRender(ImageKey)
+        /// The helper outlived ``terminationGrace`` after its SIGTERM: SIGKILL.
+        case killRender(ImageKey)
         /// Keep an image's new bytes (in the ``ImageStore``, before the flush that publishes them).
         case ready(location: String, id: String, format: ImageFormat, bytes: [UInt8])
         /// Set the image's topic to its new reference.
@@ -85,6 +101,12 @@ package struct ImagePipeline {
         /// The request of the last render started; equal requests are not rendered again.
         var requested: RenderRequest?
         var inFlight = false
+        /// The run in flight: when the helper started, and when its SIGTERM went (timeout, too
+        /// much output); whether the timeout's stop or the grace's kill was asked for already.
+        var runningSince: DaemonInstant?
+        var terminatingSince: DaemonInstant?
+        var stopAsked = false
+        var killAsked = false
         var lastStart: DaemonInstant?
         /// A change waits for the minute's end (or a failure's backoff) until then.
         var dueAt: DaemonInstant?
@@ -149,11 +171,28 @@ package struct ImagePipeline {
         set { images[key.index] = newValue }
     }
 
-    /// The earliest time a deferred render, a render retry or an upload retry is due.
+    /// The earliest time a deferred render, a render retry, an upload retry or a run's timeout
+    /// or grace is due.
     var nextWake: DaemonInstant? {
         var times: [DaemonInstant] = images.filter { !$0.inFlight }.compactMap(\.dueAt)
         times += tags.filter { $0.pending != nil && !$0.inFlight && !$0.rejected }.map(\.retryAt)
-        return times.min()
+        return [times.min(), nextRunDeadline].compactMap(\.self).min()
+    }
+
+    /// When a run in flight must be stopped or killed: the one timer of the render helper,
+    /// served by the loop's wake like every other deadline.
+    var nextRunDeadline: DaemonInstant? {
+        images.compactMap(\.runDeadline).min()
+    }
+}
+
+extension ImagePipeline.Image {
+    /// This run's next step is due: the kill after the grace, else the stop at the timeout.
+    var runDeadline: DaemonInstant? {
+        guard inFlight else { return nil }
+        if let terminatingSince { return killAsked ? nil : terminatingSince + ImagePipeline.terminationGrace }
+        if let runningSince, !stopAsked { return runningSince + ImagePipeline.renderTimeout }
+        return nil
     }
 }
 
@@ -179,9 +218,47 @@ extension ImagePipeline {
             }
             self[key].requested = request
             self[key].inFlight = true
+            (self[key].runningSince, self[key].terminatingSince) = (nil, nil)
+            (self[key].stopAsked, self[key].killAsked) = (false, false)
             self[key].lastStart = now
             self[key].dueAt = nil
             actions.append(.render(key, request))
+        }
+        return actions
+    }
+
+    /// The loop reports how far a run has got: its timeout or its grace starts now.
+    mutating func phase(_ key: ImageKey, _ phase: RenderPhase, now: DaemonInstant) -> [Action] {
+        guard key.index < images.count, self[key].inFlight else { return [] }
+        let name = "image[\(self[key].config.location)/\(self[key].config.id)]"
+        switch phase {
+        case .running:
+            guard self[key].runningSince == nil else { return [] }
+            self[key].runningSince = now
+            return [.log(.debug, "\(name): the render helper runs, stopped after \(Self.renderTimeout) s")]
+        case .terminating:
+            guard self[key].terminatingSince == nil else { return [] }
+            self[key].terminatingSince = now
+            return [
+                .log(.debug, "\(name): the render helper was sent SIGTERM, killed after \(Self.terminationGrace) s")
+            ]
+        }
+    }
+
+    /// The runs whose timeout or grace is over: stopped, or killed. Each is asked for once; the
+    /// run's end comes back as ``DaemonEvent/rendered(_:_:)``.
+    mutating func expireRuns(now: DaemonInstant) -> [Action] {
+        var actions: [Action] = []
+        for index in images.indices {
+            let key = ImageKey(index: index)
+            guard let due = self[key].runDeadline, due <= now else { continue }
+            if self[key].terminatingSince != nil {
+                self[key].killAsked = true
+                actions.append(.killRender(key))
+            } else {
+                self[key].stopAsked = true
+                actions.append(.stopRender(key))
+            }
         }
         return actions
     }
