@@ -194,7 +194,10 @@ struct FaultFetchTests {
         let openMeteo = FetchedResponse(
             status: 200,
             body: Array(#"{"error":true,"reason":"Cannot initialize WeatherVariable from invalid String value"}"#.utf8))
-        guard case .failure(let message, _) = PollenFetch.interpret(openMeteo, source: .openMeteo, fetchedAt: 0) else {
+        guard
+            case .failure(let message, _) = PollenFetch.interpret(
+                openMeteo, source: .openMeteo, fetchedAt: DaemonInstant(unixSeconds: 0))
+        else {
             Issue.record("Open-Meteo error envelope on 200 not a failure")
             return
         }
@@ -204,7 +207,7 @@ struct FaultFetchTests {
             body: Array(
                 #"{"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE"}}"#.utf8
             ))
-        let googleResult = PollenFetch.interpret(google, source: .google, fetchedAt: 0)
+        let googleResult = PollenFetch.interpret(google, source: .google, fetchedAt: DaemonInstant(unixSeconds: 0))
         guard case .failure(let googleMessage, _) = googleResult else {
             Issue.record("Google error envelope on 200 not a failure")
             return

@@ -42,7 +42,8 @@ struct DaemonAirTests {
     }
 
     static func airOK(_ now: Int64) -> FetchOutcome {
-        .answer(.air, AirAnswer(report: airReport(), body: Array("{}".utf8), fetchedAt: now))
+        .answer(
+            .air, AirAnswer(report: airReport(), body: Array("{}".utf8), fetchedAt: DaemonInstant(unixSeconds: now)))
     }
 
     static func tree(_ actions: [DaemonAction], _ scope: String) -> TopicTree? {
@@ -86,7 +87,9 @@ struct DaemonAirTests {
 
     @Test func storedAirIsPublishedAtStartWithoutAFetch() throws {
         var state = T.machine(try Self.config())
-        state.withSource(Self.airKey) { AirRules.restore(Self.airReport(), fetchedAt: T.t0 - 60, &$0) }
+        state.withSource(Self.airKey) {
+            AirRules.restore(Self.airReport(), fetchedAt: DaemonInstant(unixSeconds: T.t0 - 60), &$0)
+        }
         let start = state.start(at: T.at(T.t0))
         let air = try #require(Self.tree(start, "breeze/home/air"))
         #expect(air["breeze/home/air/european_aqi/value"] == "20")

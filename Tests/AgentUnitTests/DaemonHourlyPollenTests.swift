@@ -50,7 +50,8 @@ struct DaemonHourlyPollenTests {
         .answer(
             .pollen,
             PollenAnswer(
-                source: .openMeteo, outcome: .report(report(hourly: hourly), body: Array("{}".utf8)), fetchedAt: now))
+                source: .openMeteo, outcome: .report(report(hourly: hourly), body: Array("{}".utf8)),
+                fetchedAt: DaemonInstant(unixSeconds: now)))
     }
 
     static func pollenTree(_ actions: [DaemonAction]) -> TopicTree? {

@@ -31,7 +31,8 @@ struct DaemonPollenSeasonTests {
 
     static func seasonFetched(_ now: Int64, body: String = seasonBody) -> FetchOutcome {
         let result = PollenFetch.interpret(
-            FetchedResponse(status: 200, body: Array(body.utf8)), source: .openMeteo, fetchedAt: now, season: true)
+            FetchedResponse(status: 200, body: Array(body.utf8)), source: .openMeteo,
+            fetchedAt: DaemonInstant(unixSeconds: now), season: true)
         guard case .answer(let answer) = result else { return .failure(.pollen, message: "no season body") }
         return .answer(.pollen, answer)
     }
@@ -115,7 +116,7 @@ struct DaemonPollenSeasonTests {
         var state = T.machine(try T.config("climate: {enabled: false}", pollen: "source: open-meteo"))
         #expect(
             state.storedResponseNames(0).map(\.name) == [PollenSource.openMeteo.storeName, PollenRules.seasonStoreName])
-        let stored = StoredResponse(fetchedAt: T.t0 - 600, body: Self.seasonBody)
+        let stored = StoredResponse(fetchedAt: DaemonInstant(unixSeconds: T.t0 - 600), body: Self.seasonBody)
         let actions = state.handle(
             .restored(
                 location: 0,
@@ -141,7 +142,8 @@ struct DaemonPollenSeasonTests {
                 location: 0,
                 [
                     RestoredResponse(
-                        kind: .pollen, name: PollenRules.seasonStoreName, response: .init(fetchedAt: T.t0, body: "{"))
+                        kind: .pollen, name: PollenRules.seasonStoreName,
+                        response: .init(fetchedAt: DaemonInstant(unixSeconds: T.t0), body: "{"))
                 ]),
             at: T.at(T.t0))
         #expect(T.logs(bad, .warning) == ["pollen[home]: stored season response is not usable; ignoring it"])
@@ -155,7 +157,7 @@ struct DaemonPollenSeasonTests {
             .pollen,
             PollenAnswer(
                 source: .openMeteo, outcome: .unsupported(message: "HTTP 400: No data is available"),
-                fetchedAt: T.t0 + 86_400, season: true))
+                fetchedAt: DaemonInstant(unixSeconds: T.t0 + 86_400), season: true))
         let actions = state.handle(.fetched(T.pollenKey, outside), at: T.at(T.t0 + 86_400))
         let removed = actions.compactMap { if case .store(.removeResponse(_, let source)) = $0 { source } else { nil } }
         #expect(removed == [PollenSource.openMeteo.storeName, PollenRules.seasonStoreName])

@@ -83,7 +83,11 @@ struct DaemonStateTests {
         ])
 
     static func pollenOK(_ now: Int64, source: PollenSource = .google) -> FetchOutcome {
-        .answer(.pollen, PollenAnswer(source: source, outcome: .report(report, body: Array("{}".utf8)), fetchedAt: now))
+        .answer(
+            .pollen,
+            PollenAnswer(
+                source: source, outcome: .report(report, body: Array("{}".utf8)),
+                fetchedAt: DaemonInstant(unixSeconds: now)))
     }
 
     static func pollenFailed(_ now: Int64, retryAfter: Int64? = nil) -> FetchOutcome {
@@ -99,7 +103,8 @@ struct DaemonStateTests {
         return .answer(
             .climate,
             ClimateAnswer(
-                trend: trend, bodies: .init(date: "2026-06-15", archive: "{}", forecast: "{}"), fetchedAt: now))
+                trend: trend, bodies: .init(date: "2026-06-15", archive: "{}", forecast: "{}"),
+                fetchedAt: DaemonInstant(unixSeconds: now)))
     }
 
     static let pollenKey = FetchKey(location: 0, kind: .pollen)
@@ -239,7 +244,10 @@ struct DaemonStateTests {
         var (state, _) = Self.started(try Self.config())
         let now = Self.t0 + 8
         let rejected = FetchOutcome.answer(
-            .pollen, PollenAnswer(source: .google, outcome: .keyRejected(message: "HTTP 403"), fetchedAt: now))
+            .pollen,
+            PollenAnswer(
+                source: .google, outcome: .keyRejected(message: "HTTP 403"),
+                fetchedAt: DaemonInstant(unixSeconds: now)))
         let actions = state.handle(.fetched(Self.pollenKey, rejected), at: Self.at(now))
         #expect(Self.logs(actions, .error).first?.contains("using key-free Open-Meteo") == true)
         guard
@@ -256,7 +264,10 @@ struct DaemonStateTests {
         var (state, _) = Self.started(try Self.config(pollen: "source: google, api_key: test-key-123456"))
         let now = Self.t0 + 8
         let rejected = FetchOutcome.answer(
-            .pollen, PollenAnswer(source: .google, outcome: .keyRejected(message: "HTTP 400"), fetchedAt: now))
+            .pollen,
+            PollenAnswer(
+                source: .google, outcome: .keyRejected(message: "HTTP 400"),
+                fetchedAt: DaemonInstant(unixSeconds: now)))
         let actions = state.handle(.fetched(Self.pollenKey, rejected), at: Self.at(now))
         #expect(Self.fetches(actions).isEmpty)
         #expect(state.schedule(Self.pollenKey).nextDue.unixSeconds == now + FetchSchedule.rejectedKeyDelay.seconds)
@@ -267,7 +278,10 @@ struct DaemonStateTests {
         var (state, _) = Self.started(try Self.config())
         var now = Self.t0 + 8
         let unsupported = FetchOutcome.answer(
-            .pollen, PollenAnswer(source: .google, outcome: .unsupported(message: "no data"), fetchedAt: now))
+            .pollen,
+            PollenAnswer(
+                source: .google, outcome: .unsupported(message: "no data"),
+                fetchedAt: DaemonInstant(unixSeconds: now)))
         var actions = state.handle(.fetched(Self.pollenKey, unsupported), at: Self.at(now))
         #expect(Self.logs(actions, .warning).count == 1)
         let scopes = Self.scopes(actions)

@@ -37,7 +37,10 @@ struct DeviceCommandStateTests {
         var report = D.report
         report.days[0].items[0].value = 1
         return .answer(
-            .pollen, PollenAnswer(source: .google, outcome: .report(report, body: Array("{}".utf8)), fetchedAt: now))
+            .pollen,
+            PollenAnswer(
+                source: .google, outcome: .report(report, body: Array("{}".utf8)),
+                fetchedAt: DaemonInstant(unixSeconds: now)))
     }
 
     /// The device commands among `actions` (the agent's own `<p>/diagnostics` left out).

@@ -22,6 +22,7 @@ import Testing
 struct DevicePayloadTests {
     static let today = CivilDate(year: 2026, month: 6, day: 15)!
     static let now: Int64 = 1_781_517_600
+    static let fetchedAt = DaemonInstant(unixSeconds: now)
 
     /// Today's types plus `plants` plants with long names (the display must not grow with them).
     static func selection(plants: Int, grass: Int? = 4, tree: Int? = 0, weed: Int? = nil) -> PollenSelection {
@@ -55,7 +56,7 @@ struct DevicePayloadTests {
     func displayIsCompactWhateverThePlantCount(plants: Int) throws {
         let climate = try Self.trend(years: [1980, 1990, 2000, 2010, 2020])
         let payload = DisplayPayload.json(
-            selection: Self.selection(plants: plants), fetchedAt: Self.now, climate: climate, climateStale: false,
+            selection: Self.selection(plants: plants), fetchedAt: Self.fetchedAt, climate: climate, climateStale: false,
             unit: .fahrenheit, palette: .standard)
         #expect(payload.utf8.count <= DisplayPayload.maximumBytes)
         // 1980: 22.0 °C, 2026 (forecast): 35.8 °C → +13.8 °C = +24.8 °F, 96.4 °F now.
@@ -74,7 +75,7 @@ struct DevicePayloadTests {
             tenths: [.europeanAQI: 280, .usAQI: 450, .pm2_5: 88, .pm10: 121, .uvIndex: 21])
         let reading = AirReading.select(report: AirReport(hours: [hour]), zone: .utc, now: Self.now + 600)
         let payload = DisplayPayload.json(
-            selection: Self.selection(plants: plants), fetchedAt: Self.now,
+            selection: Self.selection(plants: plants), fetchedAt: Self.fetchedAt,
             climate: try Self.trend(years: [1980, 2000, 2020]), climateStale: false, unit: .celsius,
             palette: .standard, air: reading, airStale: true)
         #expect(payload.utf8.count <= DisplayPayload.maximumBytes)

@@ -89,7 +89,10 @@ struct FanOutLimitTests {
             source: .google, days: (0..<5).map { PollenDay(date: day.adding(days: $0), items: items) })
         let now = DaemonStateTests.t0 + 8
         let outcome = FetchOutcome.answer(
-            .pollen, PollenAnswer(source: .google, outcome: .report(report, body: []), fetchedAt: now))
+            .pollen,
+            PollenAnswer(
+                source: .google, outcome: .report(report, body: []),
+                fetchedAt: DaemonInstant(unixSeconds: now)))
         var actions = state.handle(.fetched(DaemonStateTests.pollenKey, outcome), at: DaemonStateTests.at(now))
         let pollen = DaemonStateTests.scopes(actions).first { $0.prefix == "breeze/home/pollen" }
         #expect(pollen != nil && pollen?.tree == nil)

@@ -258,11 +258,14 @@ struct HTTPSiteTests {
         _ = state.handle(.fetched(T.pollenKey, T.pollenFailed(now + 60)), at: T.at(now + 60))
         #expect(states()["pollen"] == "stale")
         let pollen = state.serveSnapshot(at: T.at(now + 61), publishedTopics: 0).locations[0].sources[0]
-        #expect(pollen.lastSuccess == now)
+        #expect(pollen.lastSuccess == DaemonInstant(unixSeconds: now))
         #expect(pollen.consecutiveFailures == 1)
         // The source has no pollen here: unavailable, which is not stale.
         let unsupported = FetchOutcome.answer(
-            .pollen, PollenAnswer(source: .google, outcome: .unsupported(message: "no data"), fetchedAt: now + 120))
+            .pollen,
+            PollenAnswer(
+                source: .google, outcome: .unsupported(message: "no data"),
+                fetchedAt: DaemonInstant(unixSeconds: now + 120)))
         _ = state.handle(.fetched(T.pollenKey, unsupported), at: T.at(now + 120))
         #expect(states()["pollen"] == "unavailable")
         #expect(!state.serveSnapshot(at: T.at(now + 121), publishedTopics: 0).anyStale)

@@ -25,19 +25,22 @@ struct IdentityGuardTests {
     static let t0 = D.t0
 
     static func delays(_ actions: [DaemonAction]) -> [Int64?] {
-        actions.compactMap { if case .reconnectDelay(let seconds) = $0 { .some(seconds) } else { nil } }
+        actions.compactMap { if case .reconnectDelay(let delay) = $0 { .some(delay?.seconds) } else { nil } }
     }
 
     static func announcement(_ instance: String, at: Int64) -> [UInt8] {
         Array(
-            AgentAnnouncement(instance: instance, host: "hub-2", pid: 812, started: "2026-06-15T09:00:00Z", at: at)
-                .payload.utf8)
+            AgentAnnouncement(
+                instance: instance, host: "hub-2", pid: 812, started: "2026-06-15T09:00:00Z",
+                at: DaemonInstant(unixSeconds: at)
+            )
+            .payload.utf8)
     }
 
     @Test("connect subscribes to the agent and availability topics and announces this instance, retained")
     func announcesAtConnect() throws {
         var (state, _) = D.started(try D.config())
-        state.identify(host: "hub", pid: 42, started: Self.t0)
+        state.identify(host: "hub", pid: 42, started: DaemonInstant(unixSeconds: Self.t0))
         let actions = state.handle(.mqtt(.connected), at: D.at(Self.t0 + 7))
         let topics: [String] = actions.flatMap { action -> [String] in
             if case .subscribe(let topics) = action { topics } else { [] }
@@ -46,7 +49,9 @@ struct IdentityGuardTests {
         let announced = try #require(D.published(actions).first { $0.topic == "breeze/agent/-" })
         #expect(announced.retain)
         let parsed = try #require(AgentAnnouncement.parse(Array(announced.payload.utf8)))
-        #expect(parsed.host == "hub" && parsed.pid == 42 && parsed.at == Self.t0 + 7)
+        #expect(parsed.host == "hub" && parsed.pid == 42 && parsed.at == DaemonInstant(unixSeconds: Self.t0 + 7))
+        // `at` is published as the bare Unix seconds it was as an `Int64`.
+        #expect(announced.payload.hasSuffix(#","at":1781517607}"#), "\(announced.payload)")
         // Its own echo is not another instance.
         let echo = state.handle(D.message("breeze/agent/-", announced.payload, retain: true), at: D.at(Self.t0 + 8))
         #expect(D.logs(echo, .error).isEmpty)

@@ -54,7 +54,10 @@ struct ImagePipelineTests {
         var report = D.report
         report.days[0].items[0].value = 1
         return .answer(
-            .pollen, PollenAnswer(source: .google, outcome: .report(report, body: Array("{}".utf8)), fetchedAt: now))
+            .pollen,
+            PollenAnswer(
+                source: .google, outcome: .report(report, body: Array("{}".utf8)),
+                fetchedAt: DaemonInstant(unixSeconds: now)))
     }
 
     /// Started, first fetches asked for, pollen arrived at t0 + 7: the first render is asked for.

@@ -149,7 +149,8 @@ struct LanguageConfigTests {
             let now = T.t0 + 7
             let body = DemoResponder.airQuality(start: CivilDate(year: 2026, month: 6, day: 15)!, timezone: "UTC")
             let result = PollenFetch.interpret(
-                FetchedResponse(status: 200, body: Array(body.utf8)), source: .openMeteo, fetchedAt: now,
+                FetchedResponse(status: 200, body: Array(body.utf8)), source: .openMeteo,
+                fetchedAt: DaemonInstant(unixSeconds: now),
                 names: config.pollen.names)
             guard case .answer(let answer) = result else { return (state, []) }
             let actions = state.handle(.fetched(T.pollenKey, .answer(.pollen, answer)), at: T.at(now))

@@ -31,7 +31,8 @@ struct PollenRefusedBodyTests {
 
     @Test func theRefusedBodyIsAFailureWithoutABody() {
         let result = PollenFetch.interpret(
-            FetchedResponse(status: 200, body: Array(Self.oversized.utf8)), source: .openMeteo, fetchedAt: T.t0)
+            FetchedResponse(status: 200, body: Array(Self.oversized.utf8)), source: .openMeteo,
+            fetchedAt: DaemonInstant(unixSeconds: T.t0))
         // A failure carries no body to store (the type has none); what is stored is checked below.
         guard case .failure(let message, _) = result else {
             Issue.record("not refused: \(result)")
@@ -53,7 +54,7 @@ struct PollenRefusedBodyTests {
             Issue.record("the last good report is gone")
             return
         }
-        #expect(fetchedAt == T.t0 + 7)
+        #expect(fetchedAt == DaemonInstant(unixSeconds: T.t0 + 7))
         #expect(report.days.first?.date == S.today)
     }
 }

@@ -44,7 +44,11 @@ struct SourceRulesTests {
         let actions = state.handle(
             .restored(
                 location: 0,
-                [RestoredResponse(kind: .air, name: "air", response: .init(fetchedAt: T.t0 - 60, body: "{"))]),
+                [
+                    RestoredResponse(
+                        kind: .air, name: "air",
+                        response: .init(fetchedAt: DaemonInstant(unixSeconds: T.t0 - 60), body: "{"))
+                ]),
             at: T.at(T.t0))
         #expect(T.logs(actions, .warning) == ["air[home]: stored response is not usable; ignoring it"])
         #expect(!state.hasData(FetchKey(location: 0, kind: .air)))

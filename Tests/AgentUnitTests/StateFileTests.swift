@@ -52,6 +52,20 @@ struct StateFileTests {
         #expect(StateStore(directory: dir, log: log).callCounts()["home|google"]?.calls == 3)
     }
 
+    @Test("a stored response's time is written as the JSON number it was as an Int64, and reads back")
+    func storedResponseTextUnchanged() throws {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let log = CapturedLog().log
+        let response = StoredResponse(
+            fetchedAt: DaemonInstant(unixSeconds: 1_781_517_607), body: #"{"a":1}"#, context: ["date": "2026-06-15"])
+        StateStore(directory: dir, log: log).saveResponse(response, location: "home", source: "air")
+        // What the files written before `fetchedAt` was a DaemonInstant hold: they read the same.
+        let old = #"{"body":"{\"a\":1}","context":{"date":"2026-06-15"},"fetchedAt":1781517607}"#
+        #expect(try String(contentsOfFile: dir + "/responses/home.air.json", encoding: .utf8) == old)
+        #expect(StateStore(directory: dir, log: log).response(location: "home", source: "air") == response)
+    }
+
     @Test("a state file over 8 MiB is set aside like a corrupt one, not read whole")
     func oversizedStateFileSetAside() throws {
         let dir = temporaryDirectory()

@@ -25,7 +25,7 @@ extension DaemonStateTests {
             StripesYearTally(year: $0, days: 365, sumTenths: 36_500 + 365 * ($0 - first) / 10)
         }
         let series = try WarmingStripes.compute(tallies: tallies, firstYear: first, lastYear: last)
-        return StripesData(series: series, tallies: tallies, fetchedAt: now)
+        return StripesData(series: series, tallies: tallies, fetchedAt: DaemonInstant(unixSeconds: now))
     }
 
     static func stripesOK(_ now: Int64, first: Int = 1980, last: Int = 2025) throws -> FetchOutcome {
@@ -88,7 +88,7 @@ struct StripesDaemonStateTests {
         #expect(stored.first?.0.firstYear == 1980)
         #expect(stored.first?.0.lastYear == 2025)
         #expect(stored.first?.0.tallies.count == 46)
-        #expect(stored.first?.1 == now)
+        #expect(stored.first?.1 == DaemonInstant(unixSeconds: now))
         let scopes = T.scopes(actions)
         #expect(scopes.map(\.prefix) == ["breeze/home/climate/stripes"])
         let tree = try #require(scopes.first?.tree)

@@ -79,7 +79,7 @@ final class Agent {
         self.state = DaemonState(
             config: config, locations: locations, storedCalls: store.callCounts(), demo: demo, seed: generator.next())
         // The start time the announcement carries is the loop's clock's, as every other time.
-        state.identify(host: currentHostname(), pid: Int(getpid()), started: clock.now().now.unixSeconds)
+        state.identify(host: currentHostname(), pid: Int(getpid()), started: clock.now().now)
         // What the access points already show: an unchanged image is not uploaded again.
         state.outputs.images.restoreUploaded(store.uploadedImages())
         setUpImages(helper: helper)

@@ -253,8 +253,8 @@ extension Agent {
                 try? await clock.sleep(until: at)
                 if !Task.isCancelled { continuation.yield(.tick) }
             }
-        case .reconnectDelay(let seconds):
-            client.setReconnectDelay(seconds: seconds.map { Int($0) })
+        case .reconnectDelay(let delay):
+            client.setReconnectDelay(seconds: delay.map { Int($0.seconds) })
         case .stop(let code):
             loop.exitCode = code
         case .render, .stopRender, .killRender, .imageReady, .upload:

@@ -164,7 +164,9 @@ struct HTTPSite: Sendable {
                                     JSONMember("stale", .bool(source.state == .stale)),
                                     JSONMember(
                                         "last_success",
-                                        .optional(source.lastSuccess.map { UTCTimestamp.rfc3339(unixSeconds: $0) })),
+                                        .optional(
+                                            source.lastSuccess.map { UTCTimestamp.rfc3339(unixSeconds: $0.unixSeconds) }
+                                        )),
                                     JSONMember("consecutive_failures", .integer(source.consecutiveFailures)),
                                 ]))
                         })),

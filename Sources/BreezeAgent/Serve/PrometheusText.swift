@@ -76,7 +76,7 @@ enum PrometheusText {
                 ([("location", location.id), ("api", "open_meteo")], String(location.openMeteoCallsToday)))
             for source in location.sources {
                 let labels = [("location", location.id), ("source", source.kind.rawValue)]
-                if let time = source.lastSuccess { lastSuccess.samples.append((labels, String(time))) }
+                if let time = source.lastSuccess { lastSuccess.samples.append((labels, String(time.unixSeconds))) }
                 stale.samples.append((labels, source.state == .stale ? "1" : "0"))
             }
         }

@@ -77,9 +77,10 @@ extension StatusSnapshot {
                     pollen = .unavailable(language.text(.pageNoPollen))
                 }
             case .selected(let selection, let fetchedAt):
-                let view = selection.hourlyView(zone: location.zone, now: now.unixSeconds, fetchedAt: fetchedAt)
+                let view = selection.hourlyView(
+                    zone: location.zone, now: now.unixSeconds, fetchedAt: fetchedAt.unixSeconds)
                 var status = StatusPollen(
-                    selection: selection, fetchedAt: fetchedAt, palette: palette, view: view,
+                    selection: selection, fetchedAt: fetchedAt.unixSeconds, palette: palette, view: view,
                     airOut: config.airOut, season: location.season, language: language)
                 // docs/reference.md, "Several sources": the sources read, the DWD region, the consensus.
                 let sources = location.pollenSourcesToday(settings: config.pollen, now: now)
@@ -112,7 +113,7 @@ extension StatusSnapshot {
                 if let data = location.climate {
                     climate = .data(
                         StatusClimate(
-                            trend: data.trend, unit: location.unit, fetchedAt: data.fetchedAt,
+                            trend: data.trend, unit: location.unit, fetchedAt: data.fetchedAt.unixSeconds,
                             stale: location.stale.climate, language: language))
                     attribute(ClimateTopics.attribution)
                 } else {
@@ -133,7 +134,8 @@ extension StatusSnapshot {
                 let reading = AirReading.select(report: data.report, zone: location.zone, now: now.unixSeconds)
                 air = .data(
                     StatusAir(
-                        reading: reading, fetchedAt: data.fetchedAt, stale: location.stale.air, language: language))
+                        reading: reading, fetchedAt: data.fetchedAt.unixSeconds, stale: location.stale.air,
+                        language: language))
                 attribute(AirTopics.attribution(year: today.year))
             } else {
                 air = .waiting

@@ -53,6 +53,20 @@ package struct DaemonInstant: Sendable, Hashable, Comparable, CustomStringConver
     package static func += (lhs: inout DaemonInstant, rhs: DaemonDuration) { lhs = lhs + rhs }
 }
 
+/// A bare JSON number of its seconds: the stored responses' `fetchedAt` and the announcements'
+/// `at` were written as `Int64` before they were instants, and the files and payloads already
+/// out there must read the same.
+extension DaemonInstant: Codable {
+    package init(from decoder: any Decoder) throws {
+        self.init(unixSeconds: try decoder.singleValueContainer().decode(Int64.self))
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(unixSeconds)
+    }
+}
+
 /// A length of the daemon's time in whole seconds, the unit of every interval, cooldown and
 /// limit in the configuration and the machine. Saturating like ``DaemonInstant``.
 package struct DaemonDuration: Sendable, Hashable, Comparable, CustomStringConvertible {

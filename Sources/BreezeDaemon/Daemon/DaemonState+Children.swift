@@ -54,8 +54,8 @@ extension DaemonState {
                         .init(
                             topic: layout.status.name, payload: Availability.online, qos: config.mqtt.qos, retain: true)
                     ))
-            case .reconnectDelay(let seconds):
-                actions.append(.reconnectDelay(seconds: seconds))
+            case .reconnectDelay(let delay):
+                actions.append(.reconnectDelay(delay))
             case .holdRemoved(let scopes):
                 actions.append(.handover(.hold(scopes: scopes)))
             case .releaseRemoved(let scopes):

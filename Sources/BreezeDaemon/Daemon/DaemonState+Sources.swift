@@ -114,8 +114,8 @@ extension DaemonState {
         guard !demo, let request = openMeteoRequest(key, now: now),
             let (retry, notes) = calls.pace(request, yearly: key.kind == .stripes, now: now)
         else { return nil }
-        let spread: Int64 = retry - now > .hours(1) ? 600 : 20
-        planner[key].due(at: retry + .seconds(Int64.random(in: 0..<spread, using: &random)))
+        let spread: DaemonDuration = retry - now > .hours(1) ? .seconds(600) : .seconds(20)
+        planner[key].due(at: retry + .seconds(Int64.random(in: 0..<spread.seconds, using: &random)))
         return perform(notes)
     }
 

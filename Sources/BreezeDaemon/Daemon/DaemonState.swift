@@ -94,11 +94,11 @@ package struct DaemonState {
         var instance = SplitMix64(seed: seed ^ 0x9e37_79b9_7f4a_7c15)
         self.identity = IdentityGuard(
             topic: layout.agent.name, clientID: config.mqtt.clientID,
-            instance: String(instance.next(), radix: 16), started: 0)
+            instance: String(instance.next(), radix: 16), started: DaemonInstant(unixSeconds: 0))
     }
 
     /// Host name and process id for the `<p>/agent/…` announcement (the loop knows them).
-    package mutating func identify(host: String, pid: Int, started: Int64) {
+    package mutating func identify(host: String, pid: Int, started: DaemonInstant) {
         identity.identify(host: host, pid: pid, started: started)
     }
 

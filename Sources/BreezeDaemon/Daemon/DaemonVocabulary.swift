@@ -125,8 +125,8 @@ package enum DaemonAction: Sendable {
     case log(LogLevel, String)
     /// Wake the loop (with ``DaemonEvent/tick``) at this instant; replaces the previous wake.
     case wake(at: DaemonInstant)
-    /// Reconnect after this many seconds from now on (nil: the configured backoff; docs/operations.md, Limits).
-    case reconnectDelay(seconds: Int64?)
+    /// Reconnect after this long from now on (nil: the configured backoff; docs/operations.md, Limits).
+    case reconnectDelay(DaemonDuration?)
     /// Leave the loop: publish `offline`, disconnect, exit with this code.
     case stop(exitCode: Int32)
     /// Run the render helper and report back as ``DaemonEvent/rendered(_:_:)``.

@@ -21,14 +21,14 @@ package struct AgentAnnouncement: Sendable, Equatable, Codable {
     var pid: Int
     /// When this run started (RFC 3339 UTC).
     var started: String
-    /// When this announcement was made (Unix seconds): one older than
+    /// When this announcement was made (Unix seconds in the payload): one older than
     /// ``IdentityGuard/liveSeconds`` is a run that ended without clearing it.
-    var at: Int64
+    var at: DaemonInstant
 
     var payload: String {
         JSONValue.object([
             "instance": .string(instance), "host": .string(host), "pid": .integer(pid), "started": .string(started),
-            "at": .integer(Int(at)),
+            "at": .integer(Int(at.unixSeconds)),
         ]).serialized
     }
 
@@ -70,8 +70,8 @@ package struct AgentAnnouncement: Sendable, Equatable, Codable {
 package struct IdentityGuard: Sendable {
     static let quickDropSeconds: DaemonDuration = .seconds(10)
     static let quickDropsForDuplicate = 3
-    static let firstReconnectDelay: Int64 = 2
-    static let longestReconnectDelay: Int64 = 300
+    static let firstReconnectDelay: DaemonDuration = .seconds(2)
+    static let longestReconnectDelay: DaemonDuration = .seconds(300)
     static let stableSeconds: DaemonDuration = .seconds(60)
     static let announceInterval: DaemonDuration = .minutes(5)
     static let liveSeconds: DaemonDuration = announceInterval * 2
@@ -92,8 +92,8 @@ package struct IdentityGuard: Sendable {
         case announce(String)
         /// Publish `online` on the availability topic (retained).
         case reassertOnline
-        /// Reconnect after this many seconds from now on; nil: the configured backoff.
-        case reconnectDelay(seconds: Int64?)
+        /// Reconnect after this long from now on; nil: the configured backoff.
+        case reconnectDelay(DaemonDuration?)
         /// Hold the removed locations' scopes until it is safe to clear them (``HandoverStep/hold(scopes:)``).
         case holdRemoved([String])
         /// Clear the removed locations held at start (``HandoverStep/release(scopes:)``).
@@ -110,7 +110,7 @@ package struct IdentityGuard: Sendable {
     private(set) var connects = 0
     private(set) var quickDrops = 0
     /// The reconnect delay in force; nil: the configured backoff.
-    private(set) var reconnectDelay: Int64?
+    private(set) var reconnectDelay: DaemonDuration?
     /// The other live instance, and when it was last seen.
     private(set) var other: AgentAnnouncement?
     private(set) var otherSeenAt = DaemonInstant(unixSeconds: 0)
@@ -131,18 +131,19 @@ package struct IdentityGuard: Sendable {
     private var overrides = 0
     private var overrideLoggedAt: DaemonInstant?
 
-    init(topic: String, clientID: String, instance: String, started: Int64) {
+    init(topic: String, clientID: String, instance: String, started: DaemonInstant) {
         self.topic = topic
         self.clientID = clientID
         own = AgentAnnouncement(
-            instance: instance, host: "", pid: 0, started: UTCTimestamp.rfc3339(unixSeconds: started), at: started)
+            instance: instance, host: "", pid: 0, started: UTCTimestamp.rfc3339(unixSeconds: started.unixSeconds),
+            at: started)
     }
 
     /// Host name and process id for the announcement (the loop knows them; the value does not).
-    mutating func identify(host: String, pid: Int, started: Int64) {
+    mutating func identify(host: String, pid: Int, started: DaemonInstant) {
         own.host = host
         own.pid = pid
-        own.started = UTCTimestamp.rfc3339(unixSeconds: started)
+        own.started = UTCTimestamp.rfc3339(unixSeconds: started.unixSeconds)
     }
 
     /// Removed locations' scopes to hold until the first connect has shown no other instance.
@@ -180,10 +181,10 @@ package struct IdentityGuard: Sendable {
             quickDrops += 1
             guard quickDrops >= Self.quickDropsForDuplicate else { return [] }
             let delay = min(
-                Self.firstReconnectDelay << Int64(min(quickDrops - Self.quickDropsForDuplicate, 16)),
+                Self.firstReconnectDelay * (1 << Int64(min(quickDrops - Self.quickDropsForDuplicate, 16))),
                 Self.longestReconnectDelay)
             reconnectDelay = delay
-            var actions: [Action] = [.reconnectDelay(seconds: delay)]
+            var actions: [Action] = [.reconnectDelay(delay)]
             if quickDrops == Self.quickDropsForDuplicate {
                 let who = (other ?? suspect).map { "; instance announced: \($0.described)" } ?? ""
                 actions.append(
@@ -205,7 +206,7 @@ package struct IdentityGuard: Sendable {
             // it proves a live instance: its connect, its re-announce, or its answer to this
             // one's. (The retain flag cannot tell: MQTT 5 subscriptions keep it as published.)
             guard echoSeen else {
-                if now - DaemonInstant(unixSeconds: seen.at) <= Self.liveSeconds { suspect = seen }
+                if now - seen.at <= Self.liveSeconds { suspect = seen }
                 return []
             }
             other = seen
@@ -254,7 +255,7 @@ package struct IdentityGuard: Sendable {
             if reconnectDelay != nil, let since = connectedSince, now - since >= Self.stableSeconds {
                 reconnectDelay = nil
                 quickDrops = 0
-                actions.append(.reconnectDelay(seconds: nil))
+                actions.append(.reconnectDelay(nil))
                 actions.append(
                     .log(.info, "mqtt: connected for \(Self.stableSeconds) s; the usual reconnect backoff again"))
             }
@@ -284,7 +285,7 @@ package struct IdentityGuard: Sendable {
     }
 
     private mutating func announce(now: DaemonInstant) -> Action {
-        own.at = now.unixSeconds
+        own.at = now
         return .announce(own.payload)
     }
 
@@ -293,8 +294,8 @@ package struct IdentityGuard: Sendable {
         guard other != nil || reconnectDelay != nil else { return nil }
         // A live instance was seen when its announcement arrived; a suspect (named only after
         // quick drops) was never seen live: its own announcement time is what is known of it.
-        let shown: (announcement: AgentAnnouncement, seenAt: Int64)? =
-            if let other { (other, otherSeenAt.unixSeconds) } else if reconnectDelay != nil, let suspect {
+        let shown: (announcement: AgentAnnouncement, seenAt: DaemonInstant)? =
+            if let other { (other, otherSeenAt) } else if reconnectDelay != nil, let suspect {
                 (suspect, suspect.at)
             } else { nil }
         let seen: JSONValue =
@@ -302,12 +303,12 @@ package struct IdentityGuard: Sendable {
                 .object([
                     "instance": .string($0.announcement.instance), "host": .string($0.announcement.host),
                     "pid": .integer($0.announcement.pid), "started": .string($0.announcement.started),
-                    "seen_at": .string(UTCTimestamp.rfc3339(unixSeconds: $0.seenAt)),
+                    "seen_at": .string(UTCTimestamp.rfc3339(unixSeconds: $0.seenAt.unixSeconds)),
                 ])
             } ?? .null
         return .object([
             "other_instance": seen, "quick_drops": .integer(quickDrops),
-            "reconnect_delay_s": reconnectDelay.map { .integer(Int($0)) } ?? .null,
+            "reconnect_delay_s": reconnectDelay.map { .integer(Int($0.seconds)) } ?? .null,
         ])
     }
 }

@@ -81,12 +81,12 @@ package struct LocationRuntime: Sendable {
         // The DWD's items (docs/reference.md, "DWD"): merged after the daily source's, or before
         // them when `dwd` is listed first; alone where the other source has nothing.
         let dwd = dwdReport(settings: settings, now: now)
-        let dwdAt = self.dwd?.checkedAt ?? 0
+        let dwdAt = self.dwd?.checkedAt ?? DaemonInstant(unixSeconds: 0)
         let dwdStale = stale.dwd
-        func selected(_ report: PollenReport, fetchedAt: Int64, stale: Bool) -> LocationSnapshot.Pollen {
+        func selected(_ report: PollenReport, fetchedAt: DaemonInstant, stale: Bool) -> LocationSnapshot.Pollen {
             let selection = PollenSelection.select(
-                report: report, today: today(at: now), days: settings.days, fetchedAt: fetchedAt, now: now.unixSeconds,
-                stale: stale)
+                report: report, today: today(at: now), days: settings.days, fetchedAt: fetchedAt.unixSeconds,
+                now: now.unixSeconds, stale: stale)
             return .selected(selection, fetchedAt: fetchedAt)
         }
         switch pollen {
@@ -113,10 +113,12 @@ package struct LocationRuntime: Sendable {
         guard settings.enabled, case .report(let report, let fetchedAt) = pollen,
             let dwd = dwdReport(settings: settings, now: now), let dwdAt = self.dwd?.checkedAt
         else { return [] }
-        func today(_ report: PollenReport, _ at: Int64, _ stale: Bool) -> PollenConsensusTopics.SourceToday {
+        func today(_ report: PollenReport, _ at: DaemonInstant, _ stale: Bool) -> PollenConsensusTopics.SourceToday {
             let selection = PollenSelection.select(
-                report: report, today: self.today(at: now), days: 1, fetchedAt: at, now: now.unixSeconds, stale: stale)
-            return .init(source: report.source, items: selection.items, updatedAt: at, stale: selection.stale)
+                report: report, today: self.today(at: now), days: 1, fetchedAt: at.unixSeconds, now: now.unixSeconds,
+                stale: stale)
+            return .init(
+                source: report.source, items: selection.items, updatedAt: at.unixSeconds, stale: selection.stale)
         }
         let first = today(report, fetchedAt, self.stale.pollen)
         let second = today(dwd, dwdAt, self.stale.dwd)
@@ -145,8 +147,7 @@ package struct LocationRuntime: Sendable {
     func nextContentEdge(after now: DaemonInstant) -> DaemonInstant {
         var edge = nextMidnight(after: now)
         if air != nil || hasHourlyPollen { edge = min(edge, nextLocalHour(after: now)) }
-        if case .report(_, let fetchedAt) = pollen {
-            let fetched = DaemonInstant(unixSeconds: fetchedAt)
+        if case .report(_, let fetched) = pollen {
             for lifetime in [PollenSelection.forecastLifetime, PollenSelection.todayLifetime].map(
                 DaemonDuration.seconds)
             where fetched + lifetime > now {

@@ -22,7 +22,7 @@ package enum SourceNotice: Sendable, Equatable {
 /// What any source's data says about itself, whatever its type.
 package protocol SourceData: Sendable {
     /// When the data shown was fetched; nil when it says the source has nothing here.
-    var lastSuccess: Int64? { get }
+    var lastSuccess: DaemonInstant? { get }
 }
 
 /// One source of one location (docs/operations.md, Faults): the last good data, whether it is stale (the last
@@ -51,10 +51,10 @@ package struct SourceSlot<Data: SourceData>: Sendable {
 package struct SourceStatus: Sendable, Equatable {
     var hasData: Bool
     /// When the data was fetched; nil without data, or when the data says the source has none here.
-    var lastSuccess: Int64?
+    var lastSuccess: DaemonInstant?
     var stale: Bool
 }
 
 extension StripesData: SourceData {
-    package var lastSuccess: Int64? { fetchedAt }
+    package var lastSuccess: DaemonInstant? { fetchedAt }
 }

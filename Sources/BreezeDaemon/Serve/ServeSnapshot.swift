@@ -31,8 +31,8 @@ package struct ServeSnapshot: Sendable {
     package struct Source: Sendable {
         package var kind: SourceKind
         package var state: SourceState
-        /// When the data shown was fetched (Unix seconds), nil when none.
-        package var lastSuccess: Int64?
+        /// When the data shown was fetched, nil when none.
+        package var lastSuccess: DaemonInstant?
         /// Failed fetches in a row.
         package var consecutiveFailures: Int
     }

@@ -33,7 +33,7 @@ package struct RiskTreeSink: RetainedSink {
                 topics: snapshot.topics, profiles: profiles, selection: selection,
                 palette: context.config.pollen.colors,
                 view: selection.hourlyView(
-                    zone: snapshot.location.zone, now: snapshot.now.unixSeconds, fetchedAt: fetchedAt),
+                    zone: snapshot.location.zone, now: snapshot.now.unixSeconds, fetchedAt: fetchedAt.unixSeconds),
                 airOut: context.config.airOut)
         }
         return [SinkScope(prefix: snapshot.topics.risk.name, tree: tree)]

@@ -23,7 +23,7 @@ package struct LocationSnapshot {
         /// Pollen is disabled, or the source has none here: sinks remove their pollen parts.
         case unavailable
         /// Today's and the forecast days' items, selected for the local date and age.
-        case selected(PollenSelection, fetchedAt: Int64)
+        case selected(PollenSelection, fetchedAt: DaemonInstant)
     }
 
     let location: LocationRuntime

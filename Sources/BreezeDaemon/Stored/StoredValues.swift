@@ -14,11 +14,11 @@
 
 /// A response body as fetched, with the time of the fetch.
 package struct StoredResponse: Codable, Sendable, Equatable {
-    var fetchedAt: Int64
+    var fetchedAt: DaemonInstant
     var body: String
     /// Source-specific context needed to reuse the body (e.g. the local date it was fetched for).
     var context: [String: String]
-    package init(fetchedAt: Int64, body: String, context: [String: String] = [:]) {
+    package init(fetchedAt: DaemonInstant, body: String, context: [String: String] = [:]) {
         self.fetchedAt = fetchedAt
         self.body = body
         self.context = context

@@ -22,11 +22,11 @@ package enum DisplayPayload {
     /// of plants (only the three types are in it), so it stays under
     /// ``maximumBytes`` whatever the source returns.
     static func json(
-        selection: PollenSelection?, fetchedAt: Int64?, climate: ClimateTrend?, climateStale: Bool,
+        selection: PollenSelection?, fetchedAt: DaemonInstant?, climate: ClimateTrend?, climateStale: Bool,
         unit: TemperatureUnit, palette: PollenPalette, air: AirReading? = nil, airStale: Bool = false
     ) -> String {
         var members: [JSONMember] = [
-            JSONMember("t", fetchedAt.map { .integer(Int($0)) } ?? .null),
+            JSONMember("t", fetchedAt.map { .integer(Int($0.unixSeconds)) } ?? .null),
             JSONMember("stale", .bool((selection?.stale ?? false) || climateStale || (air != nil && airStale))),
         ]
         if let selection {

@@ -26,7 +26,7 @@ package struct DisplaySink: RetainedSink {
                 AirReading.select(report: $0.report, zone: location.zone, now: snapshot.now.unixSeconds)
             } : nil
         let selection: PollenSelection?
-        let fetchedAt: Int64?
+        let fetchedAt: DaemonInstant?
         switch snapshot.pollen {
         case .unknown:
             // Nothing known yet on either side: keep what a previous run published.

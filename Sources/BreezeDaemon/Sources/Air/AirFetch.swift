@@ -17,7 +17,7 @@ import BreezeCore
 package struct AirAnswer: Sendable {
     var report: AirReport
     var body: [UInt8]
-    var fetchedAt: Int64
+    var fetchedAt: DaemonInstant
 }
 
 /// The air source's request and how its answer reads (docs/reference.md, Air quality bands).
@@ -30,7 +30,7 @@ enum AirFetch {
     }
 
     /// Turns an HTTP answer into a result; also used for the stored body at start.
-    static func interpret(_ response: FetchedResponse, fetchedAt: Int64) -> FetchResult<AirAnswer> {
+    static func interpret(_ response: FetchedResponse, fetchedAt: DaemonInstant) -> FetchResult<AirAnswer> {
         switch AirQualityDecoder.interpret(httpStatus: response.status, body: response.body) {
         case .report(let report):
             return .answer(AirAnswer(report: report, body: response.body, fetchedAt: fetchedAt))

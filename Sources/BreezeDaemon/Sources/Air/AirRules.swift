@@ -53,7 +53,7 @@ package enum AirRules: SourceRules {
         now: DaemonInstant
     ) -> FetchResult<AirAnswer> {
         guard let response = responses.first else { return .failure(message: "no answer", retryAfter: nil) }
-        return AirFetch.interpret(response, fetchedAt: now.unixSeconds)
+        return AirFetch.interpret(response, fetchedAt: now)
     }
 
     package static func receive(_ answer: AirAnswer, _ context: inout SourceContext, now: DaemonInstant)
@@ -89,15 +89,19 @@ package enum AirRules: SourceRules {
             return [.log(.warning, "air[\(id)]: stored response is not usable; ignoring it")]
         }
         restore(answer.report, fetchedAt: stored.fetchedAt, &context)
-        return [.log(.info, "air[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")]
+        return [
+            .log(
+                .info,
+                "air[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt.unixSeconds))")
+        ]
     }
 
     /// A stored air report: published at once (the current hour picked from it), fetched again
     /// when it ages out.
-    static func restore(_ report: AirReport, fetchedAt: Int64, _ context: inout SourceContext) {
+    static func restore(_ report: AirReport, fetchedAt: DaemonInstant, _ context: inout SourceContext) {
         context.location.slots.air.received(.init(report: report, fetchedAt: fetchedAt))
-        context.schedule.freshUntil(fetchedAt: .init(unixSeconds: fetchedAt), jitter: context.random.fraction())
-        dueAtMidnightAtLatest(&context, now: DaemonInstant(unixSeconds: fetchedAt))
+        context.schedule.freshUntil(fetchedAt: fetchedAt, jitter: context.random.fraction())
+        dueAtMidnightAtLatest(&context, now: fetchedAt)
     }
 
     /// The air request covers the local day it is made on (`forecast_days=1`): the next fetch
@@ -114,8 +118,8 @@ extension LocationRuntime {
     /// Today's hourly air quality (docs/reference.md, Air quality bands) and when it was fetched.
     package struct AirData: SourceData {
         package var report: AirReport
-        package var fetchedAt: Int64
-        package var lastSuccess: Int64? { fetchedAt }
+        package var fetchedAt: DaemonInstant
+        package var lastSuccess: DaemonInstant? { fetchedAt }
     }
 
     package var air: AirData? { slots.air.data }

@@ -29,7 +29,7 @@ package struct AirTreeSink: RetainedSink {
             tree = TopicTree()
         } else if let air = location.air {
             tree = AirTopics.tree(
-                topics: snapshot.topics, report: air.report, zone: location.zone, fetchedAt: air.fetchedAt,
+                topics: snapshot.topics, report: air.report, zone: location.zone, fetchedAt: air.fetchedAt.unixSeconds,
                 now: snapshot.now.unixSeconds, stale: location.stale.air)
         } else {
             tree = nil

@@ -17,7 +17,7 @@ import BreezeCore
 package struct ClimateAnswer: Sendable {
     var trend: ClimateTrend
     var bodies: ClimateBodies
-    var fetchedAt: Int64
+    var fetchedAt: DaemonInstant
 }
 
 /// The bodies a trend was computed from, as `state_dir` keeps them.
@@ -46,7 +46,7 @@ package enum ClimateFetch {
 
     /// The answers to gets(_:today:years:endpoints:), in order; the runner stops at the
     /// first that is not a 200, and that one is the failure.
-    static func interpret(_ responses: [FetchedResponse], today: CivilDate, years: [Int], fetchedAt: Int64)
+    static func interpret(_ responses: [FetchedResponse], today: CivilDate, years: [Int], fetchedAt: DaemonInstant)
         -> FetchResult<ClimateAnswer>
     {
         if let refused = responses.first(where: { $0.status != 200 }) {
@@ -68,7 +68,7 @@ package enum ClimateFetch {
     }
 
     /// Decodes and computes; also used for stored bodies at start (ClimateRules).
-    static func compute(_ bodies: ClimateBodies, today: CivilDate, years: [Int], fetchedAt: Int64)
+    static func compute(_ bodies: ClimateBodies, today: CivilDate, years: [Int], fetchedAt: DaemonInstant)
         -> FetchResult<ClimateAnswer>
     {
         let points = ClimateRequestPlan.points(today: today, years: years)

@@ -55,7 +55,7 @@ package enum ClimateRules: SourceRules {
         _ responses: [FetchedResponse], _ today: CivilDate, location: LocationConfig, config: AgentConfig,
         now: DaemonInstant
     ) -> FetchResult<ClimateAnswer> {
-        ClimateFetch.interpret(responses, today: today, years: config.climate.years, fetchedAt: now.unixSeconds)
+        ClimateFetch.interpret(responses, today: today, years: config.climate.years, fetchedAt: now)
     }
 
     /// Current until local midnight, fetched again just after it (0–5 min of jitter).
@@ -74,7 +74,7 @@ package enum ClimateRules: SourceRules {
 
     /// The bodies are stored, not the trend: a restart computes it again (a newer version may
     /// compute it differently).
-    private static func store(_ bodies: ClimateBodies, fetchedAt: Int64, location: String) -> [DaemonAction] {
+    private static func store(_ bodies: ClimateBodies, fetchedAt: DaemonInstant, location: String) -> [DaemonAction] {
         guard let json = try? JSONEncoderShim.encode(bodies) else { return [] }
         return [
             .store(
@@ -117,8 +117,8 @@ package enum ClimateRules: SourceRules {
 extension LocationRuntime {
     package struct ClimateData: SourceData {
         package var trend: ClimateTrend
-        package var fetchedAt: Int64
-        package var lastSuccess: Int64? { fetchedAt }
+        package var fetchedAt: DaemonInstant
+        package var lastSuccess: DaemonInstant? { fetchedAt }
     }
 
     package var climate: ClimateData? { slots.climate.data }

@@ -26,7 +26,8 @@ package struct ClimateTreeSink: RetainedSink {
         } else if let climate = location.climate {
             tree = ClimateTopics.tree(
                 topics: snapshot.topics, trend: climate.trend, unit: location.unit,
-                updatedAt: UTCTimestamp.rfc3339(unixSeconds: climate.fetchedAt), stale: location.stale.climate)
+                updatedAt: UTCTimestamp.rfc3339(unixSeconds: climate.fetchedAt.unixSeconds),
+                stale: location.stale.climate)
         } else {
             tree = nil
         }

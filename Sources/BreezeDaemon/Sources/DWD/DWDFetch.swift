@@ -16,7 +16,7 @@ package import BreezeCore
 /// (`If-None-Match`) and its `Last-Modified` (`If-Modified-Since`; without one, the time it was
 /// fetched, `since`).
 package struct DWDRequest: Sendable, Equatable {
-    var since: Int64?
+    var since: DaemonInstant?
     var lastModified: String?
     var etag: String?
 }
@@ -24,9 +24,9 @@ package struct DWDRequest: Sendable, Equatable {
 /// A usable DWD answer: a new document, or the server's word that the one held is current.
 package enum DWDAnswer: Sendable {
     /// The document and the body behind it (stored so a restart reuses it).
-    case document(DWDPollen.Document, body: [UInt8], fetchedAt: Int64, validators: DWDValidators)
+    case document(DWDPollen.Document, body: [UInt8], fetchedAt: DaemonInstant, validators: DWDValidators)
     /// HTTP 304: the document held is still the server's.
-    case notModified(fetchedAt: Int64)
+    case notModified(fetchedAt: DaemonInstant)
 }
 
 /// A document's `Last-Modified` and `ETag` as the server sent them.
@@ -41,7 +41,7 @@ enum DWDFetch {
     static func get(endpoints: Endpoints, request: DWDRequest) -> HTTPGet {
         var get = HTTPGet(url: endpoints.dwd + DWDPollen.path, query: [])
         if let etag = request.etag { get.headers.append(("If-None-Match", etag)) }
-        if let since = request.lastModified ?? request.since.map({ DWDPollen.httpDate(unixSeconds: $0) }) {
+        if let since = request.lastModified ?? request.since.map({ DWDPollen.httpDate(unixSeconds: $0.unixSeconds) }) {
             get.headers.append(("If-Modified-Since", since))
         }
         return get
@@ -49,7 +49,9 @@ enum DWDFetch {
 
     /// A 200 decoded (bounded: ``DWDPollen/maximumBodyBytes``, rows, species), a 304 as the
     /// document held, anything else a failure.
-    static func interpret(_ response: FetchedResponse, berlin: ZoneRules, fetchedAt: Int64) -> FetchResult<DWDAnswer> {
+    static func interpret(_ response: FetchedResponse, berlin: ZoneRules, fetchedAt: DaemonInstant) -> FetchResult<
+        DWDAnswer
+    > {
         switch response.status {
         case 304: return .answer(.notModified(fetchedAt: fetchedAt))
         case 200:

@@ -97,7 +97,7 @@ package enum DWDRules: SourceRules {
         now: DaemonInstant
     ) -> FetchResult<DWDAnswer> {
         guard let response = responses.first else { return .failure(message: "no answer", retryAfter: nil) }
-        return DWDFetch.interpret(response, berlin: config.pollen.berlin, fetchedAt: now.unixSeconds)
+        return DWDFetch.interpret(response, berlin: config.pollen.berlin, fetchedAt: now)
     }
 
     package static func receive(_ answer: DWDAnswer, _ context: inout SourceContext, now: DaemonInstant)
@@ -178,7 +178,8 @@ package enum DWDRules: SourceRules {
         return [
             .log(
                 .info,
-                "dwd[\(id)]: restored the DWD document fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")
+                "dwd[\(id)]: restored the DWD document fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt.unixSeconds))"
+            )
         ]
     }
 }
@@ -205,19 +206,19 @@ extension LocationRuntime {
     package struct DWDData: SourceData, Equatable {
         package var document: DWDPollen.Document
         /// When the document was fetched (a 200).
-        package var fetchedAt: Int64
+        package var fetchedAt: DaemonInstant
         /// When the server last said it is current (a 304), else `fetchedAt`.
-        package var checkedAt: Int64
+        package var checkedAt: DaemonInstant
         /// What the next request sends back (`If-None-Match`, `If-Modified-Since`).
         var validators = DWDValidators()
 
-        package init(document: DWDPollen.Document, fetchedAt: Int64) {
+        package init(document: DWDPollen.Document, fetchedAt: DaemonInstant) {
             self.document = document
             self.fetchedAt = fetchedAt
             self.checkedAt = fetchedAt
         }
 
-        package var lastSuccess: Int64? { checkedAt }
+        package var lastSuccess: DaemonInstant? { checkedAt }
     }
 
     package var dwd: DWDData? { slots.dwd.data }

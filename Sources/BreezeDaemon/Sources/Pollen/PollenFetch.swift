@@ -34,7 +34,7 @@ package struct PollenAnswer: Sendable {
     /// The source asked.
     var source: PollenSource
     var outcome: Outcome
-    var fetchedAt: Int64
+    var fetchedAt: DaemonInstant
     /// The request was the day's season call (`past_days`, docs/reference.md, The hour to air out): a report holds the 92
     /// days before the fetch's local date as well.
     var season = false
@@ -75,7 +75,7 @@ enum PollenFetch {
     /// `scrubber` (an error body may quote the key); also used for stored bodies at start.
     /// `names`: the language of the type and plant names the agent gives (``PollenSettings/names``).
     static func interpret(
-        _ response: FetchedResponse, source: PollenSource, fetchedAt: Int64, season: Bool = false,
+        _ response: FetchedResponse, source: PollenSource, fetchedAt: DaemonInstant, season: Bool = false,
         names: Language = .english, scrubber: SecretScrubber = SecretScrubber(secrets: [])
     ) -> FetchResult<PollenAnswer> {
         let retryAfter = response.retryAfter

@@ -96,7 +96,7 @@ package enum PollenRules: SourceRules {
     ) -> FetchResult<PollenAnswer> {
         guard let response = responses.first else { return .failure(message: "no answer", retryAfter: nil) }
         return PollenFetch.interpret(
-            response, source: request.source, fetchedAt: now.unixSeconds, season: request.season,
+            response, source: request.source, fetchedAt: now, season: request.season,
             names: config.pollen.names,
             scrubber: config.secretScrubber)
     }
@@ -113,7 +113,7 @@ package enum PollenRules: SourceRules {
                 // The day's season call: the standing is taken from the 92 past days, which the
                 // pollen topics then leave out; stored on its own, as the plain calls of the rest
                 // of the day replace the pollen response.
-                let today = context.location.today(at: DaemonInstant(unixSeconds: answer.fetchedAt))
+                let today = context.location.today(at: answer.fetchedAt)
                 context.location.season = PollenSeason(report: report).standing(today: today)
                 report = report.dropping(before: today, zone: context.location.zone)
                 stores.append(
@@ -213,12 +213,12 @@ package enum PollenRules: SourceRules {
             // the next pollen call (``LocationRuntime/needsSeason(at:)``).
             guard case .season(let season, _) = PollenSeason.interpret(httpStatus: 200, body: Array(stored.body.utf8))
             else { return [.log(.warning, "pollen[\(id)]: stored season response is not usable; ignoring it")] }
-            context.location.season = season.standing(
-                today: context.location.today(at: DaemonInstant(unixSeconds: stored.fetchedAt)))
+            context.location.season = season.standing(today: context.location.today(at: stored.fetchedAt))
             return [
                 .log(
                     .info,
-                    "pollen[\(id)]: restored the season fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")
+                    "pollen[\(id)]: restored the season fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt.unixSeconds))"
+                )
             ]
         }
         let source = context.config.pollen.source(googleRejected: false)
@@ -229,12 +229,14 @@ package enum PollenRules: SourceRules {
             case .report(let report, _) = answer.outcome
         else { return [.log(.warning, "pollen[\(id)]: stored response is not usable; ignoring it")] }
         let location = context.location
-        let shown = report.dropping(
-            before: location.today(at: DaemonInstant(unixSeconds: stored.fetchedAt)), zone: location.zone)
+        let shown = report.dropping(before: location.today(at: stored.fetchedAt), zone: location.zone)
         context.location.slots.pollen.received(.report(shown, fetchedAt: stored.fetchedAt))
-        context.schedule.freshUntil(fetchedAt: .init(unixSeconds: stored.fetchedAt), jitter: context.random.fraction())
+        context.schedule.freshUntil(fetchedAt: stored.fetchedAt, jitter: context.random.fraction())
         return [
-            .log(.info, "pollen[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt))")
+            .log(
+                .info,
+                "pollen[\(id)]: restored data fetched \(UTCTimestamp.rfc3339(unixSeconds: stored.fetchedAt.unixSeconds))"
+            )
         ]
     }
 }
@@ -255,11 +257,11 @@ extension PollenSource {
 /// What a location keeps of its pollen (its ``SourceSlots/pollen`` slot).
 extension LocationRuntime {
     package enum PollenData: SourceData {
-        case report(PollenReport, fetchedAt: Int64)
+        case report(PollenReport, fetchedAt: DaemonInstant)
         /// The source has no pollen here: the pollen subtree is cleared.
         case unsupported(message: String)
 
-        package var lastSuccess: Int64? {
+        package var lastSuccess: DaemonInstant? {
             switch self {
             case .report(_, let fetchedAt): fetchedAt
             case .unsupported: nil

@@ -28,14 +28,14 @@ package struct PollenTreeSink: RetainedSink {
         case .unavailable: tree = TopicTree()
         case .selected(let selection, let fetchedAt):
             var pollen = PollenTopics.tree(
-                topics: snapshot.topics, selection: selection, fetchedAt: fetchedAt,
+                topics: snapshot.topics, selection: selection, fetchedAt: fetchedAt.unixSeconds,
                 palette: context.config.pollen.colors)
             // Open-Meteo's hourly topics (docs/reference.md, The hour to air out); none for Google.
             pollen.merge(
                 PollenTopics.hourlyTree(
                     topics: snapshot.topics, selection: selection,
                     view: selection.hourlyView(
-                        zone: snapshot.location.zone, now: snapshot.now.unixSeconds, fetchedAt: fetchedAt),
+                        zone: snapshot.location.zone, now: snapshot.now.unixSeconds, fetchedAt: fetchedAt.unixSeconds),
                     airOut: context.config.airOut, palette: context.config.pollen.colors))
             // Today against the recent season (docs/reference.md, The hour to air out): key-free only (Google has no standing).
             if selection.source == .openMeteo || snapshot.location.season != nil {

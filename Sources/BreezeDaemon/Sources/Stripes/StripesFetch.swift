@@ -16,7 +16,7 @@ package import BreezeCore
 package struct StripesData: Sendable, Equatable {
     package var series: StripesSeries
     var tallies: [StripesYearTally]
-    var fetchedAt: Int64
+    var fetchedAt: DaemonInstant
 
     /// The years the data was fetched for.
     var range: ClosedRange<Int> { series.firstYear...max(series.firstYear, series.lastYear) }
@@ -36,7 +36,7 @@ package struct StoredStripes: Codable, Sendable, Equatable {
     }
 
     /// The stripes these tallies make; nil when they make none (a damaged or foreign file).
-    func data(fetchedAt: Int64) -> StripesData? {
+    func data(fetchedAt: DaemonInstant) -> StripesData? {
         guard
             let series = try? WarmingStripes.compute(tallies: tallies, firstYear: firstYear, lastYear: lastYear)
         else { return nil }
@@ -73,7 +73,7 @@ package enum StripesFetch {
     }
 
     /// The answer (none: there was no request to make).
-    static func interpret(_ responses: [FetchedResponse], firstYear: Int, lastYear: Int, fetchedAt: Int64)
+    static func interpret(_ responses: [FetchedResponse], firstYear: Int, lastYear: Int, fetchedAt: DaemonInstant)
         -> FetchResult<StripesAnswer>
     {
         guard let response = responses.first else {
@@ -84,7 +84,8 @@ package enum StripesFetch {
     }
 
     /// Decodes an archive body and computes the stripes of `firstYear`…`lastYear`.
-    static func compute(_ body: [UInt8], firstYear: Int, lastYear: Int, fetchedAt: Int64) -> FetchResult<StripesAnswer>
+    static func compute(_ body: [UInt8], firstYear: Int, lastYear: Int, fetchedAt: DaemonInstant)
+        -> FetchResult<StripesAnswer>
     {
         do {
             let observations = try StripesDecoder.decode(body)

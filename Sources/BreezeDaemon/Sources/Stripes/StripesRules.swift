@@ -79,7 +79,7 @@ package enum StripesRules: SourceRules {
         _ responses: [FetchedResponse], _ years: StripesYears, location: LocationConfig, config: AgentConfig,
         now: DaemonInstant
     ) -> FetchResult<StripesAnswer> {
-        StripesFetch.interpret(responses, firstYear: years.first, lastYear: years.last, fetchedAt: now.unixSeconds)
+        StripesFetch.interpret(responses, firstYear: years.first, lastYear: years.last, fetchedAt: now)
     }
 
     package static func receive(_ answer: StripesAnswer, _ context: inout SourceContext, now: DaemonInstant)
