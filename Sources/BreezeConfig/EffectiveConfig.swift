@@ -180,10 +180,19 @@ public func renderEffective(_ c: AgentConfig) -> String {
 private func quoted(_ text: String) -> String { doubleQuoted(text, controls: .yaml) }
 
 /// The largest whole unit: 6h, 90s, 1d.
+///
+/// Written out, not as a loop over `[("d", 86_400), ("h", 3600), ("m", 60)]`, for byte-identical
+/// builds (issue 49): Swift 6.3's SIL loop unroller (LoopUnroll) unrolled that loop fully and
+/// gave the block after its `return` one argument per value the loop hands out (the unit, the
+/// size) in an order that follows the addresses of those values in the compiler's memory (it
+/// walks a map keyed by them), so this function's machine code came in one of two instruction
+/// orders depending on the clone's path and the environment. Without a loop there is nothing
+/// for the unroller to order.
 func durationText(_ d: Duration) -> String {
     let seconds = Int(d.components.seconds)
-    for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60)] where seconds > 0 && seconds % size == 0 {
-        return "\(seconds / size)\(unit)"
-    }
+    guard seconds > 0 else { return "\(seconds)s" }
+    if seconds % 86_400 == 0 { return "\(seconds / 86_400)d" }
+    if seconds % 3600 == 0 { return "\(seconds / 3600)h" }
+    if seconds % 60 == 0 { return "\(seconds / 60)m" }
     return "\(seconds)s"
 }
