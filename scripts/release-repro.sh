@@ -3,9 +3,11 @@
 # two fresh folders (different paths, no build cache shared), `make release` runs in each, one
 # after the other (different times), with a throw-away key, and what must be identical is
 # compared byte for byte:
-#   the four .debs, and every blob (layers, configs, manifests, indexes) of the image archives.
-# Signatures, the apt repository's Release files (reprepro dates them) and SHA256SUMS are not
-# compared: they are made from those and the key. Where a file differs, diffoscope (Debian's
+#   the four .debs, every blob (layers, configs, manifests, indexes) of the image archives, and
+#   every other file of the release folder (the apt pool and Packages indexes, SBOMs, the add-on
+#   repository). The signatures, the apt Release files (reprepro dates them) and SHA256SUMS (which
+#   lists those) differ by design: they are named, and compared without their dates and
+#   signatures. Where a file differs, diffoscope (Debian's
 # diffoscope-minimal) writes what differs to build/release-repro/<file>.diff.txt and the first
 # lines are printed; both release folders stay in build/release-repro/{first,second}/.
 # Uncommitted changes are not in the clones: the commit is what is checked.
@@ -101,5 +103,39 @@ if a is not None and a != b:
     print(f"    layer entries that differ ({len(names)} of {len(a)}): {' '.join(names[:20])}")
 PY
 done
-echo "release-repro: commit ${commit:0:12}, version $version: $same identical, $different different (reports in $report)"
+# Everything else in the release folder (the apt pool and its Packages indexes, the SBOMs, the
+# add-on repository): identical too. The files made with the key and a date differ by design and
+# are named with what differs: the signatures, and `Date:`/`Valid-Until:` of the apt Release
+# files (reprepro dates them) — compared without those lines — and, through them, their lines in
+# SHA256SUMS, compared without them.
+dated=0
+unsigned() { sed -e '/^-----BEGIN PGP SIGNATURE-----$/,$d' -e '/^-----BEGIN PGP SIGNED MESSAGE-----$/,/^$/d' \
+    -e '/^Date: /d' -e '/^Valid-Until: /d' "$1"; }
+while IFS= read -r rel; do
+    case "$rel" in
+    *.deb | *.oci.tar) [[ "$rel" == */* ]] || continue ;;   # compared above
+    esac
+    if cmp -s "$a/$rel" "$b/$rel"; then
+        compare "$rel" "$a/$rel" "$b/$rel"
+    elif [[ "$rel" == *.asc || "$rel" == */Release.gpg ]]; then
+        dated=$((dated + 1))
+        echo "release-repro: signature $rel (made with the key at build time: differs by design)"
+    elif [[ "$rel" == */InRelease || "$rel" == */Release ]] && cmp -s <(unsigned "$a/$rel") <(unsigned "$b/$rel"); then
+        dated=$((dated + 1))
+        echo "release-repro: dated     $rel (identical but for Date:, Valid-Until: and its signature)"
+    elif [ "$rel" = SHA256SUMS ] && cmp -s <(grep -vE '(/(In)?Release|\.gpg|\.asc)$' "$a/$rel") \
+        <(grep -vE '(/(In)?Release|\.gpg|\.asc)$' "$b/$rel"); then
+        dated=$((dated + 1))
+        echo "release-repro: dated     $rel (identical but for the lines of the dated and signed files)"
+    else
+        compare "$rel" "$a/$rel" "$b/$rel"
+    fi
+done < <(cd "$a" && find . -type f ! -name '*.diff.txt' | sed 's|^\./||' | LC_ALL=C sort)
+missing=$(diff <(cd "$a" && find . -type f | LC_ALL=C sort) <(cd "$b" && find . -type f | LC_ALL=C sort) || true)
+if [ -n "$missing" ]; then
+    different=$((different + 1))
+    echo "release-repro: the two release folders hold different files:"
+    echo "$missing" | head -10 | sed 's/^/    /'
+fi
+echo "release-repro: commit ${commit:0:12}, version $version: $same identical, $different different, $dated dated or signed by design (reports in $report)"
 [ "$different" -eq 0 ]
