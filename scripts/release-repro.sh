@@ -63,8 +63,10 @@ compare() {   # compare LABEL FILE_A FILE_B [nodiffoscope]
         different=$((different + 1))
         echo "release-repro: DIFFERENT  $1"
         [ -z "${4:-}" ] || return 0
-        diffoscope --text "$report/$(basename "$1").diff.txt" --max-report-size 2000000 "$2" "$3" >/dev/null 2>&1 || true
-        head -60 "$report/$(basename "$1").diff.txt" 2>/dev/null | sed 's/^/    /'
+        # Named by the whole label: Packages, Release and the pool's .debs have the same basenames.
+        local diff_report=$report/${1//\//_}.diff.txt
+        diffoscope --text "$diff_report" --max-report-size 2000000 "$2" "$3" </dev/null >/dev/null 2>&1 || true
+        { head -60 "$diff_report" 2>/dev/null | sed 's/^/    /'; } || true
     fi
 }
 a=${out[first]} b=${out[second]}
@@ -115,6 +117,7 @@ while IFS= read -r rel; do
     case "$rel" in
     *.deb | *.oci.tar) [[ "$rel" == */* ]] || continue ;;   # compared above
     esac
+    [ -e "$b/$rel" ] || continue   # named with the folders' other differences below
     if cmp -s "$a/$rel" "$b/$rel"; then
         compare "$rel" "$a/$rel" "$b/$rel"
     elif [[ "$rel" == *.asc || "$rel" == */Release.gpg ]]; then

@@ -182,7 +182,7 @@ private func quoted(_ text: String) -> String { doubleQuoted(text, controls: .ya
 /// The largest whole unit: 6h, 90s, 1d.
 ///
 /// Written out, not as a loop over `[("d", 86_400), ("h", 3600), ("m", 60)]`, for byte-identical
-/// builds (issue 49): Swift 6.3's SIL loop unroller (LoopUnroll) unrolled that loop fully and
+/// builds (issue 49): the SIL loop unroller of Swift 6.2 and 6.3 (LoopUnroll) unrolled that loop fully and
 /// gave the block after its `return` one argument per value the loop hands out (the unit, the
 /// size) in an order that follows the addresses of those values in the compiler's memory (it
 /// walks a map keyed by them), so this function's machine code came in one of two instruction

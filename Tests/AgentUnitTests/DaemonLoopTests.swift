@@ -260,11 +260,7 @@ struct DaemonLoopTests {
             clock.advance(by: .seconds(6))
         }
         #expect(await eventually(bound: .seconds(20)) { !lines.containing("the render helper runs").isEmpty })
-        let looking = ContinuousClock.now
-        while access(ready, F_OK) != 0 && ContinuousClock.now - looking < .seconds(20) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        try #require(access(ready, F_OK) == 0, "the helper never installed its TERM trap")
+        try #require(await RenderRunnerTests.fileAppears(ready), "the helper never installed its TERM trap")
 
         clock.advance(by: .seconds(30))
         #expect(await eventually(bound: .seconds(20)) { !lines.containing("was sent SIGTERM").isEmpty })

@@ -144,6 +144,24 @@ struct ImagePipelineTests {
         #expect(state.outputs.images.nextRunDeadline == nil)
     }
 
+    /// A run's timeout counts uptime, not the wall clock: an hour's step forward (NTP at boot on
+    /// a hub without a clock) does not stop a healthy run, and a step back does not spare a hung
+    /// one; the wake is armed at the wall time the uptime deadline falls on.
+    @Test func aRunsTimeoutIgnoresAStepOfTheWallClock() throws {
+        var (state, first) = Self.rendering(try Self.config(tag: false))
+        try #require(Self.renders(first).count == 1)
+        func at(_ now: Int64, uptime: Int64) -> DaemonTime {
+            DaemonTime(now: DaemonInstant(unixSeconds: now), uptimeSeconds: Int(uptime))
+        }
+        _ = state.handle(.renderPhase(Self.key, .running), at: at(t0 + 8, uptime: 8))
+        // The wall clock jumps an hour ahead 5 s later: 25 s of the timeout are left.
+        #expect(Self.runSteps(state.handle(.tick, at: at(t0 + 3613, uptime: 13))).isEmpty)
+        #expect(state.outputs.images.nextRunDeadline == DaemonInstant(unixSeconds: t0 + 3613 + 25))
+        // And two hours back: the timeout still comes 30 s of uptime after the start.
+        #expect(Self.runSteps(state.handle(.tick, at: at(t0 - 3600 + 37, uptime: 37))).isEmpty)
+        #expect(Self.runSteps(state.handle(.tick, at: at(t0 - 3600 + 38, uptime: 38))) == ["stop 0"])
+    }
+
     /// A helper that wrote too much is sent SIGTERM by the runner itself: the grace still comes
     /// from the state, though it asked for no stop.
     @Test func aRunTheRunnerEndsItselfGetsTheGraceToo() throws {

@@ -90,6 +90,16 @@ struct RenderRunnerTests {
         #expect(bytes.count == 262_144)
     }
 
+    /// Whether a helper script wrote `path` (it marks a step no test event marks, such as its
+    /// signal trap being set): looked for every 10 ms, 20 s at most.
+    static func fileAppears(_ path: String) async -> Bool {
+        let looking = ContinuousClock.now
+        while access(path, F_OK) != 0 && ContinuousClock.now - looking < .seconds(20) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return access(path, F_OK) == 0
+    }
+
     /// A run's control whose phases come as a stream: "the helper runs", "its SIGTERM went" as
     /// events for the test.
     static func observedControl() throws -> (RenderRunner.RunControl, AsyncStream<RenderPhase>) {
@@ -148,12 +158,7 @@ struct RenderRunnerTests {
         let phase1 = await phase.next()
         #expect(phase1 == .running)
         if ignoresTERM {
-            // No test event marks another process writing a file: looked for every 10 ms, 20 s at most.
-            let looking = ContinuousClock.now
-            while access(ready, F_OK) != 0 && ContinuousClock.now - looking < .seconds(20) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            try #require(access(ready, F_OK) == 0, "the helper never installed its TERM trap")
+            try #require(await Self.fileAppears(ready), "the helper never installed its TERM trap")
         }
         control.stop(.timedOut(after: .seconds(30)))
         let phase2 = await phase.next()
@@ -165,6 +170,28 @@ struct RenderRunnerTests {
             #expect(!done.withLock { $0 }, "the run ended before its grace was over")
             control.endGrace()
         }
+        #expect(await render.value == .failed("breeze-agent-render timed out after 30.0 seconds and was killed"))
+    }
+
+    /// A helper that closes its stdout and stderr and then hangs is still stopped: the run waits
+    /// for its exit on its pidfd and the wake pipe, not in a blocking `waitpid` no stop reaches.
+    @Test(.timeLimit(.minutes(1))) func aHelperThatClosedItsPipesAndHangsIsStillStopped() async throws {
+        let closed = Self.scratchPath("closed-pipes")
+        let path = try Self.script("cat >/dev/null; exec >&- 2>&-; : > '\(closed)'; exec sleep 3600")
+        defer {
+            unlink(path)
+            unlink(closed)
+        }
+        let (control, phases) = try Self.observedControl()
+        var phase = phases.makeAsyncIterator()
+        let runner = RenderRunner(helper: path)
+        let render = Task { await runner.render(Self.request, control: control) }
+        let first = await phase.next()
+        #expect(first == .running)
+        // No test event marks the runner seeing the pipes' end: the helper's file, then 200 ms.
+        try #require(await Self.fileAppears(closed), "the helper never closed its pipes")
+        try await Task.sleep(for: .milliseconds(200))
+        control.stop(.timedOut(after: .seconds(30)))
         #expect(await render.value == .failed("breeze-agent-render timed out after 30.0 seconds and was killed"))
     }
 
@@ -186,10 +213,7 @@ struct RenderRunnerTests {
             let first = await phase.next()
             #expect(first == .running)
             if duringTheGrace {
-                let looking = ContinuousClock.now
-                while access(ready, F_OK) != 0 && ContinuousClock.now - looking < .seconds(20) {
-                    try? await Task.sleep(for: .milliseconds(10))
-                }
+                #expect(await Self.fileAppears(ready), "the helper never installed its TERM trap")
                 control.stop(.timedOut(after: .seconds(30)))
                 let second = await phase.next()
                 #expect(second == .terminating)

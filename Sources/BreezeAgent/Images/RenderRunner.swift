@@ -373,9 +373,15 @@ final class RenderRunner: Sendable {
         }
         // Ended while its pipes are still open: a shell killed mid-write or reporting its
         // child's signal on stderr would otherwise die of SIGPIPE before its SIGTERM handler ran.
-        let status = stopped != nil || tooLarge ? terminate(pid, control: control) : nil
-        closeAll([writeFD, outFD, errFD].filter { $0 >= 0 })
-        let waitStatus = status ?? reap(pid)
+        var waitStatus: Int32
+        if stopped != nil || tooLarge {
+            waitStatus = terminate(pid, control: control)
+            closeAll([writeFD, outFD, errFD].filter { $0 >= 0 })
+        } else {
+            closeAll([writeFD, outFD, errFD].filter { $0 >= 0 })
+            // Its pipes closed, the helper may still not exit: a stop reaches it here too.
+            (waitStatus, stopped) = awaitExit(pid, control: control)
+        }
 
         let stderrText = firstLine(errors)
         switch stopped {
@@ -422,6 +428,21 @@ final class RenderRunner: Sendable {
         }
         signalGroup(pid, SIGKILL)
         return reap(pid)
+    }
+
+    /// Reaps a helper that closed its pipes, waiting on its pidfd and the wake pipe; a stop that
+    /// comes meanwhile (the state's timeout, a cancellation) ends it as it would have mid-run.
+    /// The wait status, and the stop's reason if one came.
+    private static func awaitExit(_ pid: pid_t, control: RunControl) -> (Int32, RunControl.Reason?) {
+        let exitFD = cproc_pidfd_open(pid)
+        defer { if exitFD >= 0 { close(exitFD) } }
+        var status: Int32 = 0
+        while true {
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped < 0 && errno != EINTR) { return (status, nil) }
+            if let reason = control.reason { return (terminate(pid, control: control), reason) }
+            control.waitForExit(exitFD)
+        }
     }
 
     /// Signals the helper's process group, or the helper alone when it has no group yet: a

@@ -37,7 +37,7 @@ extension DaemonState {
         var actions: [DaemonAction] = []
         switch event {
         case .tick:
-            actions = expireRuns(now: now) + oneShotStep(.tick, now: now)
+            actions = expireRuns() + oneShotStep(.tick, now: now)
         case .mqtt(.connected):
             actions = oneShotStep(.connected, now: now)
         case .prepared:
@@ -54,7 +54,7 @@ extension DaemonState {
             actions = applyRendered(key, outcome, now: now).filter { if case .flush = $0 { false } else { true } }
             actions += rendersSettled(now: now)
         case .renderPhase(let key, let phase):
-            actions = applyRenderPhase(key, phase, now: now)
+            actions = applyRenderPhase(key, phase)
         case .uploaded(let index, let outcome):
             // Logged; `once` does not wait for a retry.
             actions = applyUploaded(index, outcome, now: now) + rendersSettled(now: now)

@@ -69,7 +69,7 @@ extension DaemonState {
             outputs.images.units = units
         default: return []
         }
-        let actions = expireRuns(now: now) + startRenders(now: now) + startUploads(now: now)
+        let actions = expireRuns() + startRenders(now: now) + startUploads(now: now)
         guard !actions.isEmpty || outputs.images.nextWake != nil else { return [] }
         return actions + [wake(now: now)]
     }
@@ -82,13 +82,13 @@ extension DaemonState {
         return perform(outputs.images.startRenders(now: now, requests: requests))
     }
 
-    /// A run of the render helper started or was sent SIGTERM (``ImagePipeline/phase(_:_:now:)``).
-    mutating func applyRenderPhase(_ key: ImageKey, _ phase: RenderPhase, now: DaemonInstant) -> [DaemonAction] {
-        perform(outputs.images.phase(key, phase, now: now))
+    /// A run of the render helper started or was sent SIGTERM (``ImagePipeline/phase(_:_:)``).
+    mutating func applyRenderPhase(_ key: ImageKey, _ phase: RenderPhase) -> [DaemonAction] {
+        perform(outputs.images.phase(key, phase))
     }
 
-    /// Stops or kills the runs whose timeout or grace is over (``ImagePipeline/expireRuns(now:)``).
-    mutating func expireRuns(now: DaemonInstant) -> [DaemonAction] { perform(outputs.images.expireRuns(now: now)) }
+    /// Stops or kills the runs whose timeout or grace is over (``ImagePipeline/expireRuns()``).
+    mutating func expireRuns() -> [DaemonAction] { perform(outputs.images.expireRuns()) }
 
     /// A render came back (``ImagePipeline/rendered(_:_:now:)``).
     mutating func applyRendered(_ key: ImageKey, _ outcome: RenderOutcome, now: DaemonInstant) -> [DaemonAction] {

@@ -136,6 +136,7 @@ package struct DaemonState {
         let now = time.now
         if now < marks.lastEventAt { outputs.scopes.clockSteppedBack() }
         marks.lastEventAt = now
+        outputs.images.observe(time)
         // Answered alike in every mode, before the one-shot routing: the stored responses read
         // back at start, the MQTT version the broker took, the outcomes of a watch.
         if case .restored(let index, let responses) = event { return restore(index, responses, now: now) }
@@ -198,7 +199,7 @@ package struct DaemonState {
         case .rendered(let key, let outcome):
             actions += applyRendered(key, outcome, now: now)
         case .renderPhase(let key, let phase):
-            actions += applyRenderPhase(key, phase, now: now)
+            actions += applyRenderPhase(key, phase)
         case .uploaded(let index, let outcome):
             actions += applyUploaded(index, outcome, now: now)
         case .prepared, .flushed, .outcomes, .restored, .brokerProtocol, .outcomesSettled:

@@ -65,8 +65,9 @@ package struct ImagePipeline {
     static let longestUploadRetry: DaemonDuration = .minutes(30)
     /// How long one run of the render helper may take before it is stopped (SIGTERM).
     package static let renderTimeout: DaemonDuration = .seconds(30)
-    /// Between the SIGTERM that ends a run and the SIGKILL for a helper still alive. The state
-    /// counts whole seconds, so the helper gets 1–2 s (docs/operations.md, Limits).
+    /// Between the SIGTERM that ends a run and the SIGKILL for a helper still alive. Both are
+    /// counted in whole seconds of uptime, so each is a second more or less
+    /// (docs/operations.md, Limits).
     package static let terminationGrace: DaemonDuration = .seconds(2)
 
     /// What the images ask the daemon to do; ``DaemonState`` maps these to its own actions.
@@ -102,9 +103,10 @@ package struct ImagePipeline {
         var requested: RenderRequest?
         var inFlight = false
         /// The run in flight: when the helper started, and when its SIGTERM went (timeout, too
-        /// much output); whether the timeout's stop or the grace's kill was asked for already.
-        var runningSince: DaemonInstant?
-        var terminatingSince: DaemonInstant?
+        /// much output), in seconds of uptime; whether the timeout's stop or the grace's kill
+        /// was asked for already.
+        var runningSince: Int?
+        var terminatingSince: Int?
         var stopAsked = false
         var killAsked = false
         var lastStart: DaemonInstant?
@@ -142,6 +144,11 @@ package struct ImagePipeline {
     }
 
     private(set) var images: [Image] = []
+    /// The current event's time on both clocks (``observe(_:)``). A run's timeout and grace
+    /// count uptime, which only moves forward: a wall clock stepped by NTP at boot must neither
+    /// stop a healthy render nor spare a hung one. The wake is armed on the wall clock, so a
+    /// run's deadline is turned into a wall instant from this.
+    private var clock = DaemonTime(now: DaemonInstant(unixSeconds: 0), uptimeSeconds: 0)
     package var tags: [Tag] = []
     /// The locations' display units when last looked at (a `unit/set` re-renders).
     var units: [TemperatureUnit] = []
@@ -182,16 +189,24 @@ package struct ImagePipeline {
     /// When a run in flight must be stopped or killed: the one timer of the render helper,
     /// served by the loop's wake like every other deadline.
     var nextRunDeadline: DaemonInstant? {
-        images.compactMap(\.runDeadline).min()
+        images.compactMap(\.runDeadline).min().map {
+            clock.now + .seconds(Int64($0 - clock.uptimeSeconds))
+        }
     }
+
+    /// Every event's time, before anything else of the images is decided.
+    mutating func observe(_ time: DaemonTime) { clock = time }
 }
 
 extension ImagePipeline.Image {
-    /// This run's next step is due: the kill after the grace, else the stop at the timeout.
-    var runDeadline: DaemonInstant? {
+    /// This run's next step is due, in seconds of uptime: the kill after the grace, else the
+    /// stop at the timeout.
+    var runDeadline: Int? {
         guard inFlight else { return nil }
-        if let terminatingSince { return killAsked ? nil : terminatingSince + ImagePipeline.terminationGrace }
-        if let runningSince, !stopAsked { return runningSince + ImagePipeline.renderTimeout }
+        if let terminatingSince {
+            return killAsked ? nil : terminatingSince + Int(ImagePipeline.terminationGrace.seconds)
+        }
+        if let runningSince, !stopAsked { return runningSince + Int(ImagePipeline.renderTimeout.seconds) }
         return nil
     }
 }
@@ -228,17 +243,17 @@ extension ImagePipeline {
     }
 
     /// The loop reports how far a run has got: its timeout or its grace starts now.
-    mutating func phase(_ key: ImageKey, _ phase: RenderPhase, now: DaemonInstant) -> [Action] {
+    mutating func phase(_ key: ImageKey, _ phase: RenderPhase) -> [Action] {
         guard key.index < images.count, self[key].inFlight else { return [] }
         let name = "image[\(self[key].config.location)/\(self[key].config.id)]"
         switch phase {
         case .running:
             guard self[key].runningSince == nil else { return [] }
-            self[key].runningSince = now
+            self[key].runningSince = clock.uptimeSeconds
             return [.log(.debug, "\(name): the render helper runs, stopped after \(Self.renderTimeout) s")]
         case .terminating:
             guard self[key].terminatingSince == nil else { return [] }
-            self[key].terminatingSince = now
+            self[key].terminatingSince = clock.uptimeSeconds
             return [
                 .log(.debug, "\(name): the render helper was sent SIGTERM, killed after \(Self.terminationGrace) s")
             ]
@@ -247,11 +262,11 @@ extension ImagePipeline {
 
     /// The runs whose timeout or grace is over: stopped, or killed. Each is asked for once; the
     /// run's end comes back as ``DaemonEvent/rendered(_:_:)``.
-    mutating func expireRuns(now: DaemonInstant) -> [Action] {
+    mutating func expireRuns() -> [Action] {
         var actions: [Action] = []
         for index in images.indices {
             let key = ImageKey(index: index)
-            guard let due = self[key].runDeadline, due <= now else { continue }
+            guard let due = self[key].runDeadline, due <= clock.uptimeSeconds else { continue }
             if self[key].terminatingSince != nil {
                 self[key].killAsked = true
                 actions.append(.killRender(key))
