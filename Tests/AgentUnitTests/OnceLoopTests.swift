@@ -118,6 +118,30 @@ struct OnceLoopTests {
         }
     }
 
+    /// The loop's fetch gate: at most twice `http.max_concurrent` fetches between their start
+    /// and the loop taking the answer, however many the state asks for at once.
+    @Test(.timeLimit(.minutes(1)))
+    func fetchesRunAtMostTwiceMaxConcurrentAtOnceAndAllArrive() async throws {
+        let config = try FleetPacingTests.openMeteoPollen(8, extra: "http: {max_concurrent: 1}")
+        let demo = DemoResponder(today: { CivilDate(iso: "2026-06-15")! })
+        let running = Mutex((now: 0, most: 0))
+        let answers = Answers { url, query in
+            running.withLock { $0 = (now: $0.now + 1, most: max($0.most, $0.now + 1)) }
+            defer { running.withLock { $0.now -= 1 } }
+            // Long enough for all eight to be under way at once, were they not held back.
+            try? await Task.sleep(for: .milliseconds(30))
+            return (try? await demo.get(url, query: query, headers: [])) ?? .init(status: 500, body: [])
+        }
+        let (clock, broker) = (ManualDaemonClock(start: DaemonStateTests.t0), InMemoryBroker())
+        let code = await Self.agent(config, clock: clock, answers: answers).once(client: broker)
+        #expect(code == ExitCode.success)
+        #expect(answers.requests >= 8)
+        #expect(running.withLock { $0.most } <= 2)
+        for index in 0..<8 {
+            #expect(broker.retained[config.topicLayout.location("loc\(index)").pollenMax.name] != nil, "loc\(index)")
+        }
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aBrokerThatDoesNotAnswerIsExit69AfterTenSecondsOnTheClock() async throws {
         let config = try DaemonStateTests.config("climate: {enabled: false}")

@@ -78,7 +78,9 @@ extension Agent {
             }
             var http: AgentHTTPServer?
             let exitCode = await withDiscardingTaskGroup(returning: Int32?.self) { group in
-                var loop = LoopEffects(client: client, publisher: publisher, events: continuation)
+                var loop = LoopEffects(
+                    client: client, publisher: publisher, events: continuation,
+                    gate: FetchGate(limit: 2 * config.httpMaxConcurrent))
                 guard start(policy, loop: &loop, group: &group, http: &http) else { return nil }
                 for await event in events {
                     loop.received(event)
@@ -125,22 +127,25 @@ extension Agent {
     }
 
     /// What the loop keeps while it performs: where events go, the one wake timer it armed, the
-    /// held-back clears' time it last reported, each fetch in flight (so `.abandonFetch` can
-    /// cancel just that one), and the exit code once `.stop` came.
+    /// held-back clears' time it last reported, each fetch in flight with its place in the gate
+    /// (so `.abandonFetch` can cancel just that one), and the exit code once `.stop` came.
     struct LoopEffects {
         let client: any BrokerConnection
         let publisher: RetainedPublisher
         let events: AsyncStream<DaemonEvent>.Continuation
+        /// Bounds the answers waiting for the loop (docs/operations.md, the bounds table).
+        let gate: FetchGate
         var timer: Task<Void, Never>?
         var timerAt: DaemonInstant?
         var clearsReported: DaemonInstant?
-        var fetches: [FetchKey: Task<FetchOutcome, Never>] = [:]
+        var fetches: [FetchKey: (task: Task<FetchOutcome?, Never>, ticket: FetchTicket)] = [:]
         var exitCode: Int32?
 
-        /// The timers fire once: the next wake is armed anew, even for the same time.
+        /// The timers fire once: the next wake is armed anew, even for the same time. A fetch's
+        /// answer taken frees its place for the next fetch.
         mutating func received(_ event: DaemonEvent) {
             if case .tick = event { timerAt = nil }
-            if case .fetched(let key, _) = event { fetches[key] = nil }
+            if case .fetched(let key, _) = event { fetches.removeValue(forKey: key)?.ticket.release() }
         }
     }
 
@@ -179,9 +184,10 @@ extension Agent {
         let (client, publisher, continuation) = (loop.client, loop.publisher, loop.events)
         switch action {
         case .fetch(let key, let request):
-            let fetcher = fetcher
-            let fetch = Task { await fetcher.run(request) }
-            loop.fetches[key] = fetch
+            let (fetcher, ticket) = (fetcher, FetchTicket(loop.gate))
+            // Nil: cancelled while waiting for its place, so never started.
+            let fetch = Task { await ticket.enter() ? await fetcher.run(request) : nil }
+            loop.fetches[key] = (fetch, ticket)
             group.addTask {
                 // A shutdown cancels the group's children, and so the fetch.
                 let outcome = await withTaskCancellationHandler {
@@ -190,10 +196,17 @@ extension Agent {
                     fetch.cancel()
                 }
                 // An abandoned fetch reports nothing: the state applied its failure.
-                if !fetch.isCancelled { continuation.yield(.fetched(key, outcome)) }
+                if let outcome, !fetch.isCancelled {
+                    continuation.yield(.fetched(key, outcome))
+                } else {
+                    ticket.release()
+                }
             }
         case .abandonFetch(let key):
-            loop.fetches.removeValue(forKey: key)?.cancel()
+            if let abandoned = loop.fetches.removeValue(forKey: key) {
+                abandoned.task.cancel()
+                abandoned.ticket.release()
+            }
         case .setScope(let scope):
             publisher.set(scope: scope.prefix, scope.tree)
         case .handover(.unsubscribe(let topics)):
