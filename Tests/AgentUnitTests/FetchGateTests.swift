@@ -43,8 +43,11 @@ struct FetchGateTests {
         #expect(await tickets[1].enter())
         let waiting = (2..<5).map { Self.enter(tickets[$0], "t\($0)", into: entered) }
         #expect(await Self.staysOut(entered, count: 0))
-        for (round, index) in [0, 1, 2].enumerated() {
-            tickets[index].release()
+        // Each place given back lets one waiter in: the two first holders', then the place of
+        // the waiter that entered first (which one that is, the tasks' start decides).
+        for round in 0..<3 {
+            let holder = round < 2 ? tickets[round] : tickets[Int(entered.all[0].dropFirst())!]
+            holder.release()
             try #require(await eventually(bound: .seconds(10)) { entered.all.count == round + 1 })
             #expect(await Self.staysOut(entered, count: round + 1))
         }
@@ -95,6 +98,32 @@ struct FetchGateTests {
         try #require(await eventually(bound: .seconds(10)) { entered.all == ["last", "after"] })
         #expect(await afterTask.value)
         #expect(await releasedTask.value == false)
+    }
+
+    /// The loop frees a place on a `.fetched` only when that key's ticket says its answer is on
+    /// the way: a stale answer of an abandoned fetch must not free the newer fetch's place.
+    @Test(.timeLimit(.minutes(1)))
+    func onlyAnAnsweredTicketCountsAsTheAnswersOwnerAndItsPlaceIsStillGivenBackOnce() async throws {
+        let (gate, entered) = (FetchGate(limit: 1), Entered())
+        let ticket = FetchTicket(gate)
+        #expect(!ticket.isAnswered)
+        ticket.answered()
+        #expect(!ticket.isAnswered, "a ticket without its place has no answer")
+        #expect(await ticket.enter())
+        #expect(!ticket.isAnswered)
+        ticket.answered()
+        #expect(ticket.isAnswered)
+        let next = Self.enter(FetchTicket(gate), "next", into: entered)
+        #expect(await Self.staysOut(entered, count: 0))
+        ticket.release()
+        #expect(!ticket.isAnswered)
+        try #require(await eventually(bound: .seconds(10)) { entered.all == ["next"] })
+        #expect(await next.value)
+        ticket.release()
+        let last = Self.enter(FetchTicket(gate), "last", into: entered)
+        #expect(await Self.staysOut(entered, count: 1))
+        last.cancel()
+        #expect(await last.value == false)
     }
 
     @Test(.timeLimit(.minutes(1)))

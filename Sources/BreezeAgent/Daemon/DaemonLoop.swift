@@ -142,10 +142,14 @@ extension Agent {
         var exitCode: Int32?
 
         /// The timers fire once: the next wake is armed anew, even for the same time. A fetch's
-        /// answer taken frees its place for the next fetch.
+        /// answer taken frees its place for the next fetch; a stale answer (of a fetch abandoned
+        /// while it was on its way) leaves the newer fetch of that key alone.
         mutating func received(_ event: DaemonEvent) {
             if case .tick = event { timerAt = nil }
-            if case .fetched(let key, _) = event { fetches.removeValue(forKey: key)?.ticket.release() }
+            if case .fetched(let key, _) = event, let fetch = fetches[key], fetch.ticket.isAnswered {
+                fetches[key] = nil
+                fetch.ticket.release()
+            }
         }
     }
 
@@ -197,6 +201,7 @@ extension Agent {
                 }
                 // An abandoned fetch reports nothing: the state applied its failure.
                 if let outcome, !fetch.isCancelled {
+                    ticket.answered()
                     continuation.yield(.fetched(key, outcome))
                 } else {
                     ticket.release()

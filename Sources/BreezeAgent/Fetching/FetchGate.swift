@@ -12,7 +12,7 @@
 import Synchronization
 
 /// Lets at most `limit` fetches run between their start and the loop taking their result;
-/// the others wait, in the order they were asked for.
+/// the others wait, first come first served.
 ///
 /// Why: curl answers faster than the loop applies answers (a fleet-wide `refresh` of 1,000
 /// locations is 3,000 requests), and an answer nobody bounded waits in the event stream with
@@ -101,7 +101,7 @@ final class FetchGate: Sendable {
 /// One fetch's place in a ``FetchGate``, given back exactly once, whoever is first: the loop
 /// taking the result, the loop abandoning the fetch, or the fetch cancelled.
 final class FetchTicket: Sendable {
-    private enum Phase { case waiting, holding, done }
+    private enum Phase { case waiting, holding, answered, done }
     private let gate: FetchGate
     private let phase = Mutex(Phase.waiting)
 
@@ -119,11 +119,21 @@ final class FetchTicket: Sendable {
         return given
     }
 
+    /// The fetch's answer is on its way to the loop: the `.fetched` the loop takes next for
+    /// this key is this fetch's, not a stale one of a fetch the loop abandoned before.
+    func answered() {
+        phase.withLock { phase in
+            if phase == .holding { phase = .answered }
+        }
+    }
+
+    var isAnswered: Bool { phase.withLock { $0 == .answered } }
+
     /// Gives the place back if it is held, and makes a later ``enter()`` give it back at once.
     func release() {
         let held = phase.withLock { phase in
             defer { phase = .done }
-            return phase == .holding
+            return phase == .holding || phase == .answered
         }
         if held { gate.leave() }
     }
